@@ -1,0 +1,160 @@
+/**
+ * Process settings from the environment and `.env` (CONTRACTS.md §11, DESIGN.md
+ * "Environment"). Loaded and validated once; every error names its variable.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseDotenv } from 'dotenv';
+import { ConfigError } from './errors.ts';
+import { resolveWalls, type WallSettings } from './walls.ts';
+
+/** A chat channel skillgate has an adapter for. */
+export type ChannelName = 'web' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 'dingtalk';
+
+/** A skill root, searched in order (CONTRACTS.md §3). */
+export interface SkillRootSetting {
+  /** Absolute folder. */
+  dir: string;
+  source: 'builtin' | 'shared';
+}
+
+/** Everything the process reads from its environment. */
+export interface Settings {
+  /** `DATABASE_URL`; undefined → embedded PGlite in `dataDir`. */
+  databaseUrl?: string;
+  /** Absolute data dir, `SKILLGATE_DATA_DIR` (default `./data`). */
+  dataDir: string;
+  /** `PORT` (default 8787; 0 = any free port). */
+  port: number;
+  /** `SKILLGATE_PUBLIC_URL`, without a trailing slash. */
+  publicUrl?: string;
+  /** `SKILLGATE_SECRET_KEY`, decoded (32 bytes); undefined in embedded mode until generated. */
+  secretKey?: Buffer;
+  /** `SKILLGATE_ADMIN_TOKEN`. */
+  adminToken?: string;
+  /** `SKILLGATE_ORG_ID` (default `demo`). */
+  orgId: string;
+  /** `SKILLGATE_ROLE_ID` (default `default`). */
+  roleId: string;
+  /** Built-in `skills/` first, then each `SKILLGATE_SKILL_DIRS` entry. */
+  skillRoots: SkillRootSetting[];
+  /** `SKILLGATE_CONFIG`, else `./skillgate.config.yaml` when it exists. */
+  configPath?: string;
+  /** `SKILLGATE_FETCH_ALLOW`: `host[:port]` or CIDR entries. */
+  fetchAllow: string[];
+  /** `APPRISE_API_URL`. */
+  appriseApiUrl?: string;
+  /** OpenAI-compatible endpoint (`LLM_BASE_URL` includes `/v1`). */
+  llm?: { baseUrl: string; apiKey?: string; model?: string };
+  /** Channels whose variables are present (web is always on). */
+  channels: ChannelName[];
+  walls: WallSettings;
+}
+
+/** The repository's built-in skills folder. */
+export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));
+
+const CHANNEL_VARS: Record<Exclude<ChannelName, 'web'>, string[]> = {
+  telegram: ['TELEGRAM_BOT_TOKEN'],
+  feishu: ['FEISHU_APP_ID', 'FEISHU_APP_SECRET'],
+  discord: ['DISCORD_BOT_TOKEN'],
+  wecom: ['WECOM_CORP_ID', 'WECOM_SECRET'],
+  dingtalk: ['DINGTALK_APP_KEY', 'DINGTALK_APP_SECRET'],
+};
+
+function nonBlank(env: NodeJS.ProcessEnv, key: string): string | undefined {
+  const v = env[key];
+  return v !== undefined && v.trim() !== '' ? v.trim() : undefined;
+}
+
+/**
+ * Read `.env` in `cwd` (when present) into a copy of `env`; variables already set win,
+ * as with every dotenv loader.
+ */
+export function withDotenv(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): NodeJS.ProcessEnv {
+  const file = resolve(cwd, '.env');
+  if (!existsSync(file)) return { ...env };
+  const parsed = parseDotenv(readFileSync(file));
+  return { ...parsed, ...env };
+}
+
+/**
+ * Decode `SKILLGATE_SECRET_KEY` (base64 of 32 bytes).
+ * @throws ConfigError when it is not base64 of exactly 32 bytes.
+ */
+export function decodeSecretKey(value: string, key = 'SKILLGATE_SECRET_KEY'): Buffer {
+  const buf = Buffer.from(value.trim(), 'base64');
+  if (buf.length !== 32 || buf.toString('base64').replace(/=+$/, '') !== value.trim().replace(/=+$/, '')) {
+    throw new ConfigError(`${key} must be 32 bytes encoded as base64 (e.g. \`openssl rand -base64 32\`)`, key);
+  }
+  return buf;
+}
+
+/**
+ * Build the settings from an environment (normally `withDotenv(process.env)`).
+ * @throws ConfigError naming the variable at fault.
+ */
+export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), cwd = process.cwd()): Settings {
+  const databaseUrl = nonBlank(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL', 'DATABASE_URL');
+  }
+  const portRaw = nonBlank(env, 'PORT');
+  const port = portRaw === undefined ? 8787 : Number(portRaw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be a port number (0-65535), got "${portRaw}"`, 'PORT');
+  }
+  const secretRaw = nonBlank(env, 'SKILLGATE_SECRET_KEY');
+  const secretKey = secretRaw ? decodeSecretKey(secretRaw) : undefined;
+  if (databaseUrl && !secretKey) {
+    throw new ConfigError(
+      'SKILLGATE_SECRET_KEY is required with DATABASE_URL (replicas must share it): set it to 32 random bytes in base64',
+      'SKILLGATE_SECRET_KEY',
+    );
+  }
+  const publicUrl = nonBlank(env, 'SKILLGATE_PUBLIC_URL')?.replace(/\/+$/, '');
+  if (publicUrl && !/^https?:\/\//.test(publicUrl)) {
+    throw new ConfigError('SKILLGATE_PUBLIC_URL must start with http:// or https://', 'SKILLGATE_PUBLIC_URL');
+  }
+  const skillRoots: SkillRootSetting[] = [{ dir: BUILTIN_SKILLS_DIR, source: 'builtin' }];
+  for (const dir of (env.SKILLGATE_SKILL_DIRS ?? '').split(':')) {
+    if (dir.trim() !== '') skillRoots.push({ dir: resolve(cwd, dir.trim()), source: 'shared' });
+  }
+  let configPath = nonBlank(env, 'SKILLGATE_CONFIG');
+  if (configPath) {
+    configPath = resolve(cwd, configPath);
+    if (!existsSync(configPath)) {
+      throw new ConfigError(`SKILLGATE_CONFIG points to a missing file: ${configPath}`, 'SKILLGATE_CONFIG');
+    }
+  } else if (existsSync(resolve(cwd, 'skillgate.config.yaml'))) {
+    configPath = resolve(cwd, 'skillgate.config.yaml');
+  }
+  const llmBase = nonBlank(env, 'LLM_BASE_URL');
+  const channels: ChannelName[] = ['web'];
+  for (const [name, vars] of Object.entries(CHANNEL_VARS) as [Exclude<ChannelName, 'web'>, string[]][]) {
+    if (vars.every((v) => nonBlank(env, v))) channels.push(name);
+  }
+  return {
+    databaseUrl,
+    dataDir: resolve(cwd, nonBlank(env, 'SKILLGATE_DATA_DIR') ?? './data'),
+    port,
+    publicUrl,
+    secretKey,
+    adminToken: nonBlank(env, 'SKILLGATE_ADMIN_TOKEN'),
+    orgId: nonBlank(env, 'SKILLGATE_ORG_ID') ?? 'demo',
+    roleId: nonBlank(env, 'SKILLGATE_ROLE_ID') ?? 'default',
+    skillRoots,
+    configPath,
+    fetchAllow: (env.SKILLGATE_FETCH_ALLOW ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    appriseApiUrl: nonBlank(env, 'APPRISE_API_URL'),
+    llm: llmBase
+      ? { baseUrl: llmBase.replace(/\/+$/, ''), apiKey: nonBlank(env, 'LLM_API_KEY'), model: nonBlank(env, 'LLM_MODEL') }
+      : undefined,
+    channels,
+    walls: resolveWalls(env),
+  };
+}

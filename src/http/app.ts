@@ -1,0 +1,56 @@
+/**
+ * The gateway's HTTP surface (CONTRACTS.md §6). This foundation carries health, readiness
+ * and the local admin API; later modules mount webhooks, the web chat and the console.
+ */
+import express, { type Express } from 'express';
+import type { Db } from '../store/db.ts';
+import { migrate } from '../store/migrate.ts';
+import type { Logger } from '../log/logger.ts';
+import { requireBearer } from './local-auth.ts';
+
+/** What the app needs from the running gateway. */
+export interface AppDeps {
+  db: Db;
+  log: Logger;
+  /** Per-start token of the local admin API (`<data>/server.json`). */
+  localToken: string;
+}
+
+/** Build the express app. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await deps.db.query('SELECT 1');
+      res.json({ status: 'ready', database: deps.db.engine });
+    } catch (err) {
+      deps.log.warn({ err }, 'readiness check failed: database unreachable');
+      res.status(503).json({ status: 'unavailable', database: deps.db.engine });
+    }
+  });
+
+  app.get('/', (_req, res) => {
+    res
+      .type('html')
+      .send(
+        '<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>skillgate</title></head>' +
+          '<body><h1>skillgate</h1><p>网关已启动。网页聊天即将上线。</p></body></html>',
+      );
+  });
+
+  const local = express.Router();
+  local.use(requireBearer(deps.localToken));
+  local.post('/db/migrate', async (_req, res) => {
+    const result = await migrate(deps.db);
+    res.json(result);
+  });
+  app.use('/api/local', local);
+
+  return app;
+}

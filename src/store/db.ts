@@ -1,0 +1,65 @@
+/**
+ * The database seam: one small interface over node-postgres, with two engines behind it —
+ * a real PostgreSQL server (`DATABASE_URL`) and embedded PGlite (DESIGN.md "Storage").
+ *
+ * Portability rules (both engines stay correct): pass the transaction client down and never
+ * call the Db while holding a Tx (PGlite is one session: that deadlocks); schema-qualify
+ * names or `SET LOCAL` inside a transaction; no COPY FROM STDIN; cross-process coordination
+ * only through {@link Db.withLock} / {@link Db.listen}, which fall back to in-process
+ * equivalents on the embedded engine.
+ */
+
+/** Rows of one statement. */
+export interface QueryResult<R> {
+  rows: R[];
+  /** Rows affected or returned (0 when the driver reports none). */
+  rowCount: number;
+}
+
+/** Anything that runs one parameterized statement (`$1`, `$2`…). */
+export interface Queryable {
+  /**
+   * Run one statement with positional parameters.
+   * @throws the driver's error (`pg.DatabaseError` with `code` = SQLSTATE) on failure.
+   */
+  query<R = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+/** A client inside an open transaction. */
+export interface Tx extends Queryable {
+  /**
+   * Run `fn` inside a SAVEPOINT: released on success, rolled back to (and the error
+   * rethrown) on failure, leaving the outer transaction usable.
+   */
+  savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** Which engine is behind a Db. */
+export type DbEngine = 'embedded' | 'server';
+
+/** The database of one process. */
+export interface Db extends Queryable {
+  readonly engine: DbEngine;
+  /** Run `fn` in a transaction: COMMIT on success, ROLLBACK and rethrow on failure. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Run `fn` in a transaction holding an exclusive lock named `key`: a transaction-scoped
+   * advisory lock on a server (excludes other processes), an in-process mutex embedded
+   * (only one process may open an embedded data dir).
+   */
+  withLock<T>(key: string, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Subscribe to notifications on `channel` (LISTEN on a server, in-process embedded).
+   * @returns a function that unsubscribes.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Publish `payload` on `channel` (pg_notify on a server; in-process embedded). */
+  notify(channel: string, payload: string): Promise<void>;
+  /** Release every connection; an embedded Db also closes its PGlite instance. */
+  close(): Promise<void>;
+}
+
+/** A valid LISTEN channel / lock name: lower-case identifier characters only. */
+export function assertIdentifier(name: string, what: string): void {
+  if (!/^[a-z_][a-z0-9_.]{0,62}$/.test(name)) throw new Error(`invalid ${what}: ${JSON.stringify(name)}`);
+}

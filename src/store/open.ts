@@ -1,0 +1,52 @@
+/**
+ * Open the process's database: a real server when `DATABASE_URL` is set, embedded PGlite
+ * persisted under the data dir otherwise (DESIGN.md "Storage").
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import type { Db } from './db.ts';
+import { PoolDb } from './pool-db.ts';
+
+/** Options of {@link openServerDb}. */
+export interface ServerDbOptions {
+  /** Pool size (default 10). */
+  max?: number;
+  /** `application_name` shown in pg_stat_activity (default `skillgate`). */
+  applicationName?: string;
+}
+
+/**
+ * Connect to a PostgreSQL server. The pool connects lazily; call `db.query('SELECT 1')`
+ * to check reachability.
+ */
+export function openServerDb(connectionString: string, opts: ServerDbOptions = {}): Db {
+  const applicationName = opts.applicationName ?? 'skillgate';
+  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, application_name: applicationName });
+  // An idle client losing its server must not crash the process; the next query fails instead.
+  pool.on('error', () => undefined);
+  return new PoolDb(pool, {
+    engine: 'server',
+    listenClient: () => new pg.Client({ connectionString, application_name: `${applicationName}-listen` }),
+  });
+}
+
+/**
+ * Open embedded PGlite. `dataDir` is a folder (created when missing; the database lives in
+ * `<dataDir>/pgdata`) or `undefined` for an in-memory database (tests).
+ * The pool has exactly one client (PGlite is one session; library-facts §5).
+ */
+export async function openEmbeddedDb(dataDir?: string): Promise<Db> {
+  let pglite: PGlite;
+  if (dataDir) {
+    const dir = join(dataDir, 'pgdata');
+    mkdirSync(dir, { recursive: true });
+    pglite = await PGlite.create(dir);
+  } else {
+    pglite = await PGlite.create();
+  }
+  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
+  return new PoolDb(pool, { engine: 'embedded', onClose: () => pglite.close() });
+}

@@ -1,0 +1,141 @@
+/**
+ * {@link Db} over a node-postgres Pool — the one code path for both engines.
+ */
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { assertIdentifier, type Db, type DbEngine, type QueryResult, type Tx } from './db.ts';
+
+class PoolTx implements Tx {
+  private depth = 0;
+  constructor(private readonly client: pg.PoolClient) {}
+
+  async query<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
+    const res = await this.client.query(text, values as unknown[] | undefined);
+    return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+  }
+
+  async savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const name = `sg_sp_${++this.depth}`;
+    await this.client.query(`SAVEPOINT ${name}`);
+    try {
+      const out = await fn(this);
+      await this.client.query(`RELEASE SAVEPOINT ${name}`);
+      return out;
+    } catch (err) {
+      await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw err;
+    } finally {
+      this.depth--;
+    }
+  }
+}
+
+/** Options of {@link PoolDb}. */
+export interface PoolDbOptions {
+  engine: DbEngine;
+  /** Called by close() after the pool ended (the embedded engine closes PGlite here). */
+  onClose?: () => Promise<void>;
+  /** For LISTEN on a server: a factory of a dedicated (non-pooled) client. */
+  listenClient?: () => pg.Client;
+}
+
+/** A Db backed by a pg.Pool. */
+export class PoolDb implements Db {
+  readonly engine: DbEngine;
+  private readonly local = new EventEmitter();
+  private mutex: Promise<unknown> = Promise.resolve();
+  private listener?: { client: pg.Client; channels: Map<string, number> };
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly opts: PoolDbOptions,
+  ) {
+    this.engine = opts.engine;
+    this.local.setMaxListeners(0);
+  }
+
+  async query<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
+    const res = await this.pool.query(text, values as unknown[] | undefined);
+    return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+  }
+
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      try {
+        const out = await fn(new PoolTx(client));
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async withLock<T>(key: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    assertIdentifier(key, 'lock name');
+    if (this.engine === 'server') {
+      return this.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+        return fn(tx);
+      });
+    }
+    const run = this.mutex.then(() => this.transaction(fn));
+    this.mutex = run.catch(() => undefined);
+    return run;
+  }
+
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    assertIdentifier(channel, 'channel');
+    const handler = (payload: string): void => onPayload(payload);
+    this.local.on(channel, handler);
+    if (this.engine === 'server' && this.opts.listenClient) {
+      if (!this.listener) {
+        const client = this.opts.listenClient();
+        await client.connect();
+        client.on('notification', (n) => this.local.emit(n.channel, n.payload ?? ''));
+        client.on('error', () => undefined);
+        this.listener = { client, channels: new Map() };
+      }
+      const count = this.listener.channels.get(channel) ?? 0;
+      if (count === 0) await this.listener.client.query(`LISTEN "${channel}"`);
+      this.listener.channels.set(channel, count + 1);
+    }
+    return async () => {
+      this.local.off(channel, handler);
+      const l = this.listener;
+      if (!l) return;
+      const count = (l.channels.get(channel) ?? 1) - 1;
+      l.channels.set(channel, count);
+      if (count === 0 && !this.closed) await l.client.query(`UNLISTEN "${channel}"`);
+    };
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    assertIdentifier(channel, 'channel');
+    if (this.engine === 'server') {
+      await this.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      return;
+    }
+    queueMicrotask(() => this.local.emit(channel, payload));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.local.removeAllListeners();
+    if (this.listener) await this.listener.client.end().catch(() => undefined);
+    await this.pool.end();
+    await this.opts.onClose?.();
+  }
+}
