@@ -1,0 +1,51 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import type { CliIO } from '../../src/cli/io.ts';
+import type { ModelTool } from '../../src/registry/types.ts';
+import { FIXTURES } from './helpers.ts';
+
+function capture(): { io: CliIO; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return { io: { stdout: (t) => void (out += t), stderr: (t) => void (err += t) }, out: () => out, err: () => err };
+}
+
+describe('skillgate skill list (CONTRACTS §1, §4)', () => {
+  let saved: string | undefined;
+  beforeEach(() => {
+    saved = process.env.SKILLGATE_SKILL_DIRS;
+    process.env.SKILLGATE_SKILL_DIRS = `:${FIXTURES}:`;
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.SKILLGATE_SKILL_DIRS;
+    else process.env.SKILLGATE_SKILL_DIRS = saved;
+  });
+
+  it('CONTRACTS §4: --json prints exactly one JSON document, the OpenAI tools array', async () => {
+    const c = capture();
+    const code = await main(['node', 'skillgate', 'skill', 'list', '--json'], c.io);
+    expect(code).toBe(0);
+    const tools = JSON.parse(c.out()) as ModelTool[];
+    expect(Array.isArray(tools)).toBe(true);
+    const names = tools.map((t) => t.function.name);
+    expect(names).toContain('category_prefix');
+    expect(names).toContain('subcmd_two__start');
+    expect(names).not.toContain('type_knowledge');
+    expect(names).not.toContain('handler_no_entry');
+    expect(tools.find((t) => t.function.name === 'category_prefix')).toEqual({
+      type: 'function',
+      function: { name: 'category_prefix', description: '[data] Fetch the latest price of a symbol', parameters: { type: 'object', properties: {} } },
+    });
+    // Broken skills are reported on stderr, never on stdout (CONTRACTS §1).
+    expect(c.err()).toMatch(/handler_no_entry: error:/);
+  });
+
+  it('CONTRACTS §4: without --json a table of name and description', async () => {
+    const c = capture();
+    expect(await main(['node', 'skillgate', 'skill', 'list', '--role', 'default'], c.io)).toBe(0);
+    const lines = c.out().trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+DESCRIPTION$/);
+    expect(lines.find((l) => l.startsWith('category_prefix '))).toMatch(/^category_prefix\s+\[data\] Fetch the latest price of a symbol$/);
+    expect(c.out()).not.toContain('{');
+  });
+});
