@@ -189,3 +189,13 @@ export function loadConfigFile(
   }
   return parseConfigFile(text, defaults, env, path);
 }
+
+/**
+ * The skills a role enables: `"*"` (every discovered skill) or a list of names; undefined
+ * when the role is unknown (CONTRACTS.md §3, §11).
+ */
+export function roleSkills(config: ConfigFile, roleId: string): readonly string[] | '*' | undefined {
+  const role = config.roles.find((r) => r.id === roleId);
+  if (!role) return undefined;
+  return role.skills.includes('*') ? '*' : role.skills;
+}

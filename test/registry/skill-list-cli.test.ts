@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import type { CliIO } from '../../src/cli/io.ts';
@@ -11,14 +14,35 @@ function capture(): { io: CliIO; out: () => string; err: () => string } {
 }
 
 describe('skillgate skill list (CONTRACTS §1, §4)', () => {
-  let saved: string | undefined;
+  let saved: { dirs?: string; config?: string };
   beforeEach(() => {
-    saved = process.env.SKILLGATE_SKILL_DIRS;
+    saved = { dirs: process.env.SKILLGATE_SKILL_DIRS, config: process.env.SKILLGATE_CONFIG };
     process.env.SKILLGATE_SKILL_DIRS = `:${FIXTURES}:`;
+    delete process.env.SKILLGATE_CONFIG;
   });
   afterEach(() => {
-    if (saved === undefined) delete process.env.SKILLGATE_SKILL_DIRS;
-    else process.env.SKILLGATE_SKILL_DIRS = saved;
+    if (saved.dirs === undefined) delete process.env.SKILLGATE_SKILL_DIRS;
+    else process.env.SKILLGATE_SKILL_DIRS = saved.dirs;
+    if (saved.config === undefined) delete process.env.SKILLGATE_CONFIG;
+    else process.env.SKILLGATE_CONFIG = saved.config;
+  });
+
+  it('--role lists only the skills that role enables in skillgate.config.yaml; an unknown role is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sg-roles-'));
+    const file = join(dir, 'skillgate.config.yaml');
+    writeFileSync(file, 'roles:\n  - id: ops\n    skills: [category_prefix, subcmd_two]\n');
+    process.env.SKILLGATE_CONFIG = file;
+    const c = capture();
+    expect(await main(['node', 'skillgate', 'skill', 'list', '--role', 'ops', '--json'], c.io)).toBe(0);
+    const names = (JSON.parse(c.out()) as ModelTool[]).map((t) => t.function.name).sort();
+    expect(names).toEqual(['category_prefix', 'subcmd_two__start', 'subcmd_two__stop']);
+    const all = capture();
+    expect(await main(['node', 'skillgate', 'skill', 'list', '--json'], all.io)).toBe(0);
+    expect((JSON.parse(all.out()) as ModelTool[]).length).toBeGreaterThan(names.length);
+    const bad = capture();
+    expect(await main(['node', 'skillgate', 'skill', 'list', '--role', 'nobody'], bad.io)).toBe(1);
+    expect(bad.err()).toMatch(/unknown role "nobody"/);
+    expect(bad.out()).toBe('');
   });
 
   it('CONTRACTS §4: --json prints exactly one JSON document, the OpenAI tools array', async () => {

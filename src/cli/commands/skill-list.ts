@@ -4,35 +4,11 @@
  * stdout: with `--json` exactly one JSON document (the OpenAI tools array), else a table of
  * name and description. Problems of broken skills go to stderr (CONTRACTS.md §1).
  */
-import { fileURLToPath } from 'node:url';
+import { loadConfigFile, roleSkills } from '../../config/file.ts';
+import { loadSettings } from '../../config/settings.ts';
 import { discoverSkills, type SkillRoot } from '../../registry/index.ts';
-import { EXIT_OK, printJson, type CliIO } from '../io.ts';
-
-/** The repository's built-in skills folder (CONTRACTS.md §3). */
-const BUILTIN_SKILLS = fileURLToPath(new URL('../../../skills/', import.meta.url));
-
-/**
- * Skill roots in discovery order (CONTRACTS.md §3): the built-in `skills/` folder, then each
- * `SKILLGATE_SKILL_DIRS` entry (`:`-separated, empty entries ignored).
- */
-export function skillRoots(env: NodeJS.ProcessEnv = process.env): SkillRoot[] {
-  const extra = (env.SKILLGATE_SKILL_DIRS ?? '')
-    .split(':')
-    .map((d) => d.trim())
-    .filter((d) => d !== '');
-  return [{ dir: BUILTIN_SKILLS, source: 'builtin' }, ...extra.map((dir): SkillRoot => ({ dir, source: 'shared' }))];
-}
-
-/**
- * The skills a role enables: a list of names or `"*"` (CONTRACTS.md §3, §11).
- *
- * ROLE ENABLEMENT HOOK: for now every role enables every discovered skill. When the config
- * module supplies roles (`skillgate.config.yaml` `roles[].skills`, console changes), read the
- * role's list here.
- */
-export async function enabledSkillsForRole(_roleId: string): Promise<readonly string[] | '*'> {
-  return '*';
-}
+import { CliError, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
+import { configErrorsAsRefusal } from '../settings.ts';
 
 /** Pad `s` to `width` display columns (CJK characters count as two). */
 function pad(s: string, width: number): string {
@@ -50,13 +26,20 @@ function displayWidth(s: string): number {
  * @returns 0 (a list was printed, possibly empty).
  */
 export async function skillListCommand(opts: { role?: string; json?: boolean }, io: CliIO): Promise<number> {
-  const roleId = opts.role ?? process.env.SKILLGATE_ROLE_ID ?? 'default';
-  const registry = await discoverSkills(skillRoots());
+  const { settings, config } = configErrorsAsRefusal(() => {
+    const settings = loadSettings();
+    return { settings, config: loadConfigFile(settings.configPath, settings) };
+  });
+  const roleId = opts.role ?? settings.roleId;
+  const enabled = roleSkills(config, roleId);
+  if (enabled === undefined) throw new CliError(`unknown role "${roleId}" (roles: ${config.roles.map((r) => r.id).join(', ')})`, EXIT_REFUSED);
+  const roots: SkillRoot[] = settings.skillRoots;
+  const registry = await discoverSkills(roots);
   for (const issue of registry.issues()) {
     if (issue.severity === 'error' || issue.code === 'registry.name_clash' || issue.code === 'registry.root_missing')
       io.stderr(`skillgate: ${issue.skill ?? issue.dir}: ${issue.severity}: ${issue.message}\n`);
   }
-  const tools = registry.tools({ skills: await enabledSkillsForRole(roleId) });
+  const tools = registry.tools({ skills: enabled });
   if (opts.json) {
     printJson(io, tools);
     return EXIT_OK;
