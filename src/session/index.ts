@@ -1,0 +1,25 @@
+/**
+ * Sessions, workspaces, attachment records and reference ids (DESIGN.md `src/session/`).
+ * Spec 000 §3.3, §4.3, §4.7; CONTRACTS.md §2.
+ */
+export { safeSegment, workspaceDir, attachmentStoreDir, ensureWorkspace } from './workspace.ts';
+export {
+  getOrCreateSession,
+  getSession,
+  newSessionId,
+  sessionIdForWorkspace,
+  type SessionRecord,
+  type SessionSpec,
+} from './sessions.ts';
+export {
+  registerAttachment,
+  listAttachments,
+  getAttachment,
+  toAttachmentItems,
+  attachmentRefs,
+  REF_PREFIX,
+  type AttachmentRecord,
+  type AttachmentOrigin,
+  type NewAttachment,
+} from './attachments.ts';
+export { mediaKindOf } from './media-kind.ts';

@@ -1,0 +1,30 @@
+/**
+ * Media kind of a file from its name or MIME type (spec 000 §4.7 `type`, §6.3; A-10), using
+ * the `mime-types` database.
+ */
+import mime from 'mime-types';
+import type { MediaKind } from '../runtime/types.ts';
+
+/** `type/subtype`, optionally with parameters. */
+const MIME_SHAPE = /^[a-z]+\/[a-z0-9][a-z0-9!#$&^_.+-]*\s*(;.*)?$/i;
+
+function kindOfMime(type: string): MediaKind {
+  const top = type.trim().toLowerCase().split('/')[0];
+  return top === 'image' || top === 'video' || top === 'audio' ? top : 'file';
+}
+
+/**
+ * `image` | `video` | `audio` | `file` for a file name (or path) or a MIME type.
+ *
+ * A value is read as a MIME type when `mime-types` knows it (`image/png`), or when it has the
+ * `type/subtype` shape and no known file extension (`image/x-custom`); otherwise as a file name
+ * whose extension is looked up (`报销单.pdf` → file, `a.JPG` → image). Unknown → `file`.
+ */
+export function mediaKindOf(filenameOrMime: string): MediaKind {
+  const v = filenameOrMime.trim();
+  if (v === '') return 'file';
+  if (mime.extension(v) !== false) return kindOfMime(v);
+  const looked = mime.lookup(v);
+  if (looked === false && MIME_SHAPE.test(v)) return kindOfMime(v);
+  return looked === false ? 'file' : kindOfMime(looked);
+}
