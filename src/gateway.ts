@@ -13,6 +13,8 @@ import { acquireDataDir, removeServerInfo, writeServerInfo, type DataDirLock } f
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { openEmbeddedDb, openServerDb } from './store/open.ts';
+import { discoverSkills } from './registry/discover.ts';
+import type { SkillServices } from './executor/run-skill.ts';
 
 /** A running gateway. */
 export interface Gateway {
@@ -61,9 +63,13 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
   try {
     const { applied, current } = await migrate(db);
     log.info({ applied, schema_version: current, engine: db.engine }, 'database ready');
-    resolveSecretKey(settings);
+    const secretKey = resolveSecretKey(settings);
+    const registry = await discoverSkills(settings.skillRoots);
+    const broken = registry.all().filter((s) => s.status === 'broken').map((s) => s.name);
+    log.info({ skills: registry.all().length, broken }, 'skills discovered');
+    const services: SkillServices = { db, registry, settings, secretKey, log };
     const localToken = randomBytes(32).toString('hex');
-    const app = createApp({ db, log, localToken });
+    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId } });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, '0.0.0.0', () => resolveListen(s));
       s.once('error', reject);

@@ -8,7 +8,7 @@ import { acquireDataDir, DataDirBusyError } from '../store/datadir.ts';
 import type { Db } from '../store/db.ts';
 import { openEmbeddedDb, openServerDb } from '../store/open.ts';
 import { migrate } from '../store/migrate.ts';
-import { CliError, EXIT_FAILED } from './io.ts';
+import { CliError, EXIT_FAILED, EXIT_REFUSED } from './io.ts';
 
 /** Calls the running server's local admin API: method, path → parsed JSON body. */
 export type LocalApiCall = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -47,7 +47,11 @@ export async function withCliDb<T>(
         }).catch((e: Error) => {
           throw new CliError(`the running server (port ${server.port}) did not answer: ${e.message}`, EXIT_FAILED);
         });
-        if (!res.ok) throw new CliError(`the running server refused the request: HTTP ${res.status}`, EXIT_FAILED);
+        if (!res.ok) {
+          const body = (await res.json().catch(() => ({}))) as { error?: string };
+          if (res.status === 422) throw new CliError(body.error ?? 'refused', EXIT_REFUSED);
+          throw new CliError(`the running server refused the request: HTTP ${res.status}${body.error ? `: ${body.error}` : ''}`, EXIT_FAILED);
+        }
         return (await res.json()) as R;
       };
       return task.viaServer(call);

@@ -7,6 +7,9 @@ import type { Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import type { Logger } from '../log/logger.ts';
 import { requireBearer } from './local-auth.ts';
+import type { ConfigFile } from '../config/file.ts';
+import { CliRunRefusal, runFromCli, type CliRunOptions } from '../executor/cli-run.ts';
+import type { SkillServices } from '../executor/run-skill.ts';
 
 /** What the app needs from the running gateway. */
 export interface AppDeps {
@@ -14,6 +17,8 @@ export interface AppDeps {
   log: Logger;
   /** Per-start token of the local admin API (`<data>/server.json`). */
   localToken: string;
+  /** Skill execution for the local admin API (`skill run` while serve runs). */
+  skills?: { services: SkillServices; config: ConfigFile; defaultRoleId: string };
 }
 
 /** Build the express app. */
@@ -49,6 +54,22 @@ export function createApp(deps: AppDeps): Express {
   local.post('/db/migrate', async (_req, res) => {
     const result = await migrate(deps.db);
     res.json(result);
+  });
+  local.post('/skill/run', express.json({ limit: '10mb' }), async (req, res) => {
+    if (!deps.skills) {
+      res.status(503).json({ error: 'skill execution is not available in this server' });
+      return;
+    }
+    try {
+      const opts = req.body as CliRunOptions;
+      res.json(await runFromCli(deps.skills.services, deps.skills.config, deps.skills.defaultRoleId, opts));
+    } catch (err) {
+      if (err instanceof CliRunRefusal) {
+        res.status(422).json({ error: err.message });
+        return;
+      }
+      throw err;
+    }
   });
   app.use('/api/local', local);
 

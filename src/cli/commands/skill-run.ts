@@ -1,0 +1,72 @@
+/**
+ * `skillgate skill run <name|dir> [--input JSON] [--context JSON] [--workspace DIR]
+ * [--raw-input TEXT] [--role R]` — one call through the whole pipeline; prints the final
+ * envelope as one JSON document on stdout; exit 0 whenever an envelope was produced, even a
+ * failed one (CONTRACTS.md §2). With an embedded data dir held by a running server, the call
+ * runs in that server (CONTRACTS.md §1).
+ */
+import { loadConfigFile } from '../../config/file.ts';
+import { resolveSecretKey } from '../../config/secret-key.ts';
+import { loadSettings } from '../../config/settings.ts';
+import type { Envelope } from '../../envelope/types.ts';
+import { CliRunRefusal, runFromCli, type CliRunOptions } from '../../executor/cli-run.ts';
+import { log } from '../../log/logger.ts';
+import { discoverSkills } from '../../registry/discover.ts';
+import { withCliDb } from '../db-access.ts';
+import { CliError, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
+import { configErrorsAsRefusal } from '../settings.ts';
+
+/** Raw options as commander gives them. */
+export interface SkillRunFlags {
+  input?: string;
+  context?: string;
+  workspace?: string;
+  rawInput?: string;
+  role?: string;
+}
+
+function parseObject(flag: string, text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`${flag} is not valid JSON: ${(err as Error).message}`, EXIT_REFUSED);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CliError(`${flag} must be a JSON object`, EXIT_REFUSED);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Run the command. @returns 0 when an envelope was printed. */
+export async function skillRunCommand(target: string, flags: SkillRunFlags, io: CliIO): Promise<number> {
+  const opts: CliRunOptions = {
+    target,
+    input: parseObject('--input', flags.input),
+    context: parseObject('--context', flags.context),
+    workspace: flags.workspace,
+    rawInput: flags.rawInput,
+    role: flags.role,
+    cwd: process.cwd(),
+  };
+  const { settings, config } = configErrorsAsRefusal(() => {
+    const settings = loadSettings();
+    return { settings, config: loadConfigFile(settings.configPath, settings) };
+  });
+  const envelope = await withCliDb<Envelope>(settings, {
+    direct: async (db) => {
+      const registry = await discoverSkills(settings.skillRoots);
+      const services = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log() };
+      try {
+        return await runFromCli(services, config, settings.roleId, opts);
+      } catch (err) {
+        if (err instanceof CliRunRefusal) throw new CliError(err.message, EXIT_REFUSED);
+        throw err;
+      }
+    },
+    viaServer: (call) => call<Envelope>('POST', '/api/local/skill/run', opts),
+  });
+  printJson(io, envelope);
+  return EXIT_OK;
+}

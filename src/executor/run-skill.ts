@@ -1,0 +1,284 @@
+/**
+ * One skill call through the whole pipeline (DESIGN.md "The flow of one message", executor
+ * and envelope stages): resolve → requires → parameters → input checks → file parameters →
+ * runtime_context → execute under the wall → envelope → artifacts → offload.
+ *
+ * `skillgate skill run`, the gateway's turn and `call_skill` all come through here, so a
+ * skill behaves the same everywhere (CONTRACTS.md §2).
+ */
+import type { Settings } from '../config/settings.ts';
+import { skillWallSec } from '../config/walls.ts';
+import type { Logger } from '../log/logger.ts';
+import { processArtifacts } from '../envelope/artifacts/index.ts';
+import { normalizeEnvelope, isFailure } from '../envelope/normalize.ts';
+import { offloadIfLarge } from '../envelope/offload.ts';
+import type { Envelope, RawOutcome } from '../envelope/types.ts';
+import type { Registry } from '../registry/discover.ts';
+import { checkRequires } from '../registry/requires.ts';
+import { detectSecretParams } from '../registry/secrets.ts';
+import type { SkillRecord } from '../registry/types.ts';
+import { buildRuntimeContext, type ContextDefaults } from '../runtime/context.ts';
+import { getSkillConfig, secretEnvFor } from '../runtime/skill-config.ts';
+import type { CallSkill, ChannelRegistry, RuntimeContext } from '../runtime/types.ts';
+import { attachmentRefs, listAttachments, registerAttachment, toAttachmentItems } from '../session/attachments.ts';
+import { getOrCreateSession } from '../session/sessions.ts';
+import { attachmentStoreDir, ensureWorkspace } from '../session/workspace.ts';
+import { snapshotWorkspace } from '../envelope/artifacts/collect.ts';
+import type { Db } from '../store/db.ts';
+import { executeSkill, subprocessTimeoutFor } from './index.ts';
+import { normalizeFileParams } from './file-params.ts';
+import { applyForceRawPrompt } from './raw-prompt.ts';
+import { resolveSubcommandInput, validateInput } from './validate.ts';
+import { makeCallSkill } from '../orchestration/call-skill.ts';
+
+/** The long-lived parts a skill call needs. */
+export interface SkillServices {
+  db: Db;
+  registry: Registry;
+  settings: Pick<Settings, 'dataDir' | 'walls' | 'fetchAllow' | 'llm'>;
+  /** The 32-byte key that decrypts stored secrets. */
+  secretKey: Buffer;
+  log: Logger;
+  /** The chat line's channel registry (null elsewhere, R-PCTX-09). */
+  channelRegistry?: ChannelRegistry | null;
+  /** Origins trusted for URL materialisation (configured API roots, Apprise, the model). */
+  trustedOrigins?: readonly string[];
+}
+
+/**
+ * Which line a call comes from. `chat` and `cli` are the dialog layer (post-processing runs,
+ * the user's own text may overwrite a prompt field); the others are delegated (A-12).
+ */
+export type RunLine = 'chat' | 'cli' | 'chain' | 'schedule' | 'async';
+
+/** One top-level skill call. */
+export interface RunSkillRequest {
+  /** A registered skill name, a fan-out tool name `<skill>__<sub>`, or a loaded record. */
+  skill: string | SkillRecord;
+  /** The call's arguments (what the model or the user filled). */
+  input: Record<string, unknown>;
+  /** What the channel (or `--context`) supplies: fixed keys, platform keys, `_` keys. */
+  given?: Record<string, unknown>;
+  /** The line's platform defaults; `workspace_dir` is derived from the session when absent. */
+  defaults: Omit<ContextDefaults, 'workspace_dir'> & { workspace_dir?: string };
+  line: RunLine;
+  /** The user pressed stop. */
+  abortSignal?: AbortSignal;
+  /** Language of platform texts (default zh-CN). */
+  lang?: 'zh-CN' | 'en';
+  /** Clock for the trigger time (tests). */
+  clock?: () => Date;
+}
+
+/** A prepared call: everything resolved up to the point of execution. */
+interface Prepared {
+  skill: SkillRecord;
+  input: Record<string, unknown>;
+  config: Record<string, string>;
+  secretParams: string[];
+}
+
+/** A refusal before execution, as an envelope. */
+type Refusal = { refused: Envelope };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function unknownSkill(name: string, lang: 'zh-CN' | 'en'): Envelope {
+  return {
+    success: false,
+    error: `unknown skill "${name}": no enabled skill or sub-command has this name`,
+    error_type: 'recoverable',
+    user_message: lang === 'en' ? `There is no skill named "${name}".` : `没有名为「${name}」的技能。`,
+  };
+}
+
+/**
+ * Resolve the record and restore a fan-out call (R-SUBCMD-03/05), then apply the checks that
+ * come before the context: requires (R-LOAD-08), stored parameters with secret injection
+ * (R-CFG-06), input validation (R-SCH-04/05), force_raw_prompt (R-RAW).
+ */
+export async function prepareCall(
+  services: SkillServices,
+  target: string | SkillRecord,
+  rawInput: Record<string, unknown>,
+  opts: { roleId: string; delegated: boolean; userText: string; lang: 'zh-CN' | 'en' },
+): Promise<Prepared | Refusal> {
+  let skill: SkillRecord;
+  let toolName: string;
+  if (typeof target === 'string') {
+    const resolved = services.registry.resolveTool(target);
+    if (!resolved) return { refused: unknownSkill(target, opts.lang) };
+    skill = resolved.record;
+    toolName = target;
+  } else {
+    skill = target;
+    toolName = target.name;
+  }
+  if (skill.status === 'broken') {
+    const why = skill.issues.find((i) => i.severity === 'error')?.message ?? 'it did not load';
+    return {
+      refused: {
+        success: false,
+        error: `skill "${skill.name}" is broken and cannot run: ${why}`,
+        error_type: 'config',
+        non_retriable: true,
+      },
+    };
+  }
+  const config = await getSkillConfig(services.db, services.secretKey, opts.roleId, skill.name, { logger: services.log });
+  const needs = checkRequires(skill, { env: process.env, config, lang: opts.lang });
+  if (needs) return { refused: { ...needs } };
+
+  const restored = resolveSubcommandInput(skill, toolName, isRecord(rawInput) ? rawInput : {});
+  // Secret parameters are never model-filled: drop what the call carried and inject the
+  // role's stored value of the same name (R-CFG-06, CONTRACTS.md §3).
+  const secretParams = detectSecretParams(restored.schema);
+  const input: Record<string, unknown> = { ...restored.input };
+  for (const p of secretParams) {
+    delete input[p];
+    if (config[p] !== undefined && config[p] !== '') input[p] = config[p];
+  }
+  const withPrompt = applyForceRawPrompt(skill, input, opts.userText, { delegated: opts.delegated, schema: restored.schema });
+  const invalid = validateInput(restored.schema, withPrompt, { skill: skill.name, lang: opts.lang });
+  if (invalid) return { refused: invalid };
+  return { skill, input: withPrompt, config, secretParams };
+}
+
+/** Effective wall of a call, seconds (D-06): the skill's wall, capped by a deadline. */
+function wallFor(services: SkillServices, skill: SkillRecord, line: RunLine | 'call_skill', deadline?: number): number {
+  let wall = skillWallSec(services.settings.walls, { wallSec: skill.frontmatter.wallSec, timeoutSec: skill.frontmatter.timeoutSec });
+  if (line === 'chat') wall = Math.min(wall, services.settings.walls.toolWallSec);
+  if (deadline !== undefined) wall = Math.max(0.001, Math.min(wall, (deadline - Date.now()) / 1000));
+  return wall;
+}
+
+/** Execute a prepared call with a built context. */
+export async function executePrepared(
+  services: SkillServices,
+  p: Prepared,
+  ctx: RuntimeContext,
+  opts: { wallSec: number; abortSignal?: AbortSignal; callSkill?: CallSkill },
+): Promise<RawOutcome> {
+  return executeSkill(p.skill, p.input, ctx, {
+    wallSec: opts.wallSec,
+    subprocessTimeoutSec: subprocessTimeoutFor(p.skill, opts.wallSec),
+    abortSignal: opts.abortSignal,
+    secretEnv: secretEnvFor(p.config, p.secretParams),
+    log: services.log,
+    callSkill: opts.callSkill,
+    llmConfigured: services.settings.llm !== undefined,
+  });
+}
+
+/**
+ * Run one skill call on the dialog layer (or a delegated line) and return the final
+ * envelope: the skill's own result normalised (R-OUT), with top-level `artifacts`
+ * (CONTRACTS.md §2; `[]` if none) and, for a large success, the offload receipt (R-OFF).
+ * A refusal before execution (unknown skill, broken, needs_config, invalid input, a path
+ * outside the workspace) is an envelope too, with `artifacts: []`.
+ * @throws only on infrastructure failures (database unreachable).
+ */
+export async function runSkill(services: SkillServices, req: RunSkillRequest): Promise<Envelope> {
+  const lang = req.lang ?? 'zh-CN';
+  const started = Date.now();
+  const given = req.given ?? {};
+  const userText = typeof given.raw_input === 'string' ? given.raw_input : '';
+  const delegated = !(req.line === 'chat' || req.line === 'cli');
+  const roleId = typeof given.role_id === 'string' && given.role_id ? given.role_id : req.defaults.role_id;
+  const orgId = typeof given.org_id === 'string' ? given.org_id : req.defaults.org_id;
+  const sessionId = typeof given.session_id === 'string' && given.session_id ? given.session_id : req.defaults.session_id;
+  const channel = typeof given.channel === 'string' && given.channel ? given.channel : req.defaults.channel;
+  const ownerKey =
+    (typeof given.actor_key === 'string' && given.actor_key) ||
+    (typeof given.user_id === 'string' && given.user_id ? `${channel}:${given.user_id}` : `${channel}:anonymous`);
+
+  const prepared = await prepareCall(services, req.skill, req.input, { roleId, delegated, userText, lang });
+  const skillName = 'refused' in prepared ? (typeof req.skill === 'string' ? req.skill : req.skill.name) : prepared.skill.name;
+  if ('refused' in prepared) {
+    services.log.info({ skill: skillName, refused: prepared.refused.error_type ?? true }, 'skill call refused before execution');
+    return { ...normalizeEnvelope({ kind: 'returned', value: prepared.refused }, { skill: skillName, lang }), artifacts: [] };
+  }
+
+  const session = await getOrCreateSession(services.db, {
+    id: sessionId,
+    roleId,
+    orgId,
+    channel,
+    ownerKey,
+    dataDir: services.settings.dataDir,
+    workspaceDir: typeof given.workspace_dir === 'string' && given.workspace_dir ? given.workspace_dir : req.defaults.workspace_dir,
+  });
+  const workspaceDir = ensureWorkspace(session.workspaceDir);
+  const records = await listAttachments(services.db, session.id);
+  const files = normalizeFileParams(prepared.input, {
+    workspaceDir,
+    attachmentStoreDir: attachmentStoreDir(services.settings.dataDir),
+    refs: attachmentRefs(records),
+    lang,
+  });
+  if ('envelope' in files) {
+    return { ...normalizeEnvelope({ kind: 'returned', value: files.envelope }, { skill: skillName, lang }), artifacts: [] };
+  }
+  prepared.input = files.input;
+
+  const wallSec = wallFor(services, prepared.skill, req.line);
+  const deadline = Date.now() + wallSec * 1000;
+  const givenAttachments = Array.isArray(given.attachments) ? given.attachments : [];
+  const ctxGiven = { ...given, attachments: [...toAttachmentItems(records), ...givenAttachments] };
+  let ctx!: RuntimeContext;
+  const callSkill = makeCallSkill(services, {
+    caller: prepared.skill.name,
+    depth: 1,
+    deadline,
+    parent: () => ctx,
+    lang,
+  });
+  ctx = buildRuntimeContext({
+    given: ctxGiven,
+    defaults: { ...req.defaults, role_id: roleId, org_id: orgId, session_id: session.id, channel, workspace_dir: workspaceDir },
+    config: { skill: prepared.skill.name, values: prepared.config },
+    inProcess: {
+      db: services.db,
+      db_factory: (fn) => services.db.transaction(fn),
+      call_skill: callSkill,
+      abort_signal: req.abortSignal ?? null,
+    },
+    channelRegistry: req.line === 'chat' ? (services.channelRegistry ?? null) : null,
+    clock: req.clock,
+  });
+
+  const before = await snapshotWorkspace(workspaceDir);
+  services.log.info({ skill: prepared.skill.name, exec: prepared.skill.execType, line: req.line, wall_sec: wallSec }, 'skill call started');
+  const outcome = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill });
+  let envelope = normalizeEnvelope(outcome, { skill: prepared.skill.name, lang });
+
+  envelope = await processArtifacts(envelope, {
+    workspaceDir,
+    before,
+    fetchAllow: services.settings.fetchAllow,
+    trustedOrigins: services.trustedOrigins,
+    allowScripts: /脚本|script/i.test(userText),
+    log: services.log,
+    lang,
+    register: async (a) => {
+      await registerAttachment(services.db, {
+        sessionId: session.id,
+        type: a.media,
+        filename: a.filename,
+        localPath: a.local_path,
+        url: a.url,
+        origin: a.origin === 'url' ? 'materialized' : 'artifact',
+      });
+    },
+  });
+  envelope = await offloadIfLarge(envelope, { skill: prepared.skill.name, workspaceDir });
+  services.log.info(
+    { skill: prepared.skill.name, ok: !isFailure(envelope), duration_ms: Date.now() - started, artifacts: (envelope.artifacts ?? []).length },
+    'skill call finished',
+  );
+  return envelope;
+}
+
+export { wallFor };
