@@ -57,6 +57,21 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       }),
     );
   skill
+    .command('run')
+    .description('run one skill through the whole pipeline; prints the final envelope as JSON')
+    .argument('<skill>', 'a skill name (or <skill>__<sub>) or a skill folder')
+    .option('--input <json>', 'the input object', '{}')
+    .option('--context <json>', 'fixed and platform context keys (actor_*, org_id, channel, …)')
+    .option('--workspace <dir>', 'the session workspace')
+    .option('--raw-input <text>', "the user's original text of this turn")
+    .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
+    .action(
+      run(async (target: string, opts: { input?: string; context?: string; workspace?: string; rawInput?: string; role?: string }) => {
+        const { skillRunCommand } = await import('./commands/skill-run.ts');
+        return skillRunCommand(target, opts, io);
+      }),
+    );
+  skill
     .command('list')
     .description('the tools a model sees')
     .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
@@ -65,6 +80,38 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       run(async (opts: { role?: string; json?: boolean }) => {
         const { skillListCommand } = await import('./commands/skill-list.ts');
         return skillListCommand(opts, io);
+      }),
+    );
+
+  const config = program.command('config').description('skill parameters and secrets per role');
+  config
+    .command('set')
+    .description('save a skill parameter for a role; secrets with --secret, read from stdin')
+    .argument('<skill>', 'skill name')
+    .argument('<key>', 'parameter name (--api-token is stored as api_token)')
+    .argument('[value]', 'the value (never for secrets: use --secret)')
+    .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
+    .option('--secret', 'read the value from stdin and store it encrypted')
+    // `config set weather --api-token …`: a dashed key is an argument, not an option.
+    .allowUnknownOption()
+    .action(
+      run(async (skillName: string, key: string, value: string | undefined, opts: { role?: string; secret?: boolean }) => {
+        const { configSetCommand } = await import('./commands/config-set.ts');
+        // An io may carry its own stdin (in-process tests); the process's otherwise.
+        const stdin = (io as CliIO & { stdin?: NodeJS.ReadableStream }).stdin ?? process.stdin;
+        return configSetCommand(skillName, key, value, opts, io, stdin);
+      }),
+    );
+  config
+    .command('get')
+    .description("show a skill's parameters for a role (secrets masked)")
+    .argument('<skill>', 'skill name')
+    .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
+    .option('--json', 'print one JSON document')
+    .action(
+      run(async (skillName: string, opts: { role?: string; json?: boolean }) => {
+        const { configGetCommand } = await import('./commands/config-get.ts');
+        return configGetCommand(skillName, opts, io);
       }),
     );
 
