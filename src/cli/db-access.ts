@@ -20,14 +20,21 @@ export type LocalApiCall = <T>(method: string, path: string, body?: unknown) => 
  */
 export async function withCliDb<T>(
   settings: Settings,
-  task: { direct: (db: Db) => Promise<T>; viaServer?: (call: LocalApiCall) => Promise<T> },
+  task: {
+    direct: (db: Db) => Promise<T>;
+    viaServer?: (call: LocalApiCall) => Promise<T>;
+    /** Apply pending migrations before `direct` (default true; `db migrate` does its own). */
+    autoMigrate?: boolean;
+  },
 ): Promise<T> {
+  const autoMigrate = task.autoMigrate ?? true;
   if (settings.databaseUrl) {
     const db = openServerDb(settings.databaseUrl, { max: 2, applicationName: 'skillgate-cli' });
     try {
       await db.query('SELECT 1').catch((err: Error) => {
         throw new CliError(`cannot reach the database at DATABASE_URL: ${err.message}`, EXIT_FAILED);
       });
+      if (autoMigrate) await migrate(db);
       return await task.direct(db);
     } finally {
       await db.close();
@@ -62,7 +69,7 @@ export async function withCliDb<T>(
   try {
     const db = await openEmbeddedDb(settings.dataDir);
     try {
-      await migrate(db);
+      if (autoMigrate) await migrate(db);
       return await task.direct(db);
     } finally {
       await db.close();

@@ -10,6 +10,7 @@ import { requireBearer } from './local-auth.ts';
 import type { ConfigFile } from '../config/file.ts';
 import { CliRunRefusal, runFromCli, type CliRunOptions } from '../executor/cli-run.ts';
 import type { SkillServices } from '../executor/run-skill.ts';
+import { listSkillConfig, setSkillConfig } from '../runtime/skill-config.ts';
 
 /** What the app needs from the running gateway. */
 export interface AppDeps {
@@ -70,6 +71,28 @@ export function createApp(deps: AppDeps): Express {
       }
       throw err;
     }
+  });
+  local.post('/config/set', express.json(), async (req, res) => {
+    if (!deps.skills) {
+      res.status(503).json({ error: 'skill configuration is not available in this server' });
+      return;
+    }
+    const b = req.body as { roleId: string; skill: string; key: string; value: string; encrypt?: boolean };
+    res.json(
+      await setSkillConfig(deps.db, deps.skills.services.secretKey, {
+        roleId: b.roleId,
+        skill: b.skill,
+        key: b.key,
+        value: b.value,
+        encrypt: b.encrypt === true,
+        via: 'operator',
+        lang: 'en',
+      }),
+    );
+  });
+  local.post('/config/get', express.json(), async (req, res) => {
+    const b = req.body as { roleId: string; skill: string };
+    res.json(await listSkillConfig(deps.db, b.roleId, b.skill));
   });
   app.use('/api/local', local);
 

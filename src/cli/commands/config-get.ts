@@ -5,7 +5,6 @@
  * document `{"role_id", "skill", "values": {name: value|"********"}, "encrypted": [names]}`.
  */
 import { listSkillConfig, type SkillConfigEntry } from '../../runtime/skill-config.ts';
-import { migrate } from '../../store/migrate.ts';
 import { withCliDb } from '../db-access.ts';
 import { EXIT_OK, printJson, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';
@@ -22,10 +21,8 @@ export async function configGetCommand(skill: string, opts: { role?: string; jso
   const settings = configSettings();
   const roleId = opts.role?.trim() || settings.roleId;
   const entries = await withCliDb<SkillConfigEntry[]>(settings, {
-    direct: async (db) => {
-      if (settings.databaseUrl) await migrate(db);
-      return listSkillConfig(db, roleId, skill);
-    },
+    direct: (db) => listSkillConfig(db, roleId, skill),
+    viaServer: (call) => call<SkillConfigEntry[]>('POST', '/api/local/config/get', { roleId, skill }),
   });
   const values: Record<string, string> = {};
   for (const e of entries) values[e.key] = e.encrypted ? MASK : (e.value ?? '');

@@ -7,23 +7,17 @@
  * (one trailing newline removed) and stored encrypted; a secret-named key given with a value
  * on the command line is refused (exit 1) with a hint to use `--secret`.
  */
-import { ConfigError } from '../../config/errors.ts';
 import { resolveSecretKey } from '../../config/secret-key.ts';
 import { loadSettings, type Settings } from '../../config/settings.ts';
 import { isSecretName } from '../../registry/secrets.ts';
 import { normalizeConfigKey, setSkillConfig, MAX_CONFIG_VALUE_LENGTH, type SetSkillConfigResult } from '../../runtime/skill-config.ts';
-import { migrate } from '../../store/migrate.ts';
 import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_OK, EXIT_REFUSED, type CliIO } from '../io.ts';
+import { configErrorsAsRefusal } from '../settings.ts';
 
 /** Settings for a config command; a configuration problem is "input refused" (exit 1). */
 export function configSettings(): Settings {
-  try {
-    return loadSettings();
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(`configuration: ${err.message}`, EXIT_REFUSED);
-    throw err;
-  }
+  return configErrorsAsRefusal(() => loadSettings());
 }
 
 /**
@@ -76,21 +70,10 @@ export async function configSetCommand(
   }
   const settings = configSettings();
   const roleId = opts.role?.trim() || settings.roleId;
-  const secretValue = value;
+  const request = { roleId, skill, key: name, value, encrypt: opts.secret === true };
   const result = await withCliDb<SetSkillConfigResult>(settings, {
-    direct: async (db) => {
-      if (settings.databaseUrl) await migrate(db);
-      const key32 = resolveSecretKey(settings);
-      return setSkillConfig(db, key32, {
-        roleId,
-        skill,
-        key: name,
-        value: secretValue,
-        via: 'operator',
-        encrypt: opts.secret === true,
-        lang: 'en',
-      });
-    },
+    direct: (db) => setSkillConfig(db, resolveSecretKey(settings), { ...request, via: 'operator', lang: 'en' }),
+    viaServer: (call) => call<SetSkillConfigResult>('POST', '/api/local/config/set', request),
   });
   if (!result.ok) {
     io.stderr(`skillgate: ${result.user_message}\n`);

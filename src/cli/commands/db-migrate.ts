@@ -13,6 +13,7 @@ export async function dbMigrateCommand(io: CliIO): Promise<number> {
   const settings = configErrorsAsRefusal(() => loadSettings());
   const result = await withCliDb<MigrateResult>(settings, {
     direct: (db) => migrate(db),
+    autoMigrate: false,
     viaServer: (call) => call('POST', '/api/local/db/migrate'),
   });
   io.stdout(`applied ${result.applied.length} migration(s); schema version ${result.current}\n`);

@@ -1,0 +1,20 @@
+/**
+ * Workspace confinement for artifacts (house rule: paths confined to the workspace; R-FILE-02).
+ */
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The real path of `p`, or `undefined` when it does not exist / cannot be resolved. */
+export async function realOrUndefined(p: string): Promise<string | undefined> {
+  try {
+    return await realpath(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the real path `child` is `root` itself or lies below it (both already real). */
+export function isInside(root: string, child: string): boolean {
+  const rel = path.relative(root, child);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}

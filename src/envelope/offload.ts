@@ -1,0 +1,168 @@
+/**
+ * Result offloading (spec 000 §6.4; R-OFF-01..05, A-17, A-18): a large successful result is
+ * written to a workspace file and only a receipt stays in the model's context.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isFailure } from './normalize.ts';
+import type { Envelope } from './types.ts';
+
+/** Default threshold in Unicode code points (R-OFF-01). */
+export const OFFLOAD_LIMIT = 12000;
+
+/** Workspace sub-folder of offload files (a sub-folder, so fallback collection skips it; A-18). */
+export const OFFLOAD_DIR = '.offload';
+
+/**
+ * Fields copied verbatim into the receipt when the result has them: the R-OFF-03 list
+ * (filename, local_path, download_url, abs_url, media, ok, images, videos, files, audios,
+ * display_md) plus `success`, `artifacts`, `error_type`, `action_note` (platform choice: the
+ * status, the artifacts of CONTRACTS.md §2 and the alias note must survive an offload).
+ */
+export const RECEIPT_PRESERVED_FIELDS = [
+  'filename',
+  'local_path',
+  'download_url',
+  'abs_url',
+  'media',
+  'ok',
+  'images',
+  'videos',
+  'files',
+  'audios',
+  'display_md',
+  'success',
+  'artifacts',
+  'error_type',
+  'action_note',
+] as const;
+
+/** Read-type tools that paginate themselves and are never offloaded (R-OFF-05). */
+export const READ_TYPE_SKILLS: ReadonlySet<string> = new Set(['file_read']);
+
+/** A sample longer than this many code points (as JSON) is replaced by a cut JSON preview. */
+export const SAMPLE_MAX = 2000;
+
+/** Options of {@link offloadIfLarge}. */
+export interface OffloadOptions {
+  /** The skill's name (goes into the file name, sanitised to `[A-Za-z0-9_-]`). */
+  skill: string;
+  /** Absolute session workspace directory. */
+  workspaceDir: string;
+  /** Threshold in code points (default 12000): longer ⇒ offloaded, equal ⇒ inline. */
+  limit?: number;
+  /** Clock in ms since the epoch (tests inject one); default `Date.now`. */
+  clock?: () => number;
+  /** A read-type tool that paginates itself (R-OFF-05); default: name in {@link READ_TYPE_SKILLS}. */
+  readType?: boolean;
+}
+
+/** The receipt that replaces an offloaded result (R-OFF-02/03, A-18). */
+export interface OffloadReceipt extends Envelope {
+  offloaded: true;
+  /** The result's own `filename`, else the offload file's name. */
+  filename: string;
+  /** The result's own `local_path`, else the offload file's absolute path. */
+  local_path: string;
+  /** Always the offload file's name. */
+  offload_file: string;
+  /** Always the offload file's absolute path. */
+  offload_path: string;
+  /** The result's top-level keys, in order. */
+  fields: string[];
+  /** Length of every top-level array field. */
+  counts: Record<string, number>;
+  /** First item of every non-empty top-level array field. */
+  sample: Record<string, unknown>;
+}
+
+/**
+ * Serialised size of a value as A-17 measures it: `JSON.stringify` (which never escapes
+ * non-ASCII) counted in Unicode code points, not UTF-16 units. `undefined` → 0.
+ */
+export function serializedSize(value: unknown): number {
+  const json = JSON.stringify(value);
+  return json === undefined ? 0 : [...json].length;
+}
+
+/** `YYYYMMDD_HHMMSS` in UTC. */
+function utcStamp(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}_${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+}
+
+function sampleOf(item: unknown): unknown {
+  const json = JSON.stringify(item);
+  if (json === undefined) return item;
+  const points = [...json];
+  return points.length <= SAMPLE_MAX ? item : `${points.slice(0, SAMPLE_MAX).join('')}…`;
+}
+
+/** Write `json` under a new name `offload_<skill>_<ts>[_n].json`; never overwrites (flag `wx`). */
+async function writeUnique(dir: string, base: string, json: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  for (let n = 0; ; n++) {
+    const name = n === 0 ? `${base}.json` : `${base}_${n}.json`;
+    try {
+      await writeFile(path.join(dir, name), json, { encoding: 'utf8', flag: 'wx' });
+      return name;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 999) throw err;
+    }
+  }
+}
+
+/**
+ * Offload a large successful result (R-OFF-01..05).
+ *
+ * - Failures (`isFailure`) are never offloaded (R-OFF-04); neither are read-type tools (R-OFF-05).
+ * - Size = {@link serializedSize} of the envelope as passed (run it after artifact processing so
+ *   `artifacts` is part of the result). `size > limit` ⇒ offloaded; `size === limit` stays inline.
+ * - The full result goes to `<workspace>/.offload/offload_<skill>_<UTC YYYYMMDD_HHMMSS>[_n].json`
+ *   (pretty JSON, UTF-8), a sub-folder so fallback collection never picks it up (A-18).
+ * - The receipt: `{offloaded: true, filename, local_path, offload_file, offload_path, fields,
+ *   counts, sample}` plus every {@link RECEIPT_PRESERVED_FIELDS} field the result had, verbatim.
+ *   `counts`/`sample` cover top-level arrays only (A-18); a sample larger than
+ *   {@link SAMPLE_MAX} code points becomes a cut JSON string.
+ *   `filename`/`local_path` name the offload file — unless the result had its own (an artifact
+ *   it declared), which then stay untouched; `offload_file`/`offload_path` always name the
+ *   offload file, so a reader never has to guess.
+ *
+ * @returns the receipt, or the envelope itself (same object) when not offloaded.
+ * @throws when the offload file cannot be written (disk full, unwritable workspace).
+ */
+export async function offloadIfLarge(envelope: Envelope, opts: OffloadOptions): Promise<Envelope> {
+  const limit = opts.limit ?? OFFLOAD_LIMIT;
+  const readType = opts.readType ?? READ_TYPE_SKILLS.has(opts.skill);
+  if (readType || isFailure(envelope)) return envelope;
+  if (serializedSize(envelope) <= limit) return envelope;
+
+  const safeSkill = opts.skill.replace(/[^A-Za-z0-9_-]/g, '_') || 'skill';
+  const dir = path.join(opts.workspaceDir, OFFLOAD_DIR);
+  const base = `offload_${safeSkill}_${utcStamp((opts.clock ?? Date.now)())}`;
+  const name = await writeUnique(dir, base, JSON.stringify(envelope, null, 2));
+  const filePath = path.join(dir, name);
+
+  const counts: Record<string, number> = {};
+  const sample: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(envelope)) {
+    if (!Array.isArray(v)) continue;
+    counts[k] = v.length;
+    if (v.length > 0) sample[k] = sampleOf(v[0]);
+  }
+  const receipt: OffloadReceipt = {
+    offloaded: true,
+    filename: name,
+    local_path: filePath,
+    offload_file: name,
+    offload_path: filePath,
+    fields: Object.keys(envelope),
+    counts,
+    sample,
+  };
+  for (const key of RECEIPT_PRESERVED_FIELDS) {
+    if (key in envelope && envelope[key] !== undefined) (receipt as Record<string, unknown>)[key] = envelope[key];
+  }
+  return receipt;
+}
