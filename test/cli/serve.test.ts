@@ -135,3 +135,41 @@ describe.runIf(TEST_DATABASE_URL)('migrations from several processes on one serv
     }
   });
 });
+
+describe('skillgate skill run (CONTRACTS.md §2)', () => {
+  const FIXTURE = new URL('../fixtures/pipeline/ctx_echo', import.meta.url).pathname;
+
+  it('prints the envelope as one JSON document and exits 0, even for a failed skill', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'sg-run-'));
+    const ok = await runCli(['skill', 'run', FIXTURE, '--input', '{"note":"hi"}', '--raw-input', '你好'], { cwd });
+    expect(ok.code, ok.stderr).toBe(0);
+    const env = JSON.parse(ok.stdout);
+    expect(env).toMatchObject({ success: true, input: { note: 'hi' }, artifacts: [] });
+    expect(env.values.raw_input).toBe('你好');
+    const failed = await runCli(['skill', 'run', FIXTURE, '--input', '{}'], { cwd });
+    expect(failed.code).toBe(0);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ success: false, need_param: 'note', artifacts: [] });
+  });
+
+  it('bad --input JSON is refused with exit 1 and nothing on stdout', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'sg-run-'));
+    const run = await runCli(['skill', 'run', FIXTURE, '--input', '{not json'], { cwd });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/--input is not valid JSON/);
+  });
+
+  it('runs inside the running server when serve holds the embedded data dir', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'sg-run-srv-'));
+    const server = startServe({ cwd });
+    try {
+      await server.ready;
+      const run = await runCli(['skill', 'run', FIXTURE, '--input', '{"note":"via server"}'], { cwd });
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ success: true, input: { note: 'via server' } });
+      expect(server.stderr()).toMatch(/skill call finished/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
