@@ -2,11 +2,12 @@
  * `npm run bench`: every benchmark as a ratio against a baseline measured in the same run.
  * Never asserted in tests (machines are noisy).
  */
+import { executorCases } from './executor.bench.ts';
 import { printTable, runCase, type BenchResult } from './harness.ts';
 import { storeCases } from './store.bench.ts';
 
 const results: BenchResult[] = [];
-for (const c of [...storeCases()]) {
+for (const c of [...storeCases(), ...executorCases()]) {
   process.stderr.write(`bench: ${c.name} …\n`);
   results.push(await runCase(c));
 }

@@ -1,0 +1,85 @@
+/**
+ * Executor: per-call overhead of a NODE subprocess skill through the whole pipeline
+ * (runSkill: session, parameters, validation, context, execution, envelope, artifacts,
+ * offload check) against a bare execa spawn of the same script with the same environment
+ * variables; and an in-process no-op skill through the same pipeline (µs per call) against
+ * calling the handler function directly.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { resolveWalls } from '../../src/config/walls.ts';
+import { runSkill, type SkillServices } from '../../src/executor/run-skill.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { discoverSkills } from '../../src/registry/discover.ts';
+import type { Db } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { openEmbeddedDb } from '../../src/store/open.ts';
+import type { BenchCase } from './harness.ts';
+
+const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
+
+/** Bench cases of the executor. */
+export function executorCases(): BenchCase[] {
+  let db: Db;
+  let services: SkillServices;
+  const dataDir = mkdtempSync(join(tmpdir(), 'sg-bench-'));
+  const defaults = {
+    role_id: 'default',
+    org_id: 'demo',
+    session_id: 'bench',
+    channel: 'cli',
+    chat_mode: true,
+    allow_sql: true,
+    team_role: 'member',
+    is_admin: false,
+  };
+  const setup = async (): Promise<void> => {
+    if (services) return;
+    db = await openEmbeddedDb();
+    await migrate(db);
+    services = {
+      db,
+      registry: await discoverSkills([{ dir: SKILLS, source: 'shared' }]),
+      settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined },
+      secretKey: randomBytes(32),
+      log: createLogger({ level: 'silent' }),
+    };
+  };
+  const script = join(SKILLS, 'bench_node', 'main.js');
+  let noop: (input: Record<string, unknown>, ctx: Record<string, unknown>) => Promise<unknown>;
+  return [
+    {
+      name: 'NODE skill via runSkill',
+      baselineName: 'bare execa node main.js',
+      iterations: 40,
+      rounds: 5,
+      target: 1.15,
+      setup,
+      baseline: () =>
+        execa(process.execPath, [script, '--n', '1'], {
+          cwd: join(SKILLS, 'bench_node'),
+          env: { SKILL_INPUT: '{"n":1}', SKILL_CONTEXT: '{}' },
+        }),
+      subject: () => runSkill(services, { skill: 'bench_node', input: { n: 1 }, defaults, line: 'cli' }),
+    },
+    {
+      name: 'in-process no-op via runSkill',
+      baselineName: 'direct handler call',
+      iterations: 200,
+      rounds: 5,
+      setup: async () => {
+        await setup();
+        noop = (await import(join(SKILLS, 'bench_noop', 'handler.ts'))).execute;
+      },
+      baseline: () => noop({}, {}),
+      subject: () => runSkill(services, { skill: 'bench_noop', input: {}, defaults, line: 'cli' }),
+      teardown: async () => {
+        await db.close();
+      },
+    },
+  ];
+}
