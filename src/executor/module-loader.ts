@@ -1,0 +1,52 @@
+/**
+ * Loading a handler module (handler.ts / .js / .mjs) at run time (CONTRACTS.md §3: TypeScript
+ * through tsx, no build step).
+ *
+ * One tsx namespace is registered once per process (ESM + CommonJS hooks, as `tsImport`
+ * does, but without registering a new loader per call). Each load of the entry file uses a
+ * URL query made of the file's mtime and size, so an edited handler is loaded fresh on the
+ * next call while repeated calls of an unchanged file cost one `stat` and a map lookup.
+ * Modules the handler itself imports are cached by Node as usual (an edit there is seen
+ * after a restart). Old versions stay in Node's module map (ESM cannot be unloaded); that
+ * costs memory per edit, not per call.
+ */
+import { stat } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { register as registerEsm } from 'tsx/esm/api';
+import { register as registerCjs } from 'tsx/cjs/api';
+
+type ScopedImport = (specifier: string, parent: string) => Promise<unknown>;
+
+const NAMESPACE = 'skillgate-handlers';
+let scopedImport: ScopedImport | undefined;
+
+function importer(): ScopedImport {
+  if (!scopedImport) {
+    registerCjs({ namespace: NAMESPACE });
+    const api = registerEsm({ namespace: NAMESPACE });
+    scopedImport = api.import as ScopedImport;
+  }
+  return scopedImport;
+}
+
+/** Loaded module namespaces by `path?v=<mtime>-<size>`; failed loads are not kept. */
+const cache = new Map<string, Promise<Record<string, unknown>>>();
+
+/**
+ * Load the module at the absolute path `file` (any of .ts .mts .cts .js .mjs .cjs).
+ * @returns the module namespace object (for CommonJS modules, their exports as named keys
+ *   and `default`).
+ * @throws when the file cannot be read, does not compile, or throws while evaluating.
+ */
+export async function loadHandlerModule(file: string): Promise<Record<string, unknown>> {
+  const st = await stat(file);
+  const key = `${file}?v=${Math.trunc(st.mtimeMs)}-${st.size}`;
+  let loading = cache.get(key);
+  if (!loading) {
+    const url = `${pathToFileURL(file).href}?v=${Math.trunc(st.mtimeMs)}-${st.size}`;
+    loading = importer()(url, import.meta.url) as Promise<Record<string, unknown>>;
+    cache.set(key, loading);
+    loading.catch(() => cache.delete(key));
+  }
+  return loading;
+}
