@@ -8,6 +8,7 @@
  * R-CALL-10, R-WALL-01, R-WALL-05, A-04, D-15.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { pythonExecutable } from '../config/python.ts';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { RawOutcome } from '../envelope/types.ts';
@@ -77,7 +78,7 @@ export async function runPythonBridge(
 ): Promise<RawOutcome> {
   const file = skill.entryFile;
   if (!file) return { kind: 'failed', error: `skill "${skill.name}" has no handler.py`, error_type: 'config', non_retriable: true };
-  const python = opts.python ?? 'python3';
+  const python = opts.python ?? (await pythonExecutable());
   const scrub = secretScrubber(Object.values(opts.secretEnv ?? {}));
   const log = opts.log.child({ skill: skill.name });
   const stderr = stderrLog(log, scrub);

@@ -6,6 +6,7 @@
  * A-06, D-06.
  */
 import { access, constants } from 'node:fs/promises';
+import { pythonExecutable } from '../config/python.ts';
 import { extname } from 'node:path';
 import { execa } from 'execa';
 import type { RawOutcome } from '../envelope/types.ts';
@@ -68,7 +69,7 @@ export async function commandFor(skill: SkillRecord, argv: string[]): Promise<Co
   if (!config) return null;
   switch (type) {
     case 'PYTHON':
-      return { file: 'python3', args: [config, ...argv] };
+      return { file: await pythonExecutable(), args: [config, ...argv] };
     case 'SHELL':
       return { file: '/bin/sh', args: [config, ...argv] };
     case 'NODE':

@@ -4,6 +4,7 @@
  *
  * Source: 003 §Entry / §Preflight / §InProc, R-ENTRY-01, R-ENTRY-07, R-PRE-04, A-04, A-43.
  */
+import { pythonExecutable } from '../../config/python.ts';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { JsonSchema } from '../types.ts';
@@ -78,10 +79,11 @@ export async function scanPython(file: string): Promise<PythonScan> {
 }
 
 /** `python3 -I -S -B inspect_handler.py <file>` without a shell; resolves with stdout. */
-function runInspector(file: string): Promise<string> {
+async function runInspector(file: string): Promise<string> {
+  const python = await pythonExecutable();
   return new Promise((resolve, reject) => {
     execFile(
-      'python3',
+      python,
       // -I isolated (no PYTHON* env, no user site), -S no site import (only ast/json are used), -B no .pyc.
       ['-I', '-S', '-B', INSPECTOR, file],
       { timeout: TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
