@@ -55,7 +55,7 @@ for (const engine of ENGINES) {
       vi.unstubAllEnvs();
     });
 
-    it('R-CFG-01/03: config set stores a plain parameter (dashed key normalised) for the default role', async () => {
+    it('R-CFG-01, R-CFG-03: config set stores a plain parameter (dashed key normalised) for the default role', async () => {
       const r = await run(['config', 'set', 'weather', '--base-url', 'https://api.example.test']);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);

@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 describe('fallback collection (R-ART-09, R-ART-10, A-13, D-21)', () => {
-  it('R-ART-09/10, D-21: report.xlsx + run.log + tmp/import_1.json, nothing declared ⇒ exactly report.xlsx', async () => {
+  it('R-ART-09, R-ART-10, D-21: report.xlsx + run.log + tmp/import_1.json, nothing declared ⇒ exactly report.xlsx', async () => {
     const before = await snapshotWorkspace(ws);
     // the "skill" runs
     await writeFile(path.join(ws, 'report.xlsx'), 'xlsx');

@@ -108,7 +108,7 @@ describe('SSRF guard (R-ART-03, CONTRACTS §11 SKILLGATE_FETCH_ALLOW)', () => {
 });
 
 describe('URL materialisation (R-ART-03..07, A-14)', () => {
-  it('R-ART-03/04: the PNG is downloaded, explicit image_url unconditionally, HTML/JSON ambiguous links probed and skipped', async () => {
+  it('R-ART-03, R-ART-04: the PNG is downloaded, explicit image_url unconditionally, HTML/JSON ambiguous links probed and skipped', async () => {
     const env = await run({
       success: true,
       image_url: `${server.base}/page-explicit.html`,

@@ -22,7 +22,7 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
     h = await makeHarness(db());
   });
 
-  it('R-CTX-02/03: a handler echoing runtime_context sees every fixed key with the right empty type', async () => {
+  it('R-CTX-02, R-CTX-03: a handler echoing runtime_context sees every fixed key with the right empty type', async () => {
     const env = await h.run('ctx_echo', { input: { note: 'hi' } });
     expect(env.success).toBe(true);
     const types = env.types as Record<string, string>;
@@ -85,9 +85,10 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
       key: 'api_token',
       value: 'tok-secret-123',
       via: 'operator',
+      logger: h.services.log,
     });
     expect(saved.ok).toBe(true);
-    await setSkillConfig(h.services.db, h.services.secretKey, { roleId: 'default', skill: 'ctx_echo', key: 'region', value: 'cn', via: 'operator' });
+    await setSkillConfig(h.services.db, h.services.secretKey, { roleId: 'default', skill: 'ctx_echo', key: 'region', value: 'cn', via: 'operator', logger: h.services.log });
     const env = await h.run('ctx_echo', { input: { note: 'n', api_token: 'MODEL-FILLED' } });
     const input = env.input as Record<string, unknown>;
     expect(input.api_token).toBe('tok-secret-123');
@@ -122,7 +123,7 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
     expect(env.keys).toEqual(expect.arrayContaining(['raw_input', 'actor_emp_no', 'org_id', 'workspace_dir']));
   });
 
-  it('R-OFF-01/02/03: an oversized success is offloaded to a workspace file; the receipt keeps display_md', async () => {
+  it('R-OFF-01, R-OFF-02, R-OFF-03: an oversized success is offloaded to a workspace file; the receipt keeps display_md', async () => {
     const env = await h.run('big_result', { input: { n: 400 } });
     expect(env.offloaded).toBe(true);
     expect(env.display_md).toBe('共 400 行');
@@ -135,7 +136,7 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
     expect(small.rows).toHaveLength(2);
   });
 
-  it('R-ART-09/10: report.xlsx, run.log and tmp/import_1.json yield exactly one artifact', async () => {
+  it('R-ART-09, R-ART-10: report.xlsx, run.log and tmp/import_1.json yield exactly one artifact', async () => {
     const env = await h.run('writes_files', {});
     expect(env.success).toBe(true);
     const artifacts = env.artifacts as { filename: string; local_path: string; media: string }[];
@@ -183,6 +184,7 @@ describeEachEngine('pipeline: secrets and URLs', (db) => {
       key: 'api_token',
       value: 'sk-live-SECRET-777',
       via: 'operator',
+      logger: h.services.log,
     });
     const env = await h.run('secret_sh', { input: { city: 'Paris', api_token: 'from-model' } });
     expect(env).toMatchObject({ success: true, has_token: true, argv_has_token: false, token_length: 'sk-live-SECRET-777'.length });

@@ -63,7 +63,7 @@ const PROFILE = {
 };
 
 describe('runtime_context fixed section (R-CTX)', () => {
-  it('R-CTX-02/03: an anonymous context has all 17 fixed keys with the typed empty values', () => {
+  it('R-CTX-02, R-CTX-03: an anonymous context has all 17 fixed keys with the typed empty values', () => {
     const ctx = buildRuntimeContext({ given: {}, defaults: { ...DEFAULTS, channel: '' }, clock: null });
     for (const k of FIXED_CTX_FIELDS) expect(Object.hasOwn(ctx, k), k).toBe(true);
     for (const k of STRING_KEYS) {
@@ -156,7 +156,7 @@ describe('runtime_context fixed section (R-CTX)', () => {
 });
 
 describe('runtime_context platform section (R-PCTX, R-ORG-01)', () => {
-  it('R-PCTX-01..10: defaults fill the platform keys; given values override, org_id raw and possibly empty', () => {
+  it('R-PCTX-01, R-PCTX-02, R-ORG-01, A-50: defaults fill the platform keys; given values override, org_id raw and possibly empty, team_role owner/admin/member, skill_config.sandbox nested', () => {
     const ctx = buildRuntimeContext({ given: {}, defaults: DEFAULTS });
     expect(ctx).toMatchObject({
       org_id: 'demo',
@@ -213,7 +213,7 @@ describe('runtime_context platform section (R-PCTX, R-ORG-01)', () => {
 });
 
 describe('admin proxy-fill (R-ADM-01..03, A-52)', () => {
-  it('R-ADM-01/02: actor_is_admin clears exactly the 8 identity keys and keeps name, phone, email', () => {
+  it('R-ADM-01, R-ADM-02: actor_is_admin clears exactly the 8 identity keys and keeps name, phone, email', () => {
     const ctx = buildRuntimeContext({ given: { ...PROFILE, actor_is_admin: true }, defaults: DEFAULTS });
     for (const k of ADMIN_CLEARED_KEYS) expect(ctx[k], k).toEqual(k === 'actor_tags' ? [] : '');
     expect(ADMIN_CLEARED_KEYS).toHaveLength(8);
@@ -312,7 +312,7 @@ describe('org and department helpers (R-ORG-03, R-DEPT)', () => {
     expect(pseudoOrgId({})).toBe('r_');
   });
 
-  it('R-DEPT-01/02/04: /Top/…/Self/ with the own department last; no segments → ""', () => {
+  it('R-DEPT-01, R-DEPT-02, R-DEPT-04: /Top/…/Self/ with the own department last; no segments → ""', () => {
     expect(departmentPath(['总部', '销售中心', '销售一部'])).toBe('/总部/销售中心/销售一部/');
     expect(currentDepartment('/总部/销售中心/销售一部/')).toBe('销售一部');
     expect(departmentPath([])).toBe('');
@@ -435,7 +435,7 @@ describe('call_skill child context (R-CALL-05..08, A-21)', () => {
     expect(child.request).toBeNull();
   });
 
-  it('R-CALL-05/07: no emp_no, no caller config, no _ keys; the callee sees its own parameters', () => {
+  it('R-CALL-05, R-CALL-07: no emp_no, no caller config, no _ keys; the callee sees its own parameters', () => {
     expect(Object.hasOwn(child, 'emp_no')).toBe(false);
     expect(Object.hasOwn(child, 'caller_token')).toBe(false);
     expect(Object.hasOwn(child, '_meta')).toBe(false);

@@ -52,7 +52,7 @@ describeEachEngine('session store', (db, engine) => {
     expect(existsSync(ws)).toBe(true);
   });
 
-  it('A-10: ref ids are numbered per kind and per session (img_/video_/audio_/file_)', async () => {
+  it('R-FILE-06, A-10: every registered attachment gets a reference id, numbered per kind and per session (img_/video_/audio_/file_)', async () => {
     await getOrCreateSession(db(), { ...base, id: sid('n1') });
     await getOrCreateSession(db(), { ...base, id: sid('n2') });
     const reg = (session: string, filename: string, extra: Record<string, unknown> = {}) =>
