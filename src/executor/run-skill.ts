@@ -64,6 +64,8 @@ export interface RunSkillRequest {
   line: RunLine;
   /** The user pressed stop. */
   abortSignal?: AbortSignal;
+  /** The inbound request object on the chat line (R-PCTX-09); ignored on other lines. */
+  request?: unknown;
   /** Language of platform texts (default zh-CN). */
   lang?: 'zh-CN' | 'en';
   /** Clock for the trigger time (tests). */
@@ -246,6 +248,7 @@ export async function runSkill(services: SkillServices, req: RunSkillRequest): P
       abort_signal: req.abortSignal ?? null,
     },
     channelRegistry: req.line === 'chat' ? (services.channelRegistry ?? null) : null,
+    request: req.line === 'chat' ? (req.request ?? null) : null,
     clock: req.clock,
   });
 
