@@ -115,6 +115,40 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       }),
     );
 
+  const datatable = program.command('datatable').description('grants of the built-in datatable skill (CONTRACTS.md §11)');
+  const grantAction =
+    (op: 'grant' | 'revoke' | 'list') =>
+    async (table: string, opts: { role?: string; actions?: string; rowScope?: string; ownerField?: string; org?: string; json?: boolean }) => {
+      const { datatableGrantCommand } = await import('./commands/datatable-grant.ts');
+      return datatableGrantCommand(op, table, opts, io);
+    };
+  datatable
+    .command('grant')
+    .description('grant a role actions and a row scope on a table (a table without grants is open to every role)')
+    .argument('<table>', 'table title or id')
+    .requiredOption('--role <role>', 'role id')
+    .option('--actions <list>', 'comma-separated actions (default: every action)')
+    .option('--row-scope <scope>', 'all (default) or own')
+    .option('--owner-field <field>', 'with --row-scope own: the field holding the owner\'s employee number')
+    .option('--org <org>', 'organisation (default SKILLGATE_ORG_ID)')
+    .option('--json', 'print one JSON document')
+    .action(run(grantAction('grant')));
+  datatable
+    .command('revoke')
+    .description("remove a role's grant on a table")
+    .argument('<table>', 'table title or id')
+    .requiredOption('--role <role>', 'role id')
+    .option('--org <org>', 'organisation (default SKILLGATE_ORG_ID)')
+    .option('--json', 'print one JSON document')
+    .action(run(grantAction('revoke')));
+  datatable
+    .command('grants')
+    .description('list the grants of a table')
+    .argument('<table>', 'table title or id')
+    .option('--org <org>', 'organisation (default SKILLGATE_ORG_ID)')
+    .option('--json', 'print one JSON document')
+    .action(run(grantAction('list')));
+
   try {
     await program.parseAsync(argv);
     return exitCode;

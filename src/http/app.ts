@@ -11,6 +11,7 @@ import type { ConfigFile } from '../config/file.ts';
 import { CliRunRefusal, runFromCli, type CliRunOptions } from '../executor/cli-run.ts';
 import type { SkillServices } from '../executor/run-skill.ts';
 import { listSkillConfig, setSkillConfig } from '../runtime/skill-config.ts';
+import type { GrantCommandRequest } from '../cli/commands/datatable-grant.ts';
 
 /** What the app needs from the running gateway. */
 export interface AppDeps {
@@ -93,6 +94,10 @@ export function createApp(deps: AppDeps): Express {
   local.post('/config/get', express.json(), async (req, res) => {
     const b = req.body as { roleId: string; skill: string };
     res.json(await listSkillConfig(deps.db, b.roleId, b.skill));
+  });
+  local.post('/datatable/grant', express.json(), async (req, res) => {
+    const { runGrantCommand } = await import('../cli/commands/datatable-grant.ts');
+    res.json(await runGrantCommand(deps.db, req.body as GrantCommandRequest));
   });
   app.use('/api/local', local);
 

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -99,14 +99,17 @@ describe('preflight: the handler file (static, never executed)', () => {
     expect(issues.map((i) => i.message.match(/imports "([^"]+)"/)?.[1])).toEqual(['good_py.helpers', '..good_ts']);
   });
 
-  it('R-LOAD-15: imports inside the folder and packages are fine', async () => {
+  it('R-LOAD-15: imports inside the folder, packages and code outside the skills root (the gateway src/) are fine; a sibling skill is not', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sg-imports-'));
     const skill = join(dir, 'me');
     expect(await crossSkillImports(join(skill, 'handler.ts'), skill, 'ts', ['./lib/a.ts', 'node:fs', 'zod', './x/../y.js'])).toEqual([]);
-    expect(await crossSkillImports(join(skill, 'handler.ts'), skill, 'ts', ['../me/a.ts', '../other/a.ts', '/etc/passwd'])).toEqual([
-      '../other/a.ts',
-      '/etc/passwd',
-    ]);
+    // only a sibling SKILL folder counts: a plain folder, the gateway's src/ or an absolute path elsewhere do not
+    mkdirSync(join(dir, 'other'), { recursive: true });
+    writeFileSync(join(dir, 'other', 'SKILL.md'), '---\nname: other\ndescription: x\n---\n');
+    mkdirSync(join(dir, 'lib'), { recursive: true });
+    expect(
+      await crossSkillImports(join(skill, 'handler.ts'), skill, 'ts', ['../me/a.ts', '../other/a.ts', '../lib/a.ts', '../../src/datatable/index.ts', '/etc/passwd', `file://${join(dir, 'other', 'x.js')}`]),
+    ).toEqual(['../other/a.ts', `file://${join(dir, 'other', 'x.js')}`]);
     expect(await crossSkillImports(join(skill, 'handler.py'), skill, 'python', ['.', '.util', 'os', '..', '..x'])).toEqual(['..', '..x']);
   });
 

@@ -70,6 +70,6 @@ describe('skillgate skill list (CONTRACTS §1, §4)', () => {
     const lines = c.out().trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+DESCRIPTION$/);
     expect(lines.find((l) => l.startsWith('category_prefix '))).toMatch(/^category_prefix\s+\[data\] Fetch the latest price of a symbol$/);
-    expect(c.out()).not.toContain('{');
+    expect(() => JSON.parse(c.out())).toThrow(); // a table, not a JSON document
   });
 });

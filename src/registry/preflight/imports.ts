@@ -1,19 +1,24 @@
 /**
  * Cross-skill imports (003 §NoImport, R-LOAD-15): every skill is loaded as an independent
- * module, so a handler must not import code from outside its own folder; reuse goes
- * through `runtime_context.call_skill`.
+ * module, so a handler must not import another skill's code; reuse goes through
+ * `runtime_context.call_skill`. Only imports that reach into ANOTHER SKILL'S folder (a sibling
+ * skill folder under the same skills root) are flagged: a built-in skill importing the
+ * gateway's own `src/` (skills/datatable/handler.ts) or a shared library outside the skills
+ * root is not a cross-skill import.
  */
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSkillFolder } from '../discover.ts';
 import { isInside } from '../paths.ts';
 
 /**
- * The imports of `file` (inside the skill folder `skillDir`, absolute) that reach outside
- * the folder, in source order, without duplicates.
+ * The imports of `file` (inside the skill folder `skillDir`, absolute) that reach into another
+ * skill's folder, in source order, without duplicates.
  *
  * - JS/TS: a specifier that is relative (`./`, `../`), absolute (`/…`) or a `file:` URL and
- *   resolves outside `skillDir`. Bare package names (`node:fs`, `lodash`) are fine.
+ *   resolves inside a sibling folder of `skillDir` that is a skill folder ({@link isSkillFolder}).
+ *   Bare package names (`node:fs`, `lodash`), files inside the own folder and files outside
+ *   the skills root (`../../src/…`) are fine.
  * - Python (`language: 'python'`; names as `inspect_handler.py` prints them): a relative
  *   import whose dots climb above `skillDir` (`from ..other_skill import x`), or an absolute
  *   import whose first name is a sibling skill folder (`import other_skill.util`).
@@ -27,12 +32,12 @@ export async function crossSkillImports(
   const out = new Set<string>();
   const here = dirname(file);
   for (const spec of imports) {
-    if (language === 'python' ? await pythonLeaves(spec, here, skillDir) : jsLeaves(spec, here, skillDir)) out.add(spec);
+    if (language === 'python' ? await pythonLeaves(spec, here, skillDir) : await jsReachesSibling(spec, here, skillDir)) out.add(spec);
   }
   return [...out];
 }
 
-function jsLeaves(spec: string, here: string, skillDir: string): boolean {
+async function jsReachesSibling(spec: string, here: string, skillDir: string): Promise<boolean> {
   let target: string;
   if (spec.startsWith('file:')) {
     try {
@@ -45,7 +50,12 @@ function jsLeaves(spec: string, here: string, skillDir: string): boolean {
   } else {
     return false;
   }
-  return !isInside(skillDir, target);
+  if (isInside(skillDir, target)) return false;
+  const root = dirname(skillDir);
+  if (!isInside(root, target)) return false;
+  const first = relative(root, target).split(sep)[0] ?? '';
+  if (first === '' || first === '..') return false;
+  return isSkillFolder(join(root, first));
 }
 
 async function pythonLeaves(spec: string, here: string, skillDir: string): Promise<boolean> {

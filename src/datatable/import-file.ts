@@ -1,0 +1,146 @@
+/**
+ * The import file of `insert_from_file` (spec 000 §7.3★, §7.4; R-DT-35, R-DT-64, D-23):
+ * where it may be read from, its formats, and `mapping` / `defaults`. The file is never
+ * deleted here — the calling skill creates and cleans it (R-DT-64).
+ */
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Bilingual } from './results.ts';
+
+/** Largest import file read, bytes (256 MiB). */
+export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+
+function within(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+function real(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The roots a file may be read from: the session workspace and, when the workspace has the
+ * platform layout `<data>/workspaces/<role>/<session>`, the attachment store `<data>/attachments`
+ * (where uploads and resolved reference ids such as `file_1` point; D-23).
+ */
+export function importRoots(workspaceDir: string): string[] {
+  const roots = [workspaceDir];
+  const ws = resolve(workspaceDir);
+  const data = dirname(dirname(dirname(ws)));
+  if (basename(dirname(dirname(ws))) === 'workspaces') roots.push(join(data, 'attachments'));
+  return roots;
+}
+
+/**
+ * Resolve `file` for reading (D-23): a relative path is taken inside the workspace; an
+ * absolute one must resolve (after symlinks) inside one of {@link importRoots}.
+ * @returns the real absolute path, or a bilingual refusal.
+ */
+export function resolveImportPath(file: unknown, workspaceDir: string): { path: string } | { error: Bilingual } {
+  if (typeof file !== 'string' || file.trim() === '') {
+    return { error: { zh: 'file 必填：工作区里的 JSON 文件路径。', en: 'file is required: the path of a JSON file in the workspace' } };
+  }
+  if (!workspaceDir || !isAbsolute(workspaceDir)) {
+    return { error: { zh: '当前调用没有工作区，无法读取导入文件。', en: 'this call has no workspace to read the import file from' } };
+  }
+  const candidate = isAbsolute(file) ? file : join(workspaceDir, file);
+  const p = real(candidate);
+  if (p === null) return { error: { zh: `找不到导入文件「${file}」。`, en: `import file "${file}" does not exist` } };
+  const roots = importRoots(workspaceDir).map((r) => real(r)).filter((r): r is string => r !== null);
+  if (!roots.some((r) => within(p, r))) {
+    return { error: { zh: `导入文件「${file}」不在会话工作区内，已拒绝读取。`, en: `import file "${file}" is outside the session workspace; refused` } };
+  }
+  return { path: p };
+}
+
+/**
+ * Read the records of an import file: a JSON array of objects; an object holding such an
+ * array under `records`, `data`, `rows` or `items`; or JSON Lines (`.jsonl` / `.ndjson`, one
+ * object per line, blank lines ignored).
+ * @returns the records (items not checked here), or a bilingual refusal.
+ */
+export function readImportRecords(path: string): { records: unknown[] } | { error: Bilingual } {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return { error: { zh: '导入文件无法读取。', en: 'the import file cannot be read' } };
+  }
+  if (size > MAX_IMPORT_BYTES) {
+    return { error: { zh: `导入文件超过 ${MAX_IMPORT_BYTES / 1024 / 1024} MB。`, en: `the import file exceeds ${MAX_IMPORT_BYTES / 1024 / 1024} MB` } };
+  }
+  // Buffer first, then one decode: faster than readFileSync(path, 'utf8') on Node 20 for CJK-heavy text.
+  let text = readFileSync(path).toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const ext = extname(path).toLowerCase();
+  if (ext === '.jsonl' || ext === '.ndjson') {
+    const records: unknown[] = [];
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!.trim();
+      if (line === '') continue;
+      try {
+        records.push(JSON.parse(line) as unknown);
+      } catch {
+        return { error: { zh: `导入文件第 ${i + 1} 行不是合法 JSON。`, en: `line ${i + 1} of the import file is not valid JSON` } };
+      }
+    }
+    return { records };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { error: { zh: '导入文件不是合法 JSON（需要对象数组）。', en: 'the import file is not valid JSON (an array of objects is expected)' } };
+  }
+  if (Array.isArray(parsed)) return { records: parsed };
+  if (parsed && typeof parsed === 'object') {
+    for (const k of ['records', 'data', 'rows', 'items']) {
+      const v = (parsed as Record<string, unknown>)[k];
+      if (Array.isArray(v)) return { records: v };
+    }
+  }
+  return { error: { zh: '导入文件应是对象数组 [{...}, {...}]。', en: 'the import file must hold an array of objects [{...}, {...}]' } };
+}
+
+/**
+ * Check `mapping` ({target column: source key}) and `defaults` ({column: value}) (R-DT-35).
+ * @returns null when both are absent or plain objects (mapping values strings), else a refusal naming the parameter.
+ */
+export function checkMappingDefaults(mapping: unknown, defaults: unknown): { param: string; error: Bilingual } | null {
+  if (mapping !== undefined && mapping !== null) {
+    if (typeof mapping !== 'object' || Array.isArray(mapping) || !Object.values(mapping).every((v) => typeof v === 'string')) {
+      return { param: 'mapping', error: { zh: 'mapping 应为 {目标列: 源键} 对象。', en: 'mapping must be an object {target column: source key}' } };
+    }
+  }
+  if (defaults !== undefined && defaults !== null && (typeof defaults !== 'object' || Array.isArray(defaults))) {
+    return { param: 'defaults', error: { zh: 'defaults 应为 {列: 固定值} 对象。', en: 'defaults must be an object {column: value}' } };
+  }
+  return null;
+}
+
+/**
+ * Apply `mapping` then `defaults` to one source record: every mapped source key is removed and
+ * its value placed under the target column; a default fills a column that is missing, null or
+ * "". Non-objects are returned unchanged (they fail validation later, with their row number).
+ */
+export function applyMapping(rec: unknown, mapping: Record<string, string> | undefined, defaults: Record<string, unknown> | undefined): unknown {
+  if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return rec;
+  const src = rec as Record<string, unknown>;
+  let out: Record<string, unknown>;
+  if (mapping) {
+    out = { ...src };
+    for (const key of Object.values(mapping)) delete out[key];
+    for (const [target, key] of Object.entries(mapping)) if (Object.hasOwn(src, key)) out[target] = src[key];
+  } else out = src;
+  if (defaults) {
+    if (out === src) out = { ...src };
+    for (const [k, v] of Object.entries(defaults)) if (out[k] === undefined || out[k] === null || out[k] === '') out[k] = v;
+  }
+  return out;
+}

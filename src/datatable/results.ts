@@ -1,0 +1,99 @@
+/**
+ * Envelope builders shared by the datatable modules (spec 000 §6.1, §7; CONTRACTS.md §2):
+ * failures are returned, never thrown, as `{success:false, error, error_type, user_message,
+ * need_param?, non_retriable?}`; successes carry `success:true` plus the action's own shape.
+ */
+import type { Envelope, ErrorType } from '../envelope/types.ts';
+
+/** Language of user-facing texts (zh-CN default). */
+export type DtLang = 'zh-CN' | 'en';
+
+/** A text in both languages; {@link pick} chooses one. */
+export interface Bilingual {
+  zh: string;
+  en: string;
+}
+
+/** The text of `t` in `lang`. */
+export function pick(t: Bilingual, lang: DtLang): string {
+  return lang === 'en' ? t.en : t.zh;
+}
+
+/** Extra keys of a failure envelope. */
+export interface FailExtras {
+  need_param?: string | string[];
+  non_retriable?: boolean;
+  redirect?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * A failure envelope. `error` is the English technical text (for logs and the model),
+ * `user_message` the text in `lang` for the chat user.
+ * @param errorType `recoverable` (the caller can fix the input), `config` (the line or the
+ *   table is misconfigured), `transient` (retry later).
+ */
+export function dtFail(errorType: ErrorType, message: Bilingual, lang: DtLang, extras: FailExtras = {}): Envelope {
+  return { success: false, error: message.en, error_type: errorType, user_message: pick(message, lang), ...extras };
+}
+
+/** A success envelope: `{success:true, ...body}`. */
+export function dtOk(body: Record<string, unknown>): Envelope {
+  return { success: true, ...body };
+}
+
+/**
+ * The envelope for an empty or unusable `org_id` (R-DT-12, R-ORG-04): `error_type: config`,
+ * `non_retriable: true`; no schema is ever derived from a pseudo org.
+ */
+export function emptyOrgEnvelope(lang: DtLang): Envelope {
+  return dtFail(
+    'config',
+    {
+      zh: '当前线路没有配置组织（org_id 为空），不能使用数据表。请联系管理员为该角色配置 org_id。',
+      en: 'org_id is empty (or has no letters or digits): data tables need an organisation; configure org_id for this role',
+    },
+    lang,
+    { non_retriable: true },
+  );
+}
+
+/**
+ * A recoverable `need_param` failure for one missing or invalid parameter.
+ * @param param the payload key (e.g. `table_name`, `fields`).
+ */
+export function needParam(param: string, message: Bilingual, lang: DtLang, extras: FailExtras = {}): Envelope {
+  return dtFail('recoverable', message, lang, { need_param: param, ...extras });
+}
+
+/**
+ * Map a database error to an envelope by SQLSTATE (R-DT-100), never by message text.
+ * No `code` means the statement never reached the database (parameter encoding): recoverable.
+ * Class 23 (constraint), 22 (data), 42 (syntax/undefined object) are recoverable; 40/53/57/08
+ * (serialization, resources, cancel, connection) transient; anything else transient too.
+ * @param what a short description of the operation for the message, e.g. `create_table`.
+ */
+export function dbErrorEnvelope(err: unknown, what: string, lang: DtLang): Envelope {
+  const code = typeof (err as { code?: unknown })?.code === 'string' ? ((err as { code: string }).code) : undefined;
+  const detail = err instanceof Error ? err.message : String(err);
+  if (code === undefined) {
+    return dtFail('recoverable', { zh: `${what} 失败：参数无法编码（${detail}）`, en: `${what} failed before reaching the database: ${detail}` }, lang);
+  }
+  const cls = code.slice(0, 2);
+  if (code === '23505') {
+    return dtFail('recoverable', { zh: `${what} 失败：违反唯一约束（重复值）`, en: `${what} failed: unique violation (SQLSTATE 23505): ${detail}` }, lang, { sqlstate: code });
+  }
+  if (code === '23502') {
+    return dtFail('recoverable', { zh: `${what} 失败：必填列为空`, en: `${what} failed: not-null violation (SQLSTATE 23502): ${detail}` }, lang, { sqlstate: code });
+  }
+  if (cls === '23' || cls === '22' || cls === '42') {
+    return dtFail('recoverable', { zh: `${what} 失败（SQLSTATE ${code}）：${detail}`, en: `${what} failed (SQLSTATE ${code}): ${detail}` }, lang, { sqlstate: code });
+  }
+  return dtFail('transient', { zh: `${what} 暂时失败，请稍后重试（SQLSTATE ${code}）`, en: `${what} failed (SQLSTATE ${code}), retry later: ${detail}` }, lang, { sqlstate: code });
+}
+
+/** The SQLSTATE of a driver error, or undefined (R-DT-100). */
+export function sqlState(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

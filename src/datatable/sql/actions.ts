@@ -1,0 +1,16 @@
+/**
+ * The SQL channel's two datatable actions for the dispatcher (spec 000 §7.3; R-DT-42/43):
+ * `sql_query` and `sql_execute`, payload `{sql}` (`sql_execute` also reads `confirm_token`
+ * for a protected DELETE, R-DT-88). Thin adapters over execute.ts.
+ */
+import type { ActionHandler } from '../types.ts';
+import { runSqlExecute, runSqlQuery } from './execute.ts';
+
+/** `sql_query` — payload `{sql}` → `{rows, row_count, sql}` (R-DT-42). */
+export const sqlQueryAction: ActionHandler = (env, payload) => runSqlQuery(env, payload.sql);
+
+/**
+ * `sql_execute` — payload `{sql, confirm_token?}` → `{affected, rows?, created?, table_id?}`
+ * (R-DT-43, R-DT-86), or the confirmation envelope of a protected DELETE (R-DT-87).
+ */
+export const sqlExecuteAction: ActionHandler = (env, payload) => runSqlExecute(env, payload.sql, { confirmToken: payload.confirm_token });

@@ -1,0 +1,192 @@
+/**
+ * Batch writes behind insert_batch, insert_from_file and insert with a `data` array (spec 000
+ * §7.4, §7.8; R-DT-34/35, R-DT-98, R-DT-103, D-10): validation in the application
+ * (record-validator.ts), chunking (each chunk its own short transaction, several in flight,
+ * ids pre-allocated in input order), `verified_total`. The per-chunk SQL — one set-wise
+ * INSERT, the unique-conflict retry and the split down to one SAVEPOINT per row — is
+ * batch-insert.ts.
+ */
+import type { Tx } from '../store/db.ts';
+import { dbRowError, insertPart, type BatchCounts, type PartOptions, type RowError, type ValidRow } from './batch-insert.ts';
+import type { OwnerScope } from './permissions.ts';
+import type { DtLang } from './results.ts';
+import { ownerSql, SqlParams, tableRef } from './rows.ts';
+import { compileValidator, type RecordValidator } from './record-validator.ts';
+import type { DtEnv, TableMeta } from './types.ts';
+
+export type { BatchCounts, RowError, ValidRow } from './batch-insert.ts';
+
+/** Rows per set-wise INSERT statement (and per transaction). */
+export const CHUNK_ROWS = 5000;
+
+/** Tuning knobs of {@link importRecords} (defaults: {@link CHUNK_ROWS}, {@link INSERT_CONCURRENCY}); the bench varies them. */
+export const BATCH_TUNING = { chunkRows: CHUNK_ROWS, concurrency: 3 };
+
+/** Most records of insert_batch / upsert / a `data` array (R-DT-62, D-10). */
+export const BATCH_MAX = 100;
+
+/**
+ * Validate `records` for insertion (R-DT-59, R-DT-66..75): each must be an object; the owner
+ * fields are stamped first when `owner` is set (R-DT-18, a forged value is overwritten);
+ * unknown keys dropped; required fields checked. `rowBase` numbers the rows (default 1).
+ */
+export function validateRows(
+  table: TableMeta,
+  records: readonly unknown[],
+  owner: OwnerScope | null,
+  lang: DtLang,
+  rowBase = 1,
+  validator: RecordValidator = compileValidator(table, lang),
+): { valid: ValidRow[]; errors: RowError[] } {
+  const valid: ValidRow[] = [];
+  const errors: RowError[] = [];
+  for (let i = 0; i < records.length; i++) {
+    let rec = records[i];
+    if (owner && rec && typeof rec === 'object' && !Array.isArray(rec)) {
+      rec = { ...(rec as Record<string, unknown>) };
+      for (const f of owner.fields) (rec as Record<string, unknown>)[f] = owner.empNo;
+    }
+    const c = validator.validate(rec, 'insert');
+    if (c.errors.length > 0) {
+      for (const e of c.errors) {
+        const entry: RowError = { row: rowBase + i, error: e.error };
+        if (e.field) entry.field = e.field;
+        if (e.value !== undefined) entry.value = e.value;
+        errors.push(entry);
+      }
+      continue;
+    }
+    valid.push({ row: rowBase + i, values: c.values });
+  }
+  return { valid, errors };
+}
+
+/**
+ * True when the table has a UNIQUE constraint or unique index besides its primary key
+ * (R-DT-60: `on_conflict = "skip"` needs one). Read from the catalog: it is the database's
+ * own state, not business metadata.
+ */
+export async function hasUniqueConstraint(tx: Tx | DtEnv['q'], table: Pick<TableMeta, 'schema' | 'title'>): Promise<boolean> {
+  const { rows } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_index i
+       JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace s ON s.oid = c.relnamespace
+      WHERE s.nspname = $1 AND c.relname = $2 AND i.indisunique AND NOT i.indisprimary`,
+    [table.schema, table.title],
+  );
+  return (rows[0]?.n ?? 0) > 0;
+}
+
+/** Chunk transactions in flight at once (ids are pre-allocated, so input order is kept). */
+export const INSERT_CONCURRENCY = BATCH_TUNING.concurrency;
+
+/** The `id` sequence of a table, or null (then ids are not pre-allocated and chunks run one by one). */
+async function idSequence(env: DtEnv, table: TableMeta): Promise<string | null> {
+  try {
+    const { rows } = await env.q.query<{ s: string | null }>("SELECT pg_get_serial_sequence($1, 'id') AS s", [tableRef(table)]);
+    return rows[0]?.s ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function allocateIds(env: DtEnv, seq: string, n: number): Promise<string[]> {
+  const { rows } = await env.q.query<{ id: string }>('SELECT nextval($1::regclass)::text AS id FROM generate_series(1, $2::int) ORDER BY 1', [seq, n]);
+  return rows.map((r) => r.id).sort((a, b) => (a.length - b.length) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Validate and insert `records` (R-DT-34/35, R-DT-98): chunks of {@link CHUNK_ROWS}; each
+ * chunk is validated in the application (owner stamped when `owner` is set, R-DT-18) while the
+ * database inserts earlier chunks, gets ids pre-allocated from the table's sequence in input
+ * order, and is inserted in its own short transaction holding one set-wise INSERT in a
+ * SAVEPOINT — up to {@link INSERT_CONCURRENCY} chunk transactions at once. A failing chunk is
+ * split in halves until the failing rows are isolated, each in its own SAVEPOINT (R-DT-99:
+ * the transaction stays usable), so one bad row never fails the batch. With `skip`
+ * (`on_conflict=skip`) conflicting rows count as skipped.
+ * A failure outside any row (connection lost, commit failed) ends the run: the valid rows of
+ * the chunks not committed are reported as failed with that error; committed chunks stay.
+ * @returns counts where `failed`/`errors` cover validation and database failures, `errors`
+ *   sorted by row.
+ */
+export async function importRecords(
+  env: DtEnv,
+  table: TableMeta,
+  records: readonly unknown[],
+  owner: OwnerScope | null,
+  opts: { skip: boolean },
+): Promise<BatchCounts> {
+  const lang = env.caller.lang;
+  const validator = compileValidator(table, lang);
+  const out: BatchCounts = { inserted: 0, skipped: 0, failed: 0, errors: [] };
+  const seq = records.length > BATCH_TUNING.chunkRows ? await idSequence(env, table) : null;
+  const concurrency = seq ? BATCH_TUNING.concurrency : 1;
+  const part: PartOptions = { skip: opts.skip, returning: false };
+  part.adaptive = () => {
+    part.returning = true;
+  };
+  const inflight: Promise<void>[] = [];
+  let broken: unknown;
+  const failAll = (rows: readonly ValidRow[], err: unknown) => {
+    for (const row of rows) {
+      out.failed++;
+      out.errors.push(dbRowError(row.row, err, lang));
+    }
+  };
+  const insert = async (chunk: ValidRow[]): Promise<void> => {
+    if (broken !== undefined) return failAll(chunk, broken);
+    try {
+      const r = await env.tx(async (tx) => {
+        const c: BatchCounts = { inserted: 0, skipped: 0, failed: 0, errors: [] };
+        await insertPart(tx, table, chunk, part, c, lang);
+        return c;
+      });
+      out.inserted += r.inserted;
+      out.skipped += r.skipped;
+      out.failed += r.failed;
+      out.errors.push(...r.errors);
+    } catch (err) {
+      broken ??= err;
+      failAll(chunk, err);
+    }
+  };
+  for (let start = 0; start < records.length; start += BATCH_TUNING.chunkRows) {
+    const { valid, errors } = validateRows(table, records.slice(start, start + BATCH_TUNING.chunkRows), owner, lang, start + 1, validator);
+    out.errors.push(...errors);
+    out.failed += new Set(errors.map((e) => e.row)).size;
+    while (inflight.length >= concurrency) await inflight.shift();
+    if (valid.length === 0) continue;
+    if (broken !== undefined) {
+      failAll(valid, broken);
+      continue;
+    }
+    if (seq) {
+      try {
+        const ids = await allocateIds(env, seq, valid.length);
+        valid.forEach((r, i) => (r.id = ids[i]));
+      } catch (err) {
+        broken ??= err;
+        failAll(valid, err);
+        continue;
+      }
+    }
+    inflight.push(insert(valid));
+  }
+  await Promise.all(inflight);
+  out.errors.sort((x, y) => x.row - y.row);
+  return out;
+}
+
+/**
+ * `verified_total` (R-DT-22, R-DT-103): the table's row count as the operator may see it
+ * (own scope applied), read after the write; null when the count itself fails.
+ */
+export async function verifiedTotal(env: DtEnv, table: TableMeta, owner: OwnerScope | null): Promise<number | null> {
+  const p = new SqlParams();
+  const where = ownerSql(owner, p);
+  try {
+    const { rows } = await env.q.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${tableRef(table)} WHERE ${where}`, p.values);
+    return Number(rows[0]?.n ?? 0);
+  } catch {
+    return null;
+  }
+}
