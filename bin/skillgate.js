@@ -4,5 +4,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
+const { installProcessGuards } = await import('../src/cli/process-guards.ts');
+installProcessGuards();
 const { main } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv);

@@ -11,6 +11,8 @@ import { skillWallSec } from '../config/walls.ts';
 import type { Logger } from '../log/logger.ts';
 import { processArtifacts } from '../envelope/artifacts/index.ts';
 import { normalizeEnvelope, isFailure } from '../envelope/normalize.ts';
+import { jsonSafeOutcome } from '../envelope/json-safe.ts';
+import { secretScrubber } from './child-env.ts';
 import { offloadIfLarge } from '../envelope/offload.ts';
 import type { Envelope, RawOutcome } from '../envelope/types.ts';
 import type { Registry } from '../registry/discover.ts';
@@ -254,7 +256,9 @@ export async function runSkill(services: SkillServices, req: RunSkillRequest): P
 
   const before = await snapshotWorkspace(workspaceDir);
   services.log.info({ skill: prepared.skill.name, exec: prepared.skill.execType, line: req.line, wall_sec: wallSec }, 'skill call started');
-  const outcome = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill });
+  const raw = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill });
+  const secretValues = prepared.secretParams.map((p) => prepared.config[p]).filter((v): v is string => typeof v === 'string' && v !== '');
+  const outcome = jsonSafeOutcome(raw, prepared.skill.name, secretScrubber(secretValues));
   let envelope = normalizeEnvelope(outcome, { skill: prepared.skill.name, lang });
 
   envelope = await processArtifacts(envelope, {

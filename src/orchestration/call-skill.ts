@@ -20,6 +20,7 @@
  * - The callee's wall is its own, capped by what is left of the caller's (R-ASYNC-09).
  */
 import { normalizeEnvelope } from '../envelope/normalize.ts';
+import { jsonSafeOutcome } from '../envelope/json-safe.ts';
 import { callSkillChildContext } from '../runtime/context.ts';
 import type { CallSkill, CallSkillOptions, RuntimeContext } from '../runtime/types.ts';
 import { normalizeFileParams } from '../executor/file-params.ts';
@@ -142,7 +143,11 @@ export function makeCallSkill(services: SkillServices, site: CallSite): CallSkil
         },
       );
       const abort = parent.abort_signal instanceof AbortSignal ? parent.abort_signal : undefined;
-      const outcome = await executePrepared(services, prepared, child, { wallSec, abortSignal: abort, callSkill: childCall });
+      const outcome = jsonSafeOutcome(
+        await executePrepared(services, prepared, child, { wallSec, abortSignal: abort, callSkill: childCall }),
+        prepared.skill.name,
+        (t) => t,
+      );
       if (outcome.kind === 'failed') return failure(prepared.skill.name, outcome.error);
       return normalizeEnvelope(outcome, { skill: prepared.skill.name, lang: site.lang });
     } catch (err) {

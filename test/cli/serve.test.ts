@@ -151,6 +151,33 @@ describe('skillgate skill run (CONTRACTS.md §2)', () => {
     expect(JSON.parse(failed.stdout)).toMatchObject({ success: false, need_param: 'note', artifacts: [] });
   });
 
+  it('a careless handler: BigInt and cycles are made JSON-safe, its console.log stays off stdout, a floating rejection does not crash', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'sg-run-'));
+    const dir = new URL('../fixtures/pipeline/misbehaves', import.meta.url).pathname;
+    const a = await runCli(['skill', 'run', dir, '--input', '{"mode":"bigint_cycle"}'], { cwd });
+    expect(a.code, a.stderr).toBe(0);
+    expect(JSON.parse(a.stdout)).toMatchObject({ success: true, n: '10', self: '[circular]' });
+    const b = await runCli(['skill', 'run', dir, '--input', '{"mode":"console"}'], { cwd });
+    expect(JSON.parse(b.stdout)).toMatchObject({ success: true });
+    expect(b.stderr).toContain('stdout log from a handler');
+    const c = await runCli(['skill', 'run', dir, '--input', '{"mode":"floating"}'], { cwd });
+    expect(c.code, c.stderr).toBe(0);
+    expect(JSON.parse(c.stdout)).toMatchObject({ success: true, survived: true });
+  });
+
+  it('R-CFG-10: a stored secret echoed in a handler error is redacted in the envelope', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'sg-run-'));
+    const dir = new URL('../fixtures/pipeline/misbehaves', import.meta.url).pathname;
+    const set = await runCli(['config', 'set', 'misbehaves', 'api_token', '--secret'], { cwd, input: 'LEAKME-12345\n' });
+    expect(set.code, set.stderr).toBe(0);
+    const run = await runCli(['skill', 'run', dir, '--input', '{"mode":"leak"}'], { cwd });
+    expect(run.code).toBe(0);
+    const env = JSON.parse(run.stdout);
+    expect(env.success).toBe(false);
+    expect(env.error).toContain('[redacted]');
+    expect(run.stdout).not.toContain('LEAKME-12345');
+  });
+
   it('bad --input JSON is refused with exit 1 and nothing on stdout', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'sg-run-'));
     const run = await runCli(['skill', 'run', FIXTURE, '--input', '{not json'], { cwd });

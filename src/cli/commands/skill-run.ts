@@ -54,7 +54,13 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
     const settings = loadSettings();
     return { settings, config: loadConfigFile(settings.configPath, settings) };
   });
-  const envelope = await withCliDb<Envelope>(settings, {
+  // stdout carries exactly one JSON document (CONTRACTS.md §1): while the skill runs in this
+  // process, whatever it writes to stdout (console.log in a handler) goes to stderr.
+  const stdoutWrite = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  let envelope: Envelope;
+  try {
+    envelope = await withCliDb<Envelope>(settings, {
     direct: async (db) => {
       const registry = await discoverSkills(settings.skillRoots);
       const services = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log() };
@@ -67,6 +73,9 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
     },
     viaServer: (call) => call<Envelope>('POST', '/api/local/skill/run', opts),
   });
+  } finally {
+    process.stdout.write = stdoutWrite;
+  }
   printJson(io, envelope);
   return EXIT_OK;
 }
