@@ -17,7 +17,7 @@ import { aggregate, query } from './read.ts';
 import { dbErrorEnvelope, dtFail, emptyOrgEnvelope } from './results.ts';
 import type { RowHandler } from './rows.ts';
 import { SQL_HANDLERS } from './sql-actions.ts';
-import { STRUCTURE_HANDLERS, STRUCTURE_TABLE_HANDLERS } from './structure.ts';
+import { schemaCollisionEnvelope, STRUCTURE_HANDLERS, STRUCTURE_TABLE_HANDLERS } from './structure.ts';
 import type { ActionHandler, DatatableAction, DtCaller, DtEnv, DtSettings } from './types.ts';
 import { DATATABLE_ACTIONS } from './types.ts';
 import { upsert } from './upsert.ts';
@@ -144,6 +144,8 @@ export async function runDatatable(input: unknown, ctx: Record<string, unknown> 
   if (opts.settings) env.settings = opts.settings;
   const action: DatatableAction = norm.action;
   try {
+    const collision = await schemaCollisionEnvelope(env, orgSchemaName(caller.orgId));
+    if (collision) return withNote(collision, note);
     const global = GLOBAL_HANDLERS[action];
     if (global) return withNote(await global(env, norm.payload), note);
     const handler = TABLE_HANDLERS[action]!;

@@ -9,7 +9,8 @@
  * (the spec's arrays, as envelope normalisation would wrap them); create_table → `{id, title}`
  * (+ `already_exists: true`); delete_table → `result: true` (+ `backup_file`).
  */
-import type { ActionHandler, FieldMeta } from './types.ts';
+import type { ActionHandler, DtEnv, FieldMeta } from './types.ts';
+import type { Envelope } from '../envelope/types.ts';
 import { fieldView, normalizeFieldDef } from './fields.ts';
 import { deleteTableMeta, findTableByTitle, listTables, registerTable, schemaCollisions, tableSummary, TableExistsError } from './metadata.ts';
 import { describeIdentifierProblem, identifierProblem, orgSchemaName, OrgSchemaError, qualified, quoteIdent } from './naming.ts';
@@ -90,18 +91,8 @@ export const createTableAction: ActionHandler = async (env, payload) => {
   if (errors.length > 0) {
     return needParam('fields', { zh: `字段定义有误：${errors.join('；')}`, en: `invalid field definitions: ${errors.join('; ')}` }, lang, { errors });
   }
-  const others = await schemaCollisions(env.q, schema, env.caller.orgId);
-  if (others.length > 0) {
-    return dtFail(
-      'config',
-      {
-        zh: `组织 ${env.caller.orgId} 与组织 ${others.join('、')} 归一化后是同一个数据 schema（${schema}），已拒绝建表。请联系管理员调整 org_id`,
-        en: `org_id "${env.caller.orgId}" normalises to schema ${schema}, already used by org ${others.join(', ')}; refused (A-31)`,
-      },
-      lang,
-      { non_retriable: true },
-    );
-  }
+  const collision = await schemaCollisionEnvelope(env, schema);
+  if (collision) return collision;
   try {
     const created = await env.tx(async (tx) => {
       await lockSchema(tx, schema);
@@ -179,3 +170,23 @@ export const STRUCTURE_TABLE_HANDLERS = {
   delete_field: deleteField,
   delete_table: deleteTableAction,
 } as const satisfies Record<string, TableHandler>;
+
+/**
+ * A-31: two org ids that normalise to one schema would share data. When another org already
+ * owns tables in `schema`, every datatable action of this org is refused (config,
+ * non_retriable); null when the schema is this org's alone.
+ */
+export async function schemaCollisionEnvelope(env: DtEnv, schema: string): Promise<Envelope | null> {
+  const others = await schemaCollisions(env.q, schema, env.caller.orgId);
+  if (others.length === 0) return null;
+  const lang = env.caller.lang;
+  return dtFail(
+    'config',
+    {
+      zh: `组织 ${env.caller.orgId} 与另一个组织归一化后是同一个数据 schema（${schema}），已拒绝。请联系管理员调整 org_id`,
+      en: `org_id "${env.caller.orgId}" normalises to schema ${schema}, which another organisation already uses; refused (A-31)`,
+    },
+    lang,
+    { non_retriable: true },
+  );
+}

@@ -37,6 +37,24 @@ describeEachEngine('datatable dispatcher', (db) => {
     await migrate(db());
   });
 
+  it('A-31, R-DT-06: an org whose id normalises to another org\'s schema is refused for every action, the SQL channel too', async () => {
+    const made = await runDatatable({ action: 'create_table', table_name: '机密', fields: [{ title: 'v', uidt: '文本' }] }, ctx({ org_id: 'x_y' }));
+    expect(made.success).toBe(true);
+    await runDatatable({ action: 'insert', table_name: '机密', data: { v: 'secret of x_y' } }, ctx({ org_id: 'x_y' }));
+    for (const input of [
+      { action: 'sql_query', sql: 'select * from "机密"' },
+      { action: 'sql_execute', sql: 'delete from "机密" where id = 1' },
+      { action: 'list_tables' },
+      { action: 'query', table_name: '机密' },
+    ]) {
+      const r = await runDatatable(input, ctx({ org_id: 'xy' }));
+      expect(r, JSON.stringify(input)).toMatchObject({ success: false, error_type: 'config', non_retriable: true });
+      expect(JSON.stringify(r)).not.toContain('secret of x_y');
+    }
+    const own = await runDatatable({ action: 'query', table_name: '机密' }, ctx({ org_id: 'x_y' }));
+    expect(JSON.stringify(own)).toContain('secret of x_y');
+  });
+
   it('R-DT-96: sessions are opened only through db_factory', async () => {
     opened = 0;
     const r = await runDatatable({ action: 'create_table', payload: { table_name: '记录', fields: [{ title: '内容', uidt: '文本' }] } }, ctx());
