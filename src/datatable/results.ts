@@ -3,6 +3,7 @@
  * failures are returned, never thrown, as `{success:false, error, error_type, user_message,
  * need_param?, non_retriable?}`; successes carry `success:true` plus the action's own shape.
  */
+import { AMBIGUOUS_URL_FIELDS, EXPLICIT_URL_FIELDS } from '../envelope/artifacts/url-scan.ts';
 import type { Envelope, ErrorType } from '../envelope/types.ts';
 
 /** Language of user-facing texts (zh-CN default). */
@@ -96,4 +97,28 @@ export function dbErrorEnvelope(err: unknown, what: string, lang: DtLang): Envel
 export function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Keys a skill result uses to steer the platform (envelope, display, confirmation, artifacts,
+ * URLs to download). A table field may carry any of these names; its value must never act as
+ * one, so a written record is spread at the top level without them (and always kept whole
+ * under `record`).
+ */
+const RESERVED_RESULT_KEYS: ReadonlySet<string> = new Set([
+  'success', 'ok', 'error', 'error_type', 'non_retriable', 'need_param', 'redirect', 'action_note', 'user_message',
+  'display_md', 'display_only', 'need_confirm', 'confirm_token', 'executed', 'offloaded', 'partial', 'record',
+  'artifacts', 'artifact_errors', 'filename', 'local_path', 'media', 'images', 'videos', 'files', 'audios',
+  ...EXPLICIT_URL_FIELDS, ...AMBIGUOUS_URL_FIELDS, 'download_url', 'abs_url',
+]);
+
+/**
+ * The success envelope of a single written record (insert / update: "the complete record
+ * after writing", R-DT-33, R-DT-37): `record` holds every field; the fields are also at the
+ * top level except those named like a result key ({@link RESERVED_RESULT_KEYS}).
+ */
+export function recordEnvelope(record: Record<string, unknown>): Envelope {
+  const top: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) if (!RESERVED_RESULT_KEYS.has(k)) top[k] = v;
+  return { ...top, success: true, record };
 }

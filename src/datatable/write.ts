@@ -8,7 +8,7 @@
 import type { Envelope } from '../envelope/types.ts';
 import { quoteIdent } from './naming.ts';
 import { guardOwnerPatch, ownFilter, type OwnerScope } from './permissions.ts';
-import { dbErrorEnvelope, dtFail, type DtLang } from './results.ts';
+import { dbErrorEnvelope, dtFail, recordEnvelope, type DtLang } from './results.ts';
 import { applyMapping, checkMappingDefaults, readImportRecords, resolveImportPath } from './import-file.ts';
 import { joinNotes, ownerSql, rowOut, scopedWhere, selectList, SqlParams, tableRef, type RowHandler } from './rows.ts';
 import { coerceRecord, type FieldError } from './values.ts';
@@ -113,7 +113,7 @@ export const insert: RowHandler = async (env, payload, call) => {
   const note = c.dropped.length ? `ignored unknown fields: ${c.dropped.join(', ')}` : undefined;
   try {
     const { rows } = await env.tx((tx) => tx.query(sql, p.values));
-    return withNote({ ...rowOut(table, rows[0]!), success: true }, note);
+    return withNote(recordEnvelope(rowOut(table, rows[0]!)), note);
   } catch (err) {
     return withNote(dbErrorEnvelope(err, 'insert', lang), note);
   }
@@ -214,7 +214,7 @@ export const update: RowHandler = async (env, payload, { table, access }) => {
     if (rows.length === 0) {
       return withNote(dtFail('recoverable', { zh: `找不到 id 为 ${id.id} 的记录。`, en: `no row with id ${id.id}` }, lang, { need_param: 'row_id', not_found: true }), patch.note);
     }
-    return withNote({ ...rowOut(table, rows[0]!), success: true }, patch.note);
+    return withNote(recordEnvelope(rowOut(table, rows[0]!)), patch.note);
   } catch (err) {
     return withNote(dbErrorEnvelope(err, 'update', lang), patch.note);
   }

@@ -98,3 +98,32 @@ describeEachEngine('datatable dispatcher', (db) => {
     expect(w).toMatchObject({ success: false, error_type: 'config', non_retriable: true });
   });
 });
+
+describeEachEngine('datatable: field names never steer the result', (db) => {
+  beforeAll(async () => {
+    await migrate(db());
+  });
+
+  it('R-DT-33, R-DT-37: a written record named like result keys is kept under `record` only', async () => {
+    const ctx = {
+      org_id: 'steer',
+      role_id: 'default',
+      team_role: 'owner',
+      session_id: 's',
+      workspace_dir: '/tmp',
+      db_factory: <T>(fn: (tx: Tx) => Promise<T>) => db().transaction(fn),
+    };
+    const made = await runDatatable(
+      { action: 'create_table', table_name: '怪字段', fields: [{ title: 'display_md', uidt: '文本' }, { title: 'error_type', uidt: '文本' }, { title: 'files', uidt: 'JSON' }, { title: '名称', uidt: '文本' }] },
+      ctx,
+    );
+    expect(made.success).toBe(true);
+    const r = await runDatatable({ action: 'insert', table_name: '怪字段', data: { display_md: 'see attached', error_type: 'config', files: ['x.txt'], 名称: 'a' } }, ctx);
+    expect(r.success).toBe(true);
+    expect(r.display_md).toBeUndefined();
+    expect(r.error_type).toBeUndefined();
+    expect(r.files).toBeUndefined();
+    expect(r.名称).toBe('a');
+    expect(r.record).toMatchObject({ display_md: 'see attached', error_type: 'config', 名称: 'a' });
+  });
+});

@@ -78,7 +78,7 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
     expect(String(env.error)).toContain('note');
   });
 
-  it('R-CFG-02/R-CFG-06: stored parameters reach the four places; a secret param is injected, never model-filled', async () => {
+  it('R-CFG-02, R-CFG-06, R-CFG-10: stored parameters reach the four places; a secret param is injected, never model-filled', async () => {
     const saved = await setSkillConfig(h.services.db, h.services.secretKey, {
       roleId: 'default',
       skill: 'ctx_echo',
@@ -91,7 +91,11 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
     await setSkillConfig(h.services.db, h.services.secretKey, { roleId: 'default', skill: 'ctx_echo', key: 'region', value: 'cn', via: 'operator', logger: h.services.log });
     const env = await h.run('ctx_echo', { input: { note: 'n', api_token: 'MODEL-FILLED' } });
     const input = env.input as Record<string, unknown>;
-    expect(input.api_token).toBe('tok-secret-123');
+    // The handler received the stored secret (not the model's value); the envelope shows it
+    // redacted, since results reach the model (R-CFG-10).
+    expect(input.api_token).toBe('[redacted]');
+    expect(JSON.stringify(env)).not.toContain('MODEL-FILLED');
+    expect(JSON.stringify(env)).not.toContain('tok-secret-123');
     const values = env.values as Record<string, Record<string, unknown> | unknown>;
     expect((values.skill_configs as Record<string, Record<string, unknown>>).ctx_echo!.region).toBe('cn');
     expect((values.skill_configs as Record<string, unknown>).region).toBe('cn');
