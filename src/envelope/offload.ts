@@ -136,7 +136,10 @@ export async function offloadIfLarge(envelope: Envelope, opts: OffloadOptions): 
   const limit = opts.limit ?? OFFLOAD_LIMIT;
   const readType = opts.readType ?? READ_TYPE_SKILLS.has(opts.skill);
   if (readType || isFailure(envelope)) return envelope;
-  if (serializedSize(envelope) <= limit) return envelope;
+  // The skill's own result is measured (R-OFF-01): without the platform's `artifacts` /
+  // `artifact_errors` additions, so a 12 000-point result stays inline whatever was attached.
+  const { artifacts: _artifacts, artifact_errors: _errors, ...own } = envelope;
+  if (serializedSize(own) <= limit) return envelope;
 
   const safeSkill = opts.skill.replace(/[^A-Za-z0-9_-]/g, '_') || 'skill';
   const dir = path.join(opts.workspaceDir, OFFLOAD_DIR);

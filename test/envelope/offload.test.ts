@@ -25,6 +25,14 @@ function sized(points: number, ch: string, extra: Envelope = {}): Envelope {
 }
 
 describe('offloadIfLarge (R-OFF-01..05, A-17, A-18)', () => {
+  it('R-OFF-01: the platform\'s artifacts list is not counted — a 12000-point result with artifacts stays inline', async () => {
+    const own = sized(12000, 'x');
+    const withArtifacts: Envelope = { ...own, artifacts: [{ filename: 'a.png', local_path: '/w/a.png', media: 'image' }] };
+    expect(await offloadIfLarge(withArtifacts, { skill: 'demo', workspaceDir: ws, clock })).toBe(withArtifacts);
+    const bigger: Envelope = { ...sized(12001, 'x'), artifacts: [] };
+    expect((await offloadIfLarge(bigger, { skill: 'demo', workspaceDir: ws, clock })).offloaded).toBe(true);
+  });
+
   it('R-OFF-01, A-17: exactly 12000 code points of Chinese text stays inline; 12001 is offloaded', async () => {
     const inline = sized(12000, '中');
     expect(await offloadIfLarge(inline, { skill: 'demo', workspaceDir: ws, clock })).toBe(inline);
