@@ -199,14 +199,7 @@ export async function redeemConfirmToken(q: Queryable, token: string, binding: C
 }
 
 /** A stored token as the gateway's confirm flow reads it (no secret in it). */
-export interface PendingConfirmation {
-  orgId: string;
-  roleId: string;
-  sessionId: string;
-  actorKey: string;
-  skill: string;
-  action: string;
-  table: string;
+export interface PendingConfirmation extends Omit<ConfirmBinding, 'params'> {
   call: unknown;
   summary: string;
   expiresAt: Date;

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectNewFiles, processArtifacts, snapshotWorkspace } from '../../src/envelope/artifacts/index.ts';
-import { parseMediaPathLine } from '../../src/envelope/artifacts/media.ts';
+import { mediaPathLine } from '../../src/executor/stdout.ts';
 import { captureLogger, removeDir, tempDir } from './helpers.ts';
 
 let ws: string;
@@ -150,13 +150,13 @@ describe('media path lines (A-06)', () => {
   it('A-06: an existing absolute or workspace-relative path with a known extension becomes {local_path, media}', async () => {
     await writeFile(path.join(ws, 'plot.png'), 'x');
     await writeFile(path.join(ws, 'notes.weirdext'), 'x');
-    expect(await parseMediaPathLine(`${path.join(ws, 'plot.png')}\n`, ws)).toEqual({
+    expect(mediaPathLine(`${path.join(ws, 'plot.png')}\n`, { workspaceDir: ws })).toEqual({
       local_path: path.join(ws, 'plot.png'),
       media: 'image',
     });
-    expect(await parseMediaPathLine('plot.png', ws)).toEqual({ local_path: path.join(ws, 'plot.png'), media: 'image' });
-    expect(await parseMediaPathLine('missing.png', ws)).toBeNull();
-    expect(await parseMediaPathLine('notes.weirdext', ws)).toBeNull();
-    expect(await parseMediaPathLine('done: 3 rows', ws)).toBeNull();
+    expect(mediaPathLine('plot.png', { workspaceDir: ws })).toEqual({ local_path: path.join(ws, 'plot.png'), media: 'image' });
+    expect(mediaPathLine('missing.png', { workspaceDir: ws })).toBeNull();
+    expect(mediaPathLine('notes.weirdext', { workspaceDir: ws })).toBeNull();
+    expect(mediaPathLine('done: 3 rows', { workspaceDir: ws })).toBeNull();
   });
 });

@@ -21,7 +21,7 @@ export { snapshotWorkspace, collectNewFiles, EXCLUDED_EXTENSIONS } from './colle
 export { declaredArtifacts, listDeclarations } from './declared.ts';
 export { materializeUrls, MAX_DOWNLOAD_BYTES, MAX_PROBES, isPageOrJson } from './url-fetch.ts';
 export { parseFetchAllow, compileFetchPolicy, isBlockedAddress } from './net-guard.ts';
-export { inferMedia, parseMediaPathLine } from './media.ts';
+export { inferMedia } from './media.ts';
 export type { ArtifactError, ArtifactOrigin, FoundArtifact, Snapshot } from './model.ts';
 
 /** What {@link ProcessArtifactsOptions.register} receives for each artifact. */
