@@ -32,7 +32,9 @@ function withDatabase(url: string, name: string): string {
 export async function serverDatabaseUrl(suffix = '', fresh = false): Promise<string> {
   if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
   const base = new URL(TEST_DATABASE_URL).pathname.replace(/^\//, '') || 'test';
-  const name = `${base}_w${workerId()}${suffix}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  // TEST_DB_PREFIX keeps two suites run side by side on one server apart (development only).
+  const prefix = process.env.TEST_DB_PREFIX ? `${process.env.TEST_DB_PREFIX}_` : '';
+  const name = `${base}_${prefix}w${workerId()}${suffix}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
   try {

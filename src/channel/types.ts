@@ -1,0 +1,224 @@
+/**
+ * The adapter contract (DESIGN.md `src/channel/`): the typed values that cross the boundary
+ * between a channel adapter and the core. Adapters know nothing of skills; the core knows no
+ * platform API.
+ *
+ * Field names follow the normalized shape of `shared/fixtures/expected.json` (`dedupe_key`,
+ * `raw_input`, `display_input`, `input_without_bot_mention`, `platform_ref`, `addressed_to_bot`)
+ * so the contract kit compares an adapter's output to the fixtures key by key.
+ *
+ * Every inbound value is plain JSON: the inbox stores it before the platform is acknowledged
+ * and a restarted gateway processes it from the stored copy (so attachment bytes are fetched
+ * later through {@link ChannelAdapter.fetchAttachment}, never carried as a function).
+ */
+
+/** The channels the gateway knows (CONTRACTS.md §9, §11). */
+export type ChannelName = 'web' | 'web_admin' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 'dingtalk' | (string & {});
+
+/** direct = one-to-one; group = several people; channel = broadcast/forum channel. */
+export type ChatType = 'direct' | 'group' | 'channel';
+
+/** Attachment kinds, the same four as the session store (spec 000 §4.7, A-10). */
+export type AttachmentKind = 'image' | 'file' | 'audio' | 'video';
+
+/** One inbound attachment, as the platform described it. */
+export interface InboundAttachment {
+  type: AttachmentKind;
+  /** The file name exactly as the user sent it (Unicode kept), or null when the platform gives none. */
+  filename: string | null;
+  /** MIME type from the platform, or null. */
+  mime_type?: string | null;
+  /** Size in bytes when the platform says it, else null/absent. */
+  size?: number | null;
+  /**
+   * What the adapter needs to fetch the bytes later (Telegram `{file_id}`, Feishu
+   * `{message_id, file_key, resource_type}`, web `{upload_id}`); opaque to the core, plain JSON.
+   */
+  platform_ref: Record<string, unknown>;
+}
+
+/** The sender. */
+export interface InboundActor {
+  /** The primary platform id (Telegram user id, Feishu open_id, web contact key …). */
+  id: string;
+  /** Every platform id the event carries (`{open_id, union_id, user_id}`), when several. */
+  ids?: Record<string, string>;
+  /** The channel nickname ("" when the platform gives none and no lookup succeeded). */
+  display_name: string;
+  username?: string | null;
+  is_bot?: boolean;
+}
+
+/** A pressed button (callback query, card action, web `confirm.response`). */
+export interface InboundCallback {
+  /** The platform's callback id, answered by the adapter (Telegram `answerCallbackQuery`). */
+  id?: string | null;
+  /** `confirm` | `cancel` | another action id. */
+  action: string;
+  /** The confirm token the button carried. */
+  token?: string | null;
+  /** The raw button payload. */
+  data?: string | null;
+}
+
+/**
+ * One normalized inbound event (a message, an edit, or a button press).
+ * Source: `shared/fixtures/INDEX.md` field meanings; spec 000 §4.2 (`raw_input` verbatim).
+ */
+export interface InboundMessage {
+  channel: ChannelName;
+  /** The account (bot) that received it; the `.env` one is `default` (CONTRACTS.md §11). */
+  account: string;
+  /**
+   * Unique per channel + account; a redelivery carries the same key (Telegram
+   * `telegram:update:<update_id>`, Feishu `feishu:event:<event_id>`, web `web:<client_msg_id>`).
+   */
+  dedupe_key: string;
+  kind: 'message' | 'edit' | 'callback';
+  /** The platform message id (our reply targets it), or null for callbacks without one. */
+  message_id: string | null;
+  chat: { id: string; type: ChatType; thread_id?: string | null };
+  /** Verbatim platform text (R-CTX-04); "" when none; null for a callback. */
+  raw_input: string | null;
+  /** `raw_input` with mention placeholders resolved to `@name`. */
+  display_input?: string | null;
+  /** `display_input` without the bot mention, trimmed: what the planner reads. */
+  input_without_bot_mention?: string | null;
+  attachments: InboundAttachment[];
+  actor: InboundActor;
+  mentioned_bot: boolean;
+  /** Should the bot answer at all (direct chat, mention, reply to the bot, callback). */
+  addressed_to_bot: boolean;
+  reply_to: { message_id: string; author_is_bot?: boolean } | null;
+  callback?: InboundCallback | null;
+  /** ISO-8601 time the platform stamped, else when the adapter received it. */
+  received_at?: string;
+  /** The client's language when the platform tells it (`zh-CN` default). */
+  lang?: 'zh-CN' | 'en';
+}
+
+/** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */
+export type DisplayCapability = 'rich' | 'text';
+
+/** Unit of {@link AdapterCapabilities.max_length}. */
+export type LengthUnit = 'utf16' | 'bytes' | 'chars';
+
+/** What an adapter can do; the core composes replies from this alone. */
+export interface AdapterCapabilities {
+  display: DisplayCapability;
+  /** Inline buttons (confirmation requests become buttons, else a 「确认」 text prompt). */
+  buttons: boolean;
+  /** Longest text of one message, in `length_unit`; longer replies are split by the core. */
+  max_length: number;
+  length_unit: LengthUnit;
+  /** A typing indicator exists (`sendChatAction`); the web shows a 「处理中…」 status instead. */
+  typing: boolean;
+  /** Images/files/audio/video can be sent. */
+  media: boolean;
+}
+
+/** One media item of a reply: a file on the gateway's disk. */
+export interface OutboundMedia {
+  kind: AttachmentKind;
+  /** Absolute path of the file (an artifact of the session workspace). */
+  path: string;
+  filename: string;
+  mime_type?: string | null;
+  size?: number | null;
+  /** The session attachment id, served as `GET /files/<id>` (web). */
+  file_id?: string | null;
+  caption?: string | null;
+}
+
+/** A confirmation request (CONTRACTS.md §10): buttons where the channel has them. */
+export interface OutboundConfirm {
+  /** The confirm token (the button payload; Telegram callback_data ≤ 64 bytes). */
+  token: string;
+  /** What the user is asked, markdown. */
+  prompt_md: string;
+  options: { id: 'confirm' | 'cancel'; label: string; style?: 'danger' | 'primary' | 'secondary' }[];
+  /** ISO-8601 expiry. */
+  expires_at: string;
+}
+
+/**
+ * One outbound message as the core composed it. `format: 'markdown'` text is rendered by the
+ * adapter into its dialect (rich channels); `plain` is sent as is (text-only channels, or
+ * notices). The core has already applied the display rules and split to `max_length`.
+ */
+export interface OutboundMessage {
+  /** `reply` (a turn's answer), `notice` (a platform message: refusal, help, error), `progress`. */
+  kind: 'reply' | 'notice' | 'progress';
+  text: string;
+  format: 'markdown' | 'plain';
+  media?: OutboundMedia[];
+  confirm?: OutboundConfirm | null;
+  /** Platform message id this answers (only the first chunk of a split reply carries it). */
+  reply_to?: string | null;
+  /** The web frame's `display_md` (rich channels keep the block apart from the text). */
+  display_md?: string | null;
+  /** True on the last message of a turn (web `final`). */
+  final?: boolean;
+}
+
+/** Where an outbound message goes. */
+export interface OutboundTarget {
+  channel: ChannelName;
+  account: string;
+  chat_id: string;
+  thread_id?: string | null;
+  /** The chat type, when known (some platforms send differently to groups). */
+  chat_type?: ChatType;
+}
+
+/** The outcome of one send (the outbox decides from this whether and when to retry). */
+export type SendResult =
+  | { ok: true; message_ids: string[] }
+  | {
+      ok: false;
+      /** False for permanent failures (bad token, chat not found, message too long). */
+      retryable: boolean;
+      /** The platform's advised wait in ms (`retry_after`, `Retry-After`, reset header). */
+      retry_after_ms?: number | null;
+      /** The platform's own error text, recorded and logged. */
+      error: string;
+      code?: string | number | null;
+    };
+
+/** Bytes of a fetched attachment. */
+export interface FetchedAttachment {
+  data: Buffer;
+  /** When the platform reports a better name/MIME than the event did. */
+  filename?: string | null;
+  mime_type?: string | null;
+}
+
+/** What an adapter may do with the core (given to {@link ChannelAdapter.start}). */
+export interface AdapterHost {
+  /**
+   * Hand an inbound event to the core. Resolves once it is stored (acknowledge the platform
+   * only then): `accepted` (new), `duplicate` (a redelivery, dropped), `ignored` (not for us).
+   * @throws when it could not be stored (answer the platform with a retryable error).
+   */
+  receive(msg: InboundMessage): Promise<'accepted' | 'duplicate' | 'ignored'>;
+}
+
+/**
+ * A channel adapter: one instance per channel account.
+ * Errors: `send` never throws for a platform failure — it returns `{ok:false}` with
+ * `retryable` set; it may throw only on programming errors.
+ */
+export interface ChannelAdapter {
+  readonly channel: ChannelName;
+  readonly account: string;
+  readonly capabilities: AdapterCapabilities;
+  /** Begin receiving (webhook routes are mounted separately; polling/ws adapters connect here). */
+  start?(host: AdapterHost): Promise<void>;
+  stop?(): Promise<void>;
+  /** Deliver one message. */
+  send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult>;
+  /** Fetch an inbound attachment's bytes from its `platform_ref`. @throws when unavailable. */
+  fetchAttachment?(att: InboundAttachment, msg: InboundMessage): Promise<FetchedAttachment>;
+  /** Show that work is under way (typing indicator); best effort, never throws. */
+  typing?(target: OutboundTarget): Promise<void>;
+}

@@ -1,0 +1,64 @@
+/**
+ * The planner interface (DESIGN.md `src/turn/`): a planner turns one message into tool calls
+ * and, optionally, its own reply text. The command planner (offline, no model) and the model
+ * planner (OpenAI-compatible tool calling) both implement it; the turn runs whichever the
+ * role uses and composes the reply from what it returns.
+ */
+import type { Envelope } from '../envelope/types.ts';
+import type { ModelTool } from '../registry/types.ts';
+
+/** One tool call a planner made and what the skill answered. */
+export interface ToolInvocation {
+  /** The tool name as the model sees it (`skill` or `skill__sub`). */
+  tool: string;
+  args: Record<string, unknown>;
+  /** The final envelope (normalised, artifacts registered, offloaded when large). */
+  envelope: Envelope;
+}
+
+/** A material the user can refer to (`img_1`, `file_2`, …; spec 000 §4.7, A-10). */
+export interface MaterialRef {
+  ref: string;
+  type: 'image' | 'video' | 'audio' | 'file';
+  filename: string;
+}
+
+/** What a planner gets for one turn. */
+export interface PlannerTurn {
+  /** The text addressed to the bot (mention removed, trimmed). */
+  text: string;
+  /** The verbatim platform text (R-CTX-04). */
+  raw_input: string;
+  lang: 'zh-CN' | 'en';
+  /** The role's tool list exactly as a model sees it (CONTRACTS.md §4). */
+  tools: ModelTool[];
+  /** This session's materials: this turn's uploads, earlier uploads, earlier artifacts. */
+  materials: MaterialRef[];
+  /**
+   * Run one tool through the whole pipeline (validation, context, wall, envelope, artifacts).
+   * Never throws for a skill failure (that is an envelope with `success:false`).
+   */
+  invoke(tool: string, args: Record<string, unknown>): Promise<Envelope>;
+  /** Set when the user pressed stop; a planner stops calling tools and returns what it has. */
+  signal: AbortSignal;
+  /** Report progress to the user (「处理中…」 status, updated). Best effort. */
+  progress(note: string): void;
+}
+
+/** What a planner returns. */
+export interface PlannerResult {
+  /** The planner's own reply body, markdown ("" when the tool results speak for themselves). */
+  text: string;
+  invocations: ToolInvocation[];
+  /**
+   * True when `text` already paraphrases every `display_md` (a model did it); the reply
+   * composer then does not add a plain rendering on text-only channels (CONTRACTS.md §9).
+   */
+  paraphrased?: boolean;
+}
+
+/** A planner. `handle` never throws for a skill failure; it may throw on infrastructure errors. */
+export interface Planner {
+  readonly name: string;
+  handle(turn: PlannerTurn): Promise<PlannerResult>;
+}
