@@ -221,4 +221,9 @@ export interface ChannelAdapter {
   fetchAttachment?(att: InboundAttachment, msg: InboundMessage): Promise<FetchedAttachment>;
   /** Show that work is under way (typing indicator); best effort, never throws. */
   typing?(target: OutboundTarget): Promise<void>;
+  /**
+   * Show or update a transient status line (web 「处理中…」 with a skill's progress note;
+   * `null` clears it). Not persisted, not retried; best effort, never throws.
+   */
+  progress?(target: OutboundTarget, note: string | null): Promise<void>;
 }
