@@ -55,6 +55,9 @@ export interface Settings {
 /** The repository's built-in skills folder. */
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));
 
+/** The example skills, one per exec type (issue 5 §12), a second built-in root. */
+export const EXAMPLE_SKILLS_DIR = fileURLToPath(new URL('../../skills/examples/', import.meta.url));
+
 const CHANNEL_VARS: Record<Exclude<ChannelName, 'web'>, string[]> = {
   telegram: ['TELEGRAM_BOT_TOKEN'],
   feishu: ['FEISHU_APP_ID', 'FEISHU_APP_SECRET'],
@@ -117,7 +120,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
   if (publicUrl && !/^https?:\/\//.test(publicUrl)) {
     throw new ConfigError('SKILLGATE_PUBLIC_URL must start with http:// or https://', 'SKILLGATE_PUBLIC_URL');
   }
-  const skillRoots: SkillRootSetting[] = [{ dir: BUILTIN_SKILLS_DIR, source: 'builtin' }];
+  const skillRoots: SkillRootSetting[] = [
+    { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
+    { dir: EXAMPLE_SKILLS_DIR, source: 'builtin' },
+  ];
   for (const dir of (env.SKILLGATE_SKILL_DIRS ?? '').split(':')) {
     if (dir.trim() !== '') skillRoots.push({ dir: resolve(cwd, dir.trim()), source: 'shared' });
   }

@@ -25,14 +25,15 @@ describe('settings from the environment (CONTRACTS.md §11)', () => {
     expect(s.orgId).toBe('demo');
     expect(s.roleId).toBe('default');
     expect(s.channels).toEqual(['web']);
-    expect(s.skillRoots).toHaveLength(1);
-    expect(s.skillRoots[0]!.source).toBe('builtin');
+    expect(s.skillRoots).toHaveLength(2);
+    expect(s.skillRoots.map((r) => r.source)).toEqual(['builtin', 'builtin']);
     expect(s.skillRoots[0]!.dir).toMatch(/skills\/?$/);
+    expect(s.skillRoots[1]!.dir).toMatch(/skills\/examples\/?$/);
   });
 
-  it('SKILLGATE_SKILL_DIRS adds roots after the built-in one, in order, empty entries ignored', () => {
+  it('SKILLGATE_SKILL_DIRS adds roots after the built-in ones, in order, empty entries ignored', () => {
     const s = loadSettings({ SKILLGATE_SKILL_DIRS: 'a::/abs/b:' }, cwd);
-    expect(s.skillRoots.map((r) => r.dir).slice(1)).toEqual(['/srv/sg/a', '/abs/b']);
+    expect(s.skillRoots.map((r) => r.dir).slice(2)).toEqual(['/srv/sg/a', '/abs/b']);
   });
 
   it('a channel is on only when all its variables are present', () => {

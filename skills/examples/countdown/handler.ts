@@ -1,0 +1,32 @@
+/**
+ * Example in-process skill: a slow task that honours the user's stop (issue 5 §8; R-WALL-05).
+ * It waits one second at a time and checks `abort_signal`; when stopped it returns what was
+ * done so far instead of failing.
+ */
+function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}
+
+export async function execute(input_data: { seconds?: number }, runtime_context: { abort_signal?: AbortSignal | null }): Promise<Record<string, unknown>> {
+  const total = Math.max(1, Math.min(600, Math.floor(Number(input_data.seconds) || 1)));
+  const signal = runtime_context.abort_signal ?? null;
+  let done = 0;
+  while (done < total && !signal?.aborted) {
+    await sleep(1000, signal);
+    if (!signal?.aborted) done++;
+  }
+  const stopped = done < total;
+  return {
+    seconds: total,
+    completed: done,
+    stopped,
+    message: stopped ? `stopped after ${done} of ${total} seconds` : `counted ${total} seconds`,
+    user_message: stopped ? `已停止：完成了 ${done}/${total} 秒。` : `倒计时 ${total} 秒完成。`,
+  };
+}

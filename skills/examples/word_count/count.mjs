@@ -1,0 +1,17 @@
+// Example NODE subprocess skill: reads SKILL_INPUT, prints one JSON line on stdout.
+const input = JSON.parse(process.env.SKILL_INPUT || '{}');
+const text = typeof input.text === 'string' ? input.text : '';
+const han = (text.match(/\p{Script=Han}/gu) || []).length;
+const words = (text.replace(/\p{Script=Han}/gu, ' ').match(/[\p{L}\p{N}]+/gu) || []).length;
+const lines = text === '' ? 0 : text.split(/\r?\n/).length;
+const chars = [...text].length;
+console.error(`word_count: ${chars} characters`);
+process.stdout.write(
+  JSON.stringify({
+    characters: chars,
+    han_characters: han,
+    words: words + han,
+    lines,
+    display_md: `| 字符 | 汉字 | 词（汉字按字计） | 行 |\n|---|---|---|---|\n| ${chars} | ${han} | ${words + han} | ${lines} |`,
+  }) + '\n',
+);
