@@ -21,6 +21,10 @@ export interface AppDeps {
   localToken: string;
   /** Skill execution for the local admin API (`skill run` while serve runs). */
   skills?: { services: SkillServices; config: ConfigFile; defaultRoleId: string };
+  /** Prometheus registry served at `GET /metrics` (issue 5 §11). */
+  metrics?: { registry: { contentType: string; metrics(): Promise<string> } };
+  /** Channel routes (web chat page, uploads, files, webhooks), mounted before the fallback page. */
+  routers?: express.Router[];
 }
 
 /** Build the express app. */
@@ -41,6 +45,16 @@ export function createApp(deps: AppDeps): Express {
       res.status(503).json({ status: 'unavailable', database: deps.db.engine });
     }
   });
+
+  app.get('/metrics', async (_req, res) => {
+    if (!deps.metrics) {
+      res.status(404).end();
+      return;
+    }
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+
+  for (const r of deps.routers ?? []) app.use(r);
 
   app.get('/', (_req, res) => {
     res
