@@ -1,0 +1,220 @@
+/**
+ * The inbox worker (issue 5: durable inbound). `receive` stores an event before the adapter
+ * acknowledges the platform; workers take due events from the table and run the turn handler,
+ * per chat strictly in receive order and one at a time, different chats in parallel.
+ *
+ * Cross-process safety comes from the table alone: the dedup key is a UNIQUE constraint, a
+ * worker takes an event with `FOR UPDATE SKIP LOCKED` and holds a lease (renewed while the
+ * handler runs), and only the head of a chat's unfinished events can be taken. Wake-ups are
+ * NOTIFY `skillgate_inbox` (in-process on the embedded engine) with a poll as the fallback.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { InboundMessage } from '../channel/types.ts';
+import type { Db } from '../store/db.ts';
+import { backoffMs } from '../outbox/backoff.ts';
+import { claimEvents, countBacklog, insertEvent, markDone, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxStartOptions, InboxStopOptions } from './types.ts';
+
+/** The NOTIFY channel that wakes inbox workers. */
+export const INBOX_CHANNEL = 'skillgate_inbox';
+
+/** Longest retry delay after a handler throw, ms. */
+const MAX_RETRY_MS = 60_000;
+
+/**
+ * The chat key of an inbound message: `<channel>:<account>:<chat.id>[:<thread_id>]` — the unit
+ * of ordering in the inbox and the outbox (same format as the turn's session key).
+ */
+export function chatKey(msg: Pick<InboundMessage, 'channel' | 'account' | 'chat'>): string {
+  const base = `${msg.channel}:${msg.account}:${msg.chat.id}`;
+  return msg.chat.thread_id ? `${base}:${msg.chat.thread_id}` : base;
+}
+
+/** A default worker name, unique per inbox instance. */
+export function defaultInstanceId(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+function errorText(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.slice(0, 2000);
+}
+
+/**
+ * Create the inbox of one gateway process over `db` (migration 0006 applied).
+ * Nothing runs until {@link Inbox.start}; `receive` works without it.
+ */
+export function createInbox(db: Db, opts: InboxOptions): Inbox {
+  const log = opts.log;
+  const owner = opts.instanceId ?? defaultInstanceId();
+  const leaseMs = opts.leaseMs ?? 120_000;
+  const pollMs = opts.pollMs ?? 1000;
+  const maxAttempts = Math.max(1, opts.maxAttempts ?? 5);
+  const retryBaseMs = opts.retryBaseMs ?? 1000;
+  const now = opts.clock ?? Date.now;
+  const random = opts.random ?? Math.random;
+
+  let handler: InboxHandler | undefined;
+  let concurrency = 4;
+  let running = false;
+  let pumping = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+  /** Running handlers by event id, with their lease renewal timers. */
+  const inflight = new Map<string, { done: Promise<void>; renew: NodeJS.Timeout }>();
+
+  const schedulePoll = (): void => {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => wake(), pollMs);
+    timer.unref();
+  };
+
+  /** Take as many due events as there are free slots; re-run when woken meanwhile. */
+  async function pump(): Promise<void> {
+    if (!running) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        while (running) {
+          const free = concurrency - inflight.size;
+          if (free <= 0) break;
+          const rows = await claimEvents(db, owner, now(), leaseMs, free);
+          if (!running) {
+            await releaseEvents(db, rows.map((r) => r.id), owner);
+            break;
+          }
+          for (const row of rows) run(row);
+          if (rows.length < free) break;
+        }
+      } while (again && running);
+    } catch (err) {
+      log.warn({ err: errorText(err) }, 'inbox: taking due events failed; retrying at the next poll');
+    } finally {
+      pumping = false;
+      schedulePoll();
+    }
+  }
+
+  function wake(): void {
+    void pump();
+  }
+
+  function run(row: ClaimedRow): void {
+    const renew = setInterval(() => {
+      renewLease(db, row.id, owner, now() + leaseMs)
+        .then((ours) => {
+          if (!ours) log.warn({ event_id: row.id, chat_key: row.chat_key }, 'inbox: lease lost while the handler runs');
+        })
+        .catch((err: unknown) => log.warn({ event_id: row.id, err: errorText(err) }, 'inbox: lease renewal failed'));
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+    renew.unref();
+    const done = execute(row).finally(() => {
+      clearInterval(renew);
+      inflight.delete(row.id);
+      wake();
+    });
+    inflight.set(row.id, { done, renew });
+  }
+
+  async function execute(row: ClaimedRow): Promise<void> {
+    const ctx = { event_id: row.id, chat_key: row.chat_key, attempts: row.attempts };
+    try {
+      if (row.attempts > maxAttempts) {
+        // Taken again after its runs kept ending without a result (a crash or a lost lease each time).
+        const error = `abandoned: ${row.attempts - 1} runs ended without a result`;
+        await markFailed(db, row.id, owner, error, now(), null);
+        log.error(ctx, 'inbox: event failed for good (no run finished)');
+        return;
+      }
+      const event: InboxEvent = {
+        id: row.id,
+        message: row.payload,
+        chat_key: row.chat_key,
+        attempts: row.attempts,
+        received_at: row.received_at,
+      };
+      try {
+        await handler!(event);
+      } catch (err) {
+        const last = row.attempts >= maxAttempts;
+        const retryAt = last ? null : now() + backoffMs(row.attempts, retryBaseMs, MAX_RETRY_MS, random);
+        const ours = await markFailed(db, row.id, owner, errorText(err), now(), retryAt);
+        if (last) log.error({ ...ctx, err }, 'inbox: handler failed; event failed for good');
+        else log.warn({ ...ctx, err, retry_at: new Date(retryAt!).toISOString() }, 'inbox: handler failed; will retry');
+        if (!ours) log.warn(ctx, 'inbox: lease was lost before the failure was recorded');
+        return;
+      }
+      if (!(await markDone(db, row.id, owner, now()))) {
+        log.warn(ctx, 'inbox: lease was lost before the event was marked done');
+      }
+    } catch (err) {
+      // The database failed while recording: the lease expires and the event is taken again.
+      log.error({ ...ctx, err: errorText(err) }, 'inbox: recording the result failed');
+    }
+  }
+
+  return {
+    async receive(msg) {
+      const id = await insertEvent(db, msg, chatKey(msg), now());
+      if (id === null) return 'duplicate';
+      // The row is committed: wake this process now and other replicas through NOTIFY
+      // (in-process on the embedded engine, where it reaches other inboxes of this Db).
+      if (running) queueMicrotask(wake);
+      await db.notify(INBOX_CHANNEL, id).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: notify failed'));
+      return 'accepted';
+    },
+
+    start(h, startOpts: InboxStartOptions = {}) {
+      if (running) throw new Error('inbox already started');
+      handler = h;
+      concurrency = Math.max(1, startOpts.concurrency ?? 4);
+      running = true;
+      db.listen(INBOX_CHANNEL, () => wake())
+        .then((off) => {
+          if (!running) return void off();
+          unlisten = off;
+          wake(); // rows committed before LISTEN took effect sent no notification we saw
+        })
+        .catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: LISTEN failed; polling only'));
+      wake();
+    },
+
+    async stop(stopOpts: InboxStopOptions = {}) {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      const off = unlisten;
+      unlisten = undefined;
+      await off?.().catch(() => undefined);
+      // Let a pump still in its claim query finish (it gives back what it took).
+      while (pumping) await new Promise((r) => setImmediate(r));
+      const all = Promise.allSettled([...inflight.values()].map((f) => f.done));
+      if (stopOpts.graceMs === undefined) {
+        await all;
+      } else {
+        let t: NodeJS.Timeout | undefined;
+        const finished = await Promise.race([
+          all.then(() => true),
+          new Promise<boolean>((r) => (t = setTimeout(() => r(false), stopOpts.graceMs))),
+        ]);
+        clearTimeout(t);
+        if (!finished) {
+          for (const [id, f] of inflight) {
+            clearInterval(f.renew);
+            log.warn({ event_id: id }, 'inbox: stopped while a handler still runs; the event resumes once its lease expires');
+          }
+        }
+      }
+    },
+
+    backlog: () => countBacklog(db),
+  };
+}

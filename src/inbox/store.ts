@@ -1,0 +1,121 @@
+/**
+ * SQL of the inbox (table `skillgate.inbox_events`, migration 0006). Each function is one
+ * statement, so nothing holds a transaction while a handler runs (the embedded engine has one
+ * session). Times are ms from the inbox clock, stored as timestamptz.
+ */
+import type { InboundMessage } from '../channel/types.ts';
+import type { Queryable } from '../store/db.ts';
+
+/** A row taken by a worker. */
+export interface ClaimedRow {
+  id: string;
+  payload: InboundMessage;
+  chat_key: string;
+  attempts: number;
+  received_at: Date;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * Insert the event unless its (channel, account, dedupe_key) exists.
+ * @returns the new id, or null for a duplicate
+ */
+export async function insertEvent(q: Queryable, msg: InboundMessage, chatKey: string, nowMs: number): Promise<string | null> {
+  const { rows } = await q.query<{ id: string }>(
+    `INSERT INTO skillgate.inbox_events
+       (channel, account, dedupe_key, chat_key, payload, received_at, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $6::timestamptz)
+     ON CONFLICT (channel, account, dedupe_key) DO NOTHING
+     RETURNING id::text AS id`,
+    [msg.channel, msg.account, msg.dedupe_key, chatKey, JSON.stringify(msg), iso(nowMs)],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * Take up to `limit` due events for `owner`: only the head (lowest id) of each chat's
+ * unfinished events, when it is `received` and due, or `processing` with an expired lease (a
+ * stopped or crashed worker). One UPDATE over a `FOR UPDATE SKIP LOCKED` selection, so two
+ * workers never take the same row; `attempts` counts the run.
+ */
+export async function claimEvents(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRow[]> {
+  const { rows } = await q.query<ClaimedRow>(
+    `UPDATE skillgate.inbox_events e
+        SET status = 'processing', lease_owner = $1, lease_until = $3::timestamptz,
+            attempts = e.attempts + 1
+      WHERE e.id IN (
+        SELECT h.id FROM skillgate.inbox_events h
+         WHERE h.status IN ('received', 'processing')
+           AND ((h.status = 'received' AND h.next_attempt_at <= $2::timestamptz)
+             OR (h.status = 'processing' AND h.lease_until <= $2::timestamptz))
+           AND NOT EXISTS (
+             SELECT 1 FROM skillgate.inbox_events p
+              WHERE p.chat_key = h.chat_key AND p.id < h.id
+                AND p.status IN ('received', 'processing'))
+         ORDER BY h.id
+         LIMIT $4
+         FOR UPDATE OF h SKIP LOCKED)
+        AND (e.status = 'received' OR e.lease_until <= $2::timestamptz)
+      RETURNING e.id::text AS id, e.payload, e.chat_key, e.attempts, e.received_at`,
+    [owner, iso(nowMs), iso(nowMs + leaseMs), limit],
+  );
+  return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+}
+
+/** Extend the lease of a running event. @returns false when the lease is no longer ours */
+export async function renewLease(q: Queryable, id: string, owner: string, untilMs: number): Promise<boolean> {
+  const res = await q.query(
+    `UPDATE skillgate.inbox_events SET lease_until = $3::timestamptz
+      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'processing'`,
+    [id, owner, iso(untilMs)],
+  );
+  return res.rowCount > 0;
+}
+
+/** Record a finished run. @returns false when the lease was no longer ours (nothing changed) */
+export async function markDone(q: Queryable, id: string, owner: string, nowMs: number): Promise<boolean> {
+  const res = await q.query(
+    `UPDATE skillgate.inbox_events
+        SET status = 'done', processed_at = $3::timestamptz, lease_owner = NULL, lease_until = NULL, error = NULL
+      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'processing'`,
+    [id, owner, iso(nowMs)],
+  );
+  return res.rowCount > 0;
+}
+
+/**
+ * Record a failed run: back to `received`, due at `retryAtMs`, or `failed` for good when
+ * `retryAtMs` is null. @returns false when the lease was no longer ours
+ */
+export async function markFailed(q: Queryable, id: string, owner: string, error: string, nowMs: number, retryAtMs: number | null): Promise<boolean> {
+  const res = await q.query(
+    `UPDATE skillgate.inbox_events
+        SET status = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'received' END,
+            next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
+            processed_at = CASE WHEN $4::timestamptz IS NULL THEN $5::timestamptz ELSE NULL END,
+            error = $3, lease_owner = NULL, lease_until = NULL
+      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'processing'`,
+    [id, owner, error, retryAtMs === null ? null : iso(retryAtMs), iso(nowMs)],
+  );
+  return res.rowCount > 0;
+}
+
+/** Give back events taken but not started (a worker stopping mid-claim): as if never taken. */
+export async function releaseEvents(q: Queryable, ids: string[], owner: string): Promise<void> {
+  if (ids.length === 0) return;
+  await q.query(
+    `UPDATE skillgate.inbox_events
+        SET status = 'received', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+      WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'processing'`,
+    [ids, owner],
+  );
+}
+
+/** Events not finished yet (`received` or `processing`). */
+export async function countBacklog(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM skillgate.inbox_events WHERE status IN ('received', 'processing')`,
+  );
+  return rows[0]?.n ?? 0;
+}

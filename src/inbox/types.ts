@@ -1,0 +1,80 @@
+/**
+ * Public shapes of the inbox (issue 5: "persist every inbound event with a unique dedup key
+ * before acknowledging, process asynchronously, resume unprocessed events after a restart").
+ */
+import type { InboundMessage } from '../channel/types.ts';
+import type { Logger } from '../log/logger.ts';
+
+/** One stored inbound event, as handed to the handler. */
+export interface InboxEvent {
+  /** The row id (bigint as a decimal string). */
+  id: string;
+  /** The InboundMessage exactly as {@link Inbox.receive} got it. */
+  message: InboundMessage;
+  /** `<channel>:<account>:<chat id>[:<thread id>]` (see `chatKey`). */
+  chat_key: string;
+  /** Runs of this event started so far, this one included (1 on the first run). */
+  attempts: number;
+  /** When the inbox stored it (the inbox clock). */
+  received_at: Date;
+}
+
+/** Handles one event; a throw is retried with backoff, then recorded as `failed`. */
+export type InboxHandler = (event: InboxEvent) => Promise<void>;
+
+/** Options of `createInbox`. */
+export interface InboxOptions {
+  log: Logger;
+  /** Names this worker in `lease_owner` (default `<host>:<pid>:<random>`, unique per inbox). */
+  instanceId?: string;
+  /** How long a taken event stays reserved without renewal, ms (default 120000); renewed every third of it while the handler runs. */
+  leaseMs?: number;
+  /** Poll for due events this often when nothing wakes the worker, ms (default 1000). */
+  pollMs?: number;
+  /** Runs of one event before it is recorded `failed` (default 5). */
+  maxAttempts?: number;
+  /** First retry delay after a handler throw, ms (default 1000; doubles, capped at 60000). */
+  retryBaseMs?: number;
+  /** Wall clock, ms since the epoch (default Date.now); every stored time comes from it. */
+  clock?: () => number;
+  /** Jitter source in [0,1) (default Math.random). */
+  random?: () => number;
+}
+
+/** Options of {@link Inbox.start}. */
+export interface InboxStartOptions {
+  /** Events of different chats handled at once (default 4). */
+  concurrency?: number;
+}
+
+/** Options of {@link Inbox.stop}. */
+export interface InboxStopOptions {
+  /**
+   * Wait at most this long for running handlers, ms (default: until they finish). Handlers
+   * still running then are abandoned: their leases are no longer renewed, so once a lease
+   * expires another worker (or this gateway after a restart) takes the event again.
+   */
+  graceMs?: number;
+}
+
+/** The durable inbound queue of one gateway process. */
+export interface Inbox {
+  /**
+   * Store `msg` (one INSERT … ON CONFLICT DO NOTHING: atomic, also across processes).
+   * @returns `accepted` when new, `duplicate` when (channel, account, dedupe_key) was stored before
+   * @throws the database error when it could not be stored (the adapter then answers the platform
+   *   with a retryable error so it redelivers)
+   */
+  receive(msg: InboundMessage): Promise<'accepted' | 'duplicate'>;
+  /**
+   * Start the workers: due events are taken (per chat strictly in receive order, one at a time;
+   * different chats in parallel up to `concurrency`) and passed to `handler`. Events left by a
+   * stopped or crashed process are resumed once their lease expired.
+   * @throws Error when already started
+   */
+  start(handler: InboxHandler, opts?: InboxStartOptions): void;
+  /** Stop taking events and wait for running handlers (see {@link InboxStopOptions}). */
+  stop(opts?: InboxStopOptions): Promise<void>;
+  /** Unfinished events (`received` or `processing`), for the backlog gauge. */
+  backlog(): Promise<number>;
+}

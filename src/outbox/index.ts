@@ -1,0 +1,6 @@
+/** The outbox: durable outbound delivery with retries, per-chat order and rate limits (issue 5). */
+export { createOutbox, OUTBOX_CHANNEL, systemClock } from './outbox.ts';
+export { backoffMs, retryAt } from './backoff.ts';
+export { DEFAULT_RATE_LIMITS, RateLimiter, TokenBucket, type RateLimit } from './rate-limit.ts';
+export { targetChatKey } from './store.ts';
+export type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord, OutboxStatus, OutboxStatusInfo } from './types.ts';

@@ -1,0 +1,261 @@
+/**
+ * The outbox (issue 5: durable outbound). `enqueue` stores messages (inside the caller's
+ * transaction when given one); the delivery loop takes the due head message of each chat,
+ * waits for the channel's rate limit, sends it through the channel adapter and records the
+ * outcome: `sent`, `queued` again with a retry time that honours the platform's `retry_after`,
+ * or `failed` with the platform's error.
+ *
+ * Cross-process safety: a message is taken with `FOR UPDATE SKIP LOCKED` and a lease, and only
+ * the head of a chat's unsent messages can be taken, so per-chat order holds across replicas
+ * and two replicas never send one row at the same time. Delivery is at least once: a sender
+ * that dies after the platform accepted a message but before recording it leaves the row to be
+ * sent again once its lease expired.
+ */
+import { EventEmitter } from 'node:events';
+import type { SendResult } from '../channel/types.ts';
+import type { Db, Queryable } from '../store/db.ts';
+import { defaultInstanceId } from '../inbox/inbox.ts';
+import { backoffMs, retryAt } from './backoff.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSent, releaseMessages, selectMessage } from './store.ts';
+import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
+
+/** The NOTIFY channel that wakes outbox delivery loops. */
+export const OUTBOX_CHANNEL = 'skillgate_outbox';
+
+/** The wall clock. */
+export const systemClock: OutboxClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+};
+
+function errorText(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.slice(0, 2000);
+}
+
+function isDb(q: Queryable): q is Db {
+  return typeof (q as Partial<Db>).transaction === 'function';
+}
+
+/**
+ * Create the outbox of one gateway process over `db` (migration 0006 applied). `enqueue`,
+ * `get`, `waitFor` and `deliverDue` work without {@link Outbox.start}.
+ */
+export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
+  const log = opts.log;
+  const clock = opts.clock ?? systemClock;
+  const owner = opts.instanceId ?? defaultInstanceId();
+  const maxAttempts = Math.max(1, opts.maxAttempts ?? 8);
+  const baseDelayMs = opts.baseDelayMs ?? 1000;
+  const maxDelayMs = opts.maxDelayMs ?? 300_000;
+  const pollMs = opts.pollMs ?? 1000;
+  const batchSize = Math.max(1, opts.batchSize ?? 16);
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const random = opts.random ?? Math.random;
+  const limiter = new RateLimiter(opts.rateLimits);
+  const finals = new EventEmitter();
+  finals.setMaxListeners(0);
+
+  let chain: Promise<unknown> = Promise.resolve();
+  let running = false;
+  let stopping = false;
+  let looping = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+
+  function final(row: OutboxRecord, status: 'sent' | 'failed', error?: string, code?: string | null): void {
+    finals.emit('final', row.id, status);
+    try {
+      opts.onStatus?.(row.channel, status, { id: row.id, account: row.account, attempts: row.attempts, error, code });
+    } catch (err) {
+      log.warn({ err: errorText(err) }, 'outbox: status observer threw');
+    }
+  }
+
+  async function fail(row: OutboxRecord, error: string, code: string | null): Promise<void> {
+    const ours = await markAttemptFailed(db, row.id, owner, error, code, null);
+    // The platform's error and code, never the message text (it may carry user data).
+    log.warn(
+      { outbox_id: row.id, channel: row.channel, account: row.account, chat_key: row.chat_key, attempts: row.attempts, error, code, origin: row.origin },
+      'outbox: message failed for good',
+    );
+    if (ours) final(row, 'failed', error, code);
+  }
+
+  async function deliver(row: OutboxRecord): Promise<void> {
+    try {
+      if (row.attempts > maxAttempts) {
+        await fail(row, `abandoned: ${row.attempts - 1} attempts ended without a result`, 'abandoned');
+        return;
+      }
+      const adapter = opts.adapterFor(row.channel, row.account);
+      if (!adapter) {
+        await fail(row, `no adapter for channel ${row.channel} account ${row.account}`, 'no_adapter');
+        return;
+      }
+      const wait = limiter.reserve(row.channel, row.account, clock.now());
+      if (wait > 0) await clock.sleep(wait);
+      let result: SendResult;
+      try {
+        result = await adapter.send(row.target, row.message);
+      } catch (err) {
+        // Adapters return platform failures; a throw is a bug or a network surprise: retry it.
+        result = { ok: false, retryable: true, error: errorText(err), code: 'adapter_threw' };
+      }
+      const now = clock.now();
+      if (result.ok) {
+        if (await markSent(db, row.id, owner, result.message_ids, now)) final(row, 'sent');
+        else log.warn({ outbox_id: row.id, chat_key: row.chat_key }, 'outbox: sent, but the lease was lost before it was recorded');
+        return;
+      }
+      const code = result.code === undefined || result.code === null ? null : String(result.code);
+      const error = String(result.error ?? '').slice(0, 2000);
+      if (!result.retryable || row.attempts >= maxAttempts) {
+        await fail(row, error, code);
+        return;
+      }
+      const at = retryAt(now, backoffMs(row.attempts, baseDelayMs, maxDelayMs, random), result.retry_after_ms);
+      await markAttemptFailed(db, row.id, owner, error, code, at);
+      log.info(
+        { outbox_id: row.id, channel: row.channel, chat_key: row.chat_key, attempts: row.attempts, error, code, retry_at: new Date(at).toISOString() },
+        'outbox: send failed; will retry',
+      );
+    } catch (err) {
+      // The database failed while recording: the lease expires and the row is taken again.
+      log.error({ outbox_id: row.id, err: errorText(err) }, 'outbox: recording a delivery failed');
+    }
+  }
+
+  async function pass(): Promise<number> {
+    const rows = await claimMessages(db, owner, clock.now(), leaseMs, batchSize);
+    if (stopping) {
+      await releaseMessages(db, rows.map((r) => r.id), owner);
+      return 0;
+    }
+    await Promise.all(rows.map((row) => deliver(row)));
+    return rows.length;
+  }
+
+  function deliverDue(): Promise<number> {
+    const run = chain.then(pass, pass);
+    chain = run.catch(() => undefined);
+    return run;
+  }
+
+  const schedulePoll = (): void => {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => wake(), pollMs);
+    timer.unref();
+  };
+
+  async function loop(): Promise<void> {
+    if (!running) return;
+    if (looping) {
+      again = true;
+      return;
+    }
+    looping = true;
+    try {
+      do {
+        again = false;
+        while (running && (await deliverDue()) > 0) {
+          /* keep going while there is due work */
+        }
+      } while (again && running);
+    } catch (err) {
+      log.warn({ err: errorText(err) }, 'outbox: delivery pass failed; retrying at the next poll');
+    } finally {
+      looping = false;
+      schedulePoll();
+    }
+  }
+
+  function wake(): void {
+    void loop();
+  }
+
+  return {
+    async enqueue(q, items: OutboxItem[]) {
+      if (items.length === 0) return [];
+      const now = clock.now();
+      const insertAll = async (tx: Queryable): Promise<string[]> => {
+        const ids: string[] = [];
+        for (const item of items) ids.push(await insertMessage(tx, item, now));
+        // On a server the notification is part of the transaction: delivered on commit only.
+        if (db.engine === 'server') await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, ids[ids.length - 1]]);
+        return ids;
+      };
+      const ids = isDb(q) ? await q.transaction(insertAll) : await insertAll(q);
+      // Embedded: one session, so a pass woken now queues behind the caller's transaction.
+      if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, ids[ids.length - 1]!).catch(() => undefined);
+      else if (isDb(q) && running) queueMicrotask(wake); // committed already; don't wait for the round trip
+      return ids;
+    },
+
+    start() {
+      if (running) throw new Error('outbox already started');
+      running = true;
+      stopping = false;
+      db.listen(OUTBOX_CHANNEL, () => wake())
+        .then((off) => {
+          if (!running) return void off();
+          unlisten = off;
+          wake(); // rows committed before LISTEN took effect sent no notification we saw
+        })
+        .catch((err: unknown) => log.warn({ err: errorText(err) }, 'outbox: LISTEN failed; polling only'));
+      wake();
+    },
+
+    async stop() {
+      running = false;
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      const off = unlisten;
+      unlisten = undefined;
+      await off?.().catch(() => undefined);
+      await chain;
+      stopping = false;
+    },
+
+    deliverDue,
+
+    get: (id) => selectMessage(db, id),
+
+    async waitFor(id, timeoutMs) {
+      const deadline = clock.now() + Math.max(0, timeoutMs);
+      let finished = false;
+      let poke: (() => void) | undefined;
+      const onFinal = (fid: string): void => {
+        if (fid !== id) return;
+        finished = true;
+        poke?.();
+      };
+      finals.on('final', onFinal);
+      try {
+        for (;;) {
+          const rec = await selectMessage(db, id);
+          if (!rec) throw new Error(`no outbox message ${id}`);
+          if (rec.status === 'sent' || rec.status === 'failed') return rec.status;
+          const left = deadline - clock.now();
+          if (left <= 0) return 'queued';
+          if (!finished) {
+            await new Promise<void>((resolve) => {
+              poke = resolve;
+              void clock.sleep(Math.min(left, pollMs)).then(resolve);
+            });
+          }
+          poke = undefined;
+          finished = false;
+        }
+      } finally {
+        finals.off('final', onFinal);
+      }
+    },
+
+    backlog: () => countBacklog(db),
+  };
+}

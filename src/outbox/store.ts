@@ -1,0 +1,132 @@
+/**
+ * SQL of the outbox (table `skillgate.outbox_messages`, migration 0006). One statement per
+ * function; no transaction is held across a send. Times are ms from the outbox clock.
+ */
+import type { OutboundTarget } from '../channel/types.ts';
+import type { Queryable } from '../store/db.ts';
+import type { OutboxItem, OutboxRecord } from './types.ts';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** `<channel>:<account>:<chat_id>[:<thread_id>]`, the same key as the inbox's `chatKey`. */
+export function targetChatKey(t: Pick<OutboundTarget, 'channel' | 'account' | 'chat_id' | 'thread_id'>): string {
+  const base = `${t.channel}:${t.account}:${t.chat_id}`;
+  return t.thread_id ? `${base}:${t.thread_id}` : base;
+}
+
+const COLUMNS = `id::text AS id, idempotency_key, channel, account, chat_key, target, message, status,
+  attempts, next_attempt_at, last_error, error_code, platform_message_ids, origin, created_at, sent_at`;
+
+/**
+ * Insert one message; with an idempotency key already stored, return that row's id instead.
+ * The lookup is a second statement so it sees a row a concurrent transaction committed while
+ * the INSERT waited on it.
+ */
+export async function insertMessage(q: Queryable, item: OutboxItem, nowMs: number): Promise<string> {
+  const t = item.target;
+  const key = item.idempotency_key ?? null;
+  const { rows } = await q.query<{ id: string }>(
+    `INSERT INTO skillgate.outbox_messages
+       (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::timestamptz, $8::timestamptz)
+     ON CONFLICT (idempotency_key) DO NOTHING
+     RETURNING id::text AS id`,
+    [key, t.channel, t.account, targetChatKey(t), JSON.stringify(t), JSON.stringify(item.message), item.origin ? JSON.stringify(item.origin) : null, iso(nowMs)],
+  );
+  if (rows[0]) return rows[0].id;
+  const existing = await q.query<{ id: string }>(
+    'SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1',
+    [key],
+  );
+  if (!existing.rows[0]) throw new Error(`outbox: idempotency key ${JSON.stringify(key)} conflicted but no row was found`);
+  return existing.rows[0].id;
+}
+
+/**
+ * Take up to `limit` due messages for `owner`: the head (lowest id) of each chat's unsent
+ * messages, when `queued` and due, or `sending` with an expired lease (a sender that died).
+ * `FOR UPDATE SKIP LOCKED` + lease: two replicas never send the same row at once.
+ */
+export async function claimMessages(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxRecord[]> {
+  const { rows } = await q.query<OutboxRecord>(
+    `UPDATE skillgate.outbox_messages m
+        SET status = 'sending', lease_owner = $1, lease_until = $3::timestamptz, attempts = m.attempts + 1
+      WHERE m.id IN (
+        SELECT h.id FROM skillgate.outbox_messages h
+         WHERE h.status IN ('queued', 'sending')
+           AND ((h.status = 'queued' AND h.next_attempt_at <= $2::timestamptz)
+             OR (h.status = 'sending' AND h.lease_until <= $2::timestamptz))
+           AND NOT EXISTS (
+             SELECT 1 FROM skillgate.outbox_messages p
+              WHERE p.chat_key = h.chat_key AND p.id < h.id
+                AND p.status IN ('queued', 'sending'))
+         ORDER BY h.id
+         LIMIT $4
+         FOR UPDATE OF h SKIP LOCKED)
+        AND (m.status = 'queued' OR m.lease_until <= $2::timestamptz)
+      RETURNING ${COLUMNS}`,
+    [owner, iso(nowMs), iso(nowMs + leaseMs), limit],
+  );
+  return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+}
+
+/** Record a delivery. @returns false when the lease was no longer ours */
+export async function markSent(q: Queryable, id: string, owner: string, messageIds: string[], nowMs: number): Promise<boolean> {
+  const res = await q.query(
+    `UPDATE skillgate.outbox_messages
+        SET status = 'sent', sent_at = $4::timestamptz, platform_message_ids = $3::jsonb,
+            lease_owner = NULL, lease_until = NULL
+      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`,
+    [id, owner, JSON.stringify(messageIds), iso(nowMs)],
+  );
+  return res.rowCount > 0;
+}
+
+/**
+ * Record a failed attempt with the platform's error: `queued` again, due at `retryAtMs`, or
+ * `failed` for good when `retryAtMs` is null. @returns false when the lease was no longer ours
+ */
+export async function markAttemptFailed(
+  q: Queryable,
+  id: string,
+  owner: string,
+  error: string,
+  code: string | null,
+  retryAtMs: number | null,
+): Promise<boolean> {
+  const res = await q.query(
+    `UPDATE skillgate.outbox_messages
+        SET status = CASE WHEN $5::timestamptz IS NULL THEN 'failed' ELSE 'queued' END,
+            next_attempt_at = COALESCE($5::timestamptz, next_attempt_at),
+            last_error = $3, error_code = $4, lease_owner = NULL, lease_until = NULL
+      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`,
+    [id, owner, error, code, retryAtMs === null ? null : iso(retryAtMs)],
+  );
+  return res.rowCount > 0;
+}
+
+/** Give back messages taken but not sent (a stopping sender): as if never taken. */
+export async function releaseMessages(q: Queryable, ids: string[], owner: string): Promise<void> {
+  if (ids.length === 0) return;
+  await q.query(
+    `UPDATE skillgate.outbox_messages
+        SET status = 'queued', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1
+      WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'sending'`,
+    [ids, owner],
+  );
+}
+
+/** One message by id. */
+export async function selectMessage(q: Queryable, id: string): Promise<OutboxRecord | undefined> {
+  if (!/^\d{1,19}$/.test(id)) return undefined;
+  const { rows } = await q.query<OutboxRecord>(`SELECT ${COLUMNS} FROM skillgate.outbox_messages WHERE id = $1::bigint`, [id]);
+  return rows[0];
+}
+
+/** Messages not yet sent or failed. */
+export async function countBacklog(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM skillgate.outbox_messages WHERE status IN ('queued', 'sending')`,
+  );
+  return rows[0]?.n ?? 0;
+}

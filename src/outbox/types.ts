@@ -1,0 +1,124 @@
+/**
+ * Public shapes of the outbox (issue 5: "every outbound message persisted first, delivered
+ * with retries and exponential backoff that honour the platform's `retry_after`, per-chat
+ * order kept, a per-channel rate limit, permanent failures recorded and logged with the
+ * platform's error"; CONTRACTS.md §10 send_message `sent` / `queued`).
+ */
+import type { ChannelAdapter, OutboundMessage, OutboundTarget } from '../channel/types.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Queryable } from '../store/db.ts';
+import type { RateLimit } from './rate-limit.ts';
+
+/** Row states: queued → sending → sent | failed (back to queued on a retryable failure). */
+export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed';
+
+/** One message to enqueue. */
+export interface OutboxItem {
+  target: OutboundTarget;
+  message: OutboundMessage;
+  /** A repeated enqueue with the same key returns the first row's id and stores nothing. */
+  idempotency_key?: string;
+  /** Where it came from, e.g. `{ inbox_event_id, turn }` (plain JSON). */
+  origin?: Record<string, unknown>;
+}
+
+/** One stored message. */
+export interface OutboxRecord {
+  /** Row id (bigint as a decimal string). */
+  id: string;
+  idempotency_key: string | null;
+  channel: string;
+  account: string;
+  chat_key: string;
+  target: OutboundTarget;
+  message: OutboundMessage;
+  status: OutboxStatus;
+  /** Send attempts started so far. */
+  attempts: number;
+  /** Not sent before this time (retry wait). */
+  next_attempt_at: Date;
+  /** The platform's error text / code of the last failed attempt (kept after success). */
+  last_error: string | null;
+  error_code: string | null;
+  platform_message_ids: string[] | null;
+  origin: Record<string, unknown> | null;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+/** What the outbox tells its observer when a message reaches a final state. */
+export interface OutboxStatusInfo {
+  id: string;
+  account: string;
+  attempts: number;
+  /** The platform's error (failed only). */
+  error?: string;
+  code?: string | null;
+}
+
+/** A clock the outbox reads and sleeps on (tests inject a fake one). */
+export interface OutboxClock {
+  /** ms since the epoch */
+  now(): number;
+  /** resolve after `ms` of this clock */
+  sleep(ms: number): Promise<void>;
+}
+
+/** Options of `createOutbox`. */
+export interface OutboxOptions {
+  log: Logger;
+  /** The adapter of a channel account; undefined = the channel is off (the message fails). */
+  adapterFor: (channel: string, account: string) => ChannelAdapter | undefined;
+  /** Default: the wall clock with setTimeout. */
+  clock?: OutboxClock;
+  /** Names this sender in `lease_owner` (default `<host>:<pid>:<random>`). */
+  instanceId?: string;
+  /** Send attempts of one message before it fails for good (default 8). */
+  maxAttempts?: number;
+  /** First retry delay, ms (default 1000; doubles per attempt with jitter). */
+  baseDelayMs?: number;
+  /** Longest retry delay from backoff, ms (default 300000; a longer platform `retry_after` still wins). */
+  maxDelayMs?: number;
+  /** Per-channel limits overriding `DEFAULT_RATE_LIMITS` (per adapter account, per process). */
+  rateLimits?: Record<string, RateLimit>;
+  /** Look for due messages this often when nothing wakes the loop, ms (default 1000). */
+  pollMs?: number;
+  /** Messages taken per pass and sent at once (different chats), default 16. */
+  batchSize?: number;
+  /** How long a taken message stays reserved, ms (default 60000): a sender that dies mid-send is replaced after it. */
+  leaseMs?: number;
+  /** Jitter source in [0,1) (default Math.random). */
+  random?: () => number;
+  /** Observes final states (metrics: messages out per channel, permanent failures). */
+  onStatus?: (channel: string, status: 'sent' | 'failed', info: OutboxStatusInfo) => void;
+}
+
+/** The durable outbound queue of one gateway process. */
+export interface Outbox {
+  /**
+   * Store messages in order, inside the caller's transaction when `q` is a Tx (one transaction
+   * of its own when `q` is the Db). Delivery starts after commit.
+   * @returns the row ids in item order (an existing row's id for a repeated idempotency key)
+   * @throws the database error (nothing of this call is stored when it ran in one transaction)
+   */
+  enqueue(q: Queryable, items: OutboxItem[]): Promise<string[]>;
+  /** Start the delivery loop (woken by enqueue / NOTIFY `skillgate_outbox`, else every pollMs). */
+  start(): void;
+  /** Stop the loop; a send in flight finishes and is recorded first. */
+  stop(): Promise<void>;
+  /**
+   * One delivery pass: take the due head message of each chat (up to batchSize), wait for the
+   * channel's rate limit, send, record. @returns how many messages were attempted
+   */
+  deliverDue(): Promise<number>;
+  /** The stored message, or undefined. */
+  get(id: string): Promise<OutboxRecord | undefined>;
+  /**
+   * Wait up to `timeoutMs` (outbox clock) for the message to reach a final state (CONTRACTS.md
+   * §10 send_message). @returns `sent`, `failed`, or `queued` when still pending at the deadline
+   * @throws Error when no message has this id
+   */
+  waitFor(id: string, timeoutMs: number): Promise<'sent' | 'failed' | 'queued'>;
+  /** Messages not yet sent or failed (`queued` + `sending`), for the backlog gauge. */
+  backlog(): Promise<number>;
+}

@@ -1,0 +1,42 @@
+/** Retry delays and rate-limit buckets of the outbox (issue 5): pure functions. */
+import { describe, expect, it } from 'vitest';
+import { backoffMs, retryAt, RateLimiter, TokenBucket } from '../../src/outbox/index.ts';
+
+describe('issue 5 outbox: backoffMs', () => {
+  it('doubles per attempt from the base, with equal jitter in [half, full]', () => {
+    expect([1, 2, 3, 4].map((n) => backoffMs(n, 1000, 300_000, () => 0))).toEqual([500, 1000, 2000, 4000]);
+    expect([1, 2, 3, 4].map((n) => backoffMs(n, 1000, 300_000, () => 0.999999))).toEqual([1000, 2000, 4000, 8000]);
+    expect(backoffMs(3, 1000, 300_000, () => 0.5)).toBe(3000);
+  });
+
+  it('is capped at max, also for huge attempt numbers, and treats attempt < 1 as 1', () => {
+    expect(backoffMs(30, 1000, 300_000, () => 1)).toBe(300_000);
+    expect(backoffMs(5000, 1000, 300_000, () => 0)).toBe(150_000);
+    expect(backoffMs(0, 1000, 300_000, () => 1)).toBe(1000);
+  });
+
+  it("retryAt never comes before the platform's retry_after, nor before the backoff", () => {
+    expect(retryAt(10_000, 750, 5000)).toBe(15_000);
+    expect(retryAt(10_000, 8000, 5000)).toBe(18_000);
+    expect(retryAt(10_000, 750, null)).toBe(10_750);
+    expect(retryAt(10_000, 750, -3)).toBe(10_750);
+  });
+});
+
+describe('issue 5 outbox: token bucket', () => {
+  it('allows a burst, then spaces sends at 1/perSecond', () => {
+    const b = new TokenBucket({ perSecond: 5, burst: 2 }, 0);
+    expect([b.reserve(0), b.reserve(0), b.reserve(0), b.reserve(0)]).toEqual([0, 0, 200, 400]);
+    // After an idle second the bucket is full again (burst 2), not more.
+    expect([b.reserve(2000), b.reserve(2000), b.reserve(2000)]).toEqual([0, 0, 200]);
+  });
+
+  it('limits per channel and account, with defaults for known channels and none for web', () => {
+    const l = new RateLimiter({ feishu: { perSecond: 1 } });
+    expect([l.reserve('feishu', 'a', 0), l.reserve('feishu', 'a', 0), l.reserve('feishu', 'b', 0)]).toEqual([0, 1000, 0]);
+    expect(Array.from({ length: 50 }, () => l.reserve('web', 'default', 0)).every((w) => w === 0)).toBe(true);
+    const waits = Array.from({ length: 26 }, () => l.reserve('telegram', 'default', 0));
+    expect(waits.slice(0, 25).every((w) => w === 0)).toBe(true);
+    expect(waits[25]).toBe(40);
+  });
+});
