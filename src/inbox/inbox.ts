@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../channel/types.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
-import { claimEvents, countBacklog, insertEvent, markDone, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import { claimEvents, countBacklog, insertEvent, lockChat, markDone, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
 import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxStartOptions, InboxStopOptions } from './types.ts';
 
 /** The NOTIFY channel that wakes inbox workers. */
@@ -163,7 +163,14 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
 
   return {
     async receive(msg) {
-      const id = await insertEvent(db, msg, chatKey(msg), now());
+      const key = chatKey(msg);
+      const id =
+        db.engine === 'server'
+          ? await db.transaction(async (tx) => {
+              await lockChat(tx, 'inbox', key);
+              return insertEvent(tx, msg, key, now());
+            })
+          : await insertEvent(db, msg, key, now()); // one session: inserts are serial already
       if (id === null) return 'duplicate';
       // The row is committed: wake this process now and other replicas through NOTIFY
       // (in-process on the embedded engine, where it reaches other inboxes of this Db).

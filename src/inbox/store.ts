@@ -18,6 +18,15 @@ export interface ClaimedRow {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
+ * Take the transaction-scoped advisory lock of `chatKey` (server engine). Inserts of one chat
+ * then get their ids in commit order, so a worker never sees a later event of a chat while an
+ * earlier one is still uncommitted (ids are the order of a chat).
+ */
+export async function lockChat(tx: Queryable, scope: 'inbox' | 'outbox', chatKey: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`skillgate.${scope}:${chatKey}`]);
+}
+
+/**
  * Insert the event unless its (channel, account, dedupe_key) exists.
  * @returns the new id, or null for a duplicate
  */

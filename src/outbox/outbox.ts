@@ -17,7 +17,8 @@ import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../inbox/inbox.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSent, releaseMessages, selectMessage } from './store.ts';
+import { lockChat } from '../inbox/store.ts';
+import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSent, releaseMessages, selectMessage, targetChatKey } from './store.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -182,6 +183,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       if (items.length === 0) return [];
       const now = clock.now();
       const insertAll = async (tx: Queryable): Promise<string[]> => {
+        if (db.engine === 'server') {
+          // Per-chat commit order = id order (see lockChat); sorted keys, so two enqueues never deadlock.
+          for (const key of [...new Set(items.map((i) => targetChatKey(i.target)))].sort()) await lockChat(tx, 'outbox', key);
+        }
         const ids: string[] = [];
         for (const item of items) ids.push(await insertMessage(tx, item, now));
         // On a server the notification is part of the transaction: delivered on commit only.
