@@ -1,0 +1,121 @@
+/**
+ * {@link OutboundMessage} → stored web frames (docs/web-protocol.md "Server frames"):
+ * `assistant.message` (text + server-sanitized `html` + `display_md`), one `assistant.media`
+ * per media item, `confirm.request` for a confirmation. Each frame gets the next seq of its
+ * conversation and is pushed to the conversation's sockets on every replica.
+ */
+import { randomBytes } from 'node:crypto';
+import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import type { WebContext } from './context.ts';
+import { appendFrame, conversationOwner } from './frames.ts';
+import { conversationIdFor, isConversationId } from './tokens.ts';
+import { PROTOCOL_VERSION, type StoredFrameBody } from './wire.ts';
+
+/**
+ * Where a target goes: `chat_id` is a conversation id (`conv_…`, a reply) or a contact key
+ * (`send_message` to `web:<contact key>`, CONTRACTS.md §10).
+ * @returns null when a conversation id was never opened.
+ */
+export async function resolveTarget(
+  ctx: WebContext,
+  target: OutboundTarget,
+): Promise<{ conversationId: string; contactKey: string } | null> {
+  if (isConversationId(target.chat_id)) {
+    const owner = await conversationOwner(ctx.db, target.chat_id);
+    return owner ? { conversationId: target.chat_id, contactKey: owner.contactKey } : null;
+  }
+  return { conversationId: conversationIdFor(ctx.orgId, target.chat_id), contactKey: target.chat_id };
+}
+
+/** The frame bodies of one outbound message, in sending order. */
+export function framesOf(ctx: Pick<WebContext, 'renderHtml'>, m: OutboundMessage): StoredFrameBody[] {
+  const out: StoredFrameBody[] = [];
+  const display = m.display_md?.trim() ? m.display_md : null;
+  if (m.text.trim() !== '' || display !== null || (!m.media?.length && !m.confirm)) {
+    let html: string | null = null;
+    if (m.format === 'markdown') {
+      const parts = m.text.trim() !== '' ? [ctx.renderHtml(m.text)] : [];
+      // The core may already have appended the block to the text (CONTRACTS.md §9).
+      if (display !== null && !m.text.includes(display.trim())) parts.push(ctx.renderHtml(display));
+      html = parts.join('\n');
+    }
+    out.push({
+      type: 'assistant.message',
+      kind: m.kind,
+      text: m.text,
+      format: m.format,
+      html,
+      display_md: display,
+      reply_to: m.reply_to ?? null,
+      final: m.final ?? m.kind !== 'progress',
+    });
+  }
+  for (const item of m.media ?? []) {
+    out.push({
+      type: 'assistant.media',
+      reply_to: m.reply_to ?? null,
+      media: {
+        kind: item.kind,
+        url: item.file_id ? `/files/${encodeURIComponent(item.file_id)}` : null,
+        filename: item.filename,
+        mime_type: item.mime_type ?? null,
+        size: item.size ?? null,
+        caption_md: item.caption ?? null,
+      },
+    });
+  }
+  if (m.confirm) {
+    out.push({
+      type: 'confirm.request',
+      confirm_token: m.confirm.token,
+      prompt_md: m.confirm.prompt_md,
+      prompt_html: ctx.renderHtml(m.confirm.prompt_md),
+      options: m.confirm.options.map((o) => ({ id: o.id, label: o.label, ...(o.style ? { style: o.style } : {}) })),
+      expires_at: m.confirm.expires_at,
+    });
+  }
+  return out;
+}
+
+/**
+ * Store and push the frames of one message. Never throws: a database failure is a retryable
+ * `{ok:false}` (the outbox retries the whole message).
+ */
+export async function sendToWeb(ctx: WebContext, target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+  try {
+    const to = await resolveTarget(ctx, target);
+    if (!to) return { ok: false, retryable: false, error: `unknown web conversation ${target.chat_id}`, code: 'unknown_conversation' };
+    const ids: string[] = [];
+    for (const body of framesOf(ctx, message)) {
+      const frame = await appendFrame(ctx.db, { ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() });
+      ids.push(String(frame.seq));
+      await ctx.hub.publish(frame);
+    }
+    // A final reply ends the turn's status line.
+    if (message.final) await setStatus(ctx, target, null);
+    return { ok: true, message_ids: ids };
+  } catch (err) {
+    ctx.log.warn({ err: (err as Error).message }, 'web: storing a frame failed');
+    return { ok: false, retryable: true, error: (err as Error).message };
+  }
+}
+
+/**
+ * Show (or with null clear) the transient status line on the conversation's sockets, on
+ * every replica (a NOTIFY carries it; never stored, never replayed). Never throws.
+ */
+export async function setStatus(ctx: WebContext, target: OutboundTarget, text: string | null): Promise<void> {
+  try {
+    const conversationId = isConversationId(target.chat_id) ? target.chat_id : conversationIdFor(ctx.orgId, target.chat_id);
+    await ctx.hub.publishTransient(conversationId, {
+      v: PROTOCOL_VERSION,
+      type: 'status',
+      id: 's_' + randomBytes(6).toString('base64url'),
+      ts: new Date(ctx.clock()).toISOString(),
+      conversation_id: conversationId,
+      text: text === null ? null : text.slice(0, 500),
+    });
+  } catch (err) {
+    ctx.log.debug({ err: (err as Error).message }, 'web: status not shown');
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Web chat sign-in tokens and conversation ids (docs/web-protocol.md "Authentication").
+ *
+ * A token is `wt_` + 32 random bytes base64url, shown once; the table keeps only its sha256
+ * (`skillgate.web_tokens.token_hash`), so verification is a primary-key lookup of the hash —
+ * no secret is ever compared byte by byte, and a database leak reveals no usable token.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Queryable } from '../../src/store/db.ts';
+
+/** Prefix of every web token. */
+export const WEB_TOKEN_PREFIX = 'wt_';
+
+/** Who a verified token signs in. */
+export interface WebIdentity {
+  orgId: string;
+  contactKey: string;
+}
+
+function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/**
+ * Issue a new token for `contactKey` of `orgId` and store its hash.
+ * @param opts.expiresAt optional expiry (null/absent = no expiry).
+ * @returns the token (`wt_…`, 46 characters); it cannot be recovered later.
+ * @throws the database error.
+ */
+export async function issueWebToken(
+  q: Queryable,
+  orgId: string,
+  contactKey: string,
+  opts: { expiresAt?: Date | null } = {},
+): Promise<string> {
+  const token = WEB_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  await q.query(
+    `INSERT INTO skillgate.web_tokens (token_hash, org_id, contact_key, expires_at) VALUES ($1, $2, $3, $4)`,
+    [hashToken(token), orgId, contactKey, opts.expiresAt ?? null],
+  );
+  return token;
+}
+
+/**
+ * Verify a token: known, of `orgId`, not revoked, not expired at `nowMs` (epoch ms).
+ * @returns the identity, or null for any refused token (never says why).
+ * @throws the database error.
+ */
+export async function verifyWebToken(q: Queryable, orgId: string, token: string, nowMs: number): Promise<WebIdentity | null> {
+  if (typeof token !== 'string' || !token.startsWith(WEB_TOKEN_PREFIX) || token.length > 200) return null;
+  const { rows } = await q.query<{ org_id: string; contact_key: string; expires_at: Date | null; revoked_at: Date | null }>(
+    `SELECT org_id, contact_key, expires_at, revoked_at FROM skillgate.web_tokens WHERE token_hash = $1`,
+    [hashToken(token)],
+  );
+  const r = rows[0];
+  if (!r || r.org_id !== orgId || r.revoked_at !== null) return null;
+  if (r.expires_at !== null && new Date(r.expires_at).getTime() <= nowMs) return null;
+  return { orgId: r.org_id, contactKey: r.contact_key };
+}
+
+/**
+ * Revoke a token (sign-out). @returns true when a live token was revoked.
+ * @throws the database error.
+ */
+export async function revokeWebToken(q: Queryable, token: string): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE skillgate.web_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`,
+    [hashToken(token)],
+  );
+  return rowCount > 0;
+}
+
+/**
+ * The stable conversation id of a contact: `conv_` + the first 22 base64url characters of
+ * sha256(`orgId \0 contactKey`). The same on every replica and after every reload, so the
+ * session (role + channel + account + chat) and resumption survive.
+ */
+export function conversationIdFor(orgId: string, contactKey: string): string {
+  return 'conv_' + createHash('sha256').update(`${orgId}\u0000${contactKey}`, 'utf8').digest('base64url').slice(0, 22);
+}
+
+/** True when `s` has the shape of a {@link conversationIdFor} result. */
+export function isConversationId(s: string): boolean {
+  return /^conv_[A-Za-z0-9_-]{22}$/.test(s);
+}
