@@ -149,6 +149,8 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     .option('--json', 'print one JSON document')
     .action(run(grantAction('list')));
 
+  program.command('web').description('web chat').command('token').description('issue a web chat sign-in token for a directory contact').argument('<contact_key>').option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")').option('--json', 'print one JSON document').action(run(async (key: string, opts: { role?: string; json?: boolean }) => (await import('./commands/web-token.ts')).webTokenCommand(key, opts, io)));
+
   try {
     await program.parseAsync(argv);
     return exitCode;

@@ -113,6 +113,10 @@ export function createApp(deps: AppDeps): Express {
     const { runGrantCommand } = await import('../cli/commands/datatable-grant.ts');
     res.json(await runGrantCommand(deps.db, req.body as GrantCommandRequest));
   });
+  local.post('/web/token', express.json(), async (req, res) => {
+    const { runWebTokenCommand } = await import('../cli/commands/web-token.ts');
+    res.json(await runWebTokenCommand(deps.db, req.body as import('../cli/commands/web-token.ts').WebTokenRequest));
+  });
   app.use('/api/local', local);
 
   return app;
