@@ -54,7 +54,10 @@ export interface Rig {
 }
 
 /** Start a web channel on `db` (migrated) with an echo host. */
-export async function startRig(db: Db, opts: { demo?: boolean; orgId?: string; clock?: () => number; dataDir?: string } = {}): Promise<Rig> {
+export async function startRig(
+  db: Db,
+  opts: { demo?: boolean; orgId?: string; clock?: () => number; dataDir?: string; renderHtml?: (md: string) => string } = {},
+): Promise<Rig> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'sg-web-')));
   const log = createLogger({ level: 'silent' });
   const channel = createWebChannel({
@@ -66,6 +69,7 @@ export async function startRig(db: Db, opts: { demo?: boolean; orgId?: string; c
     demo: opts.demo ?? true,
     directory: staticDirectory(CONTACTS),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.renderHtml ? { renderHtml: opts.renderHtml } : {}),
   });
   const host = new EchoHost();
   host.channel = channel;
