@@ -118,7 +118,7 @@ describe('web chat page (browser)', () => {
     await page.getByTestId('chat-input').fill('hostile');
     await page.getByTestId('chat-input').press('Enter');
     await page.getByTestId('msg-bot').filter({ hasText: 'see below' }).waitFor();
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('[data-testid="chat-messages"] script, [data-testid="chat-messages"] img[onerror]').count()).toBe(0);
   });
 
@@ -138,6 +138,6 @@ describe('web chat page (browser)', () => {
     await bot.waitFor();
     expect(await bot.locator('strong').count()).toBe(1);
     expect(await bot.locator('script, img[onerror]').count()).toBe(0);
-    expect(await p.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await p.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   });
 });
