@@ -67,7 +67,13 @@ export type ProtectDeleteOutcome =
   /** Not executed: a presented token was refused, or the delete failed (rolled back). */
   | { status: 'refused'; envelope: Envelope }
   /** Executed and committed. `backupFile` is the file name in the workspace root, or null. */
-  | { status: 'deleted'; deleted: number; backupFile: string | null; backupError?: string; backedUpRows: number };
+  | {
+      status: 'deleted';
+      deleted: number;
+      backupFile: string | null;
+      backupError?: string;
+      backedUpRows: number;
+    };
 
 function bindingOf(env: DtEnv, req: ProtectDeleteRequest): ConfirmBinding {
   const c = env.caller;
@@ -192,8 +198,12 @@ class NeedsConfirmation extends Error {
  *   the transaction's `fetchRows` finds more than 10 rows after all, it rolls back and a token
  *   is issued instead.
  * - a token: redeemed inside the delete transaction (consumed only if the delete commits).
- *   Unknown / consumed ⇒ `refused`; expired / mismatched parameters ⇒ `refused` carrying a
- *   fresh token for the new parameters (A-29), which again needs the user's confirmation.
+ *   A refused token always means `refused` (nothing runs, the token is not consumed;
+ *   CONTRACTS.md §10). When the pre-check counts ≤ 10 rows the reply issues no new token (no
+ *   false confirmation prompt) and says the call without confirm_token deletes directly
+ *   (`confirmation_needed: false`). Otherwise unknown / consumed ⇒ `refused`; expired /
+ *   mismatched parameters ⇒ `refused` carrying a fresh token for the new parameters (A-29),
+ *   which again needs the user's confirmation.
  * chat_mode false (chains, schedules): runs without a token.
  *
  * Every executed delete first writes the fetched rows to `del_backup_<table>_<ts>.json` in
@@ -253,13 +263,32 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
   } catch (err) {
     if (err instanceof NeedsConfirmation) return { status: 'needs_confirmation', envelope: await confirmationEnvelope(env, req, err.count) };
     if (err instanceof TokenRefused) {
+      let count: number | null;
+      try {
+        count = await req.countRows();
+      } catch {
+        count = null;
+      }
+      if (count !== null && count <= CONFIRM_THRESHOLD) {
+        // Spec 000 §7.7: ≤ 10 rows need no confirmation, so a refused token must not turn into a
+        // (false) confirmation prompt with a fresh token. CONTRACTS.md §10: a refused token is
+        // refused — nothing runs, the token is not consumed. The reply says so and that the same
+        // call without confirm_token deletes directly.
+        const whyZh: Record<RedeemRefusal, string> = { unknown: '无效', expired: '已过期', consumed: '已使用过', mismatch: '与本次参数不一致' };
+        return {
+          status: 'refused',
+          envelope: dtFail(
+            'recoverable',
+            {
+              zh: `确认令牌${whyZh[err.reason]}，未删除任何数据。本次删除只涉及 ${count} 行（不超过 ${CONFIRM_THRESHOLD} 行），不需要确认：去掉 confirm_token 重新调用即可直接删除。`,
+              en: `confirm_token refused (${err.reason}); nothing was deleted. This delete affects ${count} rows (at most ${CONFIRM_THRESHOLD}) and needs no confirmation: call again without confirm_token to delete directly`,
+            },
+            lang,
+            { need_param: 'confirm_token', token_refused: err.reason, confirmation_needed: false, affected: count },
+          ),
+        };
+      }
       if (err.reason === 'expired' || err.reason === 'mismatch') {
-        let count: number | null;
-        try {
-          count = await req.countRows();
-        } catch {
-          count = null;
-        }
         return { status: 'refused', envelope: await confirmationEnvelope(env, req, count, err.reason) };
       }
       const zh = err.reason === 'consumed' ? '确认令牌已使用过（只能用一次），未删除任何数据。' : '确认令牌无效，未删除任何数据。';

@@ -30,6 +30,11 @@ export interface FilterCond {
   field: string;
   op: FilterOp;
   value?: unknown;
+  /**
+   * Only with op `contains` written as `like` / `ilike` whose value holds `%` or `_`: the
+   * value is a case-insensitive LIKE pattern (`%` any run, `_` one character, `\` escapes).
+   */
+  pattern?: true;
 }
 
 /**
@@ -83,6 +88,9 @@ const SHAPE_HINT_EN = 'write an array such as [{"field": "部门", "op": "eq", "
  * such object; a JSON text of either; the field-map shape `{"部门": "研发"}` (R-DT-51),
  * converted to `eq` (an array value → `in`, null → `is_null`) with a note. Operators are
  * case-insensitive and symbol spellings (`=`, `>=`, `like` …) are mapped with a note;
+ * `like` / `ilike` mean `contains` (a value without wildcards is a substring: `%value%`), and
+ * when the value holds `%` or `_` those keep their LIKE meaning ({@link FilterCond.pattern});
+ * plain `contains` always matches `%` and `_` literally;
  * `eq null` / `ne null` become `is_null` / `not_null`.
  * @param coerce optional per-field value normaliser (applied to eq…lte, in, between).
  * @returns conditions (AND-ed) and notes, or a recoverable refusal envelope.
@@ -150,10 +158,12 @@ export function parseFilters(table: TableMeta, raw: unknown, lang: DtLang, coerc
     }
     const field = typeof meta === 'string' ? meta : meta.title;
     let op: FilterOp | undefined;
+    let likeAlias = false;
     const rawOp = typeof it.op === 'string' ? it.op.trim() : it.op === undefined ? 'eq' : undefined;
     if (it.op === undefined) notes.push(`filters[${i}].op missing → eq`);
     if (rawOp !== undefined) {
       const lower = rawOp.toLowerCase().replace(/[\s-]+/g, '_');
+      likeAlias = lower === 'like' || lower === 'ilike';
       if ((FILTER_OPS as readonly string[]).includes(lower)) op = lower as FilterOp;
       else if (OP_ALIASES[lower]) {
         op = OP_ALIASES[lower];
@@ -210,8 +220,16 @@ export function parseFilters(table: TableMeta, raw: unknown, lang: DtLang, coerc
         `filter on "${field}": ${op} needs a scalar value (string, number or boolean)`,
       );
     }
+    if (typeof value === 'string' && value.includes('\u0000')) {
+      return refuse(lang, `筛选「${field}」的值含有空字符（\\u0000）。`, `filter on "${field}": the value contains a NUL character (\\u0000)`);
+    }
     if (op === 'contains') {
-      conditions.push({ field, op, value: String(value) });
+      const text = String(value);
+      if (likeAlias && /[%_]/.test(text)) {
+        // SQL LIKE semantics for a `like` the caller wrote with wildcards (issue 4 item 10).
+        notes.push(`filters[${i}]: like pattern kept (% and _ are wildcards, case-insensitive)`);
+        conditions.push({ field, op, value: text, pattern: true });
+      } else conditions.push({ field, op, value: text });
       continue;
     }
     const c = coerceOne(value);
@@ -246,7 +264,8 @@ export const isArrayColumn: ArrayColumnTest = (f) => f.uidt === '多选';
  * Compile AND-ed conditions into SQL text over quoted identifiers, values as parameters
  * (R-DT-49). `alias` prefixes columns (e.g. `t`). No conditions → `TRUE`.
  * Operators: eq `=`, ne `IS DISTINCT FROM` (NULLs count as different), gt/gte/lt/lte,
- * contains (case-insensitive substring of the text form; membership for 多选 arrays),
+ * contains (case-insensitive substring of the text form; membership for 多选 arrays; with
+ * `pattern` a case-insensitive LIKE pattern — on 多选, any item matching),
  * in `= ANY($n)`, between `BETWEEN $a AND $b`, is_null / not_null.
  */
 export function compileConditions(table: TableMeta, conditions: readonly FilterCond[], params: SqlParams, alias?: string): string {
@@ -275,7 +294,10 @@ export function compileConditions(table: TableMeta, conditions: readonly FilterC
         parts.push(`${col} <= ${params.add(c.value)}`);
         break;
       case 'contains':
-        if (meta && isArrayColumn(meta)) parts.push(`${params.add(String(c.value))}::text = ANY(${col})`);
+        if (c.pattern) {
+          if (meta && isArrayColumn(meta)) parts.push(`EXISTS (SELECT 1 FROM unnest(${col}) AS m(v) WHERE m.v ILIKE ${params.add(String(c.value))}::text)`);
+          else parts.push(`${col}::text ILIKE ${params.add(String(c.value))}::text`);
+        } else if (meta && isArrayColumn(meta)) parts.push(`${params.add(String(c.value))}::text = ANY(${col})`);
         else parts.push(`strpos(lower(${col}::text), lower(${params.add(String(c.value))}::text)) > 0`);
         break;
       case 'in':

@@ -3,7 +3,7 @@
  * where it may be read from, its formats, and `mapping` / `defaults`. The file is never
  * deleted here — the calling skill creates and cleans it (R-DT-64).
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Bilingual } from './results.ts';
 
@@ -36,10 +36,64 @@ export function importRoots(workspaceDir: string): string[] {
   return roots;
 }
 
+/** How deep {@link findInWorkspace} looks below the workspace root, and how many entries it reads at most. */
+const SEARCH_DEPTH = 4;
+const SEARCH_ENTRIES = 5000;
+
+/**
+ * The files named `name` in sub-folders of the workspace (not the root itself), at most
+ * {@link SEARCH_DEPTH} levels deep, symlinked folders not followed, at most
+ * {@link SEARCH_ENTRIES} directory entries read. Returns absolute paths.
+ */
+export function findInWorkspace(workspaceDir: string, name: string): string[] {
+  const found: string[] = [];
+  let budget = SEARCH_ENTRIES;
+  const walk = (dir: string, depth: number): void => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (--budget < 0) return;
+      if (e.isDirectory()) {
+        if (depth < SEARCH_DEPTH) walk(join(dir, e.name), depth + 1);
+      } else if (depth > 0 && e.name === name && (e.isFile() || e.isSymbolicLink())) found.push(join(dir, e.name));
+    }
+  };
+  walk(workspaceDir, 0);
+  return found;
+}
+
+/**
+ * How a path is shown to the user: relative to the workspace (`imports/data.json`) when it is
+ * inside it, else only its file name — never the server's absolute path.
+ */
+export function displayPath(p: string, workspaceDir: string): string {
+  const ws = resolve(workspaceDir);
+  const abs = resolve(ws, p);
+  const rel = relative(ws, abs);
+  if (rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) return rel.split(sep).join('/');
+  const wsReal = real(ws);
+  const absReal = real(abs);
+  if (wsReal && absReal && within(absReal, wsReal)) return relative(wsReal, absReal).split(sep).join('/');
+  return basename(abs);
+}
+
 /**
  * Resolve `file` for reading (D-23): a relative path is taken inside the workspace; an
  * absolute one must resolve (after symlinks) inside one of {@link importRoots}.
- * @returns the real absolute path, or a bilingual refusal.
+ *
+ * A bare name (or `<workspace>/<name>`) that is not at the workspace root is looked up in the
+ * workspace's sub-folders ({@link findInWorkspace}): the executor's file-parameter rule
+ * (spec 000 §3.3, R-FILE-03/05) reduces a top-level `file: "imports/data.json"` to
+ * `data.json`, while spec §7.4★ asks callers to put import files in a workspace sub-folder;
+ * with a unique match both the flat and the nested `payload.file` form reach the same file.
+ * Several matches are refused, listing them (write the path under `payload.file`).
+ * @returns the real absolute path, or a bilingual refusal naming the path relative to the
+ *   workspace (never the server's absolute path): missing, a directory, several matches,
+ *   outside the workspace.
  */
 export function resolveImportPath(file: unknown, workspaceDir: string): { path: string } | { error: Bilingual } {
   if (typeof file !== 'string' || file.trim() === '') {
@@ -48,14 +102,37 @@ export function resolveImportPath(file: unknown, workspaceDir: string): { path: 
   if (!workspaceDir || !isAbsolute(workspaceDir)) {
     return { error: { zh: '当前调用没有工作区，无法读取导入文件。', en: 'this call has no workspace to read the import file from' } };
   }
-  const candidate = isAbsolute(file) ? file : join(workspaceDir, file);
-  const p = real(candidate);
-  if (p === null) return { error: { zh: `找不到导入文件「${file}」。`, en: `import file "${file}" does not exist` } };
-  const roots = importRoots(workspaceDir).map((r) => real(r)).filter((r): r is string => r !== null);
-  if (!roots.some((r) => within(p, r))) {
-    return { error: { zh: `导入文件「${file}」不在会话工作区内，已拒绝读取。`, en: `import file "${file}" is outside the session workspace; refused` } };
+  const ws = resolve(workspaceDir);
+  const candidate = isAbsolute(file) ? file : join(ws, file);
+  const shown = displayPath(candidate, ws);
+  let p = real(candidate);
+  if (p === null && dirname(resolve(candidate)) === ws) {
+    const hits = findInWorkspace(ws, basename(candidate));
+    if (hits.length > 1) {
+      const list = hits.map((h) => displayPath(h, ws)).sort();
+      return {
+        error: {
+          zh: `工作区里有多个名为「${basename(candidate)}」的文件（${list.join('、')}），请在 payload.file 中写明子目录路径。`,
+          en: `several workspace files are named "${basename(candidate)}" (${list.join(', ')}); give the sub-folder path under payload.file`,
+        },
+      };
+    }
+    if (hits.length === 1) p = real(hits[0]!);
   }
-  return { path: p };
+  if (p === null) return { error: { zh: `找不到导入文件「${shown}」（路径相对于会话工作区）。`, en: `import file "${shown}" does not exist (paths are relative to the session workspace)` } };
+  const found = p;
+  const roots = importRoots(ws).map((r) => real(r)).filter((r): r is string => r !== null);
+  if (!roots.some((r) => within(found, r))) {
+    return { error: { zh: `导入文件「${shown}」不在会话工作区内，已拒绝读取。`, en: `import file "${shown}" is outside the session workspace; refused` } };
+  }
+  let isDir = false;
+  try {
+    isDir = statSync(found).isDirectory();
+  } catch {
+    return { error: { zh: `导入文件「${shown}」无法读取。`, en: `import file "${shown}" cannot be read` } };
+  }
+  if (isDir) return { error: { zh: `「${shown}」是一个目录，不是文件；请给出目录里的 JSON 文件路径。`, en: `"${shown}" is a directory, not a file; name the JSON file inside it` } };
+  return { path: found };
 }
 
 /**
@@ -75,7 +152,14 @@ export function readImportRecords(path: string): { records: unknown[] } | { erro
     return { error: { zh: `导入文件超过 ${MAX_IMPORT_BYTES / 1024 / 1024} MB。`, en: `the import file exceeds ${MAX_IMPORT_BYTES / 1024 / 1024} MB` } };
   }
   // Buffer first, then one decode: faster than readFileSync(path, 'utf8') on Node 20 for CJK-heavy text.
-  let text = readFileSync(path).toString('utf8');
+  let text: string;
+  try {
+    text = readFileSync(path).toString('utf8');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === 'EISDIR') return { error: { zh: '导入文件是一个目录，不是文件。', en: 'the import file is a directory, not a file' } };
+    return { error: { zh: '导入文件无法读取。', en: 'the import file cannot be read' } };
+  }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const ext = extname(path).toLowerCase();
   if (ext === '.jsonl' || ext === '.ndjson') {

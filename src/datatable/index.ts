@@ -142,6 +142,8 @@ export async function runDatatable(input: unknown, ctx: Record<string, unknown> 
   const q: Queryable = { query: (text, values) => factory((tx) => tx.query(text, values)) };
   const env: DtEnv = { caller, tx: factory, q, now: opts.now ?? (() => new Date()), log: opts.log ?? processLog() };
   if (opts.settings) env.settings = opts.settings;
+  const engine = (context.db as { engine?: unknown } | null | undefined)?.engine;
+  if (engine === 'embedded' || engine === 'server') env.engine = engine;
   const action: DatatableAction = norm.action;
   try {
     const collision = await schemaCollisionEnvelope(env, orgSchemaName(caller.orgId));

@@ -232,23 +232,34 @@ export function normalizeInput(input: unknown, lang: 'zh-CN' | 'en' = 'zh-CN'): 
   const notes: string[] = [];
   let nested: Record<string, unknown> = {};
   if (isRecord(src.payload)) nested = src.payload;
-  else if (typeof src.payload === 'string' && src.payload.trim().startsWith('{')) {
+  else if (typeof src.payload === 'string' && src.payload.trim() !== '') {
+    // schema.json allows payload as a JSON string of the object (docs, SKILL.md); anything
+    // else in a string payload is refused clearly rather than ignored.
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(src.payload);
-      if (isRecord(parsed)) {
-        nested = parsed;
-        notes.push('payload (JSON text) → payload');
-      }
+      parsed = JSON.parse(src.payload);
     } catch {
-      /* left as a flat key below */
+      parsed = undefined;
     }
+    if (!isRecord(parsed)) {
+      return {
+        envelope: {
+          success: false,
+          error: 'payload is a string but not the JSON text of an object; pass payload as an object {…} (or its JSON text)',
+          error_type: 'recoverable',
+          need_param: 'payload',
+          user_message: lang === 'en' ? 'payload must be an object {…} or the JSON text of one.' : 'payload 必须是对象 {…}，或该对象的 JSON 字符串。',
+        },
+      };
+    }
+    nested = parsed;
+    notes.push('payload (JSON text) → payload');
   }
   const merged: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(src)) {
     if (k === 'action' || k === 'payload' || k === '__proto__') continue;
     merged[k] = v;
   }
-  if (typeof src.payload === 'string' && Object.keys(nested).length === 0) merged.payload = src.payload;
   for (const [k, v] of Object.entries(nested)) if (k !== '__proto__') merged[k] = v;
 
   const payload: Record<string, unknown> = {};

@@ -64,14 +64,39 @@ export function isActionAllowed(access: EffectiveAccess, action: DatatableAction
  */
 export function checkAction(access: EffectiveAccess, action: DatatableAction, lang: DtLang = 'zh-CN', tableTitle?: string): Envelope | null {
   if (isActionAllowed(access, action)) return null;
-  const on = tableTitle ? (lang === 'en' ? ` on "${tableTitle}"` : `对表「${tableTitle}」`) : '';
+  const onZh = tableTitle ? `对表「${tableTitle}」` : '';
+  const onEn = tableTitle ? ` on "${tableTitle}"` : '';
   return dtFail(
     'config',
-    { zh: `当前角色无权${on}执行 ${action}，请联系管理员授权`, en: `the current role may not run ${action}${on}; ask an administrator for a grant` },
+    { zh: `当前角色无权${onZh}进行「${ACTION_LABEL_ZH[action]}」操作，请联系管理员授权`, en: `the current role may not run ${action}${onEn}; ask an administrator for a grant` },
     lang,
-    { non_retriable: true, permission_denied: true },
+    { non_retriable: true, permission_denied: true, denied_action: action },
   );
 }
+
+/** Chinese names of the 20 actions for zh user messages (the canonical name stays in `error` / `denied_action`). */
+export const ACTION_LABEL_ZH: Readonly<Record<DatatableAction, string>> = {
+  list_tables: '列出数据表',
+  list_columns: '查看字段',
+  query: '查询',
+  aggregate: '统计',
+  insert: '新增记录',
+  insert_batch: '批量新增',
+  insert_from_file: '从文件导入',
+  upsert: '新增或更新',
+  update: '修改记录',
+  update_by: '按条件修改',
+  delete: '删除记录',
+  delete_batch: '批量删除',
+  delete_by: '按条件删除',
+  sql_query: 'SQL 查询',
+  sql_execute: 'SQL 执行',
+  create_table: '建表',
+  add_field: '添加字段',
+  update_field: '修改字段',
+  delete_field: '删除字段',
+  delete_table: '删除数据表',
+};
 
 /** Options of {@link checkStructuralRole}. */
 export interface StructuralRoleOptions {
@@ -90,7 +115,7 @@ export function checkStructuralRole(caller: Pick<DtCaller, 'teamRole' | 'lang'>,
   return dtFail(
     'config',
     {
-      zh: '建表、改字段、删表等结构操作需要团队负责人（owner）或管理员（admin）身份，请联系管理员操作',
+      zh: '建表、改字段、删表等结构操作需要团队负责人或管理员身份，请联系管理员操作',
       en: 'structural actions (create/alter/drop tables and fields) need team_role owner or admin',
     },
     caller.lang,
@@ -121,7 +146,7 @@ export async function ownScopedTables(q: Queryable, orgId: string, roleIds: read
  */
 export async function checkSqlAccess(q: Queryable, caller: Pick<DtCaller, 'allowSql' | 'orgId' | 'roleIds' | 'lang'>): Promise<Envelope | null> {
   if (!caller.allowSql) {
-    return dtFail('config', { zh: '当前线路未开放 SQL 通道（allow_sql=false），请改用结构化操作', en: 'the SQL channel is off on this line (allow_sql=false); use the structured actions' }, caller.lang, {
+    return dtFail('config', { zh: '当前线路未开放 SQL 通道，请改用查询、统计等结构化操作', en: 'the SQL channel is off on this line (allow_sql=false); use the structured actions' }, caller.lang, {
       non_retriable: true,
       permission_denied: true,
     });
@@ -131,7 +156,7 @@ export async function checkSqlAccess(q: Queryable, caller: Pick<DtCaller, 'allow
   return dtFail(
     'config',
     {
-      zh: `当前角色在表 ${own.map((t) => `「${t.title}」`).join('、')} 上只能看自己的数据，因此不能使用 SQL 通道，请改用 query / aggregate 等结构化操作`,
+      zh: `当前角色在表 ${own.map((t) => `「${t.title}」`).join('、')} 上只能看自己的数据，因此不能使用 SQL 通道，请改用查询、统计等结构化操作`,
       en: `the current role has own-row scope on ${own.map((t) => `"${t.title}"`).join(', ')}, so the SQL channel is refused; use query / aggregate`,
     },
     caller.lang,

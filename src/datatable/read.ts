@@ -108,7 +108,17 @@ export function parseMetrics(table: TableMeta, raw: unknown, lang: DtLang): { me
     }
     if ((op === 'sum' || op === 'avg') && field && field !== 'id') {
       const f = table.fields.find((x) => x.title === field);
-      if (f && f.uidt !== '整数' && f.uidt !== '数字') return bad(`「${field}」是${f.uidt}字段，不能 ${op}。`, `"${field}" is a ${f.uidt} field; ${op} needs 整数 or 数字`);
+      if (f && f.uidt !== '整数' && f.uidt !== '数字') return bad(`「${field}」是${f.uidt}字段，不能求和或求平均（${op}）。`, `"${field}" is a ${f.uidt} field; ${op} needs 整数 or 数字`);
+    }
+    if ((op === 'max' || op === 'min') && field) {
+      // PostgreSQL has no max/min over boolean (SQLSTATE 42883): refuse with the field named.
+      const f = table.fields.find((x) => x.title === field);
+      if (f && f.uidt === '勾选') {
+        return bad(
+          `「${field}」是勾选字段，不能求最大/最小值；请用 count 配合 filters（如 {"field": "${field}", "op": "eq", "value": true}）统计勾选的行数。`,
+          `"${field}" is a 勾选 (checkbox) field; max/min are not defined for it — count the checked rows with a filter {"field": "${field}", "op": "eq", "value": true} instead`,
+        );
+      }
     }
     const alias = typeof m.alias === 'string' && m.alias.trim() !== '' ? m.alias.trim() : field ? `${op}_${field}` : 'count';
     if (out.some((x) => x.alias === alias)) return bad(`metrics 的 alias「${alias}」重复。`, `metric alias "${alias}" is used twice`);
@@ -143,9 +153,16 @@ function metricOut(m: Metric, table: TableMeta, v: unknown): unknown {
   return numericOut(v);
 }
 
-function metricSql(m: Metric): string {
+/**
+ * The SQL of one metric. max/min over 日期 / 日期时间 / 时间 are returned as PostgreSQL's text
+ * of the value — exactly what `query` returns for those fields (`YYYY-MM-DD`,
+ * `YYYY-MM-DD HH:MM:SS[.f]`, `HH:MM:SS`), never a driver Date serialised in the server's zone.
+ */
+function metricSql(m: Metric, table: TableMeta): string {
   if (!m.field) return 'count(*)';
   const col = quoteIdent(m.field);
+  const f = table.fields.find((x) => x.title === m.field);
+  if ((m.op === 'max' || m.op === 'min') && f && (f.uidt === '日期' || f.uidt === '日期时间' || f.uidt === '时间')) return `${m.op}(${col})::text`;
   return `${m.op}(${col})`;
 }
 
@@ -187,7 +204,7 @@ export const aggregate: RowHandler = async (env, payload, { table, access }) => 
       const f = table.fields.find((x) => x.title === g);
       return f && (f.uidt === '日期' || f.uidt === '日期时间' || f.uidt === '时间') ? `${quoteIdent(g)}::text AS ${quoteIdent(g)}` : quoteIdent(g);
     }),
-    ...metrics.metrics.map((m) => `${metricSql(m)} AS ${quoteIdent(m.alias)}`),
+    ...metrics.metrics.map((m) => `${metricSql(m, table)} AS ${quoteIdent(m.alias)}`),
   ].join(', ');
   const lim = params.add(limit.value);
   const sql =

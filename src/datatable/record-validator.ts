@@ -45,7 +45,7 @@ function fastCoercer(field: FieldMeta, lang: DtLang): FastCoerce {
   switch (field.uidt) {
     case '文本':
     case '长文本':
-      return (v) => (typeof v === 'string' && v !== '' ? v : SLOW);
+      return (v) => (typeof v === 'string' && v !== '' && !v.includes('\u0000') ? v : SLOW);
     case '整数':
       return (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : cached(v));
     case '数字': {

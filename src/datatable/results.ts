@@ -67,20 +67,65 @@ export function needParam(param: string, message: Bilingual, lang: DtLang, extra
   return dtFail('recoverable', message, lang, { need_param: param, ...extras });
 }
 
+/** Chinese descriptions of SQLSTATE classes / codes (the zh message never quotes the driver's English text). */
+const SQLSTATE_ZH: Readonly<Record<string, string>> = {
+  '22001': '文本超出字段长度',
+  '22003': '数值超出范围',
+  '22007': '日期时间格式无效',
+  '22008': '日期时间超出范围',
+  '22012': '除数为零',
+  '22021': '文本含有非法字符',
+  '22P02': '值的格式无效',
+  '23503': '违反引用约束',
+  '23514': '违反检查约束',
+  '42501': '数据库权限不足',
+  '42601': 'SQL 语法错误',
+  '42703': '列不存在',
+  '42P01': '表不存在',
+  '42883': '函数或运算符不适用于这些类型',
+  '42804': '类型不匹配',
+  '42P07': '对象已存在',
+  '42701': '列名重复',
+  '42P16': '表定义无效',
+};
+
 /**
- * Map a database error to an envelope by SQLSTATE (R-DT-100), never by message text.
- * No `code` means the statement never reached the database (parameter encoding): recoverable.
- * Class 23 (constraint), 22 (data), 42 (syntax/undefined object) are recoverable; 40/53/57/08
- * (serialization, resources, cancel, connection) transient; anything else transient too.
+ * Map an error to an envelope (R-DT-100): by SQLSTATE, never by message text.
+ * - No `code` means the statement never reached the database (parameter encoding): recoverable.
+ * - A Node file-system error (it has a `syscall`, e.g. EISDIR, ENOENT, EACCES) concerns a
+ *   path the caller gave: recoverable, and the message names only the error code — never the
+ *   server's absolute path (callers with a path name it relative to the workspace).
+ * - 57014 (statement timeout / cancel): recoverable — the same statement would time out again;
+ *   the caller must narrow it (filters, LIMIT, aggregation).
+ * - Class 23 (constraint), 22 (data), 42 (syntax/undefined object/permission): recoverable.
+ * - 40/53/57/08 (serialization, resources, cancel, connection) and anything else: transient.
+ * `error` carries the driver's English detail; `user_message` is single-language per `lang`
+ * (the zh text describes the SQLSTATE in Chinese and does not quote the English detail).
  * @param what a short description of the operation for the message, e.g. `create_table`.
  */
 export function dbErrorEnvelope(err: unknown, what: string, lang: DtLang): Envelope {
   const code = typeof (err as { code?: unknown })?.code === 'string' ? ((err as { code: string }).code) : undefined;
   const detail = err instanceof Error ? err.message : String(err);
+  if (code !== undefined && typeof (err as { syscall?: unknown }).syscall === 'string') {
+    const zh = code === 'EISDIR' ? '给出的路径是目录，不是文件' : code === 'ENOENT' ? '文件不存在' : code === 'EACCES' || code === 'EPERM' ? '没有读取权限' : '文件无法读取';
+    const en = code === 'EISDIR' ? 'the given path is a directory, not a file' : code === 'ENOENT' ? 'the file does not exist' : 'the file cannot be read';
+    return dtFail('recoverable', { zh: `${what} 失败：${zh}（${code}）`, en: `${what} failed: ${en} (${code})` }, lang, { file_error: code });
+  }
   if (code === undefined) {
-    return dtFail('recoverable', { zh: `${what} 失败：参数无法编码（${detail}）`, en: `${what} failed before reaching the database: ${detail}` }, lang);
+    return dtFail('recoverable', { zh: `${what} 失败：参数无法编码，请检查传入的值`, en: `${what} failed before reaching the database: ${detail}` }, lang);
   }
   const cls = code.slice(0, 2);
+  if (code === '57014') {
+    return dtFail(
+      'recoverable',
+      {
+        zh: `${what} 执行超时，已被数据库取消；请缩小范围（加筛选条件、LIMIT 或改用聚合）后再试`,
+        en: `${what} exceeded the statement time limit and was cancelled (SQLSTATE 57014); narrow it (filters, LIMIT, aggregation) and try again`,
+      },
+      lang,
+      { sqlstate: code, timeout: true },
+    );
+  }
   if (code === '23505') {
     return dtFail('recoverable', { zh: `${what} 失败：违反唯一约束（重复值）`, en: `${what} failed: unique violation (SQLSTATE 23505): ${detail}` }, lang, { sqlstate: code });
   }
@@ -88,7 +133,8 @@ export function dbErrorEnvelope(err: unknown, what: string, lang: DtLang): Envel
     return dtFail('recoverable', { zh: `${what} 失败：必填列为空`, en: `${what} failed: not-null violation (SQLSTATE 23502): ${detail}` }, lang, { sqlstate: code });
   }
   if (cls === '23' || cls === '22' || cls === '42') {
-    return dtFail('recoverable', { zh: `${what} 失败（SQLSTATE ${code}）：${detail}`, en: `${what} failed (SQLSTATE ${code}): ${detail}` }, lang, { sqlstate: code });
+    const zh = SQLSTATE_ZH[code] ?? (cls === '22' ? '数据值无效' : cls === '23' ? '违反约束' : 'SQL 或对象无效');
+    return dtFail('recoverable', { zh: `${what} 失败：${zh}（SQLSTATE ${code}）`, en: `${what} failed (SQLSTATE ${code}): ${detail}` }, lang, { sqlstate: code });
   }
   return dtFail('transient', { zh: `${what} 暂时失败，请稍后重试（SQLSTATE ${code}）`, en: `${what} failed (SQLSTATE ${code}), retry later: ${detail}` }, lang, { sqlstate: code });
 }

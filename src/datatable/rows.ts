@@ -8,7 +8,9 @@ import { compileConditions, parseFilters, type FilterCond, type FilterValueCoerc
 import { quoteIdent, qualified } from './naming.ts';
 import { ownFilter, type OwnerScope } from './permissions.ts';
 import { dtFail, type DtLang } from './results.ts';
-import { coerceValue } from './values.ts';
+import { coerceValue, hasNul, toHalfWidth } from './values.ts';
+
+const INT8_MAX = 2n ** 63n - 1n;
 import type { DtCaller, EffectiveAccess, FieldMeta, TableMeta } from './types.ts';
 
 /** `"schema"."title"` of a table. */
@@ -74,6 +76,13 @@ export function rowOut(table: Pick<TableMeta, 'fields'>, row: Record<string, unk
  */
 export function filterCoercer(lang: DtLang): FilterValueCoercer {
   return (field, value) => {
+    if (hasNul(value)) return { error: lang === 'en' ? 'the value contains a NUL character (\\u0000)' : '值含有空字符（\\u0000）' };
+    if (field.uidt === '整数' && (typeof value === 'string' || typeof value === 'number')) {
+      const digits = toHalfWidth(String(value)).trim().replace(/,/g, '');
+      if (/^[+-]?\d+$/.test(digits) && (BigInt(digits) > INT8_MAX || BigInt(digits) < -INT8_MAX - 1n)) {
+        return { error: lang === 'en' ? `${digits} is outside the integer range` : `${digits} 超出整数范围` };
+      }
+    }
     let f: FieldMeta = field;
     if (field.uidt === '整数') f = { ...field, uidt: '数字', precision: 1000, scale: 0 };
     else if (field.uidt === '数字') f = { ...field, precision: 1000, scale: 0 };

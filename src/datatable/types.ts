@@ -150,6 +150,12 @@ export interface DtEnv {
   log?: Logger;
   /** Operator switches (absent = defaults). Added by Engineer A. */
   settings?: DtSettings;
+  /**
+   * The database engine behind `tx` when known (runtime_context.db.engine). The SQL channel
+   * asks the server (`version()`) when absent. The embedded engine has no statement timeout,
+   * so the SQL channel refuses unbounded constructs there (sql/embedded-guard.ts).
+   */
+  engine?: 'embedded' | 'server';
 }
 
 /** Operator switches of the datatable skill. */

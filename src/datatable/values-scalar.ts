@@ -116,12 +116,24 @@ export function coerceInteger(value: unknown, lang: DtLang): CoerceResult {
   return { ok: true, value: text };
 }
 
-/** 数字 (R-DT-68/69): exact decimal text within precision − scale integer digits. */
+/**
+ * Most fraction digits a 数字 value may carry (PostgreSQL's numeric input stops at 16383 with
+ * SQLSTATE 22003 before the column's scale would round it; far below that is plenty).
+ */
+export const MAX_FRACTION_DIGITS = 1000;
+
+/** 数字 (R-DT-68/69): exact decimal text within precision − scale integer digits, at most {@link MAX_FRACTION_DIGITS} decimals. */
 export function coerceNumber(field: FieldMeta, value: unknown, lang: DtLang): CoerceResult {
   const p = numberInput(value, lang);
   if (!p.ok) return p;
   const precision = field.precision ?? 38;
   const scale = field.scale ?? 2;
+  if (p.d.frac.length > MAX_FRACTION_DIGITS) {
+    return fail(lang, {
+      zh: `${String(value).slice(0, 40)}… 的小数位过多（超过 ${MAX_FRACTION_DIGITS} 位），请先四舍五入到 ${scale} 位小数`,
+      en: `${String(value).slice(0, 40)}… has more than ${MAX_FRACTION_DIGITS} decimals; round it to ${scale} decimals first`,
+    });
+  }
   if (p.d.int.length > precision - scale) {
     return fail(lang, {
       zh: `${String(value)} 超出字段精度（最多 ${precision - scale} 位整数、${scale} 位小数）`,

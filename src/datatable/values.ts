@@ -157,6 +157,7 @@ function coerceJson(value: unknown, lang: DtLang): CoerceResult {
 /**
  * Validate and coerce one value for `field` (spec 000 §7.5):
  * - `null`/`undefined`/`""` → NULL (R-DT-74; whitespace-only counts as empty except for text types);
+ * - a string (or 多选 item) holding U+0000 is refused for every type (PostgreSQL cannot store it);
  * - 整数: integer, full-width digits and thousands commas accepted (R-DT-68), a decimal refused
  *   (R-DT-70; `1.0` is an integer), magnitude words refused (R-DT-69), bigint range;
  * - 数字: decimal within precision − scale integer digits (extra fraction digits are rounded by
@@ -171,6 +172,7 @@ function coerceJson(value: unknown, lang: DtLang): CoerceResult {
  */
 export function coerceValue(field: FieldMeta, value: unknown, lang: DtLang = 'zh-CN'): CoerceResult {
   if (value === null || value === undefined || value === '') return { ok: true, value: null };
+  if (hasNul(value)) return nulError(field, lang);
   const textual = field.uidt === '文本' || field.uidt === '长文本' || field.uidt === 'JSON';
   if (!textual && typeof value === 'string' && value.trim() === '') return { ok: true, value: null };
   switch (field.uidt) {
@@ -193,6 +195,23 @@ export function coerceValue(field: FieldMeta, value: unknown, lang: DtLang = 'zh
     default:
       return coerceText(field, value, lang);
   }
+}
+
+/**
+ * True when `v` (a string, or an array holding one) contains U+0000: PostgreSQL text cannot
+ * store it (SQLSTATE 22021), so it is refused here with the field named.
+ */
+export function hasNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (Array.isArray(v)) return v.some((x) => typeof x === 'string' && x.includes('\u0000'));
+  return false;
+}
+
+function nulError(field: FieldMeta, lang: DtLang): CoerceResult {
+  return fail(lang, {
+    zh: `「${field.title}」的值含有空字符（\\u0000），数据库无法保存，请去掉该字符`,
+    en: `the value of "${field.title}" contains a NUL character (\\u0000), which the database cannot store; remove it`,
+  });
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -232,9 +232,9 @@ describeEachEngine('datatable SQL channel: results, errors and DDL', (db, engine
   });
 
   if (engine === 'server') {
-    it('statement_timeout bounds a runaway statement (server engine; PGlite has no timer)', async () => {
+    it('R-DT-100: statement_timeout bounds a runaway statement (server engine; PGlite has no timer) — a recoverable timeout', async () => {
       const r = await runSqlQuery(env, 'SELECT count(*) FROM generate_series(1, 500000000)', { statementTimeoutMs: 50 });
-      expect(r).toMatchObject({ success: false, error_type: 'transient', sqlstate: '57014' });
+      expect(r).toMatchObject({ success: false, error_type: 'recoverable', sqlstate: '57014', timeout: true });
     });
   }
 });

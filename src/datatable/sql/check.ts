@@ -24,6 +24,8 @@ import {
 } from './ddl.ts';
 import { deletePrecheck, statementText, withSystemColumns, type DeletePrecheck } from './rewrite.ts';
 import { refuseStatement } from './statements.ts';
+import { unboundedReason } from './embedded-guard.ts';
+import type { Bilingual } from '../results.ts';
 
 export type { DeletePrecheck } from './rewrite.ts';
 
@@ -55,6 +57,8 @@ export interface SqlPlan {
   drop?: { objects: string[]; type: 'view' | 'index' };
   /** DELETE: the pre-check and backup queries. */
   delete?: DeletePrecheck;
+  /** Why the statement may run unbounded; the executor refuses it on the embedded engine (embedded-guard.ts). */
+  unbounded?: Bilingual;
 }
 
 /** Result of {@link checkSql}. */
@@ -92,7 +96,20 @@ export async function checkSql(sql: string, opts: CheckSqlOptions): Promise<SqlC
   return checkSqlSync(sql, opts);
 }
 
-/** {@link checkSql} once the parser is loaded ({@link ensureParser} awaited). */
+/** Longest statement text accepted, in UTF-16 units (issue 4 item 4). */
+export const MAX_SQL_CHARS = 100_000;
+
+const TOO_COMPLEX = {
+  en: 'the statement is too complex (nested or repeated too deeply to check); split it into smaller statements or use aggregate',
+  zh: '语句过于复杂（嵌套或重复层数太多，无法检查），请拆成几条较小的语句，或改用统计操作',
+};
+
+/**
+ * {@link checkSql} once the parser is loaded ({@link ensureParser} awaited). A text longer
+ * than {@link MAX_SQL_CHARS} is refused (`too_long`); a statement so deep that the parser or
+ * the allowlist walk exhausts the stack (a 3000-branch UNION, thousands of nested brackets) is
+ * refused as `too_complex` instead of failing with a RangeError.
+ */
 export function checkSqlSync(sql: string, opts: CheckSqlOptions): SqlCheckResult {
   try {
     return checkOrThrow(sql, opts);
@@ -102,16 +119,21 @@ export function checkSqlSync(sql: string, opts: CheckSqlOptions): SqlCheckResult
       if (err.redirect) out.redirect = err.redirect;
       return out;
     }
+    if (err instanceof RangeError) return { ok: false, code: 'too_complex', reason: TOO_COMPLEX };
     throw err;
   }
 }
 
 function checkOrThrow(sql: string, opts: CheckSqlOptions): SqlPlan {
   if (typeof sql !== 'string' || sql.trim() === '') refuse('empty', 'sql is empty', 'sql 为空');
+  if (sql.length > MAX_SQL_CHARS) {
+    refuse('too_long', `the statement is ${sql.length} characters long; at most ${MAX_SQL_CHARS} are accepted`, `语句过长（${sql.length} 个字符，上限 ${MAX_SQL_CHARS}），请拆分或改用 insert_from_file 导入数据`);
+  }
   if (sql.includes('\u0000')) refuse('syntax', 'sql contains a NUL character', 'sql 含有非法字符');
   const r = parseSql(sql);
+  if (!r.ok && /call stack|stack depth|too deep|stack overflow/i.test(r.failure.message)) refuse('too_complex', TOO_COMPLEX.en, TOO_COMPLEX.zh);
   if (!r.ok) {
-    refuse('syntax', `SQL syntax error: ${r.failure.message}${r.failure.position ? ` (at character ${r.failure.position})` : ''}`, `SQL 语法错误：${r.failure.message}`);
+    refuse('syntax', `SQL syntax error: ${r.failure.message}${r.failure.position ? ` (at character ${r.failure.position})` : ''}`, `SQL 语法错误${r.failure.position ? `（第 ${r.failure.position} 个字符附近）` : ''}，请检查语句`);
   }
   const parsed = r.parsed;
   if (parsed.stmts.length === 0) refuse('empty', 'sql has no statement', 'sql 中没有语句');
@@ -173,5 +195,7 @@ function checkOrThrow(sql: string, opts: CheckSqlOptions): SqlPlan {
       break;
   }
   plan.tables = [...ctx.relations.keys()];
+  const unbounded = unboundedReason(node);
+  if (unbounded) plan.unbounded = unbounded;
   return plan;
 }

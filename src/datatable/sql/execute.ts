@@ -25,6 +25,8 @@ import { runSqlDdl } from './execute-ddl.ts';
 import { runSqlDelete } from './execute-delete.ts';
 import {
   DEFAULT_SQL_TIMEOUT_MS,
+  isEmbeddedEngine,
+  MAX_SQL_RESULT_CHARS,
   MAX_SQL_ROWS,
   missingRelations,
   parseJsonLossless,
@@ -85,10 +87,21 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
   }
   const tables = await listTables(env.q, env.caller.orgId);
   const mustExist = [...new Set([...plan.tables, ...(plan.kind === 'alter' || plan.kind === 'create_index' ? [plan.target ?? ''] : [])])].filter(Boolean);
-  const { missing, closure } = await env.tx(async (tx) => {
+  const { missing, closure, embedded } = await env.tx(async (tx) => {
     await prepareSqlTx(tx, schema, { readOnly: true, timeoutMs: opts.statementTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS });
-    return { missing: await missingRelations(tx, schema, mustExist), closure: await relationClosure(tx, schema, mustExist) };
+    return {
+      missing: await missingRelations(tx, schema, mustExist),
+      closure: await relationClosure(tx, schema, mustExist),
+      embedded: plan.unbounded ? await isEmbeddedEngine(tx, env.engine) : false,
+    };
   });
+  if (plan.unbounded && embedded) {
+    // The embedded engine has no statement_timeout: refuse what obviously runs unbounded (embedded-guard.ts).
+    return {
+      ok: false,
+      envelope: dtFail('recoverable', { zh: `SQL 被拒绝：${plan.unbounded.zh}`, en: `SQL refused: ${plan.unbounded.en}` }, lang, { need_param: 'sql', refused: 'unbounded', sql }),
+    };
+  }
   if (missing.length > 0) {
     const names = tables.map((t) => t.title);
     return {
@@ -115,25 +128,47 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
 }
 
 /** Run a checked SELECT in `tx` through {@link wrapSelect}; rows as PostgreSQL's JSON. */
-async function selectRows(env: DtEnv, plan: SqlPlan, schema: string, readOnly: boolean, opts: SqlRunOptions): Promise<{ rows: unknown[]; truncated: boolean }> {
+/**
+ * Run a checked SELECT in `tx` through {@link wrapSelect} (LIMIT cap + 1: never more rows are
+ * fetched); rows as PostgreSQL's JSON. Rows past the row cap or past the result size cap
+ * ({@link MAX_SQL_RESULT_CHARS}) are cut: `truncated` says so and `by` says which cap.
+ */
+async function selectRows(env: DtEnv, plan: SqlPlan, schema: string, readOnly: boolean, opts: SqlRunOptions): Promise<{ rows: unknown[]; truncated: boolean; by?: 'rows' | 'size' }> {
   const cap = opts.maxRows ?? MAX_SQL_ROWS;
+  const maxChars = opts.maxResultChars ?? MAX_SQL_RESULT_CHARS;
   const wrapped = wrapSelect(plan.rewrittenSql, cap);
   const again = checkSqlSync(wrapped, { schema });
   if (!again.ok || again.kind !== 'select') throw new Error(`internal: the wrapped SELECT did not pass the checker (${again.ok ? again.kind : again.code})`);
   return env.tx(async (tx) => {
     await prepareSqlTx(tx, schema, { readOnly, timeoutMs: opts.statementTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS });
     const { rows } = await tx.query<{ r: string }>(wrapped);
-    const parsed = rows.slice(0, cap).map((row) => parseJsonLossless(row.r));
-    return { rows: parsed, truncated: rows.length > cap };
+    const parsed: unknown[] = [];
+    let size = 0;
+    for (let i = 0; i < rows.length && i < cap; i++) {
+      const text = rows[i]!.r;
+      size += text.length;
+      if (size > maxChars) return { rows: parsed, truncated: true, by: 'size' as const };
+      parsed.push(parseJsonLossless(text));
+    }
+    return rows.length > cap ? { rows: parsed, truncated: true, by: 'rows' as const } : { rows: parsed, truncated: false };
   });
 }
 
-function truncationNote(truncated: boolean, cap: number, lang: DtEnv['caller']['lang']): Record<string, unknown> {
+/**
+ * The keys a cut result adds (issue 4 item 4): `truncated: true` and an `action_note` saying
+ * which cap applied and what to do; the same text as `note` (kept for existing callers).
+ */
+function truncationNote(truncated: boolean, cap: number, lang: DtEnv['caller']['lang'], by: 'rows' | 'size' = 'rows', maxChars = MAX_SQL_RESULT_CHARS): Record<string, unknown> {
   if (!truncated) return {};
-  return {
-    truncated: true,
-    note: lang === 'en' ? `only the first ${cap} rows are returned; aggregate or page with LIMIT/OFFSET` : `结果超过 ${cap} 行，只返回前 ${cap} 行；请用聚合或 LIMIT/OFFSET 分页`,
-  };
+  const text =
+    by === 'size'
+      ? lang === 'en'
+        ? `the result exceeds ${maxChars} characters; only the first rows are returned — select fewer columns, aggregate, or page with LIMIT/OFFSET`
+        : `结果超过 ${maxChars} 个字符，只返回了前面的部分行；请少选列、用聚合或 LIMIT/OFFSET 分页`
+      : lang === 'en'
+        ? `only the first ${cap} rows are returned; aggregate or page with LIMIT/OFFSET`
+        : `结果超过 ${cap} 行，只返回前 ${cap} 行；请用聚合或 LIMIT/OFFSET 分页`;
+  return { truncated: true, truncated_by: by, note: text, action_note: text };
 }
 
 /**
@@ -147,8 +182,8 @@ export async function runSqlQuery(env: DtEnv, sql: unknown, opts: SqlRunOptions 
   try {
     const p = await prepare(env, sql, 'sql_query', opts);
     if (!p.ok) return p.envelope;
-    const { rows, truncated } = await selectRows(env, p.plan, p.schema, true, opts);
-    return dtOk({ rows, row_count: rows.length, sql: p.plan.rewrittenSql, ...truncationNote(truncated, opts.maxRows ?? MAX_SQL_ROWS, lang) });
+    const { rows, truncated, by } = await selectRows(env, p.plan, p.schema, true, opts);
+    return dtOk({ rows, row_count: rows.length, sql: p.plan.rewrittenSql, ...truncationNote(truncated, opts.maxRows ?? MAX_SQL_ROWS, lang, by, opts.maxResultChars) });
   } catch (err) {
     return dbErrorEnvelope(err, 'sql_query', lang);
   }
@@ -175,8 +210,8 @@ export async function runSqlExecute(env: DtEnv, sql: unknown, opts: SqlExecuteOp
     const timeoutMs = opts.statementTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS;
     switch (plan.kind) {
       case 'select': {
-        const { rows, truncated } = await selectRows(env, plan, schema, true, opts);
-        return dtOk({ affected: 0, rows, row_count: rows.length, sql: plan.rewrittenSql, ...truncationNote(truncated, opts.maxRows ?? MAX_SQL_ROWS, lang) });
+        const { rows, truncated, by } = await selectRows(env, plan, schema, true, opts);
+        return dtOk({ affected: 0, rows, row_count: rows.length, sql: plan.rewrittenSql, ...truncationNote(truncated, opts.maxRows ?? MAX_SQL_ROWS, lang, by, opts.maxResultChars) });
       }
       case 'insert':
       case 'update': {

@@ -52,7 +52,13 @@ export type RefusalCode =
   /** INSERT without a column list (it would write id positionally). */
   | 'insert_columns'
   /** An ALTER/DROP form that is not supported (use the structural actions). */
-  | 'ddl_not_supported';
+  | 'ddl_not_supported'
+  /** The statement text is longer than MAX_SQL_CHARS (check.ts). */
+  | 'too_long'
+  /** The statement nests too deeply for the parser or the allowlist walk (stack exhausted). */
+  | 'too_complex'
+  /** Embedded engine only: a construct whose running time cannot be bounded (embedded-guard.ts). */
+  | 'unbounded';
 
 /** A refusal: code + bilingual reason (+ the action to use instead, if any). */
 export interface SqlRefusal {

@@ -16,12 +16,30 @@ export const DEFAULT_SQL_TIMEOUT_MS = 30_000;
 /** Most rows a call returns (larger results come back cut, with `truncated: true`). */
 export const MAX_SQL_ROWS = 1000;
 
+/**
+ * Most result text a call returns, in UTF-16 units of the rows' JSON (about 2 MB): rows past
+ * it are cut like rows past the row cap (`truncated: true`).
+ */
+export const MAX_SQL_RESULT_CHARS = 2_000_000;
+
 /** Options of the executors. */
 export interface SqlRunOptions {
   /** statement_timeout in ms (default {@link DEFAULT_SQL_TIMEOUT_MS}). */
   statementTimeoutMs?: number;
   /** Row cap (default {@link MAX_SQL_ROWS}). */
   maxRows?: number;
+  /** Result size cap in UTF-16 units of row JSON (default {@link MAX_SQL_RESULT_CHARS}). */
+  maxResultChars?: number;
+}
+
+/**
+ * True when the engine behind `tx` is the embedded one (PGlite): `env.engine` when the
+ * runtime context named it, else PostgreSQL's `version()` text (PGlite reports itself there).
+ */
+export async function isEmbeddedEngine(tx: Tx, known?: 'embedded' | 'server'): Promise<boolean> {
+  if (known) return known === 'embedded';
+  const { rows } = await tx.query<{ v: string }>('SELECT version() AS v');
+  return /PGlite|emscripten|wasm/i.test(rows[0]?.v ?? '');
 }
 
 /**
