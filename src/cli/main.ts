@@ -149,6 +149,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     .option('--json', 'print one JSON document')
     .action(run(grantAction('list')));
 
+  program.command('directory').description('the directory of contacts and departments').command('import').description('import contacts and departments from a CSV or JSON file (exit 1 when a row was refused)').argument('<file>', 'a .csv or .json file').option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")').option('--org <org>', "organisation (default: the role's org_id)").option('--lang <lang>', 'language of row messages: zh-CN or en', 'zh-CN').option('--json', 'print the report as one JSON document').action(run(async (file: string, opts: { role?: string; org?: string; lang?: string; json?: boolean }) => (await import('./commands/directory-import.ts')).directoryImportCommand(file, opts, io)));
   program.command('web').description('web chat').command('token').description('issue a web chat sign-in token for a directory contact').argument('<contact_key>').option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")').option('--json', 'print one JSON document').action(run(async (key: string, opts: { role?: string; json?: boolean }) => (await import('./commands/web-token.ts')).webTokenCommand(key, opts, io)));
 
   try {

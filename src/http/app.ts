@@ -117,6 +117,10 @@ export function createApp(deps: AppDeps): Express {
     const { runWebTokenCommand } = await import('../cli/commands/web-token.ts');
     res.json(await runWebTokenCommand(deps.db, req.body as import('../cli/commands/web-token.ts').WebTokenRequest));
   });
+  local.post('/directory/import', express.json({ limit: '50mb' }), async (req, res) => {
+    const { runDirectoryImport } = await import('../cli/commands/directory-import.ts');
+    res.json(await runDirectoryImport(deps.db, req.body as import('../cli/commands/directory-import.ts').DirectoryImportRequest));
+  });
   app.use('/api/local', local);
 
   return app;

@@ -1,0 +1,103 @@
+/**
+ * Shapes of the directory and of a resolved sender (spec 000 §4.2–§4.6; CONTRACTS.md §11).
+ */
+import type { TeamRole } from '../runtime/types.ts';
+
+export type { TeamRole };
+
+/** Language of user-facing text (default zh-CN). */
+export type Lang = 'zh-CN' | 'en';
+
+/** The channels with an id column in a directory import (CONTRACTS.md §11). */
+export const DIRECTORY_CHANNELS = ['telegram', 'feishu', 'discord', 'wecom', 'dingtalk', 'web'] as const;
+
+/** One of {@link DIRECTORY_CHANNELS}. */
+export type DirectoryChannel = (typeof DIRECTORY_CHANNELS)[number];
+
+/** One contact of the directory (a row of `skillgate.contacts` plus its platform ids). */
+export interface Contact {
+  /** Internal primary key as a decimal string (`actor_id`, R-CTX-08). */
+  id: string;
+  /** The directory org (never "": see directoryOrgId). */
+  orgId: string;
+  contactKey: string;
+  name: string;
+  empNo: string;
+  /** Bare department text (`actor_department`, R-CTX-08). */
+  department: string;
+  /** The department's node id in the org tree, null when it is not in the tree. */
+  departmentId: string | null;
+  position: string;
+  /** Rank (`actor_title`). */
+  title: string;
+  phone: string;
+  email: string;
+  tags: string[];
+  /** Team id ("" when none). */
+  team: string;
+  teamRole: TeamRole;
+  /** May fill in for others on the `web_admin` channel (R-ADM). */
+  isAdmin: boolean;
+  /** Platform ids per channel, e.g. `{telegram: ["42"], feishu: ["ou_…", "on_…"]}`. */
+  channelIds: Record<string, string[]>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The actor_* values of the fixed context (spec 000 §4.2; R-CTX-02/03, R-CTX-07/08). A type
+ * alias (not an interface) so it is assignable to `Record<string, unknown>` (`given`).
+ */
+export type ActorFields = {
+  actor_id: string;
+  actor_name: string;
+  actor_emp_no: string;
+  actor_department: string;
+  actor_department_path: string;
+  actor_position: string;
+  actor_title: string;
+  actor_phone: string;
+  actor_email: string;
+  actor_tags: string[];
+  actor_key: string;
+};
+
+/** Who sent a message, as the directory knows them. */
+export interface ResolvedActor {
+  /** True when a contact of the directory matched. */
+  known: boolean;
+  /** The contact key, or `<channel>:<platformId>` when unknown. */
+  contactKey: string;
+  teamRole: TeamRole;
+  /** May act as web_admin (fill in for others). */
+  isAdmin: boolean;
+  fields: ActorFields;
+  /** The contact's team id ("" when none or unknown). */
+  teamId?: string;
+  /** The sender's channel and every platform id it came with (primary first). */
+  channel?: string;
+  platformIds?: string[];
+}
+
+/** One refused (or, in warnings, noted) input row of a directory import. */
+export interface ImportIssue {
+  /** CSV: the line number in the file (header = 1); JSON: 1-based index in its list. */
+  row: number;
+  /** The column / JSON key at fault (`email`, `department`, `telegram`, `path`…). */
+  column: string;
+  /** Localized text naming row and column, e.g. `第 3 行 email 无效：…`. */
+  message: string;
+  /** Which list the row belongs to (JSON `departments` or contacts). */
+  section: 'contacts' | 'departments';
+}
+
+/** What {@link importDirectory} did. */
+export interface ImportReport {
+  orgId: string;
+  contacts: { inserted: number; updated: number };
+  departments: { inserted: number };
+  /** Rows refused and skipped (the others were imported). */
+  errors: ImportIssue[];
+  /** Rows imported with a remark (ambiguous or unknown department name, unknown column). */
+  warnings: ImportIssue[];
+}
