@@ -1,7 +1,7 @@
 /**
  * The set-wise insert engine of the batch writes (spec 000 §7.8(2); R-DT-98, R-DT-99): one
  * `INSERT … SELECT … FROM unnest(<typed array literals>)` per part inside a SAVEPOINT, the
- * unique-conflict retry `ON CONFLICT DO NOTHING RETURNING id`, and the split in halves down to
+ * unique-conflict retry `ON CONFLICT DO NOTHING` (then only the missing ids are read back), and the split in halves down to
  * one SAVEPOINT per row. Used by write-batch.ts (which validates, chunks and commits).
  */
 import type { Tx } from '../store/db.ts';
@@ -112,11 +112,21 @@ async function insertChunk(tx: Tx, table: TableMeta, rows: readonly ValidRow[], 
   return (await tx.query(q.sql + conflict, q.values)).rowCount;
 }
 
-/** The chunk again with `ON CONFLICT DO NOTHING RETURNING id`: the ids that went in (rows need pre-allocated ids). */
-async function insertChunkReturningIds(tx: Tx, table: TableMeta, rows: readonly ValidRow[]): Promise<Set<string>> {
+/**
+ * The chunk with `ON CONFLICT DO NOTHING` (rows need pre-allocated ids): the ids that did NOT
+ * go in. When every row went in (the row count says so) nothing else is asked; otherwise one
+ * query lists the chunk's ids absent from the table — only the few conflicting ones travel,
+ * never the whole chunk's ids.
+ */
+async function insertChunkMissingIds(tx: Tx, table: TableMeta, rows: readonly ValidRow[]): Promise<Set<string>> {
   const q = chunkInsertSql(table, rows)!;
-  const { rows: got } = await tx.query<{ id: string }>(`${q.sql} ON CONFLICT DO NOTHING RETURNING "id"::text AS id`, q.values);
-  return new Set(got.map((r) => r.id));
+  const n = (await tx.query(`${q.sql} ON CONFLICT DO NOTHING`, q.values)).rowCount;
+  if (n === rows.length) return new Set();
+  const { rows: gone } = await tx.query<{ id: string }>(
+    `SELECT x::text AS id FROM unnest($1::bigint[]) AS x WHERE NOT EXISTS (SELECT 1 FROM ${tableRef(table)} AS t WHERE t."id" = x)`,
+    [`{${rows.map((r) => r.id).join(',')}}`],
+  );
+  return new Set(gone.map((r) => r.id));
 }
 
 async function insertOne(tx: Tx, table: TableMeta, row: ValidRow, skip: boolean): Promise<number> {
@@ -173,10 +183,10 @@ export interface PartOptions {
   adaptive?: () => void;
 }
 
-/** Count a RETURNING insert: rows whose id came back went in; the others conflicted on a unique constraint. */
-function account(table: TableMeta, rows: readonly ValidRow[], went: Set<string>, skip: boolean, out: BatchCounts, lang: DtLang): void {
+/** Count an ON CONFLICT DO NOTHING insert: rows whose id is in `missing` conflicted on a unique constraint; the others went in. */
+function account(table: TableMeta, rows: readonly ValidRow[], missing: Set<string>, skip: boolean, out: BatchCounts, lang: DtLang): void {
   for (const r of rows) {
-    if (went.has(r.id!)) out.inserted++;
+    if (!missing.has(r.id!)) out.inserted++;
     else if (skip) out.skipped++;
     else {
       out.failed++;
@@ -190,17 +200,17 @@ function account(table: TableMeta, rows: readonly ValidRow[], went: Set<string>,
  * each (each in its own SAVEPOINT), down to single rows in their own SAVEPOINT, whose error is
  * recorded (R-DT-98). A part without failures costs one statement; one bad row in a chunk of
  * n costs about 2·log2(n) statements instead of n. Unique conflicts never need the split: with
- * pre-allocated ids the part is run again as `ON CONFLICT DO NOTHING RETURNING id` and the rows
- * whose id did not come back are exactly the conflicting ones (reported as 23505). The plain
+ * pre-allocated ids the part is run again as `ON CONFLICT DO NOTHING` and the chunk's ids
+ * absent from the table afterwards are exactly the conflicting rows (reported as 23505). The plain
  * INSERT comes first because speculative insertion costs more per row; after a first conflict
- * the import switches to the RETURNING form.
+ * the import switches to the ON CONFLICT form.
  */
 export async function insertPart(tx: Tx, table: TableMeta, rows: readonly ValidRow[], o: PartOptions, out: BatchCounts, lang: DtLang): Promise<void> {
   if (rows.length === 0) return;
   if (rows.length >= ROW_BY_ROW_BELOW) {
     try {
       if (o.returning) {
-        account(table, rows, await tx.savepoint((sp) => insertChunkReturningIds(sp, table, rows)), o.skip, out, lang);
+        account(table, rows, await tx.savepoint((sp) => insertChunkMissingIds(sp, table, rows)), o.skip, out, lang);
       } else {
         const n = await tx.savepoint((sp) => insertChunk(sp, table, rows, o.skip));
         out.inserted += n;
@@ -210,8 +220,8 @@ export async function insertPart(tx: Tx, table: TableMeta, rows: readonly ValidR
     } catch (err) {
       if (!o.returning && !o.skip && sqlState(err) === '23505' && rows.every((r) => r.id !== undefined)) {
         try {
-          account(table, rows, await tx.savepoint((sp) => insertChunkReturningIds(sp, table, rows)), false, out, lang);
-          // Duplicates seen: later chunks of this import go straight to the RETURNING form.
+          account(table, rows, await tx.savepoint((sp) => insertChunkMissingIds(sp, table, rows)), false, out, lang);
+          // Duplicates seen: later chunks of this import go straight to the ON CONFLICT form.
           o.adaptive?.();
           return;
         } catch {

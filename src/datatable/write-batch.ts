@@ -89,9 +89,27 @@ async function idSequence(env: DtEnv, table: TableMeta): Promise<string | null> 
   }
 }
 
+/**
+ * Take `n` ids from the table's sequence, ascending. The common case — nobody else drew from
+ * the sequence meanwhile, so the ids form one range — costs one row on the wire (min, max,
+ * count) instead of `n`; otherwise the ids themselves are fetched as one array.
+ */
 async function allocateIds(env: DtEnv, seq: string, n: number): Promise<string[]> {
-  const { rows } = await env.q.query<{ id: string }>('SELECT nextval($1::regclass)::text AS id FROM generate_series(1, $2::int) ORDER BY 1', [seq, n]);
-  return rows.map((r) => r.id).sort((a, b) => (a.length - b.length) || (a < b ? -1 : a > b ? 1 : 0));
+  const { rows } = await env.q.query<{ lo: string; hi: string; ids: string | null }>(
+    `WITH v AS (SELECT nextval($1::regclass) AS id FROM generate_series(1, $2::int))
+     SELECT min(id)::text AS lo, max(id)::text AS hi,
+            CASE WHEN max(id) - min(id) + 1 = count(*) THEN NULL ELSE array_agg(id ORDER BY id)::text END AS ids
+       FROM v`,
+    [seq, n],
+  );
+  const r = rows[0]!;
+  if (r.ids === null) {
+    const lo = BigInt(r.lo);
+    const out = new Array<string>(n);
+    for (let i = 0; i < n; i++) out[i] = String(lo + BigInt(i));
+    return out;
+  }
+  return r.ids.slice(1, -1).split(',');
 }
 
 /**
@@ -149,8 +167,11 @@ export async function importRecords(
       failAll(chunk, err);
     }
   };
+  const dedupe = uniqueTracker(table, opts.skip, lang);
   for (let start = 0; start < records.length; start += BATCH_TUNING.chunkRows) {
-    const { valid, errors } = validateRows(table, records.slice(start, start + BATCH_TUNING.chunkRows), owner, lang, start + 1, validator);
+    const checked = validateRows(table, records.slice(start, start + BATCH_TUNING.chunkRows), owner, lang, start + 1, validator);
+    const { errors } = checked;
+    const valid = dedupe ? dedupe(checked.valid, out) : checked.valid;
     out.errors.push(...errors);
     out.failed += new Set(errors.map((e) => e.row)).size;
     while (inflight.length >= concurrency) await inflight.shift();
@@ -174,6 +195,59 @@ export async function importRecords(
   await Promise.all(inflight);
   out.errors.sort((x, y) => x.row - y.row);
   return out;
+}
+
+/**
+ * In-import duplicates on the table's unique fields (metadata `unique`), found in the
+ * application: a later row repeating an earlier row's non-null value is counted as the
+ * database would count it — `skipped` with on_conflict=skip, else a failed row with SQLSTATE
+ * 23505 naming the field and the earlier row — and never sent. The first occurrence wins
+ * (deterministic even with concurrent chunks). Conflicts with rows already in the table are
+ * still found by the database. Coerced values are canonical text (decimal, ISO date), so
+ * string equality is the column's equality. Returns null when the table has no unique field.
+ */
+function uniqueTracker(table: TableMeta, skip: boolean, lang: DtLang): ((rows: ValidRow[], out: BatchCounts) => ValidRow[]) | null {
+  const fields = table.fields.filter((f) => f.unique && f.uidt !== '多选').map((f) => f.title);
+  if (fields.length === 0) return null;
+  const seen = fields.map(() => new Map<string, number>());
+  return (rows, out) => {
+    const kept: ValidRow[] = [];
+    for (const r of rows) {
+      let dup = -1;
+      let first = 0;
+      for (let j = 0; j < fields.length && dup < 0; j++) {
+        const v = r.values[fields[j]!];
+        if (v === undefined || v === null || Array.isArray(v)) continue;
+        const prev = seen[j]!.get(String(v));
+        if (prev !== undefined) {
+          dup = j;
+          first = prev;
+        }
+      }
+      if (dup < 0) {
+        for (let j = 0; j < fields.length; j++) {
+          const v = r.values[fields[j]!];
+          if (v !== undefined && v !== null && !Array.isArray(v)) seen[j]!.set(String(v), r.row);
+        }
+        kept.push(r);
+      } else if (skip) out.skipped++;
+      else {
+        const f = fields[dup]!;
+        out.failed++;
+        out.errors.push({
+          row: r.row,
+          field: f,
+          value: r.values[f],
+          sqlstate: '23505',
+          error:
+            lang === 'en'
+              ? `SQLSTATE 23505: duplicate value of unique field ${f} (same as row ${first})`
+              : `违反唯一约束（重复值）：「${f}」与第 ${first} 行相同（SQLSTATE 23505）`,
+        });
+      }
+    }
+    return kept;
+  };
 }
 
 /**

@@ -185,6 +185,22 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     expect(direct).toMatchObject({ success: true, deleted: 3 });
   });
 
+  it('R-DT-98/R-DT-103 (item 12): a chunked import reports in-file duplicates (found in the application) and conflicts with existing rows (found by the database) row by row', async () => {
+    const tid = await t.table('唯一导入', [{ title: '码', uidt: '文本', unique: true }, { title: '序', uidt: '整数' }]);
+    await t.call({ action: 'insert_batch', payload: { table_id: tid, records: [{ 码: 'c100' }, { 码: 'c7000' }] } });
+    const recs: Array<Record<string, unknown>> = Array.from({ length: 12_000 }, (_, i) => ({ 码: `c${i}`, 序: i + 1 }));
+    recs[9000] = { 码: 'c5', 序: 9001 }; // in-file duplicate of row 6
+    writeFileSync(join(t.ws, 'uniq.json'), JSON.stringify(recs));
+    const r = await t.call({ action: 'insert_from_file', payload: { table_id: tid, file: 'uniq.json' } });
+    expect(r, JSON.stringify(r).slice(0, 400)).toMatchObject({ success: true, inserted: 11_997, failed: 3, verified_total: 11_999 });
+    const errs = r.errors as Array<{ row: number; sqlstate?: string; field?: string; error: string }>;
+    expect(errs.map((e) => [e.row, e.sqlstate])).toEqual([[101, '23505'], [7001, '23505'], [9001, '23505']]);
+    expect(errs[2]).toMatchObject({ field: '码' });
+    expect(errs[2]!.error).toContain('第 6 行');
+    const { rows } = await db().query<{ n: string }>(`SELECT count(*)::text AS n FROM org_data_acme."唯一导入" WHERE "序" = 9001`);
+    expect(rows[0]!.n).toBe('0');
+  });
+
   it('R-DT-13/D-01/D-04 (item 9): permission messages are single-language per lang', async () => {
     const sql = await t.call({ action: 'sql_query', sql: 'SELECT 1' }, { allow_sql: false });
     expect(sql).toMatchObject({ success: false, permission_denied: true });
