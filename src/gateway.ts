@@ -1,5 +1,7 @@
 /**
- * Start and stop one gateway process: settings → data dir → database → migrations → HTTP.
+ * Start and stop one gateway process: settings → data dir → database → migrations → skills →
+ * directory seed → channels, inbox, turn, outbox → HTTP (DESIGN.md "The flow of one message").
+ * Shutdown is graceful: stop accepting, let in-flight turns and sends finish, then close.
  */
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -15,6 +17,18 @@ import { migrate } from './store/migrate.ts';
 import { openEmbeddedDb, openServerDb } from './store/open.ts';
 import { discoverSkills } from './registry/discover.ts';
 import type { SkillServices } from './executor/run-skill.ts';
+import { AdapterSet } from './channel/adapters.ts';
+import { publishCatalog } from './registry/catalog.ts';
+import { renderWebHtml } from './channel/render/index.ts';
+import { createMetrics } from './http/metrics.ts';
+import { seedDemoDirectory } from './identity/index.ts';
+import { createInbox } from './inbox/index.ts';
+import { createOutbox } from './outbox/index.ts';
+import { createCoreHost } from './turn/host.ts';
+import { CommandPlanner } from './turn/planners/command.ts';
+import { RunningTurns } from './turn/running.ts';
+import { createTurnHandler } from './turn/turn.ts';
+import { createWebChannel } from '../adapters/web/index.ts';
 
 /** A running gateway. */
 export interface Gateway {
@@ -51,8 +65,14 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
   }
 
   let server: Server | undefined;
+  const stops: Array<() => Promise<void>> = [];
   const cleanup = async (): Promise<void> => {
-    if (server) await new Promise<void>((r) => server!.close(() => r()));
+    // Stop accepting first, then let in-flight turns and sends finish (graceful shutdown).
+    const closing = server ? new Promise<void>((r) => server!.close(() => r())) : Promise.resolve();
+    server?.closeIdleConnections?.();
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'shutdown step failed'));
+    server?.closeAllConnections?.();
+    await closing;
     await db.close().catch(() => undefined);
     if (lock) {
       removeServerInfo(settings.dataDir);
@@ -67,20 +87,61 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const registry = await discoverSkills(settings.skillRoots);
     const broken = registry.all().filter((s) => s.status === 'broken').map((s) => s.name);
     log.info({ skills: registry.all().length, broken }, 'skills discovered');
+    publishCatalog(registry, config);
     const services: SkillServices = { db, registry, settings, secretKey, log };
+    const defaultRole = config.roles.find((r) => r.id === settings.roleId) ?? config.roles[0]!;
+    const demo = !settings.databaseUrl;
+    if (demo) await seedDemoDirectory(db, defaultRole.org_id, defaultRole.id);
+
+    const adapters = new AdapterSet();
+    const web = createWebChannel({ db, log, dataDir: settings.dataDir, orgId: defaultRole.org_id, roleId: defaultRole.id, demo, renderHtml: renderWebHtml });
+    adapters.add(web);
+    stops.push(() => web.close());
+
+    const running = new RunningTurns();
+    await running.listen(db);
+    stops.push(() => running.close());
+    let metricsRef: ReturnType<typeof createMetrics> | undefined;
+    const outbox = createOutbox(db, {
+      log,
+      adapterFor: (channel, account) => adapters.get(channel, account),
+      onStatus: (channel: string, status: string) => metricsRef?.outbound(channel, status),
+    });
+    const inbox = createInbox(db, { log });
+    const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
+    metricsRef = metrics;
+    const planner = new CommandPlanner();
+    const handleTurn = createTurnHandler({
+      services,
+      config,
+      defaultRoleId: settings.roleId,
+      adapterFor: (channel, account) => adapters.get(channel, account),
+      outbox,
+      running,
+      plannerFor: () => planner,
+      onTurn: (t) => metrics.turn(t.channel, t.ms, t.failures),
+    });
+    const host = createCoreHost({ db, log, inbox, running, outbox, onInbound: (channel, result) => metrics.inbound(channel, result) });
+    outbox.start();
+    stops.push(() => outbox.stop());
+    inbox.start(handleTurn);
+    stops.push(() => inbox.stop());
+    for (const a of adapters.all()) await a.start?.(host);
+
     const localToken = randomBytes(32).toString('hex');
-    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId } });
+    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [web.router] });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, '0.0.0.0', () => resolveListen(s));
       s.once('error', reject);
     });
+    web.attach(server);
     const port = (server.address() as AddressInfo).port;
     if (lock) {
       writeServerInfo(settings.dataDir, { pid: process.pid, port, token: localToken, started_at: new Date().toISOString() });
     }
     log.info(
-      { port, channels: settings.channels, database: db.engine, data_dir: lock ? settings.dataDir : undefined },
-      `skillgate listening on http://localhost:${port} — channels on: ${settings.channels.join(', ')}`,
+      { port, channels: adapters.describe(), database: db.engine, data_dir: lock ? settings.dataDir : undefined },
+      `skillgate listening on http://localhost:${port} — channels on: ${adapters.describe().join(', ')}`,
     );
     let closed: Promise<void> | undefined;
     return {

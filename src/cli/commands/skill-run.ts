@@ -12,6 +12,7 @@ import type { Envelope } from '../../envelope/types.ts';
 import { CliRunRefusal, runFromCli, type CliRunOptions } from '../../executor/cli-run.ts';
 import { log } from '../../log/logger.ts';
 import { discoverSkills } from '../../registry/discover.ts';
+import { publishCatalog } from '../../registry/catalog.ts';
 import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
 import { configErrorsAsRefusal } from '../settings.ts';
@@ -63,6 +64,7 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
     envelope = await withCliDb<Envelope>(settings, {
     direct: async (db) => {
       const registry = await discoverSkills(settings.skillRoots);
+      publishCatalog(registry, config);
       const services = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log() };
       try {
         return await runFromCli(services, config, settings.roleId, opts);

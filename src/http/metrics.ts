@@ -1,0 +1,77 @@
+/**
+ * Prometheus metrics of one gateway (issue 5 §11; prom-client 15): messages in/out per
+ * channel, turn latency, skill failures, inbox and outbox backlog. Each gateway has its own
+ * registry (several gateways may live in one test process), served at `GET /metrics`.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The gateway's metrics and their registry. */
+export interface GatewayMetrics {
+  registry: Registry;
+  /** An inbound event was stored (`result`: accepted | duplicate | ignored). */
+  inbound(channel: string, result: string): void;
+  /** An outbound message reached a final state (`status`: sent | failed). */
+  outbound(channel: string, status: string): void;
+  /** A turn finished after `ms` milliseconds with `failures` failed skill calls. */
+  turn(channel: string, ms: number, failures: number): void;
+}
+
+/**
+ * Create the metrics. `backlog` callbacks are read at scrape time (a failing callback
+ * leaves the gauge unchanged, so `/metrics` never fails because the database is busy).
+ */
+export function createMetrics(backlog: { inbox?: () => Promise<number>; outbox?: () => Promise<number> } = {}): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'skillgate_' });
+  const messagesIn = new Counter({
+    name: 'skillgate_messages_in_total',
+    help: 'Inbound events per channel and result (accepted, duplicate, ignored)',
+    labelNames: ['channel', 'result'] as const,
+    registers: [registry],
+  });
+  const messagesOut = new Counter({
+    name: 'skillgate_messages_out_total',
+    help: 'Outbound messages per channel and final status (sent, failed)',
+    labelNames: ['channel', 'status'] as const,
+    registers: [registry],
+  });
+  const turnSeconds = new Histogram({
+    name: 'skillgate_turn_duration_seconds',
+    help: 'Time from the start of a turn to its reply being queued, seconds',
+    labelNames: ['channel'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const skillFailures = new Counter({
+    name: 'skillgate_skill_failures_total',
+    help: 'Skill calls in chat turns that ended with success:false',
+    labelNames: ['channel'] as const,
+    registers: [registry],
+  });
+  const gauge = (name: string, help: string, read?: () => Promise<number>): void => {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        if (!read) return;
+        try {
+          this.set(await read());
+        } catch {
+          /* keep the last value */
+        }
+      },
+    });
+  };
+  gauge('skillgate_outbox_backlog', 'Outbound messages not yet sent or failed', backlog.outbox);
+  gauge('skillgate_inbox_backlog', 'Inbound events not yet processed', backlog.inbox);
+  return {
+    registry,
+    inbound: (channel, result) => messagesIn.inc({ channel, result }),
+    outbound: (channel, status) => messagesOut.inc({ channel, status }),
+    turn: (channel, ms, failures) => {
+      turnSeconds.observe({ channel }, ms / 1000);
+      if (failures > 0) skillFailures.inc({ channel }, failures);
+    },
+  };
+}

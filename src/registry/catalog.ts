@@ -1,0 +1,30 @@
+/**
+ * The skill catalog of this process, for built-in skills that describe the platform itself
+ * (`help` lists what a role can do). The gateway and the CLI publish their registry and role
+ * configuration here once loaded; nothing else reads or writes it.
+ */
+import type { ConfigFile } from '../config/file.ts';
+import { roleSkills } from '../config/file.ts';
+import type { ModelTool } from './types.ts';
+import type { Registry } from './discover.ts';
+
+interface Catalog {
+  registry: Registry;
+  config: ConfigFile;
+}
+
+let current: Catalog | undefined;
+
+/** Publish the process's registry and configuration (the last call wins). */
+export function publishCatalog(registry: Registry, config: ConfigFile): void {
+  current = { registry, config };
+}
+
+/**
+ * The tools `roleId` may call, exactly as a model sees them (CONTRACTS.md §4), or undefined
+ * when no catalog was published in this process. An unknown role sees every skill.
+ */
+export function catalogTools(roleId: string): ModelTool[] | undefined {
+  if (!current) return undefined;
+  return current.registry.tools({ skills: roleSkills(current.config, roleId) ?? '*' });
+}

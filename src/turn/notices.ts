@@ -1,0 +1,33 @@
+/**
+ * The platform's own short messages in a turn (zh-CN default, English available). Skills'
+ * texts never come from here; only what the gateway itself says.
+ */
+
+/** Languages of platform texts. */
+export type Lang = 'zh-CN' | 'en';
+
+const TEXTS = {
+  working: { 'zh-CN': '处理中…', en: 'Working…' },
+  stopped: { 'zh-CN': '已停止。以上是停止前完成的部分。', en: 'Stopped. Above is what was done before the stop.' },
+  nothing_running: { 'zh-CN': '当前没有正在执行的任务。', en: 'Nothing is running right now.' },
+  stop_requested: { 'zh-CN': '正在停止…', en: 'Stopping…' },
+  no_pending_confirm: {
+    'zh-CN': '没有待确认的操作（可能已过期或已处理）。如需继续，请重新发起。',
+    en: 'There is nothing to confirm (it may have expired or been handled). Please start again if needed.',
+  },
+  confirm_cancelled: { 'zh-CN': '已取消，未执行任何操作。', en: 'Cancelled; nothing was done.' },
+  upload_failed: { 'zh-CN': '以下文件未能接收：{files}。请重新发送。', en: 'These files could not be received: {files}. Please send them again.' },
+  internal_error: {
+    'zh-CN': '抱歉，处理这条消息时出错了，请稍后再试。',
+    en: 'Sorry, something went wrong while handling this message. Please try again later.',
+  },
+} as const;
+
+/** Keys of the platform texts. */
+export type NoticeKey = keyof typeof TEXTS;
+
+/** The text `key` in `lang`, `{name}` placeholders filled from `vars`. */
+export function notice(lang: Lang, key: NoticeKey, vars: Record<string, string> = {}): string {
+  const t: string = TEXTS[key][lang === 'en' ? 'en' : 'zh-CN'];
+  return t.replace(/\{(\w+)\}/g, (_m, k: string) => vars[k] ?? '');
+}

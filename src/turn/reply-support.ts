@@ -1,0 +1,50 @@
+/**
+ * What the turn adds around reply composition: remembering confirmation requests and
+ * mapping artifacts to servable media (issue 5 §6, §7).
+ */
+import { resolve } from 'node:path';
+import type { OutboundMedia } from '../channel/types.ts';
+import type { ArtifactRef } from '../envelope/types.ts';
+import type { AttachmentRecord } from '../session/attachments.ts';
+import type { Queryable } from '../store/db.ts';
+import { rememberConfirm } from './confirm-flow.ts';
+import type { ToolInvocation } from './planner.ts';
+
+/**
+ * Remember every confirmation request among `invocations` (an envelope with a string
+ * `confirm_token`), so a button press or 「确认」 re-invokes that call. @throws the database error.
+ */
+export async function rememberConfirms(
+  q: Queryable,
+  secretKey: Buffer,
+  r: { sessionId: string; actorKey: string; invocations: ToolInvocation[]; now: Date },
+): Promise<void> {
+  for (const inv of r.invocations) {
+    const token = inv.envelope.confirm_token;
+    if (typeof token !== 'string' || token === '') continue;
+    const prompt = [inv.envelope.user_message, inv.envelope.message].find((v): v is string => typeof v === 'string' && v !== '') ?? '';
+    const expiresInS = typeof inv.envelope.expires_in_s === 'number' ? inv.envelope.expires_in_s : undefined;
+    await rememberConfirm(q, secretKey, { sessionId: r.sessionId, actorKey: r.actorKey, tool: inv.tool, args: inv.args, token, prompt, expiresInS, now: r.now });
+  }
+}
+
+/**
+ * A resolver from an envelope artifact to an outbound media item: the session attachment
+ * with the same local path gives the `/files/<id>` id; an artifact not registered in the
+ * session is not sent (null).
+ */
+export function mediaResolver(records: readonly AttachmentRecord[]): (artifact: ArtifactRef) => OutboundMedia | null {
+  const byPath = new Map(records.filter((r) => r.localPath).map((r) => [resolve(r.localPath), r]));
+  return (artifact) => {
+    const rec = byPath.get(resolve(artifact.local_path));
+    if (!rec) return null;
+    return {
+      kind: rec.type,
+      path: rec.localPath,
+      filename: rec.filename,
+      mime_type: rec.mime,
+      size: rec.sizeBytes,
+      file_id: rec.id,
+    };
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * Which session an inbound message belongs to (issue 5 §4): one session per role + channel +
+ * account + chat (+ thread), so a group chat shares one workspace and a forum topic has its own.
+ */
+import { createHash } from 'node:crypto';
+import type { InboundMessage } from '../channel/types.ts';
+
+/**
+ * The chat key of a message: `<channel>:<account>:<chat id>[:<thread id>]` — the unit of
+ * ordering (inbox, outbox) and of stopping a running turn.
+ */
+export function chatKeyOf(msg: Pick<InboundMessage, 'channel' | 'account' | 'chat'>): string {
+  const base = `${msg.channel}:${msg.account}:${msg.chat.id}`;
+  return msg.chat.thread_id ? `${base}:${msg.chat.thread_id}` : base;
+}
+
+/**
+ * The stable session id of a role's conversation in a chat: `c_` + the first 24 base64url
+ * characters of sha256(`role \0 chat key`). Deterministic, so every replica and a restarted
+ * process find the same session and workspace; not guessable from the chat id alone is not
+ * required (the id is never a credential: files are served to the session owner only).
+ */
+export function sessionIdFor(roleId: string, msg: Pick<InboundMessage, 'channel' | 'account' | 'chat'>): string {
+  const digest = createHash('sha256').update(`${roleId}\u0000${chatKeyOf(msg)}`, 'utf8').digest('base64url');
+  return `c_${digest.slice(0, 24)}`;
+}

@@ -1,0 +1,332 @@
+/**
+ * One turn (DESIGN.md "The flow of one message"): an inbox event → role → identity and access
+ * → session and uploads → confirmation / pending reply / planner → reply composition →
+ * outbox. Every stage is its own module; this file only orders them.
+ *
+ * Precedence (CONTRACTS.md §8): a pending confirmation (button or 「确认」/「取消」) → a pending
+ * reply for this sender (a message starting with `/` or 「取消」 bypasses it) → the planner.
+ */
+import type { ChannelAdapter, InboundMessage, OutboundMessage, OutboundTarget } from '../channel/types.ts';
+import type { ConfigFile, RoleConfig } from '../config/file.ts';
+import type { Envelope } from '../envelope/types.ts';
+import { runSkill, type SkillServices } from '../executor/run-skill.ts';
+import { actorFieldsFor, checkAccess, resolveActor, type ResolvedActor } from '../identity/index.ts';
+import { listAttachments } from '../session/attachments.ts';
+import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
+import { parseCommand } from './planners/command.ts';
+import type { MaterialRef, Planner, PlannerResult, ToolInvocation } from './planner.ts';
+import { composeReply } from './reply/index.ts';
+import { takeConfirmByToken, takeLatestConfirm } from './confirm-flow.ts';
+import { rememberConfirms, mediaResolver } from './reply-support.ts';
+import { roleFor } from './roles.ts';
+import type { RunningTurns } from './running.ts';
+import { chatKeyOf, sessionIdFor } from './session-key.ts';
+import { storeInboundAttachments } from './uploads.ts';
+import { notice, type Lang } from './notices.ts';
+import { roleSkills } from '../config/file.ts';
+
+/** Where composed messages go (the outbox's enqueue). */
+export interface ReplySink {
+  enqueue(
+    q: SkillServices['db'],
+    items: { target: OutboundTarget; message: OutboundMessage; idempotency_key?: string; origin?: Record<string, unknown> }[],
+  ): Promise<string[]>;
+}
+
+/**
+ * A pending-reply router (orchestration issue): offered every message before the planner;
+ * returns true when the message answered a waiting skill (the turn ends there).
+ */
+export interface PendingReplyRouter {
+  route(ctx: TurnContext): Promise<boolean>;
+}
+
+/** What the stages share about the turn being handled. */
+export interface TurnContext {
+  eventId: string;
+  msg: InboundMessage;
+  role: RoleConfig;
+  actor: ResolvedActor;
+  session: SessionRecord;
+  target: OutboundTarget;
+  adapter: ChannelAdapter;
+  lang: Lang;
+  /** Text addressed to the bot (mention removed). */
+  text: string;
+  signal: AbortSignal;
+  /** Run one tool through the whole pipeline for this turn's actor and session. */
+  invoke(tool: string, args: Record<string, unknown>): Promise<Envelope>;
+  /** Send the turn's reply (composed from planner text + invocations). */
+  reply(result: PlannerResult): Promise<void>;
+  /** Send a short platform message. */
+  notice(text: string): Promise<void>;
+}
+
+/** Everything a turn needs. */
+export interface TurnDeps {
+  services: SkillServices;
+  config: ConfigFile;
+  defaultRoleId: string;
+  adapterFor(channel: string, account: string): ChannelAdapter | undefined;
+  outbox: ReplySink;
+  running: RunningTurns;
+  /** The planner a role uses (the command planner unless a model is configured). */
+  plannerFor(role: RoleConfig): Planner;
+  pendingReplies?: PendingReplyRouter;
+  /** Observes finished turns (metrics). */
+  onTurn?(info: { channel: string; ms: number; ok: boolean; failures: number }): void;
+  /** Wall clock (tests inject one). */
+  now?: () => Date;
+  /** Show progress after this long, ms (default 2000, issue 5 §8). */
+  progressDelayMs?: number;
+}
+
+/** A minimal inbox event (the inbox's `InboxEvent`). */
+export interface TurnEvent {
+  id: string;
+  message: InboundMessage;
+}
+
+function targetOf(msg: InboundMessage, chatType = msg.chat.type): OutboundTarget {
+  return { channel: msg.channel, account: msg.account, chat_id: msg.chat.id, thread_id: msg.chat.thread_id ?? null, chat_type: chatType };
+}
+
+/**
+ * Build the inbox handler. It throws only on infrastructure failures (the inbox retries the
+ * event then); everything a user should hear about becomes a message.
+ */
+export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<void> {
+  const now = deps.now ?? (() => new Date());
+  const { services } = deps;
+  const db = services.db;
+
+  return async function handleTurn(ev: TurnEvent): Promise<void> {
+    const started = Date.now();
+    const msg = ev.message;
+    const adapter = deps.adapterFor(msg.channel, msg.account);
+    if (!adapter) {
+      services.log.warn({ channel: msg.channel, account: msg.account }, 'inbound event for a channel that is off; dropped');
+      return;
+    }
+    const lang: Lang = msg.lang === 'en' ? 'en' : 'zh-CN';
+    const role = roleFor(deps.config, msg.channel, msg.account, deps.defaultRoleId);
+    const target = targetOf(msg);
+    let seq = 0;
+    const send = async (messages: OutboundMessage[]): Promise<void> => {
+      if (messages.length === 0) return;
+      await deps.outbox.enqueue(
+        db,
+        messages.map((m) => ({
+          target,
+          message: m,
+          idempotency_key: `turn:${ev.id}:${seq++}`,
+          origin: { inbox_event_id: ev.id },
+        })),
+      );
+    };
+    const sendNotice = (text: string): Promise<void> =>
+      send([{ kind: 'notice', text, format: 'plain', reply_to: msg.message_id, final: true }]);
+
+    const actor = await resolveActor(db, {
+      orgId: role.org_id,
+      roleId: role.id,
+      channel: msg.channel,
+      platformId: msg.actor.id,
+      platformIds: msg.actor.ids,
+      nickname: msg.actor.display_name,
+    });
+    const access = checkAccess(role, actor, msg.channel, msg.actor.id, lang);
+    if (!access.allowed) {
+      services.log.info({ channel: msg.channel, actor: actor.contactKey, role: role.id }, 'sender refused by the access policy');
+      await sendNotice(access.message);
+      return;
+    }
+
+    const session = await getOrCreateSession(db, {
+      id: sessionIdFor(role.id, msg),
+      roleId: role.id,
+      orgId: role.org_id,
+      channel: msg.channel,
+      ownerKey: actor.contactKey,
+      dataDir: services.settings.dataDir,
+    });
+    const uploads = await storeInboundAttachments(db, {
+      adapter,
+      msg,
+      sessionId: session.id,
+      workspaceDir: session.workspaceDir,
+      log: services.log,
+    });
+    if (uploads.failed.length > 0) {
+      await sendNotice(notice(lang, 'upload_failed', { files: uploads.failed.map((f) => f.filename).join('、') }));
+    }
+
+    const given = {
+      ...actorFieldsFor(actor, { channel: msg.channel, actingAsAdmin: false }),
+      raw_input: msg.raw_input ?? '',
+      channel: msg.channel,
+      ...(msg.received_at ? { triggered_at: msg.received_at } : {}),
+    };
+    const chatKey = chatKeyOf(msg);
+    const run = deps.running.begin(chatKey);
+    let failures = 0;
+    const invoke = async (tool: string, args: Record<string, unknown>): Promise<Envelope> => {
+      const env = await runSkill(services, {
+        skill: tool,
+        input: args,
+        given,
+        defaults: {
+          role_id: role.id,
+          org_id: role.org_id,
+          session_id: session.id,
+          channel: msg.channel,
+          chat_mode: true,
+          allow_sql: true,
+          team_role: actor.teamRole,
+          is_admin: false,
+          user_id: actor.contactKey,
+        },
+        line: 'chat',
+        abortSignal: run.signal,
+        request: msg,
+        lang,
+        clock: now,
+      });
+      if (env.success === false) failures++;
+      return env;
+    };
+
+    const progress = startProgress(adapter, target, deps.progressDelayMs ?? 2000, lang);
+    const ctx: TurnContext = {
+      eventId: ev.id,
+      msg,
+      role,
+      actor,
+      session,
+      target,
+      adapter,
+      lang,
+      text: (msg.input_without_bot_mention ?? msg.raw_input ?? '').trim(),
+      signal: run.signal,
+      invoke,
+      notice: sendNotice,
+      reply: async (result) => {
+        const records = await listAttachments(db, session.id);
+        await rememberConfirms(db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, invocations: result.invocations, now: now() });
+        const messages = composeReply({
+          plannerText: result.text,
+          invocations: result.invocations,
+          capabilities: adapter.capabilities,
+          lang,
+          paraphrased: result.paraphrased,
+          replyTo: msg.message_id,
+          mediaFor: mediaResolver(records),
+        });
+        if (run.signal.aborted) messages.push({ kind: 'notice', text: notice(lang, 'stopped'), format: 'plain', final: true });
+        await send(messages);
+      },
+    };
+    try {
+      await dispatch(deps, ctx, { progress: progress.note, now });
+    } finally {
+      progress.stop();
+      run.end();
+      deps.onTurn?.({ channel: msg.channel, ms: Date.now() - started, ok: failures === 0, failures });
+    }
+  };
+}
+
+/** Confirmation → pending reply → planner (CONTRACTS.md §8). */
+async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note: string): void; now: () => Date }): Promise<void> {
+  const { services } = deps;
+  const { msg, session, actor, lang } = ctx;
+
+  // 1. A pending confirmation: a button, or a 「确认」 / 「取消」 reply.
+  if (msg.kind === 'callback' && msg.callback) {
+    const choice = msg.callback.action === 'cancel' ? 'cancelled' : 'confirmed';
+    const pending = msg.callback.token
+      ? await takeConfirmByToken(services.db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, token: msg.callback.token, resolution: choice, now: opts.now() })
+      : null;
+    await answerConfirm(ctx, pending, choice);
+    return;
+  }
+  const parsed = parseCommand(ctx.text);
+  if (parsed.kind === 'confirm' || parsed.kind === 'cancel') {
+    const choice = parsed.kind === 'cancel' ? 'cancelled' : 'confirmed';
+    const pending = await takeLatestConfirm(services.db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, resolution: choice, now: opts.now() });
+    if (pending || parsed.kind === 'confirm') {
+      await answerConfirm(ctx, pending, choice);
+      return;
+    }
+    // 「取消」 with nothing to confirm falls through to a pending reply (which it cancels).
+  }
+  if (parsed.kind === 'stop') {
+    await ctx.notice(notice(lang, 'nothing_running'));
+    return;
+  }
+
+  // 2. A pending reply for this sender.
+  if (deps.pendingReplies && (await deps.pendingReplies.route(ctx))) return;
+
+  // 3. The planner.
+  const planner = deps.plannerFor(ctx.role);
+  const tools = services.registry.tools({ skills: roleSkills(deps.config, ctx.role.id) ?? '*' });
+  const materials: MaterialRef[] = (await listAttachments(services.db, session.id)).map((a) => ({ ref: a.ref, type: a.type, filename: a.filename }));
+  const result = await planner.handle({
+    text: ctx.text,
+    raw_input: msg.raw_input ?? '',
+    lang,
+    tools,
+    materials,
+    invoke: ctx.invoke,
+    signal: ctx.signal,
+    progress: opts.progress,
+  });
+  await ctx.reply(result);
+}
+
+async function answerConfirm(ctx: TurnContext, pending: Awaited<ReturnType<typeof takeLatestConfirm>>, choice: 'confirmed' | 'cancelled'): Promise<void> {
+  if (!pending) {
+    await ctx.notice(notice(ctx.lang, 'no_pending_confirm'));
+    return;
+  }
+  if (choice === 'cancelled') {
+    await ctx.notice(notice(ctx.lang, 'confirm_cancelled'));
+    return;
+  }
+  // CONTRACTS.md §10: the gateway re-invokes the same skill with the same parameters + token.
+  const args = { ...pending.args, confirm_token: pending.token };
+  const envelope = await ctx.invoke(pending.tool, args);
+  const invocation: ToolInvocation = { tool: pending.tool, args, envelope };
+  await ctx.reply({ text: '', invocations: [invocation] });
+}
+
+/** After `delayMs`, show typing / 「处理中…」 and keep it alive until stopped. */
+function startProgress(adapter: ChannelAdapter, target: OutboundTarget, delayMs: number, lang: Lang): { note(text: string): void; stop(): void } {
+  let shown = false;
+  let typingTimer: NodeJS.Timeout | undefined;
+  const show = (): void => {
+    shown = true;
+    void adapter.typing?.(target).catch(() => undefined);
+    void adapter.progress?.(target, notice(lang, 'working')).catch(() => undefined);
+    // Typing indicators expire after ~5 s on most platforms (Telegram sendChatAction).
+    typingTimer = setInterval(() => void adapter.typing?.(target).catch(() => undefined), 4000);
+    typingTimer.unref();
+  };
+  const timer = setTimeout(show, delayMs);
+  timer.unref();
+  return {
+    note(text: string): void {
+      if (!shown) {
+        clearTimeout(timer);
+        show();
+      }
+      void adapter.progress?.(target, text).catch(() => undefined);
+    },
+    stop(): void {
+      clearTimeout(timer);
+      if (typingTimer) clearInterval(typingTimer);
+      if (shown) void adapter.progress?.(target, null).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The turn pipeline (issue 5): identity and access, sessions and uploads, the command
+ * planner, confirmations re-invoked by the gateway, stop, progress and replies.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { describeEachEngine } from '../helpers/db.ts';
+import { getSession } from '../../src/session/sessions.ts';
+import { sessionIdFor } from '../../src/turn/session-key.ts';
+import { makeTurnHarness } from './helpers.ts';
+
+const text = (ms: { text: string }[]): string => ms.map((m) => m.text).join('\n');
+
+describeEachEngine('turn pipeline', (db) => {
+  it('/help lists what the role can do, with examples (CONTRACTS.md §8)', async () => {
+    const h = await makeTurnHarness(db());
+    const out = await h.turn({ raw_input: '/help' });
+    const body = text(out);
+    expect(body).toContain('datatable');
+    expect(body).toContain('echo_input');
+    expect(body).toMatch(/\/datatable\b/);
+    expect(out.at(-1)!.final).toBe(true);
+  });
+
+  it('anything that is not a command gets the help reply, not silence', async () => {
+    const h = await makeTurnHarness(db());
+    const out = await h.turn({ raw_input: '你好，能做什么？' });
+    expect(text(out)).toContain('datatable');
+  });
+
+  it('a command runs the skill with the actor and raw_input of the turn (R-CTX-04, R-CTX-07)', async () => {
+    const h = await makeTurnHarness(db());
+    const out = await h.turn({ raw_input: '/echo_input note="a b" n=3' });
+    expect(text(out)).toContain('echo');
+    const body = text(out);
+    expect(body).toContain('a b');
+    // the skill saw the channel nickname as actor_name (unknown sender, R-CTX-07)
+    const h2 = await makeTurnHarness(db(), { capabilities: { display: 'rich' } });
+    const out2 = await h2.turn({ raw_input: '/echo_input n=1' });
+    expect(text(out2)).toContain('echo');
+  });
+
+  it('an upload is stored under its original name and reaches the skill as file_1 (R-FILE-06, R-CTX-05)', async () => {
+    const h = await makeTurnHarness(db());
+    h.adapter.files.set('k1', Buffer.from('第一行\n第二行', 'utf8'));
+    await h.turn({
+      raw_input: '请看附件',
+      attachments: [{ type: 'file', filename: '报修单 (1).txt', mime_type: 'text/plain', size: 20, platform_ref: { key: 'k1' } }],
+    });
+    const session = await getSession(db(), sessionIdFor('default', h.message('')));
+    expect(session).not.toBeNull();
+    expect(existsSync(join(session!.workspaceDir, '报修单 (1).txt'))).toBe(true);
+    const out = await h.turn({ raw_input: '/echo_input file=file_1' });
+    const body = text(out);
+    expect(body).toContain('报修单 (1).txt');
+  });
+
+  it('a sender outside the directory is refused politely under the directory-only policy', async () => {
+    const h = await makeTurnHarness(db(), { configYaml: 'roles:\n  - id: default\n    org_id: demo\n    access: directory\n' });
+    const out = await h.turn({ raw_input: '/echo_input n=1', actor: { id: 'stranger-9', display_name: '陌生人' } });
+    expect(out).toHaveLength(1);
+    expect(out[0]!.kind).toBe('notice');
+    expect(out[0]!.text).toMatch(/通讯录|管理员/);
+    expect(text(out)).not.toContain('echo');
+  });
+
+  it('a confirmation request becomes buttons; pressing confirm re-invokes the same call with the token (CONTRACTS.md §10)', async () => {
+    const h = await makeTurnHarness(db());
+    const first = await h.turn({ raw_input: '/confirm_probe target=pump-3' });
+    const withConfirm = first.find((m) => m.confirm);
+    expect(withConfirm).toBeDefined();
+    const token = withConfirm!.confirm!.token;
+    expect(withConfirm!.confirm!.options.map((o) => o.id)).toEqual(['confirm', 'cancel']);
+    const done = await h.turn({ kind: 'callback', raw_input: null, callback: { action: 'confirm', token } });
+    expect(text(done)).toContain('已清空 pump-3');
+    // a second press finds nothing to confirm (single use)
+    const again = await h.turn({ kind: 'callback', raw_input: null, callback: { action: 'confirm', token } });
+    expect(text(again)).not.toContain('已清空');
+  });
+
+  it('on a channel without buttons the prompt asks for 「确认」, and 「确认」 runs the call', async () => {
+    const h = await makeTurnHarness(db(), { capabilities: { buttons: false, display: 'text' } });
+    const first = await h.turn({ raw_input: '/confirm_probe target=tank-1' });
+    expect(first.some((m) => m.confirm)).toBe(false);
+    expect(text(first)).toContain('确认');
+    const done = await h.turn({ raw_input: '确认' });
+    expect(text(done)).toContain('已清空 tank-1');
+  });
+
+  it('「取消」 cancels the pending confirmation; nothing runs', async () => {
+    const h = await makeTurnHarness(db());
+    await h.turn({ raw_input: '/confirm_probe target=pump-9' });
+    const out = await h.turn({ raw_input: '取消' });
+    expect(text(out)).toMatch(/已取消/);
+    const late = await h.turn({ raw_input: '确认' });
+    expect(text(late)).not.toContain('已清空');
+  });
+
+  it('stop during a slow in-process skill ends the turn early and the skill saw abort_signal (issue 5 §8)', async () => {
+    const h = await makeTurnHarness(db());
+    const msg = h.message('/slow_stop');
+    const turn = h.turn(msg);
+    const session = () => getSession(db(), sessionIdFor('default', msg));
+    // wait until the skill has started (its marker file exists), then stop the chat's turn
+    for (let i = 0; i < 500; i++) {
+      const s = await session();
+      if (s && existsSync(join(s.workspaceDir, 'started.txt'))) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(h.running.stopLocal(h.chatKey)).toBe(true);
+    const out = await turn;
+    const ws = (await session())!.workspaceDir;
+    // the turn ends at once; the skill, told by abort_signal, leaves its marker right after
+    for (let i = 0; i < 200 && !existsSync(join(ws, 'saw_abort.txt')); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(join(ws, 'saw_abort.txt'))).toBe(true);
+    expect(existsSync(join(ws, 'finished.txt'))).toBe(false);
+    expect(text(out)).toMatch(/已停止|stopped/);
+  });
+
+  it('progress is shown while a turn runs longer than the progress delay, and cleared after', async () => {
+    const h = await makeTurnHarness(db());
+    const msg = h.message('/slow_stop');
+    const turn = h.turn(msg);
+    for (let i = 0; i < 500 && h.adapter.typingCalls.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(h.adapter.typingCalls.length).toBeGreaterThan(0);
+    h.running.stopLocal(h.chatKey);
+    await turn;
+    expect(h.adapter.progressNotes[0]).toBe('处理中…');
+    expect(h.adapter.progressNotes.at(-1)).toBeNull();
+  });
+
+  it('a skill failure reaches the user as a message, never as a stack trace', async () => {
+    const h = await makeTurnHarness(db());
+    const out = await h.turn({ raw_input: '/echo_input n="not a number"' });
+    const body = text(out);
+    expect(body.length).toBeGreaterThan(0);
+    expect(body).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('session key', () => {
+  it('one session per role + channel + account + chat (+ thread)', () => {
+    const base = { channel: 'telegram', account: 'default', chat: { id: '42', type: 'group' as const } };
+    const a = sessionIdFor('r1', base);
+    expect(sessionIdFor('r1', base)).toBe(a);
+    expect(sessionIdFor('r2', base)).not.toBe(a);
+    expect(sessionIdFor('r1', { ...base, account: 'ops' })).not.toBe(a);
+    expect(sessionIdFor('r1', { ...base, chat: { ...base.chat, thread_id: '7' } })).not.toBe(a);
+  });
+});
