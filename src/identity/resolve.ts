@@ -7,7 +7,8 @@ import type { Queryable } from '../store/db.ts';
 import { CONTACT_COLUMNS, toContact, type ContactRow } from './contacts.ts';
 import { departmentPathFor } from './departments.ts';
 import { directoryOrgId } from './org.ts';
-import type { ActorFields, Lang, ResolvedActor, TeamRole } from './types.ts';
+import { ACTOR_FIELD_KEYS, type ActorFields, type Lang, type ResolvedActor, type TeamRole } from './types.ts';
+import { emptyFixedContext } from '../runtime/fixed.ts';
 
 /** Arguments of {@link resolveActor}. */
 export interface ResolveActorArgs {
@@ -27,19 +28,8 @@ export interface ResolveActorArgs {
 
 /** The actor_* fields with every value empty (R-CTX-03). */
 export function emptyActorFields(): ActorFields {
-  return {
-    actor_id: '',
-    actor_name: '',
-    actor_emp_no: '',
-    actor_department: '',
-    actor_department_path: '',
-    actor_position: '',
-    actor_title: '',
-    actor_phone: '',
-    actor_email: '',
-    actor_tags: [],
-    actor_key: '',
-  };
+  const empty = emptyFixedContext();
+  return Object.fromEntries(ACTOR_FIELD_KEYS.map((k) => [k, empty[k]])) as ActorFields;
 }
 
 /** Channels whose platform id is the contact key itself (the web sign-in is per contact). */

@@ -1,7 +1,7 @@
 /**
  * Shapes of the directory and of a resolved sender (spec 000 §4.2–§4.6; CONTRACTS.md §11).
  */
-import type { TeamRole } from '../runtime/types.ts';
+import type { FixedContext, TeamRole } from '../runtime/types.ts';
 
 export type { TeamRole };
 
@@ -48,19 +48,22 @@ export interface Contact {
  * The actor_* values of the fixed context (spec 000 §4.2; R-CTX-02/03, R-CTX-07/08). A type
  * alias (not an interface) so it is assignable to `Record<string, unknown>` (`given`).
  */
-export type ActorFields = {
-  actor_id: string;
-  actor_name: string;
-  actor_emp_no: string;
-  actor_department: string;
-  actor_department_path: string;
-  actor_position: string;
-  actor_title: string;
-  actor_phone: string;
-  actor_email: string;
-  actor_tags: string[];
-  actor_key: string;
-};
+export type ActorFields = Pick<FixedContext, (typeof ACTOR_FIELD_KEYS)[number]>;
+
+/** The actor_* keys a directory lookup fills (the fixed context's, without actor_is_admin). */
+export const ACTOR_FIELD_KEYS = [
+  'actor_id',
+  'actor_name',
+  'actor_emp_no',
+  'actor_department',
+  'actor_department_path',
+  'actor_position',
+  'actor_title',
+  'actor_phone',
+  'actor_email',
+  'actor_tags',
+  'actor_key',
+] as const;
 
 /** Who sent a message, as the directory knows them. */
 export interface ResolvedActor {
