@@ -124,7 +124,10 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const host = createCoreHost({ db, log, inbox, running, outbox, onInbound: (channel, result) => metrics.inbound(channel, result) });
     outbox.start();
     stops.push(() => outbox.stop());
-    inbox.start(handleTurn);
+    // Turns of different chats run side by side (one chat's stay in order): a server pool
+    // takes many at once; the embedded engine is one session (more only adds contention;
+    // measured with `BENCH_ONLY=gateway npm run bench`).
+    inbox.start(handleTurn, { concurrency: db.engine === 'server' ? 32 : 4 });
     stops.push(() => inbox.stop());
     for (const a of adapters.all()) await a.start?.(host);
 

@@ -3,8 +3,11 @@
  * message to a no-op skill, waiting for the final reply, and sending the next, for D seconds;
  * messages/s and p50/p99 latency. Baseline, in the same run and process: a bare ws server
  * that stores each message in the same database and echoes it. Reports the throughput ratio
- * (target ≥ 0.5). Env: BENCH_GATEWAY_CLIENTS (100), BENCH_GATEWAY_SECONDS (20).
+ * (target ≥ 0.5). Env: BENCH_GATEWAY_CLIENTS (100), BENCH_GATEWAY_SECONDS (20),
+ * BENCH_DATABASE_URL (run the gateway on that PostgreSQL instead of embedded PGlite; its
+ * `skillgate` schema and the baseline's table are created there).
  */
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +18,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { loadSettings } from '../../src/config/settings.ts';
 import { startGateway } from '../../src/gateway.ts';
 import { importDirectory } from '../../src/identity/index.ts';
+import { issueWebToken } from '../../adapters/web/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
 
@@ -124,12 +128,18 @@ export async function runGatewayBench(): Promise<void> {
   const clients = Number(process.env.BENCH_GATEWAY_CLIENTS ?? 100);
   const seconds = Number(process.env.BENCH_GATEWAY_SECONDS ?? 20);
   const dir = mkdtempSync(join(tmpdir(), 'sg-bench-gw-'));
-  const settings = loadSettings({ SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', SKILLGATE_SKILL_DIRS: SKILLS }, dir);
+  const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', SKILLGATE_SKILL_DIRS: SKILLS };
+  if (process.env.BENCH_DATABASE_URL) {
+    env.DATABASE_URL = process.env.BENCH_DATABASE_URL;
+    env.SKILLGATE_SECRET_KEY = randomBytes(32).toString('base64');
+  }
+  const settings = loadSettings(env, dir);
   const gateway = await startGateway(settings, createLogger({ level: 'warn' }), {});
   try {
     // one directory contact per client, so each has its own conversation (per-chat order)
     const rows = ['contact_key,name', ...Array.from({ length: clients }, (_, i) => `bench_${i},压测${i}`)].join('\n');
     await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: rows, format: 'csv' });
+    const tokens = await Promise.all(Array.from({ length: clients }, (_, i) => issueWebToken(gateway.db, 'demo', `bench_${i}`)));
     const base = await baselineServer(gateway.db);
     const b = await drive('baseline: ws + INSERT + echo', base.url, clients, seconds, () => null, 'ping');
     await base.close();
@@ -138,14 +148,14 @@ export async function runGatewayBench(): Promise<void> {
       `${gateway.url.replace(/^http/, 'ws')}/ws`,
       clients,
       seconds,
-      (i) => ({ v: 1, type: 'hello', id: `h${i}`, auth: { scheme: 'demo', contact: `bench_${i}` } }),
+      (i) => ({ v: 1, type: 'hello', id: `h${i}`, auth: { scheme: 'bearer', token: tokens[i] } }),
       '/bench_noop',
     );
     const head = ['case', 'messages', 'msg/s', 'p50 ms', 'p99 ms', 'errors'];
     const line = (r: LoadResult): string[] => [r.name, String(r.messages), r.perSecond.toFixed(1), String(r.p50Ms), String(r.p99Ms), String(r.errors)];
     const table = [head, line(b), line(s)];
     const widths = head.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    console.log(`\ngateway load: ${clients} clients × ${seconds} s each`);
+    console.log(`\ngateway load: ${clients} clients × ${seconds} s each, database ${gateway.db.engine}`);
     for (const row of table) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
     console.log(`throughput ratio gateway/baseline: ${(s.perSecond / b.perSecond).toFixed(3)} (target ≥ 0.5)`);
   } finally {
