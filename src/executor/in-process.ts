@@ -52,6 +52,9 @@ function exitMessage(skill: string, code: unknown): string {
   );
 }
 
+/** How long a handler stopped by the user may take to return its partial result, ms. */
+export const STOP_GRACE_MS = 1500;
+
 /**
  * Load `skill.entryFile` (fresh when the file changed), resolve the entry from the module's
  * exports (R-ENTRY-01), bind it by declared parameters (D-15) and run it under the wall.
@@ -59,8 +62,10 @@ function exitMessage(skill: string, code: unknown): string {
  * @returns `returned` with the entry's (awaited) value; `failed` when the module does not
  *   load, has no entry, the entry throws (its message), calls `process.exit` (A-04), or the
  *   wall / a caller abort stops it (`error_type: 'transient'` on timeout). Never throws.
- *   A handler still running after a timeout is left to finish in the background (its
- *   signal is aborted); its late result is only logged.
+ *   After a caller abort (the user's stop) a handler that returns within
+ *   {@link STOP_GRACE_MS} has its value `returned` (what it did so far); otherwise, and after
+ *   a timeout, a handler still running is left to finish in the background (its signal is
+ *   aborted) and its late result is only logged.
  */
 export async function runInProcess(
   skill: SkillRecord,
@@ -102,6 +107,21 @@ export async function runInProcess(
       exited.then(() => ({ exit: true }) as const),
     ]);
     if (watch.exited) return { kind: 'failed', error: exitMessage(skill.name, watch.exited.code), error_type: 'config', non_retriable: true };
+    if ('cause' in first && first.cause.kind === 'aborted') {
+      // A user's stop (issue 5 §8): a handler that honours abort_signal answers with what it
+      // did so far; give it a short grace to do so before the call ends without it.
+      const late = await Promise.race([
+        work.then(
+          (r) => r,
+          () => undefined,
+        ),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), STOP_GRACE_MS).unref()),
+      ]);
+      if (late && 'value' in late && !watch.exited) {
+        watch.finished = true;
+        return { kind: 'returned', value: late.value };
+      }
+    }
     if ('cause' in first) {
       watch.finished = true;
       work.then(

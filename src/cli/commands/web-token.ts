@@ -14,6 +14,7 @@ import { identityDirectory, type WebDirectory } from '../../../adapters/web/dire
 import { issueWebToken } from '../../../adapters/web/tokens.ts';
 import { loadConfigFile } from '../../config/file.ts';
 import type { Db } from '../../store/db.ts';
+import { readServerInfo } from '../../store/datadir.ts';
 import { withCliDb } from '../db-access.ts';
 import { EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
 import { configErrorsAsRefusal } from '../settings.ts';
@@ -61,15 +62,20 @@ export async function webTokenCommand(contactKey: string, opts: { role?: string;
     return EXIT_REFUSED;
   }
   const req: WebTokenRequest = { orgId: role.org_id, contactKey };
+  let port = settings.port || 8787;
   const result = await withCliDb<WebTokenResult>(settings, {
     direct: (db) => runWebTokenCommand(db, req),
-    viaServer: (call) => call<WebTokenResult>('POST', '/api/local/web/token', req),
+    viaServer: (call) => {
+      // the sign-in URL points at the server that is actually running (its PORT may differ)
+      port = readServerInfo(settings.dataDir)?.port ?? port;
+      return call<WebTokenResult>('POST', '/api/local/web/token', req);
+    },
   });
   if (!result.ok) {
     io.stderr(`skillgate: ${result.error}\n`);
     return EXIT_REFUSED;
   }
-  const base = (settings.publicUrl?.replace(/\/+$/, '') || `http://localhost:${settings.port || 8787}`) + '/';
+  const base = (settings.publicUrl?.replace(/\/+$/, '') || `http://localhost:${port}`) + '/';
   const url = `${base}#token=${result.token}`;
   if (opts.json) {
     printJson(io, { contact_key: result.contact_key, name: result.name, org_id: result.org_id, token: result.token, url });
