@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { InboundMessage } from '../../src/channel/types.ts';
 import { readCookie, COOKIE_NAME, sameOrigin, bearerOf } from './auth.ts';
 import { displayNameOf, type WebContext } from './context.ts';
-import { ensureConversation, lastSeq } from './frames.ts';
+import { appendFrame, ensureConversation, lastSeq } from './frames.ts';
 import type { HubConn } from './hub.ts';
 import { confirmResponseToInbound, stopToInbound, userMessageToInbound, type WebSender } from './inbound.ts';
 import { conversationIdFor, verifyWebToken } from './tokens.ts';
@@ -173,15 +173,16 @@ export class WebSocketEndpoint {
       }
     };
 
-    const receive = async (msg: InboundMessage, ackId: string): Promise<void> => {
+    const receive = async (msg: InboundMessage, ackId: string): Promise<string | null> => {
       const host = ctx.host();
       if (!host) {
         sendError('not_ready', 'the gateway is starting; retry', ackId);
-        return;
+        return null;
       }
       const status = await host.receive(msg);
       const f = transient('user.ack', { client_msg_id: ackId, status }, ctx.clock());
       void ctx.hub.enqueue(conn!, async () => void write(f));
+      return status;
     };
 
     const handle = async (f: ClientFrame): Promise<void> => {
@@ -259,7 +260,18 @@ export class WebSocketEndpoint {
           }
           uploads.push(u);
         }
-        await receive(userMessageToInbound(sender, f, uploads, now), f.client_msg_id);
+        const accepted = await receive(userMessageToInbound(sender, f, uploads, now), f.client_msg_id);
+        if (accepted === 'accepted') {
+          // history after a reload (and the user's other tabs) shows the user's side too
+          const echo = await appendFrame(ctx.db, {
+            conversationId: sender.conversationId,
+            orgId: ctx.orgId,
+            contactKey: sender.contactKey,
+            body: { type: 'user.echo', client_msg_id: f.client_msg_id, text: f.text, attachments: uploads.map((u) => ({ filename: u.filename })) },
+            nowMs: ctx.clock(),
+          });
+          await ctx.hub.publish(echo);
+        }
         return;
       }
       if (f.type === 'confirm.response') {

@@ -96,6 +96,14 @@ export interface MediaItem {
 /** Body of a stored server frame (the envelope `v, type, id, ts, seq, conversation_id` is added on store). */
 export type StoredFrameBody =
   | {
+      /** The user's own message, stored so history after a reload shows both sides. */
+      type: 'user.echo';
+      client_msg_id: string;
+      /** The text verbatim (rendered as text, never as markup). */
+      text: string;
+      attachments: { filename: string }[];
+    }
+  | {
       type: 'assistant.message';
       /** Markdown (or plain, see `format`) text of the reply. */
       text: string;

@@ -72,4 +72,13 @@ describe('gateway end to end in a browser (issue 5 acceptance)', () => {
     await answer.waitFor({ timeout: 30_000 });
     expect(await answer.last().textContent()).toContain('设备清单.txt');
   });
+
+  it('after a reload the history shows both sides of the conversation', async () => {
+    const users = await page.getByTestId('msg-user').count();
+    expect(users).toBeGreaterThanOrEqual(4);
+    await page.reload();
+    await page.getByTestId('msg-bot').filter({ hasText: '泵房3 压力表' }).first().waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByTestId('msg-user').count(), { timeout: 30_000 }).toBe(users);
+    expect(await page.getByTestId('msg-user').first().textContent()).toBe('/help');
+  });
 });

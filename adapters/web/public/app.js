@@ -45,6 +45,7 @@
     ws: null, ready: false, lastSeq: 0, backoff: 500, heartbeat: null, heartbeatS: 25,
     pending: [], // uploads {upload_id, filename, mime_type, size, sha256}
     unacked: new Map(), // client_msg_id -> frame (resent after a reconnect; the server dedupes)
+    shown: new Set(), // client_msg_ids of user messages already on the page
     running: false, maxText: 16000,
   };
 
@@ -73,6 +74,18 @@
   function scrollDown() {
     const main = el.messages.parentElement;
     main.scrollTop = main.scrollHeight;
+  }
+  function renderUser(text, attachments) {
+    const li = bubble('user');
+    li.textContent = text;
+    if (attachments.length) {
+      const files = document.createElement('div');
+      files.className = 'files';
+      files.textContent = '📎 ' + attachments.map((a) => a.filename).join('、');
+      li.appendChild(files);
+    }
+    scrollDown();
+    return li;
   }
   function bubble(kind) {
     const li = document.createElement('li');
@@ -204,6 +217,12 @@
         startHeartbeat();
         for (const frame of state.unacked.values()) rawSend(frame);
         break;
+      case 'user.echo':
+        if (!state.shown.has(f.client_msg_id)) {
+          state.shown.add(f.client_msg_id);
+          renderUser(f.text, f.attachments || []);
+        }
+        break;
       case 'assistant.message': renderAssistantMessage(f); break;
       case 'assistant.media': renderMedia(f); break;
       case 'confirm.request': renderConfirm(f); setStatus(null); break;
@@ -306,14 +325,8 @@
     showError('');
     const id = newId('cm');
     const frame = { v: 1, type: 'user.message', id: newId('c'), client_msg_id: id, text, reply_to: null, attachments };
-    const li = bubble('user');
-    li.textContent = text;
-    if (attachments.length) {
-      const files = document.createElement('div');
-      files.className = 'files';
-      files.textContent = '📎 ' + attachments.map((a) => a.filename).join('、');
-      li.appendChild(files);
-    }
+    state.shown.add(id);
+    renderUser(text, attachments);
     state.unacked.set(id, frame);
     rawSend(frame);
     el.input.value = '';
