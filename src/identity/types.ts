@@ -1,6 +1,7 @@
 /**
  * Shapes of the directory and of a resolved sender (spec 000 §4.2–§4.6; CONTRACTS.md §11).
  */
+import { ACTOR_KEYS } from '../runtime/keys.ts';
 import type { FixedContext, TeamRole } from '../runtime/types.ts';
 
 export type { TeamRole };
@@ -50,20 +51,8 @@ export interface Contact {
  */
 export type ActorFields = Pick<FixedContext, (typeof ACTOR_FIELD_KEYS)[number]>;
 
-/** The actor_* keys a directory lookup fills (the fixed context's, without actor_is_admin). */
-export const ACTOR_FIELD_KEYS = [
-  'actor_id',
-  'actor_name',
-  'actor_emp_no',
-  'actor_department',
-  'actor_department_path',
-  'actor_position',
-  'actor_title',
-  'actor_phone',
-  'actor_email',
-  'actor_tags',
-  'actor_key',
-] as const;
+/** The actor_* keys a directory lookup fills: actor_id plus the spec's ACTOR_KEYS (not actor_is_admin). */
+export const ACTOR_FIELD_KEYS = ['actor_id', ...ACTOR_KEYS] as const;
 
 /** Who sent a message, as the directory knows them. */
 export interface ResolvedActor {
