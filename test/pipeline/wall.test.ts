@@ -48,7 +48,7 @@ describeEachEngine('pipeline: walls and abort', (db) => {
     expect(startedWalls(h.logs()).at(-1)).toBe(2);
   });
 
-  it('R-PCTX-08, R-WALL-05: the stop button fires the handler\'s abort_signal and the call ends as a failure', async () => {
+  it('R-PCTX-08, R-WALL-05: the stop button fires the handler\'s abort_signal; the answer it gives of what it did so far is the result', async () => {
     const ws = join(h.dataDir, 'ws-stop');
     const stop = new AbortController();
     const running = runSkill(h.services, {
@@ -63,8 +63,7 @@ describeEachEngine('pipeline: walls and abort', (db) => {
     expect(readFileSync(join(ws, 'started.txt'), 'utf8')).toBe('true'); // abort_signal is an AbortSignal
     stop.abort('user pressed stop');
     const env = await running;
-    expect(env).toMatchObject({ success: false, aborted: true });
-    expect(String(env.error)).toMatch(/slow_poll.*stopped/);
-    await vi.waitFor(() => expect(existsSync(join(ws, 'saw_abort.txt'))).toBe(true), { timeout: 5_000, interval: 20 });
+    expect(env).toMatchObject({ success: true, stopped: true });
+    expect(existsSync(join(ws, 'saw_abort.txt'))).toBe(true);
   });
 });
