@@ -19,7 +19,6 @@ import { discoverSkills } from './registry/discover.ts';
 import type { SkillServices } from './executor/run-skill.ts';
 import { AdapterSet } from './channel/adapters.ts';
 import { publishCatalog } from './registry/catalog.ts';
-import { renderWebHtml } from './channel/render/index.ts';
 import { createMetrics } from './http/metrics.ts';
 import { seedDemoDirectory } from './identity/index.ts';
 import { createInbox } from './inbox/index.ts';
@@ -94,7 +93,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     if (demo) await seedDemoDirectory(db, defaultRole.org_id, defaultRole.id);
 
     const adapters = new AdapterSet();
-    const web = createWebChannel({ db, log, dataDir: settings.dataDir, orgId: defaultRole.org_id, roleId: defaultRole.id, demo, renderHtml: renderWebHtml });
+    const web = createWebChannel({ db, log, dataDir: settings.dataDir, orgId: defaultRole.org_id, roleId: defaultRole.id, demo });
     adapters.add(web);
     stops.push(() => web.close());
 

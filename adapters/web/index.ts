@@ -28,7 +28,7 @@ import { identityDirectory, type WebDirectory } from './directory.ts';
 import { createWebRouter } from './http.ts';
 import { WebHub } from './hub.ts';
 import { sendToWeb, setStatus } from './outbound.ts';
-import { renderMarkdownHtml } from './render.ts';
+import { renderWebHtml } from '../../src/channel/render/index.ts';
 import { WebSocketEndpoint } from './socket.ts';
 import { findOwnUpload } from './uploads.ts';
 
@@ -50,7 +50,7 @@ export interface WebChannelDeps {
   clock?: () => number;
   /** Contact lookup (default: `src/identity/` findContact). */
   directory?: WebDirectory;
-  /** Markdown → sanitized HTML (default: markdown-it + sanitize-html, see render.ts). */
+  /** Markdown → sanitized HTML (default: the shared web dialect, src/channel/render). */
   renderHtml?: (md: string) => string;
 }
 
@@ -93,7 +93,7 @@ export function createWebChannel(deps: WebChannelDeps): WebChannel {
     hub,
     clock: deps.clock ?? Date.now,
     host: () => host,
-    renderHtml: deps.renderHtml ?? renderMarkdownHtml,
+    renderHtml: deps.renderHtml ?? renderWebHtml,
   };
   const endpoint = new WebSocketEndpoint(ctx);
   let closed: Promise<void> | undefined;

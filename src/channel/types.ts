@@ -12,6 +12,9 @@
  * later through {@link ChannelAdapter.fetchAttachment}, never carried as a function).
  */
 
+/** Language of user-facing text: zh-CN (default) or English. */
+export type Lang = 'zh-CN' | 'en';
+
 /** The channels the gateway knows (CONTRACTS.md §9, §11). */
 export type ChannelName = 'web' | 'web_admin' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 'dingtalk' | (string & {});
 
@@ -94,7 +97,7 @@ export interface InboundMessage {
   /** ISO-8601 time the platform stamped, else when the adapter received it. */
   received_at?: string;
   /** The client's language when the platform tells it (`zh-CN` default). */
-  lang?: 'zh-CN' | 'en';
+  lang?: Lang;
 }
 
 /** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */

@@ -6,8 +6,9 @@ import type { FixedContext, TeamRole } from '../runtime/types.ts';
 
 export type { TeamRole };
 
-/** Language of user-facing text (default zh-CN). */
-export type Lang = 'zh-CN' | 'en';
+import type { Lang } from '../channel/types.ts';
+
+export type { Lang };
 
 /** The channels with an id column in a directory import (CONTRACTS.md §11). */
 export const DIRECTORY_CHANNELS = ['telegram', 'feishu', 'discord', 'wecom', 'dingtalk', 'web'] as const;

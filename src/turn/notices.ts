@@ -3,8 +3,9 @@
  * texts never come from here; only what the gateway itself says.
  */
 
-/** Languages of platform texts. */
-export type Lang = 'zh-CN' | 'en';
+import type { Lang } from '../channel/types.ts';
+
+export type { Lang };
 
 const TEXTS = {
   working: { 'zh-CN': '处理中…', en: 'Working…' },

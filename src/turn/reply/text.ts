@@ -2,8 +2,9 @@
  * User-facing strings of reply composition, zh-CN (default) and English.
  */
 
-/** Reply language. */
-export type Lang = 'zh-CN' | 'en';
+import type { Lang } from '../../channel/types.ts';
+
+export type { Lang };
 
 const STRINGS = {
   done: { zh: '已完成。', en: 'Done.' },
