@@ -28,6 +28,9 @@ import { CommandPlanner } from './turn/planners/command.ts';
 import { RunningTurns } from './turn/running.ts';
 import { createTurnHandler } from './turn/turn.ts';
 import { createWebChannel } from '../adapters/web/index.ts';
+import { channelFactories } from '../adapters/index.ts';
+import { createWebhookRouter } from './channel/webhooks.ts';
+import type { AdapterHost } from './channel/types.ts';
 
 /** A running gateway. */
 export interface Gateway {
@@ -93,9 +96,25 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     if (demo) await seedDemoDirectory(db, defaultRole.org_id, defaultRole.id);
 
     const adapters = new AdapterSet();
+    let hostRef: AdapterHost | undefined;
+    const webhooks = createWebhookRouter({ adapterFor: (c, a) => adapters.get(c, a), host: () => hostRef, log });
     const web = createWebChannel({ db, log, dataDir: settings.dataDir, orgId: defaultRole.org_id, roleId: defaultRole.id, demo });
     adapters.add(web);
     stops.push(() => web.close());
+    for (const factory of channelFactories) {
+      const made = await factory.create({
+        db,
+        log,
+        env: process.env,
+        config,
+        defaultRoleId: settings.roleId,
+        dataDir: settings.dataDir,
+        secretKey,
+        publicUrl: settings.publicUrl,
+      });
+      for (const a of made) adapters.add(a);
+      if (made.length === 0) log.debug({ channel: factory.channel }, 'channel off (not configured)');
+    }
 
     const running = new RunningTurns();
     await running.listen(db);
@@ -128,10 +147,14 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     // measured with `BENCH_ONLY=gateway npm run bench`).
     inbox.start(handleTurn, { concurrency: db.engine === 'server' ? 32 : 4 });
     stops.push(() => inbox.stop());
+    hostRef = host;
     for (const a of adapters.all()) await a.start?.(host);
+    stops.push(async () => {
+      for (const a of adapters.all()) if (a !== web) await a.stop?.();
+    });
 
     const localToken = randomBytes(32).toString('hex');
-    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [web.router] });
+    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, web.router] });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, '0.0.0.0', () => resolveListen(s));
       s.once('error', reject);

@@ -230,3 +230,41 @@ export interface ChannelAdapter {
    */
   progress?(target: OutboundTarget, note: string | null): Promise<void>;
 }
+
+/**
+ * A webhook request as the gateway received it (CONTRACTS.md §6), framework-neutral so the
+ * contract kit can drive an adapter without an HTTP server. `body` is the raw bytes: verify the
+ * signature over them before parsing anything but what the check needs.
+ */
+export interface WebhookRequest {
+  method: string;
+  /** Path after `/webhooks/<channel>/<account>` (usually `""`). */
+  path: string;
+  /** Header names lower-cased; repeated headers joined with `, `. */
+  headers: Record<string, string | undefined>;
+  /** Query string values (the first of repeated keys). */
+  query: Record<string, string | undefined>;
+  body: Buffer;
+  /** Client address, for logs only. */
+  ip?: string;
+}
+
+/**
+ * The answer to a webhook: 401 for a missing/wrong signature or token, 400 for a body that
+ * cannot be parsed, 200 (possibly with a handshake body) otherwise (CONTRACTS.md §6).
+ * An object `body` is sent as JSON, a string as `text/plain` unless `headers` say otherwise.
+ */
+export interface WebhookResponse {
+  status: number;
+  body?: string | Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** An adapter that receives by webhook (`POST /webhooks/<channel>/<account>`). */
+export interface WebhookAdapter extends ChannelAdapter {
+  /**
+   * Verify, normalize and hand the event to `host.receive`. Never throws for bad input
+   * (answers 4xx); a storage failure may throw (the route answers 503 so the platform retries).
+   */
+  handleWebhook(req: WebhookRequest, host: AdapterHost): Promise<WebhookResponse>;
+}

@@ -1,0 +1,8 @@
+/**
+ * The channel factories of this build — the one list a new channel is added to
+ * (docs/adapter-authoring.md). The web channel is built separately (it owns the chat page).
+ */
+import type { ChannelFactory } from '../src/channel/factory.ts';
+
+/** Every non-web channel, in start-up order. */
+export const channelFactories: ChannelFactory[] = [];
