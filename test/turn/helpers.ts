@@ -28,7 +28,8 @@ import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { CommandPlanner } from '../../src/turn/planners/command.ts';
 import { RunningTurns } from '../../src/turn/running.ts';
-import { createTurnHandler, type ReplySink, type TurnEvent } from '../../src/turn/turn.ts';
+import { createTurnHandler, type PendingReplyRouter, type ReplySink, type TurnEvent } from '../../src/turn/turn.ts';
+import type { Planner } from '../../src/turn/planner.ts';
 
 export const TURN_FIXTURES = fileURLToPath(new URL('../fixtures/turn/', import.meta.url));
 
@@ -87,7 +88,19 @@ let seq = 0;
 /** Build a harness; migrations applied to `db`. `configYaml` is a skillgate.config.yaml text. */
 export async function makeTurnHarness(
   db: Db,
-  opts: { configYaml?: string; capabilities?: Partial<AdapterCapabilities>; channel?: string } = {},
+  opts: {
+    configYaml?: string;
+    capabilities?: Partial<AdapterCapabilities>;
+    channel?: string;
+    /** The planner every role uses (default: the command planner). */
+    planner?: Planner;
+    /** A pending-reply router, given the harness services. */
+    pendingReplies?: (services: SkillServices) => PendingReplyRouter;
+    /** Where replies go besides the harness's record (e.g. a real outbox). */
+    outbox?: ReplySink;
+    /** Extra skill roots (after the built-in ones). */
+    skillRoots?: { dir: string; source: 'builtin' | 'shared' }[];
+  } = {},
 ): Promise<TurnHarness> {
   await migrate(db);
   const dataDir = mkdtempSync(join(tmpdir(), 'sg-turn-'));
@@ -95,6 +108,7 @@ export async function makeTurnHarness(
     { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
     { dir: EXAMPLE_SKILLS_DIR, source: 'builtin' },
     { dir: TURN_FIXTURES, source: 'shared' },
+    ...(opts.skillRoots ?? []),
   ]);
   const services: SkillServices = {
     db,
@@ -109,11 +123,12 @@ export async function makeTurnHarness(
   const sink: ReplySink = {
     async enqueue(_q, items) {
       for (const i of items) replies.push(i.message);
+      if (opts.outbox) return opts.outbox.enqueue(_q, items);
       return items.map((_, n) => String(n));
     },
   };
   const running = new RunningTurns();
-  const planner = new CommandPlanner();
+  const planner = opts.planner ?? new CommandPlanner();
   const handle = createTurnHandler({
     services,
     config,
@@ -122,6 +137,7 @@ export async function makeTurnHarness(
     outbox: sink,
     running,
     plannerFor: () => planner,
+    pendingReplies: opts.pendingReplies?.(services),
     progressDelayMs: 50,
   });
   const chatId = `chat-${randomBytes(6).toString('hex')}`;
