@@ -32,6 +32,8 @@ import { normalizeFileParams } from './file-params.ts';
 import { applyForceRawPrompt } from './raw-prompt.ts';
 import { resolveSubcommandInput, validateInput } from './validate.ts';
 import { makeCallSkill } from '../orchestration/call-skill.ts';
+import { makeAwaitReply } from '../orchestration/await-reply.ts';
+import type { MessagingServices } from '../orchestration/messaging.ts';
 
 /** The long-lived parts a skill call needs. */
 export interface SkillServices {
@@ -45,6 +47,11 @@ export interface SkillServices {
   channelRegistry?: ChannelRegistry | null;
   /** Origins trusted for URL materialisation (configured API roots, Apprise, the model). */
   trustedOrigins?: readonly string[];
+  /**
+   * Outbox and channels for notify / send_message / await_reply (issue 9); absent outside a
+   * gateway. Reaches skills as the in-process context keys `messaging` and `await_reply`.
+   */
+  messaging?: MessagingServices;
 }
 
 /**
@@ -248,6 +255,12 @@ export async function runSkill(services: SkillServices, req: RunSkillRequest): P
       db_factory: (fn) => services.db.transaction(fn),
       call_skill: callSkill,
       abort_signal: req.abortSignal ?? null,
+      ...(services.messaging
+        ? {
+            messaging: services.messaging,
+            await_reply: makeAwaitReply(services.messaging, { org_id: orgId, role_id: roleId, session_id: session.id, skill: prepared.skill.name }, lang),
+          }
+        : {}),
     },
     channelRegistry: req.line === 'chat' ? (services.channelRegistry ?? null) : null,
     request: req.line === 'chat' ? (req.request ?? null) : null,

@@ -78,6 +78,8 @@ export function callSkillChildContext(
     skill_args: cfgSection.skill_args,
   };
   if (inProcess.call_skill) ctx.call_skill = inProcess.call_skill;
+  // The gateway's messaging services (issue 9) follow the call, so a callee can notify.
+  if (parent.messaging) ctx.messaging = parent.messaging;
   for (const [k, v] of Object.entries(cfgSection.flat)) if (!Object.hasOwn(ctx, k)) ctx[k] = v;
   return ctx as RuntimeContext;
 }

@@ -65,6 +65,10 @@ export interface InProcessParts {
   /** Present only when given (R-PCTX-11: a function in process, absent elsewhere). */
   call_skill?: CallSkill;
   abort_signal?: AbortSignal | null;
+  /** Messaging services of the gateway (issue 9); set as key `messaging` only when given. */
+  messaging?: unknown;
+  /** `await_reply(req)` (CONTRACTS.md §10); set only when given. */
+  await_reply?: (req: never) => Promise<unknown>;
 }
 
 /** Arguments of {@link buildRuntimeContext}. */
@@ -153,6 +157,8 @@ export function buildRuntimeContext(args: BuildContextArgs): RuntimeContext {
     skill_args: cfgSection.skill_args,
   };
   if (args.inProcess?.call_skill) ctx.call_skill = args.inProcess.call_skill;
+  if (args.inProcess?.messaging) ctx.messaging = args.inProcess.messaging;
+  if (args.inProcess?.await_reply) ctx.await_reply = args.inProcess.await_reply;
   for (const [k, v] of Object.entries(cfgSection.flat)) if (!Object.hasOwn(ctx, k)) ctx[k] = v;
   for (const [k, v] of Object.entries(given)) {
     if (k.startsWith('_') && k !== '__proto__') ctx[k] = v;

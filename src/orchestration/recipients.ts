@@ -1,0 +1,40 @@
+/**
+ * Recipient addresses of `send_message` and pending replies (CONTRACTS.md §10; R-MSG-02, A-49):
+ * `<channel>[@<account>]:<recipient id>`, e.g. `feishu:ou_xxx`, `telegram@ops_bot:12345`,
+ * `web:demo_worker` (web ids are directory contact keys). The account defaults to `default`
+ * (the one configured from `.env`).
+ */
+
+/** One parsed address. */
+export interface Recipient {
+  /** The address as given (trimmed). */
+  to: string;
+  channel: string;
+  /** The account named after `@`, or null when none was (meaning `default`). */
+  account: string | null;
+  /** The platform id (chat id / open_id / contact key). */
+  id: string;
+}
+
+const ADDRESS_RE = /^([a-z][a-z0-9_]*)(?:@([A-Za-z0-9_.-]+))?:(.+)$/;
+
+/** Parse one address. @returns the recipient, or null when it is not `<channel>[@<account>]:<id>` */
+export function parseRecipient(to: string): Recipient | null {
+  const s = to.trim();
+  const m = ADDRESS_RE.exec(s);
+  if (!m) return null;
+  const id = m[3]!.trim();
+  if (id === '') return null;
+  return { to: s, channel: m[1]!, account: m[2] ?? null, id };
+}
+
+/**
+ * The `to` input: one address or a list of them (a string may also separate several with
+ * commas). @returns the addresses in order, duplicates removed, or null when `to` is empty or not text
+ */
+export function recipientList(to: unknown): string[] | null {
+  const list = typeof to === 'string' ? to.split(/[,，;；\n]/) : Array.isArray(to) ? to : null;
+  if (!list || list.some((x) => typeof x !== 'string')) return null;
+  const out = [...new Set((list as string[]).map((x) => x.trim()).filter((x) => x !== ''))];
+  return out.length > 0 ? out : null;
+}
