@@ -1,0 +1,178 @@
+/**
+ * The Feishu / Lark channel (issue 7 part 2; CONTRACTS.md §6, §9, §11): `feishuChannel` builds
+ * one adapter per configured account (`.env` block `FEISHU_*` = account `default`, more in
+ * `skillgate.config.yaml`). Keys (env name without `FEISHU_`, lower-cased): `app_id`,
+ * `app_secret` (required), `encrypt_key`, `verification_token`, `domain` (any base URL; default
+ * https://open.feishu.cn), `mode` (`webhook` | `ws`; default `ws` when neither an encrypt key
+ * nor a verification token is set), `bot_open_id` (optional; else GET /open-apis/bot/v3/info).
+ *
+ * Inbound: webhook (`handleWebhook`, verified here on the raw body) or the SDK's long connection
+ * (`start`). Outbound: `send` through the SDK client (cards for markdown, uploads first).
+ */
+import * as lark from '@larksuiteoapi/node-sdk';
+import { accountsFor, type ChannelAccount } from '../../src/channel/accounts.ts';
+import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import type {
+  AdapterCapabilities,
+  AdapterHost,
+  FetchedAttachment,
+  InboundAttachment,
+  InboundMessage,
+  OutboundMessage,
+  OutboundTarget,
+  SendResult,
+  WebhookAdapter,
+  WebhookRequest,
+  WebhookResponse,
+} from '../../src/channel/types.ts';
+import { ConfigError } from '../../src/config/errors.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import { createFeishuClient, createLookups } from './api.ts';
+import type { FeishuLookups } from './inbound.ts';
+import { sendFeishu, type SendOptions } from './outbound.ts';
+import { fetchResource } from './resource.ts';
+import { handleFeishuWebhook } from './transport-webhook.ts';
+import { startWsTransport, type WsTransport } from './transport-ws.ts';
+
+export { handleFeishuWebhook } from './transport-webhook.ts';
+export { eventSignature, encryptEvent, decryptEvent } from './verify.ts';
+
+/** Default Open API base (`lark.Domain.Feishu`). */
+export const FEISHU_DEFAULT_DOMAIN = 'https://open.feishu.cn';
+
+/**
+ * Capabilities: rich (cards), buttons, media. `max_length` is what the core pre-splits markdown
+ * to (UTF-8 bytes); the adapter splits again after rendering to the request-body limits.
+ */
+export const FEISHU_CAPABILITIES: AdapterCapabilities = {
+  display: 'rich',
+  buttons: true,
+  max_length: 16_000,
+  length_unit: 'bytes',
+  typing: false,
+  media: true,
+};
+
+/** Settings of one Feishu account. */
+export interface FeishuAdapterOptions {
+  account: string;
+  appId: string;
+  appSecret: string;
+  encryptKey?: string;
+  verificationToken?: string;
+  /** Any base URL (default {@link FEISHU_DEFAULT_DOMAIN}). */
+  domain?: string;
+  mode: 'webhook' | 'ws';
+  botOpenId?: string;
+  log: Logger;
+  /** ms since the epoch (replay window; tests inject one). */
+  now?: () => number;
+  /** Lookups override (tests); default: the contact/bot/chat APIs through the SDK client. */
+  lookups?: FeishuLookups;
+  /** Native tables per card. */
+  tableLimit?: number;
+}
+
+/** A Feishu adapter: webhook receiver, long-connection receiver, sender. */
+export interface FeishuAdapter extends WebhookAdapter {
+  readonly channel: 'feishu';
+  readonly mode: 'webhook' | 'ws';
+  /** Deliver one message; `opts.idempotencyKey` = the outbox row's key when the caller has one. */
+  send(target: OutboundTarget, message: OutboundMessage, opts?: SendOptions): Promise<SendResult>;
+}
+
+/** The polite answer to an unsupported message type (zh-CN first, English after). */
+export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片或文件。\nThis message type is not supported yet; please send text, an image or a file.';
+
+/** Create the adapter of one account. */
+export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
+  const domain = (o.domain ?? FEISHU_DEFAULT_DOMAIN).replace(/\/+$/, '');
+  const client = createFeishuClient({ appId: o.appId, appSecret: o.appSecret, domain, log: o.log });
+  const look = o.lookups ?? createLookups(client, { botOpenId: o.botOpenId });
+  const now = o.now ?? Date.now;
+  let ws: WsTransport | undefined;
+
+  const adapter: FeishuAdapter = {
+    channel: 'feishu',
+    account: o.account,
+    mode: o.mode,
+    capabilities: FEISHU_CAPABILITIES,
+    send: (target, message, opts) => sendFeishu({ client, log: o.log, tableLimit: o.tableLimit }, target, message, opts),
+    fetchAttachment: (att: InboundAttachment, _msg: InboundMessage): Promise<FetchedAttachment> => fetchResource(client, att),
+    handleWebhook: (req: WebhookRequest, host: AdapterHost): Promise<WebhookResponse> =>
+      handleFeishuWebhook(req, host, {
+        account: o.account,
+        look,
+        log: o.log,
+        encryptKey: o.encryptKey,
+        verificationToken: o.verificationToken,
+        now,
+        notifyUnsupported,
+      }),
+    async start(host: AdapterHost): Promise<void> {
+      if (o.mode !== 'ws' || ws) return;
+      ws = await startWsTransport({ account: o.account, look, log: o.log, appId: o.appId, appSecret: o.appSecret, domain, notifyUnsupported }, host);
+    },
+    async stop(): Promise<void> {
+      ws?.close();
+      ws = undefined;
+    },
+  };
+
+  async function notifyUnsupported(msg: InboundMessage): Promise<void> {
+    const r = await adapter.send(
+      { channel: 'feishu', account: o.account, chat_id: msg.chat.id, chat_type: msg.chat.type },
+      { kind: 'notice', text: UNSUPPORTED_NOTICE, format: 'plain', reply_to: msg.message_id },
+      { idempotencyKey: `unsupported:${msg.dedupe_key}` },
+    );
+    if (!r.ok) o.log.warn({ channel: 'feishu', account: o.account, error: r.error }, 'could not send the unsupported-type notice');
+  }
+
+  return adapter;
+}
+
+/** Options of one account from its settings. @throws ConfigError naming the missing key */
+export function feishuOptions(a: ChannelAccount, log: Logger, now?: () => Date): FeishuAdapterOptions {
+  const v = a.values;
+  const where = (key: string): string => (a.source === 'env' ? `FEISHU_${key.toUpperCase()}` : `accounts[${a.id}].${key}`);
+  const appId = v.app_id ?? '';
+  const appSecret = v.app_secret ?? '';
+  if (appId === '') throw new ConfigError(`feishu account ${a.id}: ${where('app_id')} is required`, where('app_id'));
+  if (appSecret === '') throw new ConfigError(`feishu account ${a.id}: ${where('app_secret')} is required`, where('app_secret'));
+  const encryptKey = v.encrypt_key || undefined;
+  const verificationToken = v.verification_token || undefined;
+  const mode = (v.mode ?? (encryptKey || verificationToken ? 'webhook' : 'ws')).toLowerCase();
+  if (mode !== 'webhook' && mode !== 'ws') throw new ConfigError(`feishu account ${a.id}: ${where('mode')} must be webhook or ws`, where('mode'));
+  if (mode === 'webhook' && !encryptKey && !verificationToken) {
+    throw new ConfigError(`feishu account ${a.id}: webhook mode needs ${where('verification_token')} or ${where('encrypt_key')}`, where('verification_token'));
+  }
+  const domain = v.domain === 'lark' ? lark.Domain.Lark : v.domain === 'feishu' ? lark.Domain.Feishu : v.domain;
+  return {
+    account: a.id,
+    appId,
+    appSecret,
+    encryptKey,
+    verificationToken,
+    domain: typeof domain === 'string' && domain !== '' ? domain : FEISHU_DEFAULT_DOMAIN,
+    mode,
+    botOpenId: v.bot_open_id || undefined,
+    log: log.child({ channel: 'feishu', account: a.id }),
+    now: now ? () => now().getTime() : undefined,
+  };
+}
+
+/** The channel factory (registered in `adapters/index.ts`). */
+export const feishuChannel: ChannelFactory = {
+  channel: 'feishu',
+  async create(ctx: ChannelFactoryContext) {
+    const accounts = accountsFor('feishu', 'FEISHU_', 'FEISHU_APP_ID', ctx.env, ctx.config, ctx.defaultRoleId);
+    const adapters = accounts.map((a) => createFeishuAdapter(feishuOptions(a, ctx.log, ctx.now)));
+    for (const a of adapters) {
+      ctx.log.info(
+        { channel: 'feishu', account: a.account, mode: a.mode, webhook: a.mode === 'webhook' ? `/webhooks/feishu${a.account === 'default' ? '' : `/${a.account}`}` : undefined },
+        `feishu account ${a.account} on (${a.mode === 'ws' ? 'long connection' : 'webhook'})`,
+      );
+    }
+    return adapters;
+  },
+};

@@ -1,0 +1,215 @@
+/**
+ * Sending to Feishu / Lark (shared/fixtures/outbound-expectations.md §3; open.feishu.cn im-v1
+ * message create / reply, image create, file create; CONTRACTS.md §9, §10).
+ *
+ * One {@link OutboundMessage} becomes, in order: uploads of every media item (nothing is sent
+ * when an upload fails), then the text — `plain` as `text` messages, `markdown` as JSON 2.0
+ * cards with a markdown component (extra tables degraded, see `src/channel/render/feishu.ts`),
+ * a confirmation request as card buttons — split after rendering so each request body stays
+ * under the platform's byte limits, then one message per media item.
+ *
+ * Idempotency: every API call carries `uuid` = a hash of the outbox row's key (or of the whole
+ * message when none is given) + the part index, so an outbox retry never duplicates a part that
+ * already went out (Feishu drops a repeated uuid within ~1 h). A reply whose target was
+ * withdrawn or deleted (230011 / 231003, or a "withdrawn" message) is sent again as a new
+ * message under the same uuid. A card the platform rejects (230099, e.g. 11310 "card table
+ * number over limit") is retried once as plain text.
+ *
+ * Errors (STYLE.md "typed send result"): `code != 0` answers and non-2xx are failures; HTTP 429
+ * and the rate-limit codes are retryable with `retry_after_ms` from `x-ogw-ratelimit-reset`;
+ * network errors and 5xx are retryable; other 4xx are permanent.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type * as lark from '@larksuiteoapi/node-sdk';
+import { splitMessage } from '../../src/channel/chunk.ts';
+import { renderFeishuCardMd, escapeFeishuMd } from '../../src/channel/render/feishu.ts';
+import { renderPlain } from '../../src/channel/render/plain.ts';
+import type { OutboundMedia, OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import { apiCall, type ApiResult } from './api.ts';
+import { bodyBytes, cardBody, textBody, type FeishuBody } from './cards.ts';
+import { CARD_BODY_LIMIT, FEISHU_CODES, FILE_UPLOAD_LIMIT, IMAGE_UPLOAD_LIMIT, RATE_LIMIT_CODES, TARGET_GONE_CODES, TEXT_BODY_LIMIT } from './wire.ts';
+
+/** What sending needs. */
+export interface OutboundDeps {
+  client: lark.Client;
+  log: Logger;
+  /** Native tables per card (default FEISHU_CARD_TABLE_LIMIT). */
+  tableLimit?: number;
+  /** Reads a media file (default fs.readFile). */
+  readFile?: (path: string) => Promise<Buffer>;
+}
+
+/** Options of one send. */
+export interface SendOptions {
+  /** Stable key of the outbox row (retries of one row share it); default: a hash of the message. */
+  idempotencyKey?: string | null;
+}
+
+/** Rendered-text budget per message, UTF-8 bytes, leaving room for JSON escaping of the content. */
+const CARD_TEXT_BUDGET = Math.floor(CARD_BODY_LIMIT * 0.6);
+const TEXT_BUDGET = Math.floor(TEXT_BODY_LIMIT * 0.6);
+
+/** `receive_id_type` from the id's shape (oc_ chat, ou_ open_id, on_ union_id, an e-mail). */
+export function receiveIdType(id: string): 'chat_id' | 'open_id' | 'union_id' | 'email' {
+  if (id.startsWith('ou_')) return 'open_id';
+  if (id.startsWith('on_')) return 'union_id';
+  if (/^[^@\s]+@[^@\s]+$/.test(id)) return 'email';
+  return 'chat_id';
+}
+
+/** The uuid of part `i` (≤ 50 chars, the API's limit). */
+export function partUuid(base: string, i: number): string {
+  return `${base}-${i}`;
+}
+
+/** Base of the idempotency uuids of one message (40 hex chars). */
+export function baseUuid(target: OutboundTarget, message: OutboundMessage, key?: string | null): string {
+  const source = key ? `key:${key}` : `msg:${JSON.stringify([target.channel, target.account, target.chat_id, target.thread_id ?? null, message])}`;
+  return createHash('sha256').update(source).digest('hex').slice(0, 40);
+}
+
+/** A failed API result as a {@link SendResult}. */
+export function classify(r: Extract<ApiResult<unknown>, { ok: false }>, what: string): Extract<SendResult, { ok: false }> {
+  const error = `${what}: ${r.code ?? r.status ?? 'network'} ${r.msg}`.trim();
+  if (r.status === 429 || (r.code !== null && RATE_LIMIT_CODES.has(r.code))) {
+    const reset = Number(r.headers['x-ogw-ratelimit-reset']);
+    return { ok: false, retryable: true, retry_after_ms: Number.isFinite(reset) && reset >= 0 ? Math.round(reset * 1000) : null, error, code: r.code ?? 429 };
+  }
+  if (r.code === FEISHU_CODES.TOKEN_INVALID || r.code === FEISHU_CODES.TOKEN_EXPIRED) return { ok: false, retryable: true, error, code: r.code };
+  if (r.status === null || r.status >= 500) return { ok: false, retryable: true, error, code: r.code ?? r.status };
+  return { ok: false, retryable: false, error, code: r.code ?? r.status };
+}
+
+/** True when the reply target is gone (withdrawn or deleted). */
+export function targetGone(r: Extract<ApiResult<unknown>, { ok: false }>): boolean {
+  return (r.code !== null && TARGET_GONE_CODES.has(r.code)) || /withdrawn|recalled/i.test(r.msg);
+}
+
+function cardRejected(r: Extract<ApiResult<unknown>, { ok: false }>): boolean {
+  return r.code === FEISHU_CODES.CARD_CONTENT_FAILED || /11310|table number over limit/i.test(r.msg);
+}
+
+/** `file_type` of the file-upload API from the name (pdf/doc/xls/ppt/mp4/opus, else stream). */
+export function fileTypeOf(filename: string): 'opus' | 'mp4' | 'pdf' | 'doc' | 'xls' | 'ppt' | 'stream' {
+  const ext = extname(filename).toLowerCase();
+  if (ext === '.opus') return 'opus';
+  if (ext === '.mp4') return 'mp4';
+  if (ext === '.pdf') return 'pdf';
+  if (ext === '.doc' || ext === '.docx') return 'doc';
+  if (ext === '.xls' || ext === '.xlsx') return 'xls';
+  if (ext === '.ppt' || ext === '.pptx') return 'ppt';
+  return 'stream';
+}
+
+/** Upload one media item; @returns the message body that shows it, or a failure. */
+async function upload(deps: OutboundDeps, m: OutboundMedia): Promise<FeishuBody | Extract<SendResult, { ok: false }>> {
+  let data: Buffer;
+  try {
+    data = await (deps.readFile ?? readFile)(m.path);
+  } catch (err) {
+    return { ok: false, retryable: false, error: `media ${m.filename}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, code: 'media_unreadable' };
+  }
+  if (data.length === 0) return { ok: false, retryable: false, error: `media ${m.filename}: empty file`, code: 'media_empty' };
+  if (m.kind === 'image' && data.length <= IMAGE_UPLOAD_LIMIT) {
+    const r = await apiCall<{ image_key?: string } | null>(async () => ({ code: 0, data: await deps.client.im.image.create({ data: { image_type: 'message', image: data } }) }));
+    if (!r.ok) return classify(r, `upload ${m.filename}`);
+    if (!r.data?.image_key) return { ok: false, retryable: true, error: `upload ${m.filename}: no image_key in the answer`, code: 'no_key' };
+    return { msg_type: 'image', content: { image_key: r.data.image_key } };
+  }
+  if (data.length > FILE_UPLOAD_LIMIT) return { ok: false, retryable: false, error: `media ${m.filename}: ${data.length} bytes is over the 30 MB upload limit`, code: 'media_too_large' };
+  const fileType = fileTypeOf(m.filename);
+  const r = await apiCall<{ file_key?: string } | null>(async () => ({
+    code: 0,
+    data: await deps.client.im.file.create({ data: { file_type: fileType, file_name: m.filename, file: data } }),
+  }));
+  if (!r.ok) return classify(r, `upload ${m.filename}`);
+  const fileKey = r.data?.file_key;
+  if (!fileKey) return { ok: false, retryable: true, error: `upload ${m.filename}: no file_key in the answer`, code: 'no_key' };
+  if (m.kind === 'audio' && fileType === 'opus') return { msg_type: 'audio', content: { file_key: fileKey } };
+  if (m.kind === 'video' && fileType === 'mp4') return { msg_type: 'media', content: { file_key: fileKey } };
+  return { msg_type: 'file', content: { file_key: fileKey } };
+}
+
+/** The text parts of a message, rendered and split within the byte budgets. */
+export function textParts(message: OutboundMessage, tableLimit?: number): FeishuBody[] {
+  const confirm = message.confirm ?? null;
+  if (message.format === 'plain' && !confirm) {
+    return splitMessage(message.text, TEXT_BUDGET, 'bytes', { format: 'plain' }).map(textBody);
+  }
+  let md = message.format === 'markdown' ? renderFeishuCardMd(message.text, { tableLimit }).markdown : escapeFeishuMd(message.text);
+  if (confirm) {
+    const prompt = renderFeishuCardMd(confirm.prompt_md, { tableLimit: 0 }).markdown;
+    if (prompt !== '' && !md.includes(prompt)) md = md === '' ? prompt : `${md}\n\n${prompt}`;
+  }
+  const chunks = md === '' ? [''] : splitMessage(md, CARD_TEXT_BUDGET, 'bytes', { format: 'markdown' });
+  return chunks.map((c, i) => cardBody(c, i === chunks.length - 1 ? confirm : null));
+}
+
+/** The plain-text stand-in of a rejected card. */
+function plainFallback(message: OutboundMessage): FeishuBody[] {
+  const text = message.format === 'markdown' ? renderPlain(message.text) : message.text;
+  return splitMessage(text === '' ? ' ' : text, TEXT_BUDGET, 'bytes', { format: 'plain' }).map(textBody);
+}
+
+/** Send one body: reply to `replyTo` (falling back to a new message when the target is gone) or create. */
+async function sendBody(deps: OutboundDeps, target: OutboundTarget, body: FeishuBody, uuid: string, replyTo: string | null): Promise<ApiResult<{ message_id?: string }>> {
+  const content = JSON.stringify(body.content);
+  if (replyTo) {
+    const r = await apiCall<{ message_id?: string }>(() =>
+      deps.client.im.message.reply({ path: { message_id: replyTo }, data: { msg_type: body.msg_type, content, uuid } }),
+    );
+    if (r.ok || !targetGone(r)) return r;
+    deps.log.info({ channel: 'feishu', reply_to: replyTo, code: r.code }, 'reply target withdrawn or deleted; sending as a new message');
+  }
+  return apiCall<{ message_id?: string }>(() =>
+    deps.client.im.message.create({
+      params: { receive_id_type: receiveIdType(target.chat_id) },
+      data: { receive_id: target.chat_id, msg_type: body.msg_type, content, uuid },
+    }),
+  );
+}
+
+/**
+ * Deliver `message` to `target`. Never throws for platform failures (see the module doc).
+ */
+export async function sendFeishu(deps: OutboundDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
+  const base = baseUuid(target, message, opts.idempotencyKey);
+  // 1. Uploads first: nothing is sent when one fails.
+  const mediaBodies: FeishuBody[] = [];
+  for (const m of message.media ?? []) {
+    const b = await upload(deps, m);
+    if ('ok' in b) return b;
+    mediaBodies.push(b);
+  }
+  // 2. Text parts, then media.
+  const hasText = message.text.trim() !== '' || !!message.confirm;
+  const parts = [...(hasText ? textParts(message, deps.tableLimit) : []), ...mediaBodies];
+  const ids: string[] = [];
+  let replyTo = message.reply_to ?? null;
+  for (let i = 0; i < parts.length; i++) {
+    const body = parts[i]!;
+    const limit = body.msg_type === 'text' ? TEXT_BODY_LIMIT : CARD_BODY_LIMIT;
+    if (bodyBytes(body) > limit) return { ok: false, retryable: false, error: `part ${i} is ${bodyBytes(body)} bytes, over the ${limit}-byte limit`, code: 'too_large' };
+    let r = await sendBody(deps, target, body, partUuid(base, i), replyTo);
+    if (!r.ok && body.msg_type === 'interactive' && cardRejected(r)) {
+      deps.log.warn({ channel: 'feishu', code: r.code, msg: r.msg }, 'card rejected; sending as plain text');
+      for (const [j, tb] of plainFallback(message).entries()) {
+        r = await sendBody(deps, target, tb, partUuid(`${base}t${j}`, i), replyTo);
+        if (!r.ok) break;
+        if (r.data?.message_id) ids.push(r.data.message_id);
+        replyTo = null;
+      }
+      if (!r.ok) return classify(r, 'send');
+      // The fallback carried every text part at once; skip the remaining card parts.
+      while (i + 1 < parts.length && parts[i + 1]!.msg_type === 'interactive') i++;
+      continue;
+    }
+    if (!r.ok) return classify(r, replyTo ? 'reply' : 'send');
+    if (r.data?.message_id) ids.push(r.data.message_id);
+    replyTo = null; // only the first part is a threaded reply
+  }
+  return { ok: true, message_ids: ids };
+}
