@@ -1,0 +1,155 @@
+/**
+ * Chains as skills (spec 004 §保存校验 "保存成功即注册为 skill_type=chain"; R-CHAIN-07, R-CHAIN-25,
+ * R-CHAIN-38..41, D-05, D-07): a saved chain becomes a {@link SkillRecord} of type `chain`
+ * with trigger `explicit`, and every step runs through the normal skill pipeline
+ * ({@link runSkill}, line `chain`) with `chat_mode = false`.
+ */
+import { normalizeEnvelope } from '../envelope/normalize.ts';
+import type { Envelope } from '../envelope/types.ts';
+import { runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
+import { makeRegistry, type Registry } from '../registry/discover.ts';
+import type { SkillRecord } from '../registry/types.ts';
+import { buildRuntimeContext } from '../runtime/context.ts';
+import { isFixedOrPlatformKey } from '../runtime/keys.ts';
+import type { ChainDocument } from './document.ts';
+import { runChain, type ChainResult, type StepExecutor } from './runner.ts';
+import { getChain, type StoredChain } from './store.ts';
+
+/** The skill record of a saved chain (no folder; executed by {@link runSkillOrChain}). */
+export function chainSkillRecord(doc: ChainDocument): SkillRecord {
+  return {
+    name: doc.name,
+    dir: '',
+    root: '',
+    source: 'role',
+    skillType: 'chain',
+    execType: null,
+    version: '1.0.0',
+    skillMdPath: null,
+    doc: '',
+    frontmatter: {
+      name: doc.name,
+      description: doc.description,
+      triggerType: 'explicit',
+      costTier: doc.cost_tier,
+      tags: [],
+      async: false,
+      forceRawPrompt: false,
+      skillType: 'chain',
+      requires: { env: [], bins: [] },
+      raw: {},
+    },
+    inputSchema: { type: 'object', properties: {}, ...(doc.input_schema ?? {}) },
+    schemaSource: 'code',
+    subcommands: null,
+    secretParams: [],
+    status: 'ok',
+    issues: [],
+  };
+}
+
+/**
+ * The registry plus the enabled saved chains (disabled ones are hidden from the model,
+ * R-CHAIN-25). A chain never shadows an installed skill of the same name.
+ */
+export function registryWithChains(base: Registry, chains: readonly StoredChain[]): Registry {
+  const records = [...base.all()];
+  for (const c of chains) if (c.enabled && !base.get(c.name)) records.push(chainSkillRecord(c.document));
+  const extra = base.issues().filter((i) => !records.some((r) => r.dir !== '' && r.dir === i.dir));
+  return makeRegistry(records, extra);
+}
+
+/** The in-process objects a context carries, which never enter the lookup surface. */
+const IN_PROCESS_KEYS = new Set(['db', 'db_factory', 'abort_signal', 'call_skill', 'channel_registry', 'request', 'skill_config', 'skill_configs', 'skill_args']);
+
+/**
+ * lookup_ctx (R-CHAIN-39): the run context flattened (plain values only) plus the external
+ * inputs with reserved context keys (and `_` keys) filtered out; the inputs never enter the
+ * run context itself.
+ */
+export function lookupContext(runCtx: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(runCtx)) {
+    if (IN_PROCESS_KEYS.has(k) || k.startsWith('_') || typeof v === 'function') continue;
+    out[k] = v;
+  }
+  for (const [k, v] of Object.entries(input)) if (!isFixedOrPlatformKey(k)) out[k] = v;
+  return out;
+}
+
+/** One chain run on behalf of a caller. */
+export interface ChainRunRequest {
+  doc: Pick<ChainDocument, 'steps'> & Partial<ChainDocument>;
+  /** The chain inputs (model-filled / `--input`). */
+  input: Record<string, unknown>;
+  /** The caller's context keys (identity, raw_input, channel, session, workspace…). */
+  given?: Record<string, unknown>;
+  defaults: RunSkillRequest['defaults'];
+  abortSignal?: AbortSignal;
+  lang?: 'zh-CN' | 'en';
+  /** Overrides of the configured walls, seconds (tests, `/skills/chain/test`). */
+  chainWallSec?: number;
+  stepWallSec?: number;
+  /** The line the chain runs on (default `chain`; schedules pass `schedule`). */
+  line?: 'chain' | 'schedule';
+  /** Replace the step executor (default: {@link pipelineStepExecutor}). */
+  execute?: StepExecutor;
+}
+
+/**
+ * The step executor of the product: each step is one {@link runSkill} call on the chain line,
+ * `chat_mode = false` (D-05), the caller's identity and full fixed context (R-CHAIN-38/40,
+ * D-07), one shared session and workspace (R-CHAIN-44). A step naming a chain fails
+ * (R-CHAIN-23).
+ */
+export function pipelineStepExecutor(services: SkillServices, req: ChainRunRequest): StepExecutor {
+  const given = { ...(req.given ?? {}), chat_mode: false };
+  const defaults = { ...req.defaults, chat_mode: false };
+  return async (call) => {
+    const rec = services.registry.resolveTool(call.skill)?.record;
+    if (rec?.skillType === 'chain') {
+      return { success: false, error: `step "${call.alias}" calls chain "${call.skill}": chains cannot contain chains` };
+    }
+    return runSkill(services, { skill: call.skill, input: call.params, given, defaults, line: req.line ?? 'chain', abortSignal: call.signal, lang: req.lang });
+  };
+}
+
+/** Run a chain document through the pipeline. Never throws for a step's fault. */
+export async function runChainDocument(services: SkillServices, req: ChainRunRequest): Promise<ChainResult> {
+  const walls = services.settings.walls;
+  const given = { ...(req.given ?? {}), chat_mode: false };
+  const runCtx = buildRuntimeContext({ given, defaults: { workspace_dir: '', ...req.defaults, chat_mode: false } });
+  return runChain(req.doc, {
+    lookup: lookupContext(runCtx, req.input),
+    execute: req.execute ?? pipelineStepExecutor(services, req),
+    maxConcurrent: walls.maxConcurrentChainSteps,
+    chainWallSec: req.chainWallSec ?? walls.chainWallSec,
+    stepWallSec: req.stepWallSec ?? req.chainWallSec ?? walls.chainStepWallSec,
+    abortSignal: req.abortSignal,
+    lang: req.lang,
+  });
+}
+
+/**
+ * {@link runSkill}, except that a skill of type `chain` runs the saved chain with the call's
+ * input as chain inputs; its envelope is the runner's return object (a failure when `ok` is
+ * false), with `artifacts: []`.
+ */
+export async function runSkillOrChain(services: SkillServices, req: RunSkillRequest): Promise<Envelope> {
+  const name = typeof req.skill === 'string' ? req.skill : req.skill.name;
+  const rec = typeof req.skill === 'string' ? services.registry.resolveTool(req.skill)?.record : req.skill;
+  if (rec?.skillType !== 'chain') return runSkill(services, req);
+  const stored = await getChain(services.db, rec.name);
+  if (!stored) return runSkill(services, req);
+  const result = await runChainDocument(services, {
+    doc: stored.document,
+    input: req.input,
+    given: req.given,
+    defaults: req.defaults,
+    abortSignal: req.abortSignal,
+    lang: req.lang,
+    line: req.line === 'schedule' ? 'schedule' : 'chain',
+  });
+  const env = normalizeEnvelope({ kind: 'returned', value: { ...result } }, { skill: name, lang: req.lang ?? 'zh-CN' });
+  return { ...env, artifacts: [] };
+}
