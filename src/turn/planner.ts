@@ -43,6 +43,11 @@ export interface PlannerTurn {
   signal: AbortSignal;
   /** Report progress to the user (「处理中…」 status, updated). Best effort. */
   progress(note: string): void;
+  /**
+   * The channel's display capability (CONTRACTS.md §9). `text`: display_md is not shown as
+   * is, so a model planner paraphrases it. Absent = `rich`.
+   */
+  display?: 'rich' | 'text';
 }
 
 /** What a planner returns. */
