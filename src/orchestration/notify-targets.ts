@@ -44,12 +44,13 @@ export function parseTargetSpec(args: string[]): NotifyDestination | { error: st
   return { kind: 'key', key, tag: tag || null };
 }
 
-/** `json://host/path` → `json://***@host/…`-style masking for display: keeps schema and host only. */
+/**
+ * A display form without secrets: the schema only (`tgram://***`). Apprise puts credentials in
+ * every part of a URL (host included: `tgram://<bot token>/…`), so nothing else is shown.
+ */
 export function maskUrl(url: string): string {
-  const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i.exec(url);
-  if (!m) return '***';
-  const host = m[2]!.includes('@') ? `***@${m[2]!.split('@').pop()}` : m[2]!;
-  return `${m[1]}://${host}${url.length > m[0].length ? '/***' : ''}`;
+  const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url.trim());
+  return m ? `${m[1]}://***` : '***';
 }
 
 /** A one-line description without secrets. */

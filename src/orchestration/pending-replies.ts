@@ -140,9 +140,12 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Does `text` name `ref` as a whole token (not inside a longer number or word)? */
+/**
+ * Does `text` name `ref` as a whole token — not inside a longer ASCII word or number, so
+ * `T-10` is not found in `T-100`, while Chinese text around it needs no spaces (`工单T-10修好了`)?
+ */
 export function namesRef(text: string, ref: string): boolean {
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRe(ref)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
+  return new RegExp(`(?<![A-Za-z0-9_])${escapeRe(ref)}(?![A-Za-z0-9_])`, 'i').test(text);
 }
 
 /** The record a reply is for: the newest whose ref the text names, else the newest. */
