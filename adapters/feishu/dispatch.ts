@@ -6,7 +6,7 @@
  */
 import type { AdapterHost, InboundMessage } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { normalizeCardAction, normalizeMessage, type FeishuLookups, type Normalized } from './inbound.ts';
+import { normalizeCardAction, normalizeMessage, toStorable, type FeishuLookups, type Normalized } from './inbound.ts';
 import type { CardActionEvent, EventHeader, MessageEvent } from './wire.ts';
 
 /** What the dispatcher needs. */
@@ -54,7 +54,7 @@ export async function dispatchEvent(header: EventHeader, event: unknown, ctx: Di
     if (normalized.message.addressed_to_bot) await ctx.notifyUnsupported?.(normalized.message, normalized.unsupported_type).catch(() => undefined);
     return { result: 'ignored', normalized };
   }
-  const result = await host.receive(normalized.message);
+  const result = await host.receive(toStorable(normalized.message));
   const reply = normalized.message.kind === 'callback' ? toastFor(normalized.message.callback?.action ?? '') : undefined;
   return { result, normalized, reply };
 }

@@ -89,6 +89,7 @@ function fromPost(c: Record<string, unknown>, ref: (key: Record<string, unknown>
   if (str(body.title) !== '') lines.push(str(body.title));
   for (const para of Array.isArray(body.content) ? body.content : []) {
     let line = '';
+    let mediaOnly = false;
     for (const el of Array.isArray(para) ? (para as PostElement[]) : []) {
       if (!el || typeof el !== 'object') continue;
       switch (el.tag) {
@@ -112,9 +113,11 @@ function fromPost(c: Record<string, unknown>, ref: (key: Record<string, unknown>
           line += `[${str(el.emoji_type)}]`;
           break;
         case 'img':
+          mediaOnly = true;
           if (str(el.image_key)) attachments.push({ type: 'image', filename: null, mime_type: null, platform_ref: ref({ file_key: el.image_key, resource_type: 'image' }) });
           break;
         case 'media':
+          mediaOnly = true;
           if (str(el.file_key)) {
             attachments.push({
               type: 'video',
@@ -128,7 +131,7 @@ function fromPost(c: Record<string, unknown>, ref: (key: Record<string, unknown>
           break;
       }
     }
-    lines.push(line);
+    if (!(mediaOnly && line === '')) lines.push(line);
   }
   return { text: lines.join('\n').trim(), attachments };
 }
@@ -178,8 +181,11 @@ function resolveMentions(text: string, mentions: WireMention[], drop: ReadonlySe
     out = out.split(m.key).join(replacement);
   }
   if (out.includes('@_all')) out = out.split('@_all').join('@所有人');
-  // A removed mention takes the spaces around it with it.
-  return out.replace(/[ \t]*\u0000[ \t]*/g, ' ');
+  // A removed mention takes the spaces around it with it (none left at a line's start or end).
+  return out
+    .replace(/(^|\n)[ \t]*\u0000[ \t]*/g, '$1')
+    .replace(/[ \t]*\u0000[ \t]*(?=\n|$)/g, '')
+    .replace(/[ \t]*\u0000[ \t]*/g, ' ');
 }
 
 function isBotMention(m: WireMention, botOpenId: string | null): boolean {
@@ -274,4 +280,24 @@ export async function normalizeCardAction(header: EventHeader, event: CardAction
     received_at: receivedAt(header.create_time),
   };
   return { outcome: 'message', message };
+}
+
+const UNSTORABLE_SRC = '\\u0000|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
+const HAS_UNSTORABLE = new RegExp(UNSTORABLE_SRC);
+const UNSTORABLE = new RegExp(UNSTORABLE_SRC, 'g');
+
+/**
+ * A copy of `v` whose strings can be stored as PostgreSQL JSON: NUL and lone surrogates (which
+ * a JSON body may carry as `\u0000` / `\ud800` escapes) become U+FFFD. Text that is valid
+ * Unicode is untouched, so `raw_input` stays verbatim for every real message.
+ */
+export function toStorable<T>(v: T): T {
+  if (typeof v === 'string') return (HAS_UNSTORABLE.test(v) ? v.replace(UNSTORABLE, '\uFFFD') : v) as T;
+  if (Array.isArray(v)) return v.map((x) => toStorable(x)) as T;
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[toStorable(k)] = toStorable(x);
+    return out as T;
+  }
+  return v;
 }

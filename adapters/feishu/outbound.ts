@@ -48,9 +48,9 @@ export interface SendOptions {
   idempotencyKey?: string | null;
 }
 
-/** Rendered-text budget per message, UTF-8 bytes, leaving room for JSON escaping of the content. */
-const CARD_TEXT_BUDGET = Math.floor(CARD_BODY_LIMIT * 0.6);
-const TEXT_BUDGET = Math.floor(TEXT_BODY_LIMIT * 0.6);
+/** Rendered-text budget per message (exported for the contract probes), UTF-8 bytes, leaving room for JSON escaping of the content. */
+export const CARD_TEXT_BUDGET = Math.floor(CARD_BODY_LIMIT * 0.6);
+export const TEXT_BUDGET = Math.floor(TEXT_BODY_LIMIT * 0.6);
 
 /** `receive_id_type` from the id's shape (oc_ chat, ou_ open_id, on_ union_id, an e-mail). */
 export function receiveIdType(id: string): 'chat_id' | 'open_id' | 'union_id' | 'email' {
@@ -67,7 +67,7 @@ export function partUuid(base: string, i: number): string {
 
 /** Base of the idempotency uuids of one message (40 hex chars). */
 export function baseUuid(target: OutboundTarget, message: OutboundMessage, key?: string | null): string {
-  const source = key ? `key:${key}` : `msg:${JSON.stringify([target.channel, target.account, target.chat_id, target.thread_id ?? null, message])}`;
+  const source = key ? `key:${target.channel}:${target.account}:${key}` : `msg:${JSON.stringify([target.channel, target.account, target.chat_id, target.thread_id ?? null, message])}`;
   return createHash('sha256').update(source).digest('hex').slice(0, 40);
 }
 

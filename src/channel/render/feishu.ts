@@ -26,7 +26,7 @@ export function escapeFeishuMd(s: string): string {
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/([\\`*_~[\]|$])/g, '\\$1')
+    .replace(/([\\`*_~[\]|])/g, '\\$1')
     .replace(/^(\s*)([#+-]|\d+[.)])(?=\s|$)/gm, '$1\\$2');
 }
 
@@ -44,8 +44,10 @@ function codeBlock(text: string, info = ''): string {
 }
 
 function inlineCode(text: string): string {
-  const fence = text.includes('`') ? '`'.repeat(Math.min(3, (text.match(/`+/g) ?? ['']).reduce((a, b) => Math.max(a, b.length), 0) + 1)) : '`';
-  const pad = fence.length > 1 ? ' ' : '';
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const fence = '`'.repeat(longest + 1);
+  const pad = longest > 0 || text.startsWith(' ') || text.endsWith(' ') ? ' ' : '';
   return `${fence}${pad}${text}${pad}${fence}`;
 }
 
