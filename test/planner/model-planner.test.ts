@@ -219,6 +219,20 @@ describeEachEngine('model planner', (db) => {
     expect(h.sleeps).toEqual([2000, 2000]);
   });
 
+  it('stop: once the user pressed stop, the tools the model asked for are not run and the turn says it stopped', async () => {
+    const h = await plannerHarness(db(), llm);
+    llm.script({
+      reply: () => {
+        expect(h.running.stopLocal(h.chatKey)).toBe(true);
+        return callTools(['pl_lookup', { item: 'pump' }]);
+      },
+    });
+    const out = await h.turn({ raw_input: '查泵的价格' });
+    llm.assertDone();
+    expect(h.results[0]!.invocations).toEqual([]);
+    expect(textOf(out)).toMatch(/已停止/);
+  });
+
   it('a 429 with Retry-After is retried after the asked delay', async () => {
     const h = await plannerHarness(db(), llm);
     llm.script({ reply: { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '3' } } }, { reply: say('hi') });

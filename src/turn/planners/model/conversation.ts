@@ -89,9 +89,16 @@ function rememberOffload(run: TurnRun, env: Envelope): void {
   if (typeof env.offload_file === 'string' && env.offload_file !== '') run.readable.set(env.offload_file, p);
 }
 
-/** What the model reads for a result: {@link modelView}, as JSON. */
+/**
+ * Longest tool message, characters. Large successes are offloaded before this (R-OFF-01);
+ * failures are never offloaded (R-OFF-04), so a huge failure is cut here.
+ */
+export const TOOL_CONTENT_MAX = 24_000;
+
+/** What the model reads for a result: {@link modelView}, as JSON (cut at {@link TOOL_CONTENT_MAX}). */
 function toolContent(run: TurnRun, env: Envelope): string {
-  return JSON.stringify(modelView(env, { keepDisplay: run.textOnly }));
+  const json = JSON.stringify(modelView(env, { keepDisplay: run.textOnly }));
+  return json.length <= TOOL_CONTENT_MAX ? json : `${json.slice(0, TOOL_CONTENT_MAX)}… (cut: ${json.length} characters in full)`;
 }
 
 /** Run one tool call; returns the envelope for the model and whether the turn must stop. */
