@@ -72,12 +72,12 @@ function cardVisitor(tableLimit: number, count: { tables: number; degraded: numb
     del: (i) => (i === '' ? '' : `~~${i}~~`),
     link: (inner, n) => {
       const href = safeAbsoluteUrl(n.href);
-      return href === null ? inner : `[${inner || escapeFeishuMd(href)}](${href.replace(/[()]/g, (c) => encodeURIComponent(c))})`;
+      return href === null ? inner : `[${inner || escapeFeishuMd(href)}](${href.replace(/\(/g, '%28').replace(/\)/g, '%29')})`;
     },
     image: (n) => {
       const href = safeAbsoluteUrl(n.src);
       const label = escapeFeishuMd(n.alt || n.src);
-      return href === null ? label : `[${label}](${href.replace(/[()]/g, (c) => encodeURIComponent(c))})`;
+      return href === null ? label : `[${label}](${href.replace(/\(/g, '%28').replace(/\)/g, '%29')})`;
     },
     paragraph: (inner) => inner,
     heading: (inner) => (inner === '' ? '' : `**${inner}**`),
