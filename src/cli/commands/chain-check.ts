@@ -3,8 +3,11 @@
  * without saving. Exit 0, or exit 1 with one line per problem naming the offending item
  * (`<file>: <item>: <message>`); `--json` prints `{"ok", "problems": [{code, item, message}]}`.
  * Saved chains are read from the database when it can be opened (a step naming one is
- * refused); when the data dir is held by a running server, only the skills are checked.
+ * refused); with a fresh embedded data dir (no database yet) or one held by a running
+ * server, only the skills are checked.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chainAwareRegistry } from '../../chain/services.ts';
 import { validateChain, type ChainProblem } from '../../chain/validate.ts';
 import { log } from '../../log/logger.ts';
@@ -18,9 +21,11 @@ export async function chainCheckCommand(file: string, opts: { json?: boolean }, 
   const doc = readChainFile(file);
   const { settings } = chainSettings();
   const base = await discover(settings);
-  let ctx: { registry: Registry; chainNames: Set<string> };
+  let ctx: { registry: Registry; chainNames: Set<string> } = { registry: base, chainNames: new Set() };
   try {
-    ctx = await withCliDb(settings, { direct: (db) => chainAwareRegistry(db, base) });
+    // A fresh embedded data dir holds no saved chains: no need to create a database for that.
+    const hasDb = Boolean(settings.databaseUrl) || existsSync(join(settings.dataDir, 'pgdata'));
+    if (hasDb) ctx = await withCliDb(settings, { direct: (db) => chainAwareRegistry(db, base) });
   } catch (err) {
     if (!(err instanceof CliError)) throw err;
     log().warn({ reason: err.message }, 'saved chains not read; checking against the installed skills only');
