@@ -30,6 +30,9 @@ import { createTurnHandler } from './turn/turn.ts';
 import { createWebChannel } from '../adapters/web/index.ts';
 import { channelFactories } from '../adapters/index.ts';
 import { createWebhookRouter } from './channel/webhooks.ts';
+import { createNotifyAdapter } from './orchestration/notify.ts';
+import { PendingRepliesRouter } from './orchestration/pending-replies.ts';
+import { attachmentStoreDir } from './session/workspace.ts';
 import type { AdapterHost } from './channel/types.ts';
 
 /** A running gateway. */
@@ -120,11 +123,25 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     await running.listen(db);
     stops.push(() => running.close());
     let metricsRef: ReturnType<typeof createMetrics> | undefined;
+    // notify (Apprise API) is an outbox destination, not a chat channel: it is kept out of the
+    // channel list and reached as `notify`/`default` (docs/messaging.md).
+    const appriseUrl = process.env.APPRISE_API_URL?.trim();
+    const notifyAdapter = appriseUrl ? createNotifyAdapter({ baseUrl: appriseUrl }) : undefined;
+    const deliveryFor = (channel: string, account: string) =>
+      channel === 'notify' && account === 'default' ? notifyAdapter : adapters.get(channel, account);
     const outbox = createOutbox(db, {
       log,
-      adapterFor: (channel, account) => adapters.get(channel, account),
+      adapterFor: deliveryFor,
       onStatus: (channel: string, status: string) => metricsRef?.outbound(channel, status),
     });
+    services.messaging = {
+      db,
+      outbox,
+      adapterFor: deliveryFor,
+      skillExists: (name) => registry.resolveTool(name) !== undefined,
+      attachmentRoots: [attachmentStoreDir(settings.dataDir)],
+      log,
+    };
     const inbox = createInbox(db, { log });
     const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
     metricsRef = metrics;
@@ -137,6 +154,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       outbox,
       running,
       plannerFor: () => planner,
+      pendingReplies: new PendingRepliesRouter({ db }),
       onTurn: (t) => metrics.turn(t.channel, t.ms, t.failures),
     });
     const host = createCoreHost({ db, log, inbox, running, outbox, onInbound: (channel, result) => metrics.inbound(channel, result) });

@@ -121,6 +121,11 @@ export function createApp(deps: AppDeps): Express {
     const { runDirectoryImport } = await import('../cli/commands/directory-import.ts');
     res.json(await runDirectoryImport(deps.db, req.body as import('../cli/commands/directory-import.ts').DirectoryImportRequest));
   });
+  local.post('/notify/target', express.json(), async (req, res) => {
+    const { runNotifyTargetCommand } = await import('../cli/commands/notify-target.ts');
+    const out = await runNotifyTargetCommand(deps.db, req.body as import('../cli/commands/notify-target.ts').NotifyTargetRequest);
+    res.status(out.ok ? 200 : 422).json(out);
+  });
   app.use('/api/local', local);
 
   return app;
