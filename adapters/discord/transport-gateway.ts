@@ -1,0 +1,94 @@
+/**
+ * The gateway connection (discord.js `Client`): intents Guilds, GuildMessages, DirectMessages
+ * (+ MessageContent unless mention-only) and the Channel partial; every dispatch frame goes to
+ * the adapter's `processDispatch` from the client's `raw` event (the plain mapping in
+ * inbound.ts), one at a time in arrival order. What the bot may read is stated at start-up:
+ * READY's application flags tell whether MESSAGE_CONTENT is enabled; a 4014 close ("disallowed
+ * intents") is reported with the fix.
+ */
+import { Client, Events, Partials } from 'discord.js';
+import type { Logger } from '../../src/log/logger.ts';
+import { APP_FLAG_MESSAGE_CONTENT, APP_FLAG_MESSAGE_CONTENT_LIMITED, CLOSE_DISALLOWED_INTENTS, intentsFor } from './wire.ts';
+
+/** What the start-up report says about reading messages. */
+export interface IntentReport {
+  level: 'info' | 'warn' | 'error';
+  text: string;
+}
+
+/**
+ * The start-up statement about message content (plain function, tested).
+ * @param wantContent the account asks for MESSAGE_CONTENT (not mention-only)
+ * @param appFlags READY `application.flags`, or null when unknown
+ */
+export function intentReport(wantContent: boolean, appFlags: number | null): IntentReport {
+  const enabled = appFlags !== null && (appFlags & (APP_FLAG_MESSAGE_CONTENT | APP_FLAG_MESSAGE_CONTENT_LIMITED)) !== 0;
+  if (!wantContent) {
+    return { level: 'info', text: 'discord: mention-only mode (no MessageContent intent): the bot reads DMs and guild messages that @mention it or reply to it' };
+  }
+  if (appFlags !== null && !enabled) {
+    return {
+      level: 'warn',
+      text: 'discord: the MessageContent intent is not enabled for this application: guild messages arrive without text unless they @mention the bot. Enable it in the Developer Portal (Bot → Privileged Gateway Intents) or set DISCORD_MESSAGE_CONTENT=off',
+    };
+  }
+  return { level: 'info', text: 'discord: intents Guilds, GuildMessages, MessageContent, DirectMessages (+ Channel partial): DMs and guild @mentions' };
+}
+
+/** The text for a login failure: 4014 / "disallowed intents" gets the fix, others their message. */
+export function loginFailureText(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const msg = typeof e?.message === 'string' ? e.message : String(err);
+  if (e?.code === CLOSE_DISALLOWED_INTENTS || /disallowed intent/i.test(msg)) {
+    return 'discord: login refused: the MessageContent intent is privileged and not enabled (close 4014). Enable it in the Developer Portal (Bot → Privileged Gateway Intents), or set DISCORD_MESSAGE_CONTENT=off for mention-only mode';
+  }
+  return `discord: login failed: ${msg}`;
+}
+
+/** A running gateway connection. */
+export interface Gateway {
+  client: Client;
+  stop(): Promise<void>;
+}
+
+/**
+ * Connect and feed dispatches to `onDispatch` sequentially (errors are logged, never crash the
+ * process). @throws the login error (after logging it with {@link loginFailureText}).
+ */
+export async function connectGateway(p: {
+  token: string;
+  apiRoot: string;
+  messageContent: boolean;
+  log: Logger;
+  onDispatch(frame: unknown): Promise<void>;
+  onReady(user: { id: string; username: string }): void;
+}): Promise<Gateway> {
+  const client = new Client({ intents: intentsFor(p.messageContent), partials: [Partials.Channel], rest: { api: p.apiRoot } });
+  let chain: Promise<void> = Promise.resolve();
+  client.on(Events.Raw, (packet: unknown) => {
+    const t = (packet as { t?: unknown })?.t;
+    if (t === 'READY') {
+      const d = (packet as { d?: { user?: { id?: unknown; username?: unknown }; application?: { flags?: unknown } } }).d;
+      if (typeof d?.user?.id === 'string') p.onReady({ id: d.user.id, username: typeof d.user.username === 'string' ? d.user.username : '' });
+      const flags = typeof d?.application?.flags === 'number' ? d.application.flags : null;
+      const r = intentReport(p.messageContent, flags);
+      p.log[r.level]({ application_flags: flags }, r.text);
+    }
+    chain = chain.then(() => p.onDispatch(packet)).catch((err: unknown) => p.log.error({ err: (err as Error)?.message ?? String(err), t }, 'discord: dispatch failed'));
+  });
+  client.on(Events.Error, (err) => p.log.error({ err: err.message }, 'discord: client error'));
+  try {
+    await client.login(p.token);
+  } catch (err) {
+    p.log.error({}, loginFailureText(err));
+    await client.destroy().catch(() => undefined);
+    throw err;
+  }
+  return {
+    client,
+    async stop() {
+      await chain.catch(() => undefined);
+      await client.destroy();
+    },
+  };
+}

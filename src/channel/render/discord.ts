@@ -1,0 +1,88 @@
+/**
+ * Markdown → Discord's markdown dialect (https://discord.com/developers/docs/reference#message-formatting;
+ * shared/fixtures/outbound-expectations.md §2). Discord renders bold, italics, strike, inline and
+ * fenced code, quotes, headings (`#`-`###`), lists and masked links, but no tables and no
+ * images: tables become aligned text inside a code block, images `[alt](url)` links. Text is
+ * escaped (`\` before markdown characters) and `@`/`<` mention syntax is neutralised, so user or
+ * model text can neither change the formatting nor ping anyone (sends also carry
+ * `allowed_mentions: {parse: []}`).
+ */
+import { parseMarkdown } from './ast.ts';
+import { alignedTable, inlineText, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
+
+/** Escape Discord markdown characters and mention openers in literal text. */
+export function escapeDiscord(s: string): string {
+  return s.replace(/([\\`*_~|[\]()>#:<-])/g, (m, c: string, at: number) => {
+    // `-`, `#`, `>` and `:` only matter at a line start (lists, headings, quotes) or before a
+    // custom emoji / timestamp; `<` would open a mention token.
+    if (c === '-' || c === '#' || c === '>') return at === 0 || s[at - 1] === '\n' ? `\\${c}` : c;
+    if (c === ':' || c === '(' || c === ')') return c;
+    return `\\${m}`;
+  });
+}
+
+/** A fence longer than any backtick run in `text`. */
+function fenceFor(text: string): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+function block(text: string, info = ''): string {
+  const body = text.replace(/\n$/, '');
+  const f = fenceFor(body);
+  return `${f}${info}\n${body}\n${f}`;
+}
+
+function link(label: string, href: string | null): string {
+  if (href === null) return label;
+  const url = href.replace(/\(/g, '%28').replace(/\)/g, '%29');
+  return label === '' || label === escapeDiscord(href) ? url : `[${label}](${url})`;
+}
+
+const discord: MdVisitor = {
+  text: (t) => escapeDiscord(t),
+  code: (t) => {
+    const f = t.includes('`') ? '``' : '`';
+    const pad = t.includes('`') ? ' ' : '';
+    return `${f}${pad}${t}${pad}${f}`;
+  },
+  softbreak: () => '\n',
+  hardbreak: () => '\n',
+  strong: (i) => (i === '' ? '' : `**${i}**`),
+  em: (i) => (i === '' ? '' : `*${i}*`),
+  del: (i) => (i === '' ? '' : `~~${i}~~`),
+  link: (inner, n) => link(inner, safeAbsoluteUrl(n.href)),
+  image: (n) => link(escapeDiscord(n.alt || ''), safeAbsoluteUrl(n.src)) || escapeDiscord(n.src),
+  paragraph: (inner) => inner,
+  heading: (inner, level) => (inner === '' ? '' : `${'#'.repeat(Math.min(level, 3))} ${inner}`),
+  blockquote: (blocks) =>
+    blocks
+      .join('\n\n')
+      .split('\n')
+      .map((l) => `> ${l}`.trimEnd())
+      .join('\n'),
+  list: (items, node) => {
+    const lines: string[] = [];
+    items.forEach((blocks, i) => {
+      const marker = node.ordered ? `${node.start + i}. ` : '- ';
+      blocks
+        .join(node.tight ? '\n' : '\n\n')
+        .split('\n')
+        .forEach((l, j) => lines.push(j === 0 ? marker + l : l === '' ? '' : `   ${l}`));
+    });
+    return lines.join('\n');
+  },
+  codeBlock: (n) => block(n.text, /^[A-Za-z0-9_+-]+/.exec(n.info)?.[0] ?? ''),
+  table: (_h, _r, n) => block(alignedTable(n.header.map(inlineText), n.rows.map((r) => r.map(inlineText)), n.align)),
+  hr: () => '───',
+  document: (blocks) => blocks.filter((b) => b !== '').join('\n\n'),
+};
+
+/**
+ * Markdown → Discord message markdown. Pure; never throws.
+ * Source: Discord "Message Formatting"; CONTRACTS.md §9 (rich channels render display_md natively).
+ */
+export function renderDiscordMarkdown(md: string): string {
+  return renderWith(discord, parseMarkdown(md));
+}
