@@ -36,7 +36,7 @@ export interface FeishuClientOptions {
 }
 
 /** A quiet SDK logger: string arguments only, at debug. */
-function sdkLogger(log: Logger): lark.Logger {
+export function sdkLogger(log: Logger): lark.Logger {
   const write = (...args: unknown[]): void => {
     const text = args
       .flat()
@@ -87,18 +87,32 @@ export function errorResult(err: unknown): ApiResult<never> & { ok: false } {
   };
 }
 
+/** `p`, or `fallback` when it has not settled within `ms` (the webhook must answer within 3 s). */
+function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Lookups for normalization (contact name, bot open_id, chat type, merged messages), cached in
- * memory for `ttlMs` (names change rarely; nothing here is needed for correctness).
+ * memory for `ttlMs` (names change rarely; nothing here is needed for correctness). Each gives
+ * up after `timeoutMs` (default 1500) with its "unknown" value, so a slow contact API cannot
+ * push the webhook answer past the platform's 3 s deadline.
  */
-export function createLookups(client: lark.Client, opts: { botOpenId?: string; ttlMs?: number; now?: () => number } = {}): FeishuLookups {
+export function createLookups(client: lark.Client, opts: { botOpenId?: string; ttlMs?: number; timeoutMs?: number; now?: () => number } = {}): FeishuLookups {
   const ttl = opts.ttlMs ?? 30 * 60_000;
+  const limit = opts.timeoutMs ?? 1500;
   const now = opts.now ?? Date.now;
   const cache = new Map<string, { at: number; value: Promise<unknown> }>();
-  const cached = <T>(key: string, load: () => Promise<T>, keep: (v: T) => boolean): Promise<T> => {
+  /** `load()` cached under `key` while `keep(value)`; an unsettled load yields `fallback` after the time limit. */
+  const cached = <T>(key: string, load: () => Promise<T>, keep: (v: T) => boolean, fallback: T): Promise<T> => {
     const hit = cache.get(key);
     if (hit && now() - hit.at < ttl) return hit.value as Promise<T>;
-    const value = load().then((v) => {
+    const value = within(load(), limit, fallback).then((v) => {
       if (!keep(v)) cache.delete(key);
       return v;
     });
@@ -117,6 +131,7 @@ export function createLookups(client: lark.Client, opts: { botOpenId?: string; t
           return r.ok ? String(r.data?.user?.name ?? '') : '';
         },
         (v) => v !== '',
+        '',
       ),
     botOpenId: () =>
       opts.botOpenId
@@ -130,6 +145,7 @@ export function createLookups(client: lark.Client, opts: { botOpenId?: string; t
               return typeof bot?.open_id === 'string' && bot.open_id !== '' ? bot.open_id : null;
             },
             (v) => v !== null,
+            null,
           ),
     chatType: (chatId) =>
       cached(
@@ -140,11 +156,12 @@ export function createLookups(client: lark.Client, opts: { botOpenId?: string; t
           return r.data?.chat_mode === 'p2p' ? 'direct' : 'group';
         },
         (v) => v !== null,
+        null,
       ),
     mergedChildren: async (messageId) => {
-      const r = await apiCall<{ items?: { message_id?: string; msg_type?: string; upper_message_id?: string; body?: { content?: string } }[] }>(() =>
+      const r = await within(apiCall<{ items?: { message_id?: string; msg_type?: string; upper_message_id?: string; body?: { content?: string } }[] }>(() =>
         client.im.message.get({ path: { message_id: messageId } }),
-      );
+      ), limit * 2, { ok: false, code: null, msg: 'timeout', status: null, headers: {} } as const);
       if (!r.ok) return [];
       const out: MergedChild[] = [];
       for (const it of r.data?.items ?? []) {

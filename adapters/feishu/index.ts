@@ -81,8 +81,11 @@ export interface FeishuAdapter extends WebhookAdapter {
   send(target: OutboundTarget, message: OutboundMessage, opts?: SendOptions): Promise<SendResult>;
 }
 
-/** The polite answer to an unsupported message type (zh-CN first, English after). */
-export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片或文件。\nThis message type is not supported yet; please send text, an image or a file.';
+/** The polite answer to an unsupported message type, per language (zh-CN default). */
+export const UNSUPPORTED_NOTICE: Record<'zh-CN' | 'en', string> = {
+  'zh-CN': '暂不支持这种消息类型，请发送文字、图片或文件。',
+  en: 'This message type is not supported yet; please send text, an image or a file.',
+};
 
 /** Create the adapter of one account. */
 export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
@@ -122,7 +125,7 @@ export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
   async function notifyUnsupported(msg: InboundMessage): Promise<void> {
     const r = await adapter.send(
       { channel: 'feishu', account: o.account, chat_id: msg.chat.id, chat_type: msg.chat.type },
-      { kind: 'notice', text: UNSUPPORTED_NOTICE, format: 'plain', reply_to: msg.message_id },
+      { kind: 'notice', text: UNSUPPORTED_NOTICE[msg.lang ?? 'zh-CN'], format: 'plain', reply_to: msg.message_id },
       { idempotencyKey: `unsupported:${msg.dedupe_key}` },
     );
     if (!r.ok) o.log.warn({ channel: 'feishu', account: o.account, error: r.error }, 'could not send the unsupported-type notice');

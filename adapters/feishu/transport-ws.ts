@@ -7,6 +7,7 @@
  */
 import * as lark from '@larksuiteoapi/node-sdk';
 import type { AdapterHost } from '../../src/channel/types.ts';
+import { sdkLogger } from './api.ts';
 import { dispatchEvent, type DispatchContext } from './dispatch.ts';
 import type { EventHeader } from './wire.ts';
 
@@ -57,14 +58,22 @@ export function wsHandlers(ctx: DispatchContext, host: AdapterHost): Record<'im.
 
 /** Connect and start receiving. Resolves once the SDK started (it reconnects by itself). */
 export async function startWsTransport(opts: WsTransportOptions, host: AdapterHost): Promise<WsTransport> {
+  // The SDK silently does nothing for an app id it does not recognise; say so (CONTRACTS §11 start-up report).
+  if (!/^cli_[0-9a-fA-F]{16}$/.test(opts.appId)) {
+    opts.log.error({ channel: 'feishu', account: opts.account }, 'FEISHU_APP_ID is not of the form cli_<16 hex>: the long connection cannot start');
+  }
   const dispatcher = new lark.EventDispatcher({ loggerLevel: lark.LoggerLevel.error });
   dispatcher.register<Record<string, (data: unknown) => Promise<unknown>>>(wsHandlers(opts, host));
   const client = new lark.WSClient({
     appId: opts.appId,
     appSecret: opts.appSecret,
     domain: opts.domain,
+    logger: sdkLogger(opts.log),
     loggerLevel: lark.LoggerLevel.error,
     autoReconnect: true,
+    onReady: () => opts.log.info({ channel: 'feishu', account: opts.account }, 'feishu long connection ready'),
+    onError: (err) => opts.log.error({ channel: 'feishu', account: opts.account, err: err.message }, 'feishu long connection failed'),
+    onReconnecting: () => opts.log.warn({ channel: 'feishu', account: opts.account }, 'feishu long connection lost; reconnecting'),
   });
   await client.start({ eventDispatcher: dispatcher });
   return { close: () => client.close({ force: true }) };

@@ -94,3 +94,20 @@ describe('long connection (WSClient) event mapping', () => {
     expect(toast).toMatchObject({ toast: { type: 'success' } });
   });
 });
+
+describe('lookups (contact API, cached)', () => {
+  it('a name is fetched once and cached; a hanging contact API yields "" instead of blocking the webhook', async () => {
+    const client = createFeishuClient({ appId: 'a', appSecret: 's', domain: fake.baseUrl, log: captureLog().log });
+    const look = createLookups(client, { timeoutMs: 10_000 });
+    fake.reset();
+    expect(await look.displayName('ou_test_admin_00000000000000000002')).toBe('Test Admin');
+    expect(await look.displayName('ou_test_admin_00000000000000000002')).toBe('Test Admin');
+    expect(fake.calls('/open-apis/contact/v3/users/:id')).toHaveLength(1);
+    fake.route('GET', '/open-apis/contact/v3/users/ou_hangs', () => new Promise(() => undefined));
+    // Only the time limit can settle this lookup (the fake never answers).
+    expect(await createLookups(client, { timeoutMs: 50 }).displayName('ou_hangs')).toBe('');
+    expect(await look.botOpenId()).toBe(SECRETS.bot_open_id);
+    expect(await look.chatType('oc_test_p2p_000000000000000000001')).toBe('direct');
+  });
+});
+
