@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inboundBody, loadInboundCases } from './cases.ts';
-import type { Bed } from './harness.ts';
+import { nextSeq, type Bed } from './harness.ts';
 import { prng } from './outbound-checks.ts';
 import type { AdapterContractOptions } from './types.ts';
 
@@ -80,11 +80,11 @@ export function registerFuzz(opts: AdapterContractOptions, bed: () => Bed): void
       .filter((c) => c.expected.action !== 'reject' && c.sign !== false)
       .map((c) => inboundBody(c));
     for (let i = 0; i < 8; i++) {
-      const m = opts.generators.message({ seq: 700_000 + i, text: `fuzz ${i} /cmd 😀`, chat: i % 2 ? 'group' : 'direct', sender: 'user', address: i % 4 < 2 ? 'mention' : 'none' });
+      const m = opts.generators.message({ seq: nextSeq(), text: `fuzz ${i} /cmd 😀`, chat: i % 2 ? 'group' : 'direct', sender: 'user', address: i % 4 < 2 ? 'mention' : 'none' });
       if (m) seeds.push(m);
     }
-    seeds.push(opts.generators.buttonPress({ seq: 700_100, data: 'confirm:tok_fuzz', chatId: '1', actorId: '1' }));
-    seeds.push(opts.generators.ignoredEvent(700_200));
+    seeds.push(opts.generators.buttonPress({ seq: nextSeq(), data: 'confirm:tok_fuzz', chatId: '1', actorId: '1' }));
+    seeds.push(opts.generators.ignoredEvent(nextSeq()));
     const statuses = new Map<number, number>();
     const batch = 8;
     for (let i = 0; i < iterations; i += batch) {

@@ -11,6 +11,13 @@ import type { AdapterHost, InboundMessage, WebhookAdapter, WebhookRequest, Webho
 import { startFakePlatform, type FakePlatform } from './fake-server.ts';
 import type { AdapterContractOptions, ContractClock, ContractContext } from './types.ts';
 
+let seqCounter = 900_000;
+
+/** A fresh sequence number for generated events (unique within the test process, far from golden ids). */
+export function nextSeq(): number {
+  return ++seqCounter;
+}
+
 /** One `host.receive` call and its outcome. */
 export interface HostCall {
   msg: InboundMessage;

@@ -4,14 +4,9 @@
  */
 import { expect, it } from 'vitest';
 import type { WebhookRequest } from '../../src/channel/types.ts';
-import type { Bed } from './harness.ts';
+import { nextSeq, type Bed } from './harness.ts';
 import type { AdapterContractOptions, EventSpec } from './types.ts';
 
-/** Sequence numbers of generated events (far from golden ids). */
-let seqBase = 900_000;
-function nextSeq(): number {
-  return ++seqBase;
-}
 
 /** Change the last character of a secret so it stays the same length and charset-ish. */
 function alter(v: string): string {

@@ -27,7 +27,7 @@ export {
   type ScriptedReply,
 } from './cases.ts';
 export { bodyField, orderedCallProblems } from './golden.ts';
-export { createClock, createRecordingHost, type RecordingHost, type HostCall } from './harness.ts';
+export { createClock, createRecordingHost, nextSeq, type RecordingHost, type HostCall } from './harness.ts';
 export { mutate } from './fuzz.ts';
 export { prng } from './outbound-checks.ts';
 export type {

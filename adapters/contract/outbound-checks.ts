@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { measure } from '../../src/channel/chunk.ts';
 import type { OutboundMessage, SendResult } from '../../src/channel/types.ts';
-import type { Bed } from './harness.ts';
+import { nextSeq, type Bed } from './harness.ts';
 import type { AdapterContractOptions } from './types.ts';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -144,8 +144,8 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     expect(texts.join('\n'), 'prompt_md used when the text is empty').toContain('确认删除');
     const before = b.host.calls.length;
     const chat = p.target.chat_id;
-    for (const [i, d] of payloads.slice(0, 2).entries()) {
-      const r = await b.deliver(opts.generators.buttonPress({ seq: 800_000 + Math.floor(Math.random() * 90_000) * 2 + i, data: d, chatId: chat, actorId: chat }));
+    for (const d of payloads.slice(0, 2)) {
+      const r = await b.deliver(opts.generators.buttonPress({ seq: nextSeq(), data: d, chatId: chat, actorId: chat }));
       expect(r.status).toBe(200);
     }
     const got = b.host.calls.slice(before).filter((c) => c.result === 'accepted').map((c) => c.msg);
