@@ -1,0 +1,149 @@
+/**
+ * The DingTalk channel (issue 8 item 3; CONTRACTS.md §6, §9, §11): the enterprise-internal
+ * robot in HTTP outgoing-callback mode. `dingtalkChannel` builds one adapter per configured
+ * account (`.env` block `DINGTALK_*` = account `default`, more in `skillgate.config.yaml`).
+ * Keys (env name without `DINGTALK_`, lower-cased): `app_key`, `app_secret` (required),
+ * `robot_code` (default: the app key, which is the robot code of an internal app's robot),
+ * `api_root` (default https://api.dingtalk.com), `oapi_root` (default https://oapi.dingtalk.com).
+ *
+ * Inbound: `handleWebhook` (transport-webhook.ts; verified on the raw request). Outbound: `send`
+ * (outbound.ts: session webhook, then the Open API). Attachments: download codes exchanged for
+ * a short-lived URL, then fetched.
+ */
+import { accountsFor, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
+import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import type {
+  AdapterCapabilities,
+  FetchedAttachment,
+  InboundAttachment,
+  InboundMessage,
+  WebhookAdapter,
+} from '../../src/channel/types.ts';
+import { ConfigError } from '../../src/config/errors.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type { Queryable } from '../../src/store/db.ts';
+import { createDingtalkApi } from './api.ts';
+import { DINGTALK_TEXT_LIMIT, sendDingtalk } from './outbound.ts';
+import { SessionBook } from './sessions.ts';
+import { handleDingtalkWebhook } from './transport-webhook.ts';
+
+export { callbackSign, checkCallbackHeaders } from './verify.ts';
+
+/** Default new API root. */
+export const DINGTALK_DEFAULT_API_ROOT = 'https://api.dingtalk.com';
+/** Default old API root (media upload, session webhooks). */
+export const DINGTALK_DEFAULT_OAPI_ROOT = 'https://oapi.dingtalk.com';
+
+/**
+ * Capabilities: rich (DingTalk markdown, D-22), buttons (as `dtmd` send-message links, see
+ * outbound.ts), media; 4000 code points per message (no documented maximum).
+ */
+export const DINGTALK_CAPABILITIES: AdapterCapabilities = {
+  display: 'rich',
+  buttons: true,
+  max_length: DINGTALK_TEXT_LIMIT,
+  length_unit: 'chars',
+  typing: false,
+  media: true,
+};
+
+/** The polite answer to an unsupported message type (zh-CN first, English after). */
+export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片或文件。\nThis message type is not supported yet; please send text, an image or a file.';
+
+/** Settings of one DingTalk account. */
+export interface DingtalkAdapterOptions {
+  account: string;
+  appKey: string;
+  appSecret: string;
+  robotCode: string;
+  apiRoot?: string;
+  oapiRoot?: string;
+  /** Callback payload store (button references). */
+  db: Queryable;
+  log: Logger;
+  /** Wall clock, ms (replay window, token and session-webhook expiry; tests inject one). */
+  now?: () => number;
+}
+
+/** Create the adapter of one account. */
+export function createDingtalkAdapter(o: DingtalkAdapterOptions): WebhookAdapter {
+  const now = o.now ?? Date.now;
+  const oapiRoot = (o.oapiRoot ?? DINGTALK_DEFAULT_OAPI_ROOT).replace(/\/+$/, '');
+  const api = createDingtalkApi({ apiRoot: o.apiRoot ?? DINGTALK_DEFAULT_API_ROOT, oapiRoot, appKey: o.appKey, appSecret: o.appSecret, now });
+  const book = new SessionBook();
+  const payloads = createCallbackPayloads(o.db, 'dingtalk', o.account, () => new Date(now()));
+  const deps = { api, robotCode: o.robotCode, book, payloads, now, log: o.log };
+
+  const adapter: WebhookAdapter = {
+    channel: 'dingtalk',
+    account: o.account,
+    capabilities: DINGTALK_CAPABILITIES,
+    send: (target, message) => sendDingtalk(deps, target, message),
+    async fetchAttachment(att: InboundAttachment, _msg: InboundMessage): Promise<FetchedAttachment> {
+      const code = att.platform_ref.download_code;
+      if (typeof code !== 'string' || code === '') throw new Error('dingtalk attachment without a download code');
+      const link = await api.postNew<{ downloadUrl?: string }>('/v1.0/robot/messageFiles/download', { downloadCode: code, robotCode: o.robotCode });
+      if (!link.ok) throw new Error(link.error);
+      if (typeof link.value.downloadUrl !== 'string') throw new Error('dingtalk messageFiles/download answer without downloadUrl');
+      const got = await api.getBytes(link.value.downloadUrl);
+      if (!got.ok) throw new Error(got.error);
+      return { data: got.value.data, filename: att.filename ?? got.value.filename, mime_type: got.value.mime };
+    },
+    handleWebhook: (req, host) =>
+      handleDingtalkWebhook(req, host, {
+        account: o.account,
+        appSecret: o.appSecret,
+        now,
+        log: o.log,
+        book,
+        oapiRoot,
+        payloads,
+        async notifyUnsupported(msg) {
+          const r = await adapter.send(
+            { channel: 'dingtalk', account: o.account, chat_id: msg.chat.id, chat_type: msg.chat.type },
+            { kind: 'notice', text: UNSUPPORTED_NOTICE, format: 'plain', reply_to: msg.message_id },
+          );
+          if (!r.ok) o.log.warn({ channel: 'dingtalk', account: o.account, error: r.error }, 'could not send the unsupported-type notice');
+        },
+      }),
+  };
+  return adapter;
+}
+
+/** Options of one account from its settings. @throws ConfigError naming the missing key */
+export function dingtalkOptions(a: ChannelAccount, ctx: Pick<ChannelFactoryContext, 'db' | 'log' | 'now'>): DingtalkAdapterOptions {
+  const v = a.values;
+  const where = (key: string): string => (a.source === 'env' ? `DINGTALK_${key.toUpperCase()}` : `accounts[${a.id}].${key}`);
+  for (const key of ['app_key', 'app_secret']) {
+    if ((v[key] ?? '') === '') throw new ConfigError(`dingtalk account ${a.id}: ${where(key)} is required`, where(key));
+  }
+  const now = ctx.now;
+  return {
+    account: a.id,
+    appKey: v.app_key!,
+    appSecret: v.app_secret!,
+    robotCode: v.robot_code || v.app_key!,
+    apiRoot: v.api_root || DINGTALK_DEFAULT_API_ROOT,
+    oapiRoot: v.oapi_root || DINGTALK_DEFAULT_OAPI_ROOT,
+    db: ctx.db,
+    log: ctx.log.child({ channel: 'dingtalk', account: a.id }),
+    now: now ? () => now().getTime() : undefined,
+  };
+}
+
+/** The channel factory (registered in `adapters/index.ts`). */
+export const dingtalkChannel: ChannelFactory = {
+  channel: 'dingtalk',
+  async create(ctx: ChannelFactoryContext) {
+    const accounts = accountsFor('dingtalk', 'DINGTALK_', 'DINGTALK_APP_KEY', ctx.env, ctx.config, ctx.defaultRoleId);
+    const adapters = accounts.map((a) => createDingtalkAdapter(dingtalkOptions(a, ctx)));
+    for (const a of adapters) {
+      ctx.log.info(
+        { channel: 'dingtalk', account: a.account, webhook: `/webhooks/dingtalk${a.account === 'default' ? '' : `/${a.account}`}` },
+        `dingtalk account ${a.account} on (robot callback webhook)`,
+      );
+    }
+    return adapters;
+  },
+};

@@ -1,0 +1,195 @@
+/**
+ * Sending to DingTalk (issue 8 item 3; shared/fixtures/outbound-expectations.md §5).
+ *
+ * Route per conversation: the callback's session webhook while it is valid (until
+ * `sessionWebhookExpiredTime` minus {@link SESSION_MARGIN_MS}, on the injectable clock), else the
+ * robot Open API: `/v1.0/robot/oToMessages/batchSend` (`userIds` = the single-chat partner's
+ * staff id: the target's `chat_id` itself when it is not a `cid…` conversation id, else the one
+ * remembered from the callback) or `/v1.0/robot/groupMessages/send` (`openConversationId`). A
+ * session webhook that fails for any reason but a rate limit is abandoned for the Open API.
+ *
+ * Content: markdown through {@link renderDingtalkMd} with the required `title`
+ * ({@link dingtalkTitle}), split after rendering to {@link DINGTALK_TEXT_LIMIT} code points
+ * (no documented maximum; the fixtures suggest ≤ 4000), fences kept balanced. A markdown message
+ * refused as permanent is sent once more as plain text (the chunk's plain rendering). Files:
+ * uploaded to the old media API, then `sampleImageMsg` (`photoURL` = the media id; assumption:
+ * DingTalk accepts a media id there as its docs' sample does) or `sampleFile` `{mediaId,
+ * fileName, fileType}` — through the Open API only (session webhooks carry no files).
+ *
+ * Confirmations: DingTalk robots have no callback buttons over these APIs, so the buttons are
+ * markdown links `dtmd://dingtalkclient/sendMessage?content=…` (DingTalk's message-link
+ * protocol: tapping one makes the user send that text to the robot). The text is `确认 <ref>` /
+ * `取消 <ref>` with `<ref>` the `confirm:<token>` payload stored through
+ * `src/channel/callback-payloads.ts`; the webhook maps such a text back to a callback. Groups only
+ * deliver @robot messages, so a group prompt also says to answer `@robot 确认`.
+ *
+ * Failures: never thrown; `{ok:false, retryable, retry_after_ms}` by status and code (api.ts).
+ */
+import { extname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
+import { splitMessage } from '../../src/channel/chunk.ts';
+import { dingtalkTitle, renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
+import { renderPlain } from '../../src/channel/render/plain.ts';
+import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type { ApiFailure, ApiOutcome, DingtalkApi } from './api.ts';
+import { BUTTON_WORDS } from './inbound.ts';
+import type { SessionBook, SessionRoute } from './sessions.ts';
+import type { OpenApiMessage, SessionMessage } from './wire.ts';
+
+/** Longest text of one message, code points (outbound-expectations.md §5: "suggested ≤ 4 000"). */
+export const DINGTALK_TEXT_LIMIT = 4000;
+/** A session webhook is not used in its last 30 s (a reply must not race its expiry). */
+export const SESSION_MARGIN_MS = 30_000;
+/** Longest button payload (the `content` of a `dtmd` link), UTF-8 bytes: our own bound. */
+export const BUTTON_PAYLOAD_LIMIT = 64;
+/** How long a stored button reference lives when the confirm carries no usable expiry. */
+const BUTTON_TTL_MS = 10 * 60_000;
+
+/** What sending needs. */
+export interface SendDeps {
+  api: DingtalkApi;
+  robotCode: string;
+  book: SessionBook;
+  payloads: CallbackPayloads;
+  now: () => number;
+  log: Logger;
+}
+
+/** One message to deliver: markdown (with its plain fallback) or plain text. */
+type Part = { kind: 'markdown'; title: string; text: string; plain: string } | { kind: 'text'; text: string };
+
+/** A `dtmd` link making the user send `content` to the robot. */
+function sendLink(label: string, content: string): string {
+  return `[${label}](dtmd://dingtalkclient/sendMessage?content=${encodeURIComponent(content)})`;
+}
+
+async function confirmPart(deps: SendDeps, confirm: OutboundConfirm, withPrompt: boolean, group: boolean): Promise<Part> {
+  const exp = Date.parse(confirm.expires_at);
+  const expiresAt = new Date(Number.isFinite(exp) && exp > deps.now() ? exp : deps.now() + BUTTON_TTL_MS);
+  const links: string[] = [];
+  for (const o of confirm.options) {
+    const word = BUTTON_WORDS[o.id];
+    const ref = await deps.payloads.encode(`${o.id}:${confirm.token}`, { limitBytes: BUTTON_PAYLOAD_LIMIT - Buffer.byteLength(`${word} `), expiresAt });
+    links.push(sendLink(o.label, `${word} ${ref}`));
+  }
+  const prompt = withPrompt ? renderDingtalkMd(confirm.prompt_md) : '';
+  const hint = group ? '群聊中请 @我 并回复「确认」或「取消」。' : '';
+  const text = [prompt, links.join('　'), hint].filter((s) => s !== '').join('\n\n');
+  return { kind: 'markdown', title: withPrompt ? dingtalkTitle(confirm.prompt_md, '请确认') : '请确认', text, plain: renderPlain(text) };
+}
+
+/** The parts of `message` in order (text chunks, then the confirmation). */
+export async function composeParts(deps: SendDeps, target: OutboundTarget, message: OutboundMessage): Promise<Part[]> {
+  const parts: Part[] = [];
+  const confirm = message.confirm ?? null;
+  if (message.text.trim() !== '') {
+    if (message.format === 'markdown') {
+      const title = dingtalkTitle(message.text);
+      for (const chunk of splitMessage(renderDingtalkMd(message.text), DINGTALK_TEXT_LIMIT, 'chars', { format: 'markdown' })) {
+        if (chunk.trim() !== '') parts.push({ kind: 'markdown', title, text: chunk, plain: renderPlain(chunk) });
+      }
+    } else {
+      for (const chunk of splitMessage(message.text, DINGTALK_TEXT_LIMIT, 'chars', { format: 'plain' })) {
+        if (chunk.trim() !== '') parts.push({ kind: 'text', text: chunk });
+      }
+    }
+  }
+  if (confirm) parts.push(await confirmPart(deps, confirm, message.text.trim() === '', target.chat_type === 'group'));
+  return parts;
+}
+
+function sessionBody(p: Part): SessionMessage {
+  return p.kind === 'markdown' ? { msgtype: 'markdown', markdown: { title: p.title, text: p.text } } : { msgtype: 'text', text: { content: p.text } };
+}
+
+function openApiMessage(p: Part): OpenApiMessage {
+  return p.kind === 'markdown' ? { msgKey: 'sampleMarkdown', msgParam: { title: p.title, text: p.text } } : { msgKey: 'sampleText', msgParam: { content: p.text } };
+}
+
+/** The Open API address of a target: `{userIds}` or `{openConversationId}`, or a failure. */
+function openApiAddress(target: OutboundTarget, route: SessionRoute | undefined): { path: string; address: Record<string, unknown> } | ApiFailure {
+  const direct = target.chat_type === 'direct' || (target.chat_type === undefined && route?.staffId != null);
+  if (!direct) return { path: '/v1.0/robot/groupMessages/send', address: { openConversationId: target.chat_id } };
+  const staffId = target.chat_id.startsWith('cid') ? route?.staffId ?? null : target.chat_id;
+  if (!staffId) {
+    return { ok: false, status: 0, retryable: false, error: `no staff id known for single chat ${target.chat_id} (its session webhook expired)`, code: 'no_staff_id' };
+  }
+  return { path: '/v1.0/robot/oToMessages/batchSend', address: { userIds: [staffId] } };
+}
+
+/** Message id of an Open API answer (`processQueryKey`), when given. */
+function queryKey(v: Record<string, unknown>): string | null {
+  return typeof v.processQueryKey === 'string' ? v.processQueryKey : null;
+}
+
+/** Deliver one message. */
+export async function sendDingtalk(deps: SendDeps, target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+  const route = deps.book.get(target.chat_id);
+  let session = route?.webhook && deps.now() < route.expiresAt - SESSION_MARGIN_MS ? route.webhook : null;
+  const ids: string[] = [];
+
+  async function viaOpenApi(msg: OpenApiMessage): Promise<ApiOutcome<Record<string, unknown>>> {
+    const where = openApiAddress(target, route);
+    if ('ok' in where) return where;
+    return deps.api.postNew<Record<string, unknown>>(where.path, { robotCode: deps.robotCode, ...where.address, msgKey: msg.msgKey, msgParam: JSON.stringify(msg.msgParam) });
+  }
+
+  async function deliver(p: Part): Promise<ApiOutcome<Record<string, unknown>>> {
+    if (session) {
+      const r = await deps.api.postSession(session, sessionBody(p));
+      if (r.ok || (r.retryable && r.retry_after_ms != null)) return r;
+      deps.log.info({ error: r.error }, 'dingtalk session webhook refused; falling back to the Open API');
+      session = null;
+    }
+    return viaOpenApi(openApiMessage(p));
+  }
+
+  let parts: Part[];
+  try {
+    parts = await composeParts(deps, target, message);
+  } catch (err) {
+    return { ok: false, retryable: true, error: `could not store a button payload: ${(err as Error).message}` };
+  }
+  for (const p of parts) {
+    let r = await deliver(p);
+    if (!r.ok && !r.retryable && p.kind === 'markdown') {
+      deps.log.info({ error: r.error }, 'dingtalk refused the markdown message; resending as plain text');
+      r = await deliver({ kind: 'text', text: p.plain.trim() === '' ? p.text : p.plain });
+    }
+    if (!r.ok) return failure(r);
+    const id = queryKey(r.value);
+    if (id) ids.push(id);
+  }
+  for (const m of message.media ?? []) {
+    const r = await sendMedia(deps, m, viaOpenApi);
+    if (!r.ok) return failure(r);
+    const id = queryKey(r.value);
+    if (id) ids.push(id);
+  }
+  return { ok: true, message_ids: ids };
+}
+
+async function sendMedia(
+  deps: SendDeps,
+  m: OutboundMedia,
+  viaOpenApi: (msg: OpenApiMessage) => Promise<ApiOutcome<Record<string, unknown>>>,
+): Promise<ApiOutcome<Record<string, unknown>>> {
+  let data: Buffer;
+  try {
+    data = await readFile(m.path);
+  } catch (err) {
+    return { ok: false, status: 0, retryable: false, error: `cannot read ${m.filename}: ${(err as Error).message}` };
+  }
+  const image = m.kind === 'image';
+  const up = await deps.api.uploadMedia(image ? 'image' : 'file', m.filename, data, m.mime_type ?? 'application/octet-stream');
+  if (!up.ok) return up;
+  if (image) return viaOpenApi({ msgKey: 'sampleImageMsg', msgParam: { photoURL: up.value } });
+  const fileType = extname(m.filename).slice(1).toLowerCase() || 'file';
+  return viaOpenApi({ msgKey: 'sampleFile', msgParam: { mediaId: up.value, fileName: m.filename, fileType } });
+}
+
+function failure(r: ApiFailure): SendResult {
+  return { ok: false, retryable: r.retryable, retry_after_ms: r.retry_after_ms ?? null, error: r.error, code: r.code ?? null };
+}

@@ -1,0 +1,120 @@
+/**
+ * Markdown → DingTalk's markdown subset (robot `markdown` / `sampleMarkdown` messages;
+ * https://open.dingtalk.com/document/orgapp/types-of-messages-sent-by-robots,
+ * shared/fixtures/outbound-expectations.md §5). The documented subset: headings `#`…`######`,
+ * quotes `>`, `**bold**`, `*italic*`, links `[t](url)`, images `![](url)`, `- ` and `1. ` lists.
+ * Beyond it we emit only what degrades readably where a client does not render it:
+ * - tables as GFM pipe tables that always carry the separator row (`| --- |`, alignment kept)
+ *   — without that row no client shows a table (issue 8);
+ * - fenced code blocks as ``` fences (shown as literal lines where not rendered);
+ * - strikethrough is dropped (not in the subset; the text is kept).
+ * Line breaks are written as `"  \n"` (two trailing spaces), which DingTalk's renderer needs to
+ * keep a single newline. Characters that would start markup in user text (`\ * _ [ ] ` and a
+ * leading `#`, `>`, `-`, `+`, `1.`) are backslash-escaped; assumption: DingTalk honours
+ * CommonMark backslash escapes (it renders through a CommonMark-style engine; not stated on the
+ * official page).
+ *
+ * `title` is required by DingTalk and is what the notification and the conversation list show:
+ * {@link dingtalkTitle} derives it from the message.
+ */
+import { parseMarkdown } from './ast.ts';
+import { renderPlain } from './plain.ts';
+import { renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
+
+/** Longest derived title, in code points (a notification preview line). */
+export const DINGTALK_TITLE_MAX = 20;
+
+/** Escape user text so DingTalk shows it literally. */
+export function escapeDingtalkMd(s: string): string {
+  return s
+    .replace(/[\\*_[\]`|<]/g, (c) => `\\${c}`)
+    .replace(/^(\s*)([#>+-])(?=\s|$)/gm, (_m, sp: string, mark: string) => `${sp}\\${mark}`)
+    .replace(/^(\s*\d+)\.(?=\s|$)/gm, (_m, num: string) => `${num}\\.`);
+}
+
+const BR = '  \n';
+
+function escapeCell(s: string): string {
+  return s.replace(/\n|  \n/g, ' ').trim();
+}
+
+function alignRule(a: string | null): string {
+  return a === 'center' ? ':---:' : a === 'right' ? '---:' : a === 'left' ? ':---' : '---';
+}
+
+const dingtalk: MdVisitor = {
+  text: (t) => escapeDingtalkMd(t).replace(/\n/g, BR),
+  code: (t) => (t.includes('`') ? `\`\` ${t} \`\`` : `\`${t}\``),
+  softbreak: () => BR,
+  hardbreak: () => BR,
+  strong: (i) => (i === '' ? '' : `**${i}**`),
+  em: (i) => (i === '' ? '' : `*${i}*`),
+  del: (i) => i,
+  link: (inner, n) => {
+    const href = safeAbsoluteUrl(n.href);
+    if (href === null) return inner;
+    return `[${inner === '' ? escapeDingtalkMd(href) : inner}](${href.replace(/\)/g, '%29')})`;
+  },
+  image: (n) => {
+    const src = safeAbsoluteUrl(n.src);
+    return src === null ? escapeDingtalkMd(n.alt) : `![${escapeDingtalkMd(n.alt)}](${src.replace(/\)/g, '%29')})`;
+  },
+  paragraph: (inner) => inner,
+  heading: (inner, level) => `${'#'.repeat(Math.min(6, Math.max(1, level)))} ${inner}`,
+  blockquote: (blocks) =>
+    blocks
+      .join('\n\n')
+      .split('\n')
+      .map((l) => `> ${l}`.trimEnd())
+      .join('\n'),
+  list: (items, n) => {
+    const lines: string[] = [];
+    items.forEach((blocks, i) => {
+      const marker = n.ordered ? `${n.start + i}. ` : '- ';
+      const indent = ' '.repeat(marker.length);
+      blocks
+        .join(n.tight ? BR : '\n\n')
+        .split('\n')
+        .forEach((l, j) => lines.push(j === 0 ? marker + l : l === '' ? '' : indent + l));
+    });
+    return lines.join('\n');
+  },
+  codeBlock: (n) => {
+    const body = n.text.replace(/\n$/, '');
+    let fence = '```';
+    while (body.includes(fence)) fence += '`';
+    const lang = /^[A-Za-z0-9_+-]+/.exec(n.info)?.[0] ?? '';
+    return `${fence}${lang}\n${body}\n${fence}`;
+  },
+  table: (header, rows, n) => {
+    const cols = Math.max(header.length, ...rows.map((r) => r.length));
+    const line = (cells: string[]): string => `| ${Array.from({ length: cols }, (_, c) => escapeCell(cells[c] ?? '')).join(' | ')} |`;
+    const rule = `| ${Array.from({ length: cols }, (_, c) => alignRule(n.align[c] ?? null)).join(' | ')} |`;
+    return [line(header), rule, ...rows.map(line)].join('\n');
+  },
+  hr: () => '---',
+  document: (blocks) => blocks.filter((b) => b !== '').join('\n\n'),
+};
+
+/**
+ * Markdown → DingTalk markdown text. Pure; never throws.
+ * Source: CONTRACTS.md §9 (DingTalk is rich: markdown, D-22); issue 8 item 3.
+ */
+export function renderDingtalkMd(md: string): string {
+  return renderWith(dingtalk, parseMarkdown(md));
+}
+
+/**
+ * The required `title` of a markdown message: the first non-empty line of the message's plain
+ * rendering, at most {@link DINGTALK_TITLE_MAX} code points (`…` when cut); `fallback` when the
+ * message has no text.
+ */
+export function dingtalkTitle(md: string, fallback = '消息'): string {
+  const first = renderPlain(md)
+    .split('\n')
+    .map((l) => l.replace(/^[│•\s]+/, '').trim())
+    .find((l) => l !== '');
+  if (!first) return fallback;
+  const cps = [...first];
+  return cps.length <= DINGTALK_TITLE_MAX ? first : `${cps.slice(0, DINGTALK_TITLE_MAX - 1).join('')}…`;
+}
