@@ -91,7 +91,8 @@ export async function handleFeishuWebhook(req: WebhookRequest, host: AdapterHost
     return typeof payload.challenge === 'string' ? ok({ challenge: payload.challenge }) : badRequest('challenge missing');
   }
 
-  if (signed === 'legacy_card' && isLegacyCard(payload)) {
+  if (signed === 'legacy_card' && !isLegacyCard(payload)) return unauthorized('legacy card signature on something else');
+  if (signed === 'legacy_card') {
     const header: EventHeader = {
       event_id: `legacy_card_${createHash('sha256').update(req.body).digest('hex').slice(0, 32)}`,
       event_type: 'card.action.trigger',

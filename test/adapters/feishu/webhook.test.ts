@@ -200,6 +200,10 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
     const t = String(ts());
     const headers = { 'x-lark-request-timestamp': t, 'x-lark-request-nonce': 'n1', 'x-lark-signature': legacyCardSignature(t, 'n1', SECRETS.verification_token, legacy) };
     expect((await plainAdapter.handleWebhook(plainRequest(legacy, { ...headers, 'x-lark-signature': 'f'.repeat(40) }), host)).status).toBe(401);
+    // The legacy signature does not authorize anything but a legacy card callback.
+    const event = fixture('p2p_text.json');
+    const evHeaders = { ...headers, 'x-lark-signature': legacyCardSignature(t, 'n1', SECRETS.verification_token, event) };
+    expect((await plainAdapter.handleWebhook(plainRequest(event, evHeaders), host)).status).toBe(401);
     const res = await plainAdapter.handleWebhook(plainRequest(legacy, headers), host);
     expect(res.status).toBe(200);
     expect(host.received).toHaveLength(1);
