@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { canonicalJson, FailureBudget } from '../../src/turn/planners/model.ts';
 import { callTools, FakeLlm, lastToolResult, say, toolResults } from './fake-llm.ts';
-import { plannerHarness, textOf } from './harness.ts';
+import { plannerHarness, textOf, type PlannerHarness } from './harness.ts';
 
 const llm = new FakeLlm();
 beforeAll(async () => {
@@ -17,8 +17,12 @@ afterAll(async () => {
 });
 
 describeEachEngine('failure budget', (db) => {
+  // one harness (skills discovered once) for the tests on a rich channel of this engine
+  let shared: Promise<PlannerHarness> | undefined;
+  const rich = (): Promise<PlannerHarness> => (shared ??= plannerHarness(db(), llm));
+
   it('R-OUT-06: a skill failing twice in a row is blocked for the rest of the turn; the third call does not run', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { reply: callTools(['pl_fail', { n: 1 }]) },
       { check: (req) => expect(lastToolResult(req).error).toContain('upstream refused request 1'), reply: callTools(['pl_fail', { n: 2 }]) },
@@ -35,12 +39,12 @@ describeEachEngine('failure budget', (db) => {
     );
     const out = await h.turn({ raw_input: '试试 pl_fail' });
     llm.assertDone();
-    expect(h.results[0]!.invocations.map((i) => i.args)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(h.results.at(-1)!.invocations.map((i) => i.args)).toEqual([{ n: 1 }, { n: 2 }]);
     expect(textOf(out)).toContain('pl_fail 现在不可用。');
   });
 
   it('R-OUT-05: non_retriable blocks the skill at once', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { reply: callTools(['pl_fatal', {}]) },
       { check: (req) => expect(lastToolResult(req).error).toContain('vendor module'), reply: callTools(['pl_fatal', { again: true }]) },
@@ -48,12 +52,12 @@ describeEachEngine('failure budget', (db) => {
     );
     const out = await h.turn({ raw_input: '用 pl_fatal' });
     llm.assertDone();
-    expect(h.results[0]!.invocations).toHaveLength(1);
+    expect(h.results.at(-1)!.invocations).toHaveLength(1);
     expect(textOf(out)).toContain('供应商模块未安装。');
   });
 
   it('R-OUT-07, A-22: four failures in the turn (across skills) end it with a wrap-up answer and a summary', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { reply: callTools(['pl_fail', { n: 1 }], ['pl_fatal', {}]) },
       { check: (req) => expect(toolResults(req)).toHaveLength(2), reply: callTools(['pl_fail', { n: 2 }]) },
@@ -74,11 +78,11 @@ describeEachEngine('failure budget', (db) => {
     expect(body).toContain('本轮已有 4 次调用失败');
     expect(body).toContain('pl_fail');
     // the call after the fourth failure was never run
-    expect(h.results[0]!.invocations.map((i) => i.tool)).toEqual(['pl_fail', 'pl_fatal', 'pl_fail', 'echo_input']);
+    expect(h.results.at(-1)!.invocations.map((i) => i.tool)).toEqual(['pl_fail', 'pl_fatal', 'pl_fail', 'echo_input']);
   });
 
   it('R-OUT-08: the same (tool, arguments) a third time is a loop: not run, the turn ends (English turn)', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { reply: callTools(['pl_lookup', { item: 'pump' }]) },
       { reply: callTools(['pl_lookup', { item: 'pump' }]) },
@@ -93,14 +97,14 @@ describeEachEngine('failure budget', (db) => {
     );
     const out = await h.turn({ raw_input: 'price of a pump?', lang: 'en' });
     llm.assertDone();
-    expect(h.results[0]!.invocations).toHaveLength(2);
+    expect(h.results.at(-1)!.invocations).toHaveLength(2);
     const body = textOf(out);
     expect(body).toContain('A pump costs 42.');
     expect(body).toContain('The same operation was repeated three times');
   });
 
   it('the wrap-up call failing still leaves the user the platform summary (never silence)', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     const down = { reply: { status: 500, body: { error: { message: 'boom' } } } };
     llm.script(
       { reply: callTools(['pl_lookup', { item: 'x' }]) },

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { FILE_READ, SAVE_SKILL_CONFIG } from '../../src/turn/planners/model/local-tools.ts';
 import { callTools, FakeLlm, lastToolResult, say, toolResults, type ReceivedRequest } from './fake-llm.ts';
-import { plannerHarness, textOf } from './harness.ts';
+import { plannerHarness, textOf, type PlannerHarness } from './harness.ts';
 
 const llm = new FakeLlm();
 beforeAll(async () => {
@@ -21,8 +21,12 @@ const system = (req: ReceivedRequest): string => String(req.messages[0]?.content
 const toolNames = (req: ReceivedRequest): string[] => (req.tools ?? []).map((t) => t.function.name);
 
 describeEachEngine('model planner', (db) => {
+  // one harness (skills discovered once) for the tests on a rich channel of this engine
+  let shared: Promise<PlannerHarness> | undefined;
+  const rich = (): Promise<PlannerHarness> => (shared ??= plannerHarness(db(), llm));
+
   it('R-LOAD-05/06, R-CFG-06, R-SUBCMD-01, A-09: the tools the endpoint receives are exactly the registry list (plus file_read and save_skill_config)', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script({
       check: (req, headers) => {
         expect(headers.authorization).toBe('Bearer sk-test-key');
@@ -52,7 +56,7 @@ describeEachEngine('model planner', (db) => {
   });
 
   it('a two-step tool conversation: results fed back, for_user never shown to the model (R-ACT-08), answer sent', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { check: (req) => expect(req.messages.at(-1)).toEqual({ role: 'user', content: '泵和阀多少钱？' }), reply: callTools(['pl_lookup', { item: 'pump' }]) },
       {
@@ -71,7 +75,7 @@ describeEachEngine('model planner', (db) => {
     const out = await h.turn({ raw_input: '泵和阀多少钱？' });
     llm.assertDone();
     expect(textOf(out)).toContain('泵 42 元，阀 42 元。');
-    expect(h.results[0]!.invocations.map((i) => [i.tool, i.args])).toEqual([
+    expect(h.results.at(-1)!.invocations.map((i) => [i.tool, i.args])).toEqual([
       ['pl_lookup', { item: 'pump' }],
       ['pl_lookup', { item: 'valve' }],
     ]);
@@ -80,7 +84,7 @@ describeEachEngine('model planner', (db) => {
   });
 
   it('R-RAW-01: force_raw_prompt gives the skill the user\'s own words, not the model\'s paraphrase', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     const words = '画一只戴帽子的猫，水彩风格';
     llm.script(
       { reply: callTools(['pl_raw', { prompt: 'a cat wearing a hat', style: 'watercolor' }]) },
@@ -88,11 +92,11 @@ describeEachEngine('model planner', (db) => {
     );
     await h.turn({ raw_input: words });
     llm.assertDone();
-    expect(h.results[0]!.invocations[0]!.envelope.received_prompt).toBe(words);
+    expect(h.results.at(-1)!.invocations[0]!.envelope.received_prompt).toBe(words);
   });
 
   it('R-DISP-04: a display_only result on web is shown verbatim; the model sees display_shown, not the block', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { reply: callTools(['pl_table', {}]) },
       {
@@ -108,7 +112,7 @@ describeEachEngine('model planner', (db) => {
     const out = await h.turn({ raw_input: '今天谁值班？' });
     llm.assertDone();
     expect(textOf(out)).toBe('| 班次 | 值班人 |\n|---|---|\n| 早班 | 张三 |\n| 晚班 | 李四 |');
-    expect(h.results[0]!.paraphrased).toBeUndefined();
+    expect(h.results.at(-1)!.paraphrased).toBeUndefined();
   });
 
   it('CONTRACTS.md §9, R-DISP-02: on a text-only adapter the model paraphrases display_md and only its words are sent', async () => {
@@ -123,11 +127,11 @@ describeEachEngine('model planner', (db) => {
     const out = await h.turn({ raw_input: '今天谁值班？' });
     llm.assertDone();
     expect(textOf(out)).toBe('早班是张三，晚班是李四。');
-    expect(h.results[0]!.paraphrased).toBe(true);
+    expect(h.results.at(-1)!.paraphrased).toBe(true);
   });
 
   it('R-OFF-02, R-OFF-05: an offloaded result reaches the model as a receipt and is read back page by page through file_read', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     let path = '';
     llm.script(
       { reply: callTools(['pl_big', {}]) },
@@ -166,7 +170,7 @@ describeEachEngine('model planner', (db) => {
   });
 
   it('file_read refuses a path that is not an offloaded result of this turn', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { reply: callTools([FILE_READ, { path: '/etc/passwd' }]) },
       {
@@ -184,7 +188,7 @@ describeEachEngine('model planner', (db) => {
   });
 
   it('spec 000 §3.3: the material list (img_1, file_1 …) is in the system prompt', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     h.adapter.files.set('k1', Buffer.from('hello'));
     llm.script({ check: (req) => expect(system(req)).toMatch(/- file_1: file, "notes\.txt"/), reply: say('收到') });
     await h.turn({ raw_input: '看看这个文件', attachments: [{ type: 'file', filename: 'notes.txt', platform_ref: { key: 'k1' } }] });
@@ -192,7 +196,7 @@ describeEachEngine('model planner', (db) => {
   });
 
   it('R-FORM-04: a knowledge skill is never a tool; its relevant passage is retrieved into the prompt, unrelated ones are not', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       {
         check: (req) => {
@@ -210,17 +214,18 @@ describeEachEngine('model planner', (db) => {
   });
 
   it('the model endpoint failing (503 ×3, retries spent) still gives the user an answer', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     const down = { reply: { status: 503, body: { error: { message: 'overloaded' } }, headers: { 'retry-after': '2' } } };
     llm.script(down, down, down);
+    const before = h.sleeps.length;
     const out = await h.turn({ raw_input: '你好' });
     llm.assertDone();
     expect(textOf(out)).toContain('模型服务暂时不可用');
-    expect(h.sleeps).toEqual([2000, 2000]);
+    expect(h.sleeps.slice(before)).toEqual([2000, 2000]);
   });
 
   it('stop: once the user pressed stop, the tools the model asked for are not run and the turn says it stopped', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script({
       reply: () => {
         expect(h.running.stopLocal(h.chatKey)).toBe(true);
@@ -229,16 +234,17 @@ describeEachEngine('model planner', (db) => {
     });
     const out = await h.turn({ raw_input: '查泵的价格' });
     llm.assertDone();
-    expect(h.results[0]!.invocations).toEqual([]);
+    expect(h.results.at(-1)!.invocations).toEqual([]);
     expect(textOf(out)).toMatch(/已停止/);
   });
 
   it('a 429 with Retry-After is retried after the asked delay', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
+    const before = h.sleeps.length;
     llm.script({ reply: { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '3' } } }, { reply: say('hi') });
     const out = await h.turn({ raw_input: 'hello', lang: 'en' });
     llm.assertDone();
     expect(textOf(out)).toBe('hi');
-    expect(h.sleeps).toEqual([3000]);
+    expect(h.sleeps.slice(before)).toEqual([3000]);
   });
 });

@@ -7,7 +7,7 @@ import { describeEachEngine } from '../helpers/db.ts';
 import { deleteSkillConfig, getSkillConfig } from '../../src/runtime/skill-config.ts';
 import { READ_SKILL_FILE, SAVE_SKILL_CONFIG } from '../../src/turn/planners/model/local-tools.ts';
 import { callTools, FakeLlm, lastToolResult, say, type ReceivedRequest } from './fake-llm.ts';
-import { plannerHarness, textOf } from './harness.ts';
+import { plannerHarness, textOf, type PlannerHarness } from './harness.ts';
 
 const llm = new FakeLlm();
 beforeAll(async () => {
@@ -20,8 +20,12 @@ afterAll(async () => {
 const names = (req: ReceivedRequest): string[] => (req.tools ?? []).map((t) => t.function.name);
 
 describeEachEngine('skill_md sub-agent and config tool', (db) => {
+  // one harness (skills discovered once) for the tests on a rich channel of this engine
+  let shared: Promise<PlannerHarness> | undefined;
+  const rich = (): Promise<PlannerHarness> => (shared ??= plannerHarness(db(), llm));
+
   it('R-FORM-03, R-LOAD-12: a skill_md skill runs as an isolated sub-agent that reads its reference file; its answer is the skill result', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       {
         check: (req) => {
@@ -58,12 +62,12 @@ describeEachEngine('skill_md sub-agent and config tool', (db) => {
     const out = await h.turn({ raw_input: '美元兑人民币多少？' });
     llm.assertDone();
     expect(textOf(out)).toContain('7.1 元人民币');
-    expect(h.results[0]!.invocations.map((i) => i.tool)).toEqual(['pl_guide']);
-    expect(h.results[0]!.invocations[0]!.envelope.result).toContain('R-77');
+    expect(h.results.at(-1)!.invocations.map((i) => i.tool)).toEqual(['pl_guide']);
+    expect(h.results.at(-1)!.invocations[0]!.envelope.result).toContain('R-77');
   });
 
   it('read_skill_file refuses a path outside the skill folder', async () => {
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { reply: callTools(['pl_guide', {}]) },
       { reply: callTools([READ_SKILL_FILE, { path: '../pl_secret/handler.ts' }]) },
@@ -84,7 +88,7 @@ describeEachEngine('skill_md sub-agent and config tool', (db) => {
   it('R-CFG-08: needs_config → the user types the credential → saved encrypted for the role → the skill gets it; no schema ever shows it', async () => {
     // each harness has its own secret key: start from no stored parameter
     await deleteSkillConfig(db(), 'default', 'pl_secret');
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     const words = '我的 api_token 是 tok-abc123，帮我查 pumps';
     llm.script(
       { reply: callTools(['pl_secret', { query: 'pumps' }]) },
@@ -116,7 +120,7 @@ describeEachEngine('skill_md sub-agent and config tool', (db) => {
 
   it('R-CFG-08: a credential not present in the user\'s words is refused and not stored', async () => {
     await deleteSkillConfig(db(), 'default', 'pl_secret');
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script(
       { reply: callTools([SAVE_SKILL_CONFIG, { skill: 'pl_secret', parameter: 'api_token', value: 'tok-guessed-999' }]) },
       {
@@ -136,7 +140,7 @@ describeEachEngine('skill_md sub-agent and config tool', (db) => {
 
   it('needs_config: the reply names the parameter to provide even when the model does not', async () => {
     await deleteSkillConfig(db(), 'default', 'pl_secret');
-    const h = await plannerHarness(db(), llm);
+    const h = await rich();
     llm.script({ reply: callTools(['pl_secret', { query: 'x' }]) }, { reply: say('暂时查不了。') });
     const out = await h.turn({ raw_input: '查一下 x' });
     llm.assertDone();
