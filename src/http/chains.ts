@@ -28,6 +28,8 @@ export interface ChainRoutesDeps {
   defaultRoleId: string;
   /** Admin guard (the console's admin token / sign-in). */
   auth: RequestHandler;
+  /** Called after a chain was saved (the gateway rebuilds its registry with the saved chains). */
+  onChange?: () => void | Promise<void>;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -49,6 +51,7 @@ export function createChainRouter(deps: ChainRoutesDeps): Router {
       refuse(res, 'chain refused', outcome.problems);
       return;
     }
+    await deps.onChange?.();
     res.json({ ok: true, name: outcome.chain.name, enabled: outcome.chain.enabled });
   });
 

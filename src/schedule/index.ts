@@ -1,0 +1,23 @@
+/**
+ * Schedules (issue 9 item 6): what the gateway starts, and what the CLI writes.
+ * See docs/chains.md §Schedules.
+ */
+import type { SkillServices } from '../executor/run-skill.ts';
+import { pipelineFire } from './fire.ts';
+import { Scheduler } from './scheduler.ts';
+
+export { Scheduler, ScheduleError, queueName, SCHEDULE_CHANNEL } from './scheduler.ts';
+export { pipelineFire, deliveryCall, deliveryText, type FireOutcome } from './fire.ts';
+export { listSchedules, getSchedule, type Schedule, type StoredSchedule } from './store.ts';
+
+/**
+ * Start the gateway's scheduler: pg-boss over `services.db` (schema `pgboss`, installed on
+ * first start), the cron timekeeper, and one worker per stored schedule; runs go through the
+ * pipeline (`pipelineFire`). Call `stop()` on shutdown.
+ * @param orgFor the org id of a role (from the config file).
+ */
+export async function startGatewayScheduler(services: SkillServices, orgFor: (roleId: string) => string): Promise<Scheduler> {
+  const scheduler = new Scheduler({ db: services.db, log: services.log, mode: 'worker', fire: pipelineFire(services, orgFor) });
+  await scheduler.start();
+  return scheduler;
+}
