@@ -6,6 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeishuAdapter, type FeishuAdapter } from '../../../adapters/feishu/index.ts';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { createWebhookRouter } from '../../../src/channel/webhooks.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import type { InboundMessage } from '../../../src/channel/types.ts';
 import { legacyCardSignature, eventSignature, encryptEvent } from '../../../adapters/feishu/verify.ts';
@@ -215,3 +218,28 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
     expect((await open.handleWebhook(plainRequest(fixture('p2p_text.json')), recordingHost())).status).toBe(401);
   });
 });
+
+describe('Feishu through the real webhook route (raw body, CONTRACTS.md §6)', () => {
+  it('a pretty-printed encrypted body is verified over its exact bytes; a re-serialized copy of it is refused', async () => {
+    const host = recordingHost();
+    const app = express();
+    app.use(createWebhookRouter({ adapterFor: (c, a) => (c === 'feishu' && a === 'enc' ? encAdapter : undefined), host: () => host, log }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/feishu/enc`;
+      const body = Buffer.from(`{\n  "encrypt" : "${encryptEvent(fixture('p2p_text.json').toString(), SECRETS.encrypt_key)}"\n}\n`);
+      const t = String(Math.floor(now / 1000));
+      const headers = { 'content-type': 'application/json', 'x-lark-request-timestamp': t, 'x-lark-request-nonce': 'n9', 'x-lark-signature': eventSignature(t, 'n9', SECRETS.encrypt_key, body) };
+      const compact = Buffer.from(JSON.stringify(JSON.parse(body.toString())));
+      expect((await fetch(url, { method: 'POST', headers, body: compact })).status).toBe(401);
+      const res = await fetch(url, { method: 'POST', headers, body });
+      expect(res.status).toBe(200);
+      expect(host.received.map((m) => m.dedupe_key)).toEqual(['feishu:event:test_evt_0000000000000000000000001']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
