@@ -47,11 +47,11 @@ export function mutate(seed: Buffer, rnd: () => number): Buffer {
   const n = 1 + Math.floor(rnd() * 3);
   for (let i = 0; i < n; i++) {
     const all = slots(v);
-    if (all.length === 0) return Buffer.from(JSON.stringify(pick(rnd, WEIRD)));
+    if (all.length === 0) return Buffer.from(JSON.stringify(structuredClone(pick(rnd, WEIRD))));
     const s = pick(rnd, all);
     const op = rnd();
     const parent = s.parent as Record<string | number, unknown>;
-    if (op < 0.35) parent[s.key] = pick(rnd, WEIRD);
+    if (op < 0.35) parent[s.key] = structuredClone(pick(rnd, WEIRD));
     else if (op < 0.6) {
       if (Array.isArray(s.parent)) s.parent.splice(Number(s.key), 1);
       else delete parent[s.key];
