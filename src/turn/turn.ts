@@ -9,7 +9,7 @@
 import type { ChannelAdapter, InboundMessage, OutboundMessage, OutboundTarget } from '../channel/types.ts';
 import type { ConfigFile, RoleConfig } from '../config/file.ts';
 import type { Envelope } from '../envelope/types.ts';
-import { runSkill, type SkillServices } from '../executor/run-skill.ts';
+import { runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
 import { actorFieldsFor, checkAccess, resolveActor, type ResolvedActor } from '../identity/index.ts';
 import { listAttachments } from '../session/attachments.ts';
 import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
@@ -75,6 +75,12 @@ export interface TurnDeps {
   pendingReplies?: PendingReplyRouter;
   /** Observes finished turns (metrics). */
   onTurn?(info: { channel: string; ms: number; ok: boolean; failures: number }): void;
+  /**
+   * Async skills (issue 9 item 4; src/async/runner.ts `AsyncRunner.maybeDefer`): asked before
+   * each tool run; a non-null envelope is the immediate answer and the run continues in the
+   * background. Absent: every skill runs synchronously.
+   */
+  deferAsync?(req: RunSkillRequest, origin: { target: OutboundTarget; reply_to?: string | null; event_id: string }): Promise<Envelope | null>;
   /** Wall clock (tests inject one). */
   now?: () => Date;
   /** Show progress after this long, ms (default 2000, issue 5 §8). */
@@ -171,7 +177,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<vo
     const run = deps.running.begin(chatKey);
     let failures = 0;
     const invoke = async (tool: string, args: Record<string, unknown>): Promise<Envelope> => {
-      const env = await runSkill(services, {
+      const req: RunSkillRequest = {
         skill: tool,
         input: args,
         given,
@@ -191,7 +197,8 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<vo
         request: msg,
         lang,
         clock: now,
-      });
+      };
+      const env = (await deps.deferAsync?.(req, { target, reply_to: msg.message_id, event_id: ev.id })) ?? (await runSkill(services, req));
       if (env.success === false) failures++;
       return env;
     };
@@ -281,6 +288,7 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
     invoke: ctx.invoke,
     signal: ctx.signal,
     progress: opts.progress,
+    display: ctx.adapter.capabilities.display,
   });
   await ctx.reply(result);
 }

@@ -1,0 +1,162 @@
+/**
+ * Async skills on a PostgreSQL job queue (issue 9 item 4; spec 000 §8; R-ASYNC-01..08, A-48,
+ * A-56). The turn asks {@link AsyncRunner.maybeDefer} before running a tool: a chat-line call
+ * of an `async: true` skill on a channel other than web / web_admin is stored as a pg-boss job
+ * (schema `pgboss`, both engines) and answered at once with `{ok: true, async: true, message}`.
+ * One worker (pg-boss `work`, batch 1) runs each job through `runSkill` on the `async` line —
+ * no request, channel_registry or abort_signal; the skill's stored configuration is read
+ * before it starts; the skill wall but not the chat tool wall applies — and pushes the
+ * composed result (text, display_md, artifacts as media) or the failure's `user_message` to
+ * the originating chat through the outbox, one idempotency key per job and message.
+ * A job survives a restart: it stays in PostgreSQL until a worker completes it.
+ */
+import type PgBoss from 'pg-boss';
+import type { ChannelAdapter } from '../channel/types.ts';
+import type { Envelope } from '../envelope/types.ts';
+import { prepareCall, runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
+import type { Logger } from '../log/logger.ts';
+import { createBoss } from '../schedule/boss.ts';
+import type { Db } from '../store/db.ts';
+import { rememberConfirms } from '../turn/reply-support.ts';
+import type { ReplySink } from '../turn/turn.ts';
+import { ASYNC_QUEUE, asyncSkillOf, jobDataOf, type AsyncJobData, type AsyncOrigin } from './job.ts';
+import { PLAIN_CAPABILITIES, resultMessages } from './push.ts';
+import { asyncText } from './texts.ts';
+
+/** Options of {@link createAsyncRunner}. */
+export interface AsyncRunnerOptions {
+  db: Db;
+  /** The gateway's skill services (the worker drops `channelRegistry`, R-ASYNC-05). */
+  services: SkillServices;
+  /** Where results go (the gateway's outbox). */
+  outbox: ReplySink;
+  log: Logger;
+  /** The adapter of a channel account, for its capabilities; undefined → plain text with media. */
+  adapterFor?: (channel: string, account: string) => ChannelAdapter | undefined;
+  /** Run the worker in this process (default true; a process that only enqueues passes false). */
+  work?: boolean;
+  /** Worker polling when not woken, seconds (pg-boss minimum 0.5; default 2). */
+  pollingIntervalSeconds?: number;
+  /**
+   * A-48: the longest background run = SKILL_WALL_HARDCAP × this factor (default 2); a job
+   * still active after it expires and is retried once.
+   */
+  hardcapFactor?: number;
+  /** Retries of a job that failed or expired (default 1; the outbox keys stop duplicate pushes). */
+  retryLimit?: number;
+  /** Clock for trigger times and confirmation expiry (tests). */
+  clock?: () => Date;
+}
+
+/** What {@link createAsyncRunner} returns; the lead wires it into the gateway. */
+export interface AsyncRunner {
+  /** Start pg-boss (installs schema `pgboss` on first use), create the queue and the worker. */
+  start(): Promise<void>;
+  /** Stop the worker and pg-boss; a running job finishes first (up to 30 s, then it stays queued). */
+  stop(): Promise<void>;
+  /**
+   * The turn's hook: when `req` is to run in the background, store the job and return the
+   * immediate envelope `{ok: true, success: true, async: true, message, job_id, artifacts: []}`;
+   * otherwise null (the caller runs the skill synchronously). Calls refused before execution
+   * (unknown skill, needs_config, invalid input) are not deferred: null, so the caller's
+   * synchronous run answers with the refusal at once.
+   * @throws the database error when the job cannot be stored.
+   */
+  maybeDefer(req: RunSkillRequest, origin: AsyncOrigin): Promise<Envelope | null>;
+  /** Run one stored job now (what the worker does; exported for tests and tooling). */
+  runJob(jobId: string, data: AsyncJobData): Promise<Envelope>;
+}
+
+/** Build the async runner (not started). */
+export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
+  const { db, log } = opts;
+  const clock = opts.clock ?? (() => new Date());
+  // Background runs never see the chat line's channel registry (R-ASYNC-05, R-PCTX-09).
+  const services: SkillServices = { ...opts.services, db, channelRegistry: null };
+  let boss: PgBoss | undefined;
+  let workerId: string | undefined;
+  const expireInSeconds = Math.max(60, Math.round(services.settings.walls.skillWallHardcapSec * (opts.hardcapFactor ?? 2)));
+
+  /** True when the call would be refused before execution (the synchronous run says why). */
+  const refusedNow = async (req: RunSkillRequest): Promise<boolean> => {
+    const given = req.given ?? {};
+    const roleId = typeof given.role_id === 'string' && given.role_id ? given.role_id : req.defaults.role_id;
+    const userText = typeof given.raw_input === 'string' ? given.raw_input : '';
+    const p = await prepareCall(services, req.skill, req.input, { roleId, delegated: false, userText, lang: req.lang ?? 'zh-CN' });
+    return 'refused' in p;
+  };
+
+  const runJob = async (jobId: string, data: AsyncJobData): Promise<Envelope> => {
+    const sessionId = typeof data.given.session_id === 'string' && data.given.session_id ? data.given.session_id : data.defaults.session_id;
+    let envelope: Envelope;
+    try {
+      envelope = await runSkill(services, {
+        skill: data.tool,
+        input: data.input,
+        given: data.given,
+        defaults: data.defaults,
+        line: 'async',
+        lang: data.lang,
+        clock,
+      });
+    } catch (err) {
+      log.error({ err, skill: data.skill, job: jobId }, 'async skill run failed on infrastructure');
+      envelope = { success: false, error: `background run failed: ${(err as Error).message}`, error_type: 'transient', user_message: asyncText(data.lang, 'crashed', data.skill), artifacts: [] };
+    }
+    const { target } = data.origin;
+    const caps = opts.adapterFor?.(target.channel, target.account)?.capabilities ?? PLAIN_CAPABILITIES;
+    const invocation = { tool: data.tool, args: data.input, envelope };
+    const actorKey = typeof data.defaults.user_id === 'string' ? data.defaults.user_id : '';
+    if (actorKey) await rememberConfirms(db, services.secretKey, { sessionId, actorKey, invocations: [invocation], now: clock() });
+    const messages = await resultMessages(db, data, envelope, caps, sessionId);
+    await opts.outbox.enqueue(
+      db,
+      messages.map((message, n) => ({
+        target,
+        message,
+        idempotency_key: `async:${jobId}:${n}`,
+        origin: { inbox_event_id: data.origin.event_id, async_job_id: jobId },
+      })),
+    );
+    log.info({ skill: data.skill, job: jobId, ok: envelope.success !== false && envelope.ok !== false, messages: messages.length }, 'async skill result pushed');
+    return envelope;
+  };
+
+  return {
+    async start() {
+      if (boss) return;
+      const b = createBoss(db, { schedule: false, supervise: true });
+      b.on('error', (err: Error) => log.error({ err }, 'pg-boss error (async skills)'));
+      await b.start();
+      if (!(await b.getQueue(ASYNC_QUEUE))) await b.createQueue(ASYNC_QUEUE);
+      boss = b;
+      if (opts.work ?? true) {
+        workerId = await b.work<AsyncJobData>(ASYNC_QUEUE, { batchSize: 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, async (jobs) => {
+          for (const job of jobs) await runJob(job.id, job.data);
+        });
+      }
+    },
+
+    async stop() {
+      const b = boss;
+      boss = undefined;
+      workerId = undefined;
+      await b?.stop({ graceful: true, wait: true, timeout: 30_000 });
+    },
+
+    async maybeDefer(req, origin) {
+      const skill = asyncSkillOf(services.registry, req);
+      if (!skill) return null;
+      if (!boss) throw new Error('the async runner is not started');
+      if (await refusedNow(req)) return null;
+      const data = jobDataOf(req, skill, origin);
+      const jobId = await boss.send(ASYNC_QUEUE, data, { retryLimit: opts.retryLimit ?? 1, expireInSeconds });
+      if (!jobId) throw new Error('pg-boss did not store the async job');
+      if (workerId) boss.notifyWorker(workerId);
+      log.info({ skill, job: jobId, channel: origin.target.channel }, 'async skill deferred');
+      return { ok: true, success: true, async: true, message: asyncText(data.lang, 'accepted', skill), job_id: jobId, artifacts: [] };
+    },
+
+    runJob,
+  };
+}
