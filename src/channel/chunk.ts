@@ -12,6 +12,9 @@
  *    the chunk and reopened (verbatim) at the start of the next;
  * 4. `markdown`: a ``` / ~~~ fence open at the cut is closed at the end of the chunk and
  *    reopened with the same opening line (info string kept) at the next;
+ * 4b. a table split between two chunks gets its header repeated at the start of the next: a GFM
+ *    table in `markdown` (header row + delimiter row, outside fences) and, in `plain`, the
+ *    aligned layout of src/channel/render (`a | b` over a `---+---` rule);
  * 5. prefer a paragraph break (blank line), then a line break, then a space, then any
  *    grapheme boundary; a paragraph/line break is taken only when it keeps at least a quarter
  *    of the room, so chunks do not become tiny.
@@ -138,27 +141,68 @@ function markdownUnits(text: string): { units: Unit[]; states: State[] } {
     if (nl < 0) break;
     pos = nl + 1;
   }
-  const states: State[] = [];
-  let lineStart = 0;
-  let current: State = NONE;
   const stateFor = (f: { marker: string; line: string } | null): State =>
     f === null ? NONE : { reopen: `${f.line}\n`, close: (nl) => (nl ? f.marker : `\n${f.marker}`) };
-  current = stateFor(fenceAt.get(0) ?? null);
-  states.push(current);
-  for (const u of units) {
-    if (text.slice(u.start, u.end).includes('\n')) {
-      lineStart = u.end;
-      current = stateFor(fenceAt.get(lineStart) ?? null);
+  const headers = tableHeaders(text, 'markdown', (start) => (fenceAt.get(start) ?? null) !== null);
+  return { units, states: lineStates(text, units, (start) => stateFor(fenceAt.get(start) ?? null), headers) };
+}
+
+const GFM_DELIMITER = /^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+const PLAIN_RULE = /^-+(?:-\+-+)*$/;
+
+/**
+ * The table header to repeat after a cut at each line start (by offset): from the first body row
+ * of a table to the line after its last row. `inFence(offset)` excludes fenced code.
+ */
+function tableHeaders(text: string, format: 'markdown' | 'plain', inFence: (lineStart: number) => boolean): Map<number, string> {
+  const lines: { start: number; text: string }[] = [];
+  for (let pos = 0; pos <= text.length; ) {
+    const nl = text.indexOf('\n', pos);
+    lines.push({ start: pos, text: text.slice(pos, nl < 0 ? text.length : nl).replace(/\r$/, '') });
+    if (nl < 0) break;
+    pos = nl + 1;
+  }
+  const out = new Map<number, string>();
+  for (let i = 0; i + 2 < lines.length; i++) {
+    const head = lines[i]!;
+    const rule = lines[i + 1]!;
+    if (head.text.trim() === '' || inFence(head.start)) continue;
+    const isTable = format === 'markdown' ? head.text.includes('|') && rule.text.includes('-') && GFM_DELIMITER.test(rule.text) : PLAIN_RULE.test(rule.text);
+    if (!isTable) continue;
+    const header = `${head.text}\n${rule.text}\n`;
+    let j = i + 2;
+    while (j < lines.length && lines[j]!.text.trim() !== '' && (format === 'plain' || lines[j]!.text.includes('|'))) {
+      if (j > i + 2) out.set(lines[j]!.start, header);
+      j++;
     }
+    i = j - 1;
+  }
+  return out;
+}
+
+/** States from line-start table headers (a cut mid-line keeps the state of its line start). */
+function lineStates(text: string, units: Unit[], base: (lineStart: number) => State, headers: Map<number, string>): State[] {
+  const stateAt = (lineStart: number): State => {
+    const b = base(lineStart);
+    if (b !== NONE) return b;
+    const h = headers.get(lineStart);
+    return h === undefined ? NONE : { reopen: h, close: () => '' };
+  };
+  let current = stateAt(0);
+  const states: State[] = [current];
+  for (const u of units) {
+    if (text.slice(u.start, u.end).includes('\n')) current = stateAt(u.end);
     states.push(current);
   }
-  return { units, states };
+  return states;
 }
 
 function plainUnits(text: string): { units: Unit[]; states: State[] } {
   const units: Unit[] = [];
   graphemeUnits(text, 0, text.length, units);
-  return { units, states: units.map(() => NONE).concat(NONE) };
+  const headers = tableHeaders(text, 'plain', () => false);
+  if (headers.size === 0) return { units, states: units.map(() => NONE).concat(NONE) };
+  return { units, states: lineStates(text, units, () => NONE, headers) };
 }
 
 /**

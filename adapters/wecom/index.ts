@@ -1,0 +1,153 @@
+/**
+ * The WeCom (企业微信) self-built app channel (issue 8 item 2; CONTRACTS.md §6, §9, §11):
+ * `wecomChannel` builds one adapter per configured account (`.env` block `WECOM_*` = account
+ * `default`, more in `skillgate.config.yaml`). Keys (env name without `WECOM_`, lower-cased):
+ * `corp_id`, `agent_id`, `secret`, `token`, `aes_key` (the 43-character EncodingAESKey) — all
+ * required — and `api_root` (default https://qyapi.weixin.qq.com).
+ *
+ * Inbound: the callback URL `/webhooks/wecom[/<account>]` (`GET` URL verification, `POST`
+ * encrypted XML; `handleWebhook`). Outbound: `message/send` as plain text (display `text`),
+ * 2048-byte chunks, media uploaded first, confirmations as button cards.
+ */
+import { accountsFor, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
+import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
+import { wecomAesKey } from '../../src/channel/wecom-crypto.ts';
+import { ConfigError } from '../../src/config/errors.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type { Db } from '../../src/store/db.ts';
+import { WecomApi } from './api.ts';
+import { sendWecom } from './outbound.ts';
+import { handleWecomWebhook } from './transport-webhook.ts';
+import { TEXT_LIMIT_BYTES, WECOM_DEFAULT_API_ROOT } from './wire.ts';
+
+export { WecomApi, WecomApiError } from './api.ts';
+
+/** Text-only display (CONTRACTS.md §9), button cards, media; limits in UTF-8 bytes. */
+export const WECOM_CAPABILITIES: AdapterCapabilities = {
+  display: 'text',
+  buttons: true,
+  max_length: TEXT_LIMIT_BYTES,
+  length_unit: 'bytes',
+  typing: false,
+  media: true,
+};
+
+/** The polite answer to an unsupported message type (zh-CN first, English after). */
+export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片、语音或文件。\nThis message type is not supported yet; please send text, an image, a voice message or a file.';
+
+/** Settings of one WeCom account. */
+export interface WecomAdapterOptions {
+  account: string;
+  corpId: string;
+  agentId: string;
+  secret: string;
+  /** Callback Token. */
+  token: string;
+  /** EncodingAESKey (43 characters). */
+  aesKey: string;
+  /** Default {@link WECOM_DEFAULT_API_ROOT}. */
+  apiRoot?: string;
+  db: Db;
+  log: Logger;
+  /** Wall clock (replay window, token expiry, button references); tests inject one. */
+  now?: () => Date;
+}
+
+/** A WeCom adapter. */
+export interface WecomAdapter extends WebhookAdapter {
+  readonly channel: 'wecom';
+  /** The API client (token cache). */
+  readonly api: WecomApi;
+}
+
+const NAME_TTL_MS = 3600_000;
+const NAME_CACHE_MAX = 2000;
+
+/** Create the adapter of one account. @throws RangeError when the AES key is malformed */
+export function createWecomAdapter(o: WecomAdapterOptions): WecomAdapter {
+  const now = o.now ?? (() => new Date());
+  const key = wecomAesKey(o.aesKey);
+  const api = new WecomApi({ corpId: o.corpId, secret: o.secret, apiRoot: (o.apiRoot ?? WECOM_DEFAULT_API_ROOT).replace(/\/+$/, ''), now: () => now().getTime() });
+  const payloads = createCallbackPayloads(o.db, 'wecom', o.account, now);
+  const names = new Map<string, { name: string; at: number }>();
+
+  async function displayName(userId: string): Promise<string> {
+    const hit = names.get(userId);
+    if (hit && now().getTime() - hit.at < NAME_TTL_MS) return hit.name;
+    const name = await api.userName(userId);
+    if (name === null) return hit?.name ?? '';
+    if (names.size >= NAME_CACHE_MAX) names.delete(names.keys().next().value as string);
+    names.set(userId, { name, at: now().getTime() });
+    return name;
+  }
+
+  const adapter: WecomAdapter = {
+    channel: 'wecom',
+    account: o.account,
+    capabilities: WECOM_CAPABILITIES,
+    api,
+    send: (target, message) => sendWecom({ api, agentId: o.agentId, payloads, now }, target, message),
+    async fetchAttachment(att: InboundAttachment, _msg: InboundMessage): Promise<FetchedAttachment> {
+      const mediaId = att.platform_ref.media_id;
+      if (typeof mediaId !== 'string' || mediaId === '') throw new Error('wecom attachment without media_id');
+      const got = await api.getMedia(mediaId);
+      return { data: got.data, filename: att.filename ?? got.filename, mime_type: got.mimeType ?? att.mime_type ?? null };
+    },
+    handleWebhook: (req, host) =>
+      handleWecomWebhook(req, host, {
+        account: o.account,
+        token: o.token,
+        key,
+        corpId: o.corpId,
+        now: () => now().getTime(),
+        displayName,
+        payloads,
+        notifyUnsupported: async (msg) => {
+          const r = await adapter.send({ channel: 'wecom', account: o.account, chat_id: msg.chat.id, chat_type: 'direct' }, { kind: 'notice', text: UNSUPPORTED_NOTICE, format: 'plain' });
+          if (!r.ok) o.log.warn({ channel: 'wecom', account: o.account, error: r.error }, 'could not send the unsupported-type notice');
+        },
+      }),
+  };
+  return adapter;
+}
+
+/** Options of one account from its settings. @throws ConfigError naming the missing or malformed key */
+export function wecomOptions(a: ChannelAccount, db: Db, log: Logger, now?: () => Date): WecomAdapterOptions {
+  const v = a.values;
+  const where = (k: string): string => (a.source === 'env' ? `WECOM_${k.toUpperCase()}` : `accounts[${a.id}].${k}`);
+  for (const k of ['corp_id', 'agent_id', 'secret', 'token', 'aes_key']) {
+    if ((v[k] ?? '').trim() === '') throw new ConfigError(`wecom account ${a.id}: ${where(k)} is required`, where(k));
+  }
+  try {
+    wecomAesKey(v.aes_key!.trim());
+  } catch {
+    throw new ConfigError(`wecom account ${a.id}: ${where('aes_key')} must be the 43-character EncodingAESKey`, where('aes_key'));
+  }
+  return {
+    account: a.id,
+    corpId: v.corp_id!.trim(),
+    agentId: v.agent_id!.trim(),
+    secret: v.secret!.trim(),
+    token: v.token!.trim(),
+    aesKey: v.aes_key!.trim(),
+    apiRoot: v.api_root || WECOM_DEFAULT_API_ROOT,
+    db,
+    log: log.child({ channel: 'wecom', account: a.id }),
+    now,
+  };
+}
+
+/** The channel factory (registered in `adapters/index.ts`). */
+export const wecomChannel: ChannelFactory = {
+  channel: 'wecom',
+  async create(ctx: ChannelFactoryContext) {
+    const accounts = accountsFor('wecom', 'WECOM_', 'WECOM_CORP_ID', ctx.env, ctx.config, ctx.defaultRoleId);
+    const adapters = accounts.map((a) => createWecomAdapter(wecomOptions(a, ctx.db, ctx.log, ctx.now)));
+    for (const a of adapters) {
+      ctx.log.info({ channel: 'wecom', account: a.account, webhook: `/webhooks/wecom${a.account === 'default' ? '' : `/${a.account}`}` }, `wecom account ${a.account} on (callback URL)`);
+    }
+    return adapters;
+  },
+};
