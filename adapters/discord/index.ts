@@ -26,6 +26,7 @@ import type {
   WebhookRequest,
   WebhookResponse,
 } from '../../src/channel/types.ts';
+import { storableCopy } from '../../src/channel/storable.ts';
 import { ConfigError } from '../../src/config/errors.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Queryable } from '../../src/store/db.ts';
@@ -169,11 +170,11 @@ export class DiscordAdapter implements WebhookAdapter {
   /** Hand a normalized event to the host; answer an interaction inline (returned) or over REST. */
   async #handle(n: Normalized, host: AdapterHost, answer: 'inline' | 'rest'): Promise<Record<string, unknown>> {
     let reply: Record<string, unknown> = { type: CALLBACK_DEFERRED_UPDATE };
-    if (n.type === 'message') await host.receive(n.msg);
+    if (n.type === 'message') await host.receive(storableCopy(n.msg));
     else if (n.type === 'callback') {
       const msg = n.build(await this.#payloads.decode(n.customId));
       if (!msg) reply = { type: CALLBACK_MESSAGE, data: { content: expiredButtonText(n.lang), flags: FLAG_EPHEMERAL } };
-      else await host.receive(msg);
+      else await host.receive(storableCopy(msg));
     } else this.#d.log.debug({ reason: n.reason }, 'discord: event ignored');
     const interaction = n.type === 'message' ? undefined : n.interaction;
     if (interaction && answer === 'rest') {

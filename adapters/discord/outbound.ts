@@ -48,6 +48,7 @@ export function createRest(token: string, apiRoot: string, maxRetryDelayMs: numb
     version: '10',
     retries: 0,
     timeout: 15_000,
+    offset: 0,
     rejectOnRateLimit: (r) => r.retryAfter > maxRetryDelayMs,
   }).setToken(token);
 }

@@ -1,0 +1,171 @@
+/**
+ * A fake Discord on loopback, speaking the real wire format:
+ * - REST v10 on the contract kit's fake (`/api/v10/...`, `Authorization: Bot <token>`): create
+ *   message (JSON or multipart `payload_json` + `files[n]`), enforcing what the real API refuses
+ *   (content over 2000 → 400/50035, custom_id over 100, empty message, wrong token → 401),
+ *   interaction callbacks, typing, `GET /users/@me`, `GET /gateway/bot` (the fake gateway's URL),
+ *   CDN files;
+ * - a gateway (`ws` server): HELLO, IDENTIFY → READY, heartbeat → ACK, then dispatches pushed by
+ *   the test (https://discord.com/developers/docs/events/gateway).
+ */
+import { generateKeyPairSync, sign as edSign, type KeyObject } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { FakePlatform, FakeReply, RecordedRequest } from '../../../adapters/contract/index.ts';
+
+export const TOKEN = 'TEST.discord.token_do_not_use';
+export const BOT = { id: '754679440998531171', username: 'test-gateway-bot' };
+export const DM_CHANNEL = '586907280998531075';
+export const GUILD = '335249040998531073';
+export const GUILD_CHANNEL = '335249460428931074';
+export const USER = { id: '544964240998531073', username: 'test_user', discriminator: '0', global_name: 'Test User', avatar: null, public_flags: 0 };
+
+/** An Ed25519 application key pair (the public key as Discord shows it: 64 hex chars). */
+export function appKeys(): { publicHex: string; privateKey: KeyObject } {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const der = publicKey.export({ format: 'der', type: 'spki' });
+  return { publicHex: der.subarray(der.length - 32).toString('hex'), privateKey };
+}
+
+/** Signing headers of an interactions-endpoint delivery at `at`. */
+export function signInteraction(privateKey: KeyObject, body: Buffer, at: Date): Record<string, string> {
+  const ts = String(Math.floor(at.getTime() / 1000));
+  return { 'X-Signature-Ed25519': edSign(null, Buffer.concat([Buffer.from(ts), body]), privateKey).toString('hex'), 'X-Signature-Timestamp': ts };
+}
+
+/** The JSON body of a create-message request (JSON, or multipart `payload_json`). */
+export function messageBody(r: RecordedRequest): Record<string, unknown> {
+  if (r.json && typeof r.json === 'object') return r.json as Record<string, unknown>;
+  try {
+    return JSON.parse(r.fields.payload_json ?? '{}') as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** Custom ids of the buttons a request carried. */
+export function customIds(r: RecordedRequest): string[] {
+  const rows = messageBody(r).components;
+  if (!Array.isArray(rows)) return [];
+  return rows.flatMap((row: { components?: { custom_id?: string }[] }) => (row.components ?? []).map((c) => c.custom_id ?? ''));
+}
+
+let nextId = 1400000000000000000n;
+
+function apiError(status: number, code: number, message: string): FakeReply {
+  return { status, json: { code, message } };
+}
+
+/** Install the REST routes on the kit's fake. */
+export function installDiscord(fake: FakePlatform, gatewayUrl: () => string = () => 'ws://127.0.0.1:9'): void {
+  const authed = (r: RecordedRequest) => r.headers.authorization === `Bot ${TOKEN}`;
+  fake.route('POST', '/api/v10/channels/:channel/messages', (r) => {
+    if (!authed(r)) return apiError(401, 0, '401: Unauthorized');
+    const b = messageBody(r);
+    const content = typeof b.content === 'string' ? b.content : '';
+    const files = r.parts.filter((p) => p.filename !== null);
+    if (content.length > 2000) return { status: 400, json: { code: 50035, message: 'Invalid Form Body', errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } } };
+    if (content === '' && files.length === 0 && !b.components) return apiError(400, 50006, 'Cannot send an empty message');
+    if (customIds(r).some((c) => c.length < 1 || c.length > 100)) return { status: 400, json: { code: 50035, message: 'Invalid Form Body' } };
+    nextId += 1n;
+    return { json: { id: String(nextId), channel_id: r.params.channel, content, attachments: files.map((f, i) => ({ id: String(i), filename: f.filename })) } };
+  });
+  fake.route('POST', '/api/v10/interactions/:id/:token/callback', { status: 204 });
+  fake.route('POST', '/api/v10/channels/:channel/typing', { status: 204 });
+  fake.route('GET', '/api/v10/users/@me', { json: { ...BOT, discriminator: '0099', global_name: null, bot: true } });
+  fake.route('GET', '/api/v10/gateway/bot', () => ({
+    json: { url: gatewayUrl(), shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } },
+  }));
+}
+
+/** A MESSAGE_CREATE dispatch frame. */
+export function messageCreate(p: {
+  id: string;
+  content: string;
+  chat: 'direct' | 'group';
+  author?: Record<string, unknown>;
+  mentions?: Record<string, unknown>[];
+  attachments?: Record<string, unknown>[];
+  s?: number;
+}): Record<string, unknown> {
+  const group = p.chat === 'group';
+  return {
+    op: 0,
+    t: 'MESSAGE_CREATE',
+    s: p.s ?? 2,
+    d: {
+      type: 0,
+      id: p.id,
+      channel_id: group ? GUILD_CHANNEL : DM_CHANNEL,
+      ...(group ? { guild_id: GUILD, member: { nick: 'Test User (Ops)', roles: [] } } : { channel_type: 1 }),
+      author: p.author ?? USER,
+      content: p.content,
+      mentions: p.mentions ?? [],
+      attachments: p.attachments ?? [],
+      embeds: [],
+      timestamp: '2026-01-01T00:00:00.000000+00:00',
+    },
+  };
+}
+
+/** A running fake gateway. */
+export interface FakeGateway {
+  url: string;
+  /** Frames received from the client (IDENTIFY, heartbeats …). */
+  received: Record<string, unknown>[];
+  /** Resolves when a client has identified. */
+  identified: Promise<void>;
+  /** Push one frame (a dispatch, or raw text for fuzzing) to every connected client. */
+  push(frame: Record<string, unknown> | string): void;
+  close(): Promise<void>;
+}
+
+/** Start a fake gateway on 127.0.0.1 with READY flags `appFlags`. */
+export async function startFakeGateway(appFlags = 1 << 18): Promise<FakeGateway> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((r) => wss.once('listening', () => r()));
+  const port = (wss.address() as AddressInfo).port;
+  const received: Record<string, unknown>[] = [];
+  const sockets = new Set<WebSocket>();
+  let identify!: () => void;
+  const identified = new Promise<void>((r) => (identify = r));
+  wss.on('connection', (ws) => {
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 45_000 } }));
+    ws.on('message', (raw) => {
+      let f: Record<string, unknown>;
+      try {
+        f = JSON.parse(String(raw)) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      received.push(f);
+      if (f.op === 1) ws.send(JSON.stringify({ op: 11 }));
+      if (f.op === 2) {
+        ws.send(
+          JSON.stringify({
+            op: 0,
+            t: 'READY',
+            s: 1,
+            d: { v: 10, user: { ...BOT, discriminator: '0099', bot: true, global_name: null, avatar: null }, guilds: [], session_id: 'sess-test', resume_gateway_url: `ws://127.0.0.1:${port}`, application: { id: BOT.id, flags: appFlags }, shard: [0, 1] },
+          }),
+        );
+        identify();
+      }
+    });
+  });
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    received,
+    identified,
+    push(frame) {
+      const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
+      for (const s of sockets) s.send(text);
+    },
+    async close() {
+      for (const s of sockets) s.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+    },
+  };
+}
