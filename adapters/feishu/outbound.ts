@@ -148,9 +148,11 @@ export function textParts(message: OutboundMessage, tableLimit?: number): Feishu
   return chunks.map((c, i) => cardBody(c, i === chunks.length - 1 ? confirm : null));
 }
 
-/** The plain-text stand-in of a rejected card. */
+/** The plain-text stand-in of a rejected card (a confirmation's prompt kept; its buttons cannot be). */
 function plainFallback(message: OutboundMessage): FeishuBody[] {
-  const text = message.format === 'markdown' ? renderPlain(message.text) : message.text;
+  let text = message.format === 'markdown' ? renderPlain(message.text) : message.text;
+  const prompt = message.confirm ? renderPlain(message.confirm.prompt_md) : '';
+  if (prompt !== '' && !text.includes(prompt)) text = text === '' ? prompt : `${text}\n\n${prompt}`;
   return splitMessage(text === '' ? ' ' : text, TEXT_BUDGET, 'bytes', { format: 'plain' }).map(textBody);
 }
 
