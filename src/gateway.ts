@@ -24,7 +24,9 @@ import { seedDemoDirectory } from './identity/index.ts';
 import { createInbox } from './inbox/index.ts';
 import { createOutbox } from './outbox/index.ts';
 import { createCoreHost } from './turn/host.ts';
-import { CommandPlanner } from './turn/planners/command.ts';
+import { plannerForRole, plannerStartupLine } from './turn/planners/model.ts';
+import type { Planner } from './turn/planner.ts';
+import { roleSkills } from './config/file.ts';
 import { RunningTurns } from './turn/running.ts';
 import { createTurnHandler } from './turn/turn.ts';
 import { createWebChannel } from '../adapters/web/index.ts';
@@ -145,7 +147,18 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const inbox = createInbox(db, { log });
     const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
     metricsRef = metrics;
-    const planner = new CommandPlanner();
+    // One planner per role: the model planner when the role has a model endpoint
+    // (LLM_BASE_URL or the role's `model:`), else the command planner (issue 6).
+    const planners = new Map<string, Planner>();
+    const plannerFor = (role: (typeof config.roles)[number]): Planner => {
+      let p = planners.get(role.id);
+      if (!p) {
+        p = plannerForRole(role, { llm: settings.llm, services, skills: roleSkills(config, role.id) ?? '*' });
+        planners.set(role.id, p);
+      }
+      return p;
+    };
+    log.info(plannerStartupLine(settings.llm, defaultRole));
     const handleTurn = createTurnHandler({
       services,
       config,
@@ -153,7 +166,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       adapterFor: (channel, account) => adapters.get(channel, account),
       outbox,
       running,
-      plannerFor: () => planner,
+      plannerFor,
       pendingReplies: new PendingRepliesRouter({ db }),
       onTurn: (t) => metrics.turn(t.channel, t.ms, t.failures),
     });
