@@ -157,12 +157,18 @@ export async function runChain(doc: Pick<ChainDocument, 'steps'>, opts: RunChain
         steps,
         prevAlias: p.index > 0 ? placed[p.index - 1]!.alias : undefined,
       });
-      const wallSec = Math.max(0.001, Math.min(stepWallSec, (deadline - Date.now()) / 1000));
+      const remainingSec = (deadline - Date.now()) / 1000;
+      const wallSec = Math.max(0.001, Math.min(stepWallSec, remainingSec));
       const stepCtl = new AbortController();
-      const stepTimer = setTimeout(
-        () => stepCtl.abort(new WallError(en ? `step "${p.alias}" ran past its wall clock (${wallSec} s)` : `步骤「${p.alias}」超过单步墙钟 ${wallSec} 秒`)),
-        wallSec * 1000,
-      );
+      // When the chain wall is the nearer limit, the chain's own timer ends the step (and the
+      // chain, R-CHAIN-05); the step timer only enforces a shorter step wall.
+      const stepTimer =
+        stepWallSec < remainingSec
+          ? setTimeout(
+              () => stepCtl.abort(new WallError(en ? `step "${p.alias}" ran past its wall clock (${stepWallSec} s)` : `步骤「${p.alias}」超过单步墙钟 ${stepWallSec} 秒`)),
+              stepWallSec * 1000,
+            )
+          : undefined;
       const signal = AbortSignal.any([layerSignal, stepCtl.signal]);
       try {
         output = await untilAborted(opts.execute({ alias: p.alias, index: p.index, skill, params, signal, wallSec }), signal);

@@ -1,6 +1,6 @@
 /**
  * Chains as skills (spec 004 §保存校验 "保存成功即注册为 skill_type=chain"; R-CHAIN-07, R-CHAIN-25,
- * R-CHAIN-38..41, D-05, D-07): a saved chain becomes a {@link SkillRecord} of type `chain`
+ * R-CHAIN-38..41, D-05, D-07, D-08): a saved chain becomes a {@link SkillRecord} of type `chain`
  * with trigger `explicit`, and every step runs through the normal skill pipeline
  * ({@link runSkill}, line `chain`) with `chat_mode = false`.
  */
@@ -10,6 +10,7 @@ import { runSkill, type RunSkillRequest, type SkillServices } from '../executor/
 import { makeRegistry, type Registry } from '../registry/discover.ts';
 import type { SkillRecord } from '../registry/types.ts';
 import { buildRuntimeContext } from '../runtime/context.ts';
+import { directoryOrgId } from '../identity/org.ts';
 import { isFixedOrPlatformKey } from '../runtime/keys.ts';
 import type { ChainDocument } from './document.ts';
 import { runChain, type ChainResult, type StepExecutor } from './runner.ts';
@@ -114,9 +115,30 @@ export function pipelineStepExecutor(services: SkillServices, req: ChainRunReque
   };
 }
 
+/**
+ * team_role of the chain's steps (R-CHAIN-41, D-08): the caller's when given; else the
+ * directory contact's whose key is `user_id`; else `member`.
+ */
+export async function chainTeamRole(services: SkillServices, given: Record<string, unknown>, defaults: ChainRunRequest['defaults']): Promise<string> {
+  if (typeof given.team_role === 'string' && given.team_role) return given.team_role;
+  const userId = typeof given.user_id === 'string' && given.user_id ? given.user_id : (defaults.user_id ?? '');
+  if (userId) {
+    const orgId = typeof given.org_id === 'string' ? given.org_id : defaults.org_id;
+    const roleId = typeof given.role_id === 'string' && given.role_id ? given.role_id : defaults.role_id;
+    const { rows } = await services.db.query<{ team_role: string }>(
+      'SELECT team_role FROM skillgate.contacts WHERE org_id = $1 AND contact_key = $2',
+      [directoryOrgId(orgId, roleId), userId],
+    );
+    if (rows[0]) return rows[0].team_role;
+  }
+  return 'member';
+}
+
 /** Run a chain document through the pipeline. Never throws for a step's fault. */
 export async function runChainDocument(services: SkillServices, req: ChainRunRequest): Promise<ChainResult> {
   const walls = services.settings.walls;
+  const teamRole = await chainTeamRole(services, req.given ?? {}, req.defaults);
+  req = { ...req, given: { ...(req.given ?? {}), team_role: teamRole } };
   const given = { ...(req.given ?? {}), chat_mode: false };
   const runCtx = buildRuntimeContext({ given, defaults: { workspace_dir: '', ...req.defaults, chat_mode: false } });
   return runChain(req.doc, {

@@ -3,6 +3,7 @@
  */
 import { expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
+import { seedDemoDirectory } from '../../src/identity/index.ts';
 import type { SkillServices } from '../../src/executor/run-skill.ts';
 import { chainServices, probeKey, probeState, run, slowState } from './helpers.ts';
 
@@ -224,6 +225,16 @@ describeEachEngine('chain runner', (db) => {
     expect(a.ctx).toMatchObject({ org_id: 'demo', chat_mode: false, raw_input: '跑一下链', actor_name: '张三', team_role: 'owner', channel: 'cli' });
     expect(b.ctx.session_id).toBe(a.ctx.session_id);
     expect(b.ctx.workspace_dir).toBe(a.ctx.workspace_dir);
+  });
+
+  it('R-CHAIN-41, D-08: team_role is inherited from the caller, else resolved from user_id in the directory, else member', async () => {
+    const s = await svc();
+    await seedDemoDirectory(db(), 'demo');
+    const doc = { steps: [{ skill_name: 'echo', alias: 'e' }] };
+    const role = async (given: Record<string, unknown>) => ((await run(s, doc, { given })).steps.e as { ctx: { team_role: unknown } }).ctx.team_role;
+    expect(await role({ team_role: 'admin', user_id: 'demo_worker' })).toBe('admin');
+    expect(await role({ user_id: 'demo_worker' })).toBe('owner');
+    expect(await role({ user_id: 'nobody_here' })).toBe('member');
   });
 
   it('R-CHAIN-45: a step failing with ok:false counts as failed; a step returning {} counts as success', async () => {
