@@ -179,10 +179,10 @@ export function cdata(v: string): string {
   return `<![CDATA[${v.replace(/]]>/g, ']]]]><![CDATA[>')}]]>`;
 }
 
-/** A callback XML document from flat fields (tests and fakes). */
-export function toWecomXml(fields: Record<string, string | number>): string {
+/** A callback XML document from flat fields (tests and fakes): strings as CDATA, numbers/bigints bare. */
+export function toWecomXml(fields: Record<string, string | number | bigint>): string {
   const body = Object.entries(fields)
-    .map(([k, v]) => (typeof v === 'number' ? `<${k}>${v}</${k}>` : `<${k}>${cdata(v)}</${k}>`))
+    .map(([k, v]) => (typeof v === 'string' ? `<${k}>${cdata(v)}</${k}>` : `<${k}>${v.toString()}</${k}>`))
     .join('');
   return `<xml>${body}</xml>`;
 }

@@ -71,7 +71,7 @@ describeAdapterContract({
       // Self-built app callbacks are one member ↔ the app: no groups, no bots, no mentions.
       if (spec.chat !== 'direct' || spec.sender !== 'user' || spec.address !== 'none') return null;
       return Buffer.from(
-        toWecomXml({ ToUserName: WECOM.corpId, FromUserName: 'test_user_001', CreateTime: 1767225600, MsgType: 'text', Content: spec.text, MsgId: 8_000_000_000_000_000 + spec.seq, AgentID: 1000002 }),
+        toWecomXml({ ToUserName: WECOM.corpId, FromUserName: 'test_user_001', CreateTime: 1767225600, MsgType: 'text', Content: spec.text, MsgId: 8_000_000_000_000_000_000n + BigInt(spec.seq), AgentID: 1000002 }),
       );
     },
     buttonPress({ seq, data, actorId }) {

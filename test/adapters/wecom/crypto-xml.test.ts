@@ -51,7 +51,7 @@ describe('WeCom crypto (doc /document/path/90968)', () => {
     expect(wecomDecrypt(e.slice(0, 40), KEY)).toBeNull();
     expect(wecomDecrypt('', KEY)).toBeNull();
     const raw = Buffer.from(e, 'base64');
-    raw[raw.length - 1] ^= 0xff;
+    raw[raw.length - 1] = raw[raw.length - 1]! ^ 0xff;
     expect(wecomDecrypt(raw.toString('base64'), KEY)).toBeNull();
   });
 
