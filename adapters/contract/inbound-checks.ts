@@ -74,7 +74,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
 
   it('CONTRACTS §6: a signed body that cannot be parsed → 400, nothing stored', async () => {
     const b = bed();
-    for (const body of ['{"update_id": 1,', 'not json at all', '', '\u0000\u0001', '[1,2', '{"a":"\ud800"']) {
+    for (const body of ['{"id": 1,', 'not json at all', '', '\u0000\u0001', '[1,2', '{"a":"\ud800"']) {
       const before = b.host.calls.length;
       const res = await b.deliver(Buffer.from(body, 'utf8'));
       expect(res.status, `body ${JSON.stringify(body)}`).toBe(400);
