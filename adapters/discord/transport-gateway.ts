@@ -45,6 +45,27 @@ export function loginFailureText(err: unknown): string {
   return `discord: login failed: ${msg}`;
 }
 
+/**
+ * discord.js builds its own cache objects from every dispatch (WebSocketManager#handlePacket, a
+ * private method) and its structures throw on malformed ones (`new BaseInteraction` on a missing
+ * `member`, MessageCreateAction on a non-object `d` …) inside an async emitter: an unhandled
+ * rejection per bad frame (found by the gateway fuzz test). Our mapping reads the raw frame
+ * (emitted before handlePacket), so a throw there is caught and logged instead.
+ */
+function guardPacketHandling(client: Client, log: Logger): void {
+  const ws = client.ws as unknown as { handlePacket?: (packet: unknown, shard: unknown) => boolean };
+  const original = ws.handlePacket;
+  if (typeof original !== 'function') return;
+  ws.handlePacket = (packet, shard) => {
+    try {
+      return original.call(client.ws, packet, shard);
+    } catch (err) {
+      log.warn({ err: (err as Error)?.message ?? String(err), t: (packet as { t?: unknown })?.t }, 'discord: discord.js could not process a dispatch (ignored)');
+      return false;
+    }
+  };
+}
+
 /** A running gateway connection. */
 export interface Gateway {
   client: Client;
@@ -64,6 +85,7 @@ export async function connectGateway(p: {
   onReady(user: { id: string; username: string }): void;
 }): Promise<Gateway> {
   const client = new Client({ intents: intentsFor(p.messageContent), partials: [Partials.Channel], rest: { api: p.apiRoot } });
+  guardPacketHandling(client, p.log);
   let chain: Promise<void> = Promise.resolve();
   client.on(Events.Raw, (packet: unknown) => {
     const t = (packet as { t?: unknown })?.t;
