@@ -21,6 +21,10 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
+// Every embedded command reopens PGlite from the data dir (about 0.2 s on an idle machine, far
+// more on a loaded one), and these tests run several commands each.
+const MANY_COMMANDS = { timeout: 180_000 };
+
 for (const engine of ENGINES) {
   describe(`chain and schedule CLI with a database [${engine}]`, () => {
     beforeAll(async () => {
@@ -43,7 +47,7 @@ for (const engine of ENGINES) {
       vi.unstubAllEnvs();
     });
 
-    it('chain run <file>: prints the return object, exit 0', async () => {
+    it('chain run <file>: prints the return object, exit 0', MANY_COMMANDS, async () => {
       const r = await cli('chain', 'run', GOOD, '--input', '{"city":"北京"}');
       expect(r.code).toBe(0);
       const res = JSON.parse(r.out) as { ok: boolean; steps: Record<string, { input: Record<string, unknown> }>; failed: string[]; error: string; duration_ms: number };
@@ -53,7 +57,7 @@ for (const engine of ENGINES) {
       expect(Object.keys(res).sort()).toEqual(['duration_ms', 'error', 'failed', 'last', 'ok', 'steps']);
     });
 
-    it('chain save / run <name> / disable / enable; a refused save is exit 1 with the problems', async () => {
+    it('chain save / run <name> / disable / enable; a refused save is exit 1 with the problems', MANY_COMMANDS, async () => {
       expect((await cli('chain', 'save', BAD)).code).toBe(1);
       const saved = await cli('chain', 'save', GOOD);
       expect(saved.code).toBe(0);
@@ -64,7 +68,7 @@ for (const engine of ENGINES) {
       expect((await cli('chain', 'enable', 'nope_chain')).code).toBe(1);
     });
 
-    it('schedule add / list / remove; a bad cron or unknown target is exit 1', async () => {
+    it('schedule add / list / remove; a bad cron or unknown target is exit 1', MANY_COMMANDS, async () => {
       const add = await cli('schedule', 'add', 'morning', '--cron', '0 9 * * 1-5', '--chain', 'daily_report', '--input', '{"city":"杭州"}', '--to', 'notify:ops', '--tz', 'Asia/Shanghai');
       expect(add.code).toBe(0);
       const list = await cli('schedule', 'list', '--json');
