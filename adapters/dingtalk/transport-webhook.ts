@@ -7,11 +7,11 @@
  * 3. the body parsed as one JSON object → 400; required fields missing → 400;
  * 4. our own robot's messages → 200 ignored; unsupported message types → 200, not handed to the
  *    core, a polite notice sent back; button presses (`确认 <ref>` in single chats) → callbacks;
- * 5. the conversation's reply route remembered, the message made storable (NUL / lone surrogates →
- *    U+FFFD, src/channel/storable.ts) and handed to the core (the inbox dedups redeliveries by `msgId`) → 200 with an empty body (a JSON body would be sent as a reply).
+ * 5. the conversation's reply route remembered, the message handed to the core (the inbox makes
+ *    NUL / lone surrogates storable and dedups redeliveries by `msgId`) → 200 with an empty
+ *    body (a JSON body would be sent back as a reply).
  */
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { storableCopy } from '../../src/channel/storable.ts';
 import type { AdapterHost, InboundMessage, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { asCallback, normalizeCallback, pressedButton } from './inbound.ts';
@@ -67,6 +67,6 @@ export async function handleDingtalkWebhook(req: WebhookRequest, host: AdapterHo
     const cb = payloadText === null ? null : asCallback(msg, payloadText);
     if (cb) msg = cb;
   }
-  await host.receive(storableCopy(msg));
+  await host.receive(msg);
   return OK;
 }
