@@ -3,6 +3,7 @@
  * (docs/adapter-authoring.md). The web channel is built separately (it owns the chat page).
  */
 import type { ChannelFactory } from '../src/channel/factory.ts';
+import { feishuChannel } from './feishu/index.ts';
 
 /** Every non-web channel, in start-up order. */
-export const channelFactories: ChannelFactory[] = [];
+export const channelFactories: ChannelFactory[] = [feishuChannel];

@@ -282,22 +282,4 @@ export async function normalizeCardAction(header: EventHeader, event: CardAction
   return { outcome: 'message', message };
 }
 
-const UNSTORABLE_SRC = '\\u0000|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
-const HAS_UNSTORABLE = new RegExp(UNSTORABLE_SRC);
-const UNSTORABLE = new RegExp(UNSTORABLE_SRC, 'g');
-
-/**
- * A copy of `v` whose strings can be stored as PostgreSQL JSON: NUL and lone surrogates (which
- * a JSON body may carry as `\u0000` / `\ud800` escapes) become U+FFFD. Text that is valid
- * Unicode is untouched, so `raw_input` stays verbatim for every real message.
- */
-export function toStorable<T>(v: T): T {
-  if (typeof v === 'string') return (HAS_UNSTORABLE.test(v) ? v.replace(UNSTORABLE, '\uFFFD') : v) as T;
-  if (Array.isArray(v)) return v.map((x) => toStorable(x)) as T;
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[toStorable(k)] = toStorable(x);
-    return out as T;
-  }
-  return v;
-}
+export { storableCopy as toStorable } from '../../src/channel/storable.ts';

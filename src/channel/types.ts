@@ -188,6 +188,15 @@ export type SendResult =
       code?: string | number | null;
     };
 
+/** What the outbox tells an adapter about one send. */
+export interface SendOptions {
+  /**
+   * Stable key of the outbox row: every retry of one row carries the same key (Feishu `uuid`,
+   * any platform-side idempotency). Absent when the caller is not the outbox.
+   */
+  idempotencyKey?: string | null;
+}
+
 /** Bytes of a fetched attachment. */
 export interface FetchedAttachment {
   data: Buffer;
@@ -219,7 +228,7 @@ export interface ChannelAdapter {
   start?(host: AdapterHost): Promise<void>;
   stop?(): Promise<void>;
   /** Deliver one message. */
-  send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult>;
+  send(target: OutboundTarget, message: OutboundMessage, opts?: SendOptions): Promise<SendResult>;
   /** Fetch an inbound attachment's bytes from its `platform_ref`. @throws when unavailable. */
   fetchAttachment?(att: InboundAttachment, msg: InboundMessage): Promise<FetchedAttachment>;
   /** Show that work is under way (typing indicator); best effort, never throws. */

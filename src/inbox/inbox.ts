@@ -11,6 +11,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../channel/types.ts';
+import { storableCopy } from '../channel/storable.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
 import { claimEvents, countBacklog, insertEvent, lockChat, markDone, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
@@ -162,7 +163,8 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
   }
 
   return {
-    async receive(msg) {
+    async receive(incoming) {
+      const msg = storableCopy(incoming); // NUL / lone surrogates cannot be stored as JSON
       const key = chatKey(msg);
       const id =
         db.engine === 'server'

@@ -100,7 +100,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       if (wait > 0) await clock.sleep(wait);
       let result: SendResult;
       try {
-        result = await adapter.send(row.target, row.message);
+        result = await adapter.send(row.target, row.message, { idempotencyKey: `outbox:${row.id}` });
       } catch (err) {
         // Adapters return platform failures; a throw is a bug or a network surprise: retry it.
         result = { ok: false, retryable: true, error: errorText(err), code: 'adapter_threw' };
