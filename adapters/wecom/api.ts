@@ -6,6 +6,7 @@
  * when an answer says it is invalid or expired (40001 / 40014 / 42001). Answers are HTTP 200
  * with `errcode`; a non-zero `errcode` becomes a {@link WecomApiError}.
  */
+import { randomBytes } from 'node:crypto';
 import { dispositionFilename } from '../feishu/resource.ts';
 import { ERR, isRetryableCode, isTokenError, type ApiAnswer } from './wire.ts';
 
@@ -94,9 +95,6 @@ export class WecomApi {
     this.#o = o;
   }
 
-  /** How many times a token was fetched (tests). */
-  tokenFetches = 0;
-
   /** A valid access token (cached; one fetch for concurrent callers). @throws WecomApiError */
   async token(): Promise<string> {
     const t = this.#token;
@@ -111,7 +109,6 @@ export class WecomApi {
   }
 
   async #fetchToken(): Promise<string> {
-    this.tokenFetches++;
     const q = new URLSearchParams({ corpid: this.#o.corpId, corpsecret: this.#o.secret });
     const { answer, headers } = await this.#http('GET', `/cgi-bin/gettoken?${q}`, undefined, 'gettoken');
     const err = answerError(answer, headers, 'gettoken');
@@ -176,7 +173,7 @@ export class WecomApi {
   /** Upload temporary media (`type` image|voice|video|file) → media_id. @throws WecomApiError */
   uploadMedia(type: 'image' | 'voice' | 'video' | 'file', file: UploadFile): Promise<string> {
     return this.#withToken(async (token) => {
-      const boundary = `----skillgate${Math.random().toString(16).slice(2)}${Date.now().toString(16)}`;
+      const boundary = `----skillgate${randomBytes(12).toString('hex')}`;
       const q = new URLSearchParams({ access_token: token, type });
       const { answer, headers } = await this.#http('POST', `/cgi-bin/media/upload?${q}`, { data: multipartBody(file, boundary), type: `multipart/form-data; boundary=${boundary}` }, 'media/upload');
       const err = answerError(answer, headers, 'media/upload');
