@@ -40,6 +40,19 @@ function message(spec: EventSpec): Buffer | null {
   );
 }
 
+/** A code fence left open at the end of a chunk (CommonMark: a closer is the same character, at least as long, nothing after). */
+function fenceProblem(t: string): string | null {
+  let open: string | null = null;
+  for (const line of t.split('\n')) {
+    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (!m) continue;
+    if (open === null) {
+      if (!(m[1]!.startsWith('`') && m[2]!.includes('`'))) open = m[1]!;
+    } else if (m[1]![0] === open[0] && m[1]!.length >= open.length && m[2]!.trim() === '') open = null;
+  }
+  return open === null ? null : `code fence ${open} left open`;
+}
+
 /** The kit's view of the adapter: verified deliveries, dispatches to processDispatch (see the file doc). */
 function kitAdapter(a: DiscordAdapter, now: () => Date): WebhookAdapter {
   const key = publicKeyFromHex(keys.publicHex);
@@ -109,10 +122,7 @@ describeAdapterContract({
     rateLimited: (s) => ({ status: 429, headers: { 'retry-after': String(s), 'x-ratelimit-scope': 'user' }, json: { message: 'You are being rate limited.', retry_after: s, global: false } }),
     permanentFailure: { status: 404, json: { code: 10003, message: 'Unknown Channel' } },
     serverFailure: { status: 502, body: 'Bad Gateway' },
-    wellFormed: (t) => {
-      const fences = t.split('\n').filter((l) => /^ {0,3}(`{3,}|~{3,})/.test(l)).length;
-      return fences % 2 === 0 ? null : `unbalanced code fence (${fences} fence lines)`;
-    },
+    wellFormed: fenceProblem,
     target: { channel: 'discord', account: 'default', chat_id: DM_CHANNEL, chat_type: 'direct' },
   },
   attachments: {
