@@ -4,6 +4,8 @@
  */
 import type { ChannelFactory } from '../src/channel/factory.ts';
 import { feishuChannel } from './feishu/index.ts';
+import { telegramChannel } from './telegram/index.ts';
+import { dingtalkChannel } from './dingtalk/index.ts';
 
 /** Every non-web channel, in start-up order. */
-export const channelFactories: ChannelFactory[] = [feishuChannel];
+export const channelFactories: ChannelFactory[] = [telegramChannel, feishuChannel, dingtalkChannel];

@@ -18,6 +18,7 @@
  * - stickers, polls, locations, contacts, dice, games … are `unsupported` (answered politely);
  *   service messages (members joined, pinned …) and unknown update types are ignored.
  */
+import { storableCopy } from '../../src/channel/storable.ts';
 import type { InboundAttachment, InboundMessage, Lang } from '../../src/channel/types.ts';
 import type { Message, Update, User } from './wire.ts';
 
@@ -228,19 +229,7 @@ function normalizeMessage(update: Update, m: Message, edit: boolean, account: st
     received_at: isoFromUnix(edit ? (m.edit_date ?? m.date) : m.date, now),
   };
   if (lang) msg.lang = lang;
-  return { type: 'message', msg: storable(msg) };
-}
-
-/**
- * A copy of `v` whose strings PostgreSQL can store in jsonb: NUL → U+FFFD and lone surrogates →
- * U+FFFD. Telegram never sends either; a forged update with them must not
- * make the inbox throw (which would answer 503 and have the update redelivered forever).
- */
-export function storable<T>(v: T): T {
-  if (typeof v === 'string') return v.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD') as T;
-  if (Array.isArray(v)) return v.map((x) => storable(x)) as T;
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [storable(k), storable(x)])) as T;
-  return v;
+  return { type: 'message', msg: storableCopy(msg) };
 }
 
 /** Split our callback payload `confirm:<token>` / `cancel:<token>` (else action = the part before `:`). */
@@ -298,7 +287,7 @@ export function normalizeUpdate(update: Update, account: string, bot: BotIdentit
         };
         const lang = langOf(from);
         if (lang) msg.lang = lang;
-        return storable(msg);
+        return storableCopy(msg);
       },
     };
   }
