@@ -20,7 +20,6 @@ import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { parseButtonPayload } from '../../src/channel/button-payload.ts';
 import type { AdapterHost, InboundMessage, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
 import { checkWecomSignature, safeEqualString, wecomDecrypt } from '../../src/channel/wecom-crypto.ts';
-import { toStorable } from '../feishu/inbound.ts';
 import { normalizeWecom } from './inbound.ts';
 import { CALLBACK_BODY_LIMIT, envelopeEncrypt, parseWecomXml } from './wire.ts';
 
@@ -103,13 +102,13 @@ export async function handleWecomWebhook(req: WebhookRequest, host: AdapterHost,
       void ctx.notifyUnsupported(out.msg).catch(() => undefined);
       return empty();
     case 'message':
-      await host.receive(toStorable(out.msg));
+      await host.receive(out.msg); // the inbox makes NUL / lone surrogates storable
       return empty();
     case 'callback': {
       const resolved = await ctx.payloads.decode(out.data);
       if (resolved === null) return empty(); // an expired or unknown button reference
       const { action, token } = parseButtonPayload(resolved);
-      await host.receive(toStorable({ ...out.msg, callback: { id: null, action, token, data: resolved } }));
+      await host.receive({ ...out.msg, callback: { id: null, action, token, data: resolved } });
       return empty();
     }
   }
