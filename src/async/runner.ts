@@ -44,6 +44,12 @@ export interface AsyncRunnerOptions {
   hardcapFactor?: number;
   /** Retries of a job that failed or expired (default 1; the outbox keys stop duplicate pushes). */
   retryLimit?: number;
+  /**
+   * How long a finished job waits for its turn's own reply (the acknowledgement) to be queued
+   * before pushing, ms (default 30000; 0 = do not wait), so the chat sees the acknowledgement
+   * first even when the run ends before the turn has replied.
+   */
+  ackWaitMs?: number;
   /** Clock for trigger times and confirmation expiry (tests). */
   clock?: () => Date;
 }
@@ -86,6 +92,18 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
     return 'refused' in p;
   };
 
+  /** Wait (bounded by ackWaitMs) until the turn of `eventId` has queued its first message. */
+  const turnReplied = async (eventId: string): Promise<void> => {
+    const deadline = Date.now() + (opts.ackWaitMs ?? 30_000);
+    // The turn's outbox keys are `turn:<event id>:<n>` (src/turn/turn.ts), n from 0.
+    const key = `turn:${eventId}:0`;
+    for (;;) {
+      const { rows } = await db.query('SELECT 1 FROM skillgate.outbox_messages WHERE idempotency_key = $1', [key]);
+      if (rows.length > 0 || Date.now() >= deadline) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
   const runJob = async (jobId: string, data: AsyncJobData): Promise<Envelope> => {
     const sessionId = typeof data.given.session_id === 'string' && data.given.session_id ? data.given.session_id : data.defaults.session_id;
     let envelope: Envelope;
@@ -109,6 +127,7 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
     const actorKey = typeof data.defaults.user_id === 'string' ? data.defaults.user_id : '';
     if (actorKey) await rememberConfirms(db, services.secretKey, { sessionId, actorKey, invocations: [invocation], now: clock() });
     const messages = await resultMessages(db, data, envelope, caps, sessionId);
+    await turnReplied(data.origin.event_id);
     await opts.outbox.enqueue(
       db,
       messages.map((message, n) => ({

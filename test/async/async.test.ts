@@ -17,7 +17,7 @@ function textOf(m: OutboundMessage): string {
   return [m.text ?? '', m.display_md ?? ''].join('\n');
 }
 
-describeEachEngine('async skills', (db) => {
+describeEachEngine('async skills', (db, engine) => {
   let h: AsyncHarness;
   beforeAll(async () => {
     h = await makeAsyncHarness(db());
@@ -29,7 +29,7 @@ describeEachEngine('async skills', (db) => {
   it('R-ASYNC-01/02/03: on a text channel the call answers at once; the result and its file are pushed when the run ends', async () => {
     await setSkillConfig(db(), h.services.secretKey, { roleId: 'default', skill: 'slow_report', key: 'region', value: '华东', via: 'operator' });
     const open = closeGate();
-    const tag = `t${Date.now()}`;
+    const tag = `t-${engine}-${Date.now()}`;
     const immediate = await h.turn('telegram', `/slow_report tag=${tag}`);
 
     // The turn has answered while the skill is still held at its gate.
@@ -63,7 +63,7 @@ describeEachEngine('async skills', (db) => {
 
   it('R-ASYNC-04, A-56: on web the same skill runs synchronously and the turn itself answers with the result', async () => {
     closeGate()();
-    const tag = `w${Date.now()}`;
+    const tag = `w-${engine}-${Date.now()}`;
     const out = await h.turn('web', `/slow_report tag=${tag}`);
     expect(observed(tag)).toBeDefined();
     expect(out.map(textOf).join('\n')).toContain('合计 42');
@@ -74,7 +74,7 @@ describeEachEngine('async skills', (db) => {
   });
 
   it('A-48: a failing async skill pushes its user_message (no stack, no raw error) to the chat', async () => {
-    const tag = `f${Date.now()}`;
+    const tag = `f-${engine}-${Date.now()}`;
     const immediate = await h.turn('telegram', `/async_fail tag=${tag}`);
     expect(immediate.map(textOf).join('\n')).toContain('已在后台开始执行');
     await expect.poll(() => h.telegram.sent.find((s) => textOf(s.message).includes(`报表 ${tag} 未生成`)), POLL).toBeDefined();
@@ -98,7 +98,7 @@ describeEachEngine('async skills', (db) => {
     const writer = h.newRunner({ work: false });
     await writer.start();
     h.runner = writer;
-    const tag = `r${Date.now()}`;
+    const tag = `r-${engine}-${Date.now()}`;
     const immediate = await h.turn('telegram', `/slow_report tag=${tag}`);
     expect(immediate.map(textOf).join('\n')).toContain('已在后台开始执行');
     const job = (await db().query<{ id: string; state: string; data: unknown }>(`SELECT id, state, data FROM pgboss.job WHERE name = $1 AND data->'input'->>'tag' = $2`, [ASYNC_QUEUE, tag])).rows[0]!;

@@ -23,6 +23,7 @@ import { migrate } from '../../src/store/migrate.ts';
 import { CommandPlanner } from '../../src/turn/planners/command.ts';
 import { RunningTurns } from '../../src/turn/running.ts';
 import { createTurnHandler } from '../../src/turn/turn.ts';
+import type { Planner } from '../../src/turn/planner.ts';
 import { RecordingAdapter } from '../turn/helpers.ts';
 
 export const ASYNC_FIXTURES = fileURLToPath(new URL('../fixtures/async/', import.meta.url));
@@ -73,7 +74,7 @@ export interface AsyncHarness {
 let seq = 0;
 
 /** Build the harness over `db` (migrations applied, runner and outbox started). */
-export async function makeAsyncHarness(db: Db): Promise<AsyncHarness> {
+export async function makeAsyncHarness(db: Db, opts: { planner?: Planner } = {}): Promise<AsyncHarness> {
   await migrate(db);
   const log = createLogger({ level: 'silent' });
   const registry = await discoverSkills([
@@ -103,7 +104,7 @@ export async function makeAsyncHarness(db: Db): Promise<AsyncHarness> {
     adapterFor,
     outbox,
     running: new RunningTurns(),
-    plannerFor: () => new CommandPlanner(),
+    plannerFor: () => opts.planner ?? new CommandPlanner(),
     deferAsync: (req, origin) => harness.runner.maybeDefer(req, origin),
     progressDelayMs: 60_000,
   });
