@@ -33,6 +33,12 @@ import { createWebChannel } from '../adapters/web/index.ts';
 import { channelFactories } from '../adapters/index.ts';
 import { createWebhookRouter } from './channel/webhooks.ts';
 import { createNotifyAdapter } from './orchestration/notify.ts';
+import { chainAwareRegistry } from './chain/services.ts';
+import { runSkillOrChain } from './chain/skill.ts';
+import { createChainRouter } from './http/chains.ts';
+import { requireBearer } from './http/local-auth.ts';
+import { startGatewayScheduler } from './schedule/index.ts';
+import { createAsyncRunner } from './async/runner.ts';
 import { PendingRepliesRouter } from './orchestration/pending-replies.ts';
 import { attachmentStoreDir } from './session/workspace.ts';
 import type { AdapterHost } from './channel/types.ts';
@@ -96,6 +102,13 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     log.info({ skills: registry.all().length, broken }, 'skills discovered');
     publishCatalog(registry, config);
     const services: SkillServices = { db, registry, settings, secretKey, log };
+    // Saved chains are skills of type `chain` (spec 004): the registry holds the enabled ones
+    // and the executor hands them to the chain runner. Rebuilt after a save or enable.
+    const rebuildRegistry = async (): Promise<void> => {
+      services.registry = (await chainAwareRegistry(db, registry)).registry;
+    };
+    await rebuildRegistry();
+    services.runChain = (req) => runSkillOrChain({ ...services, runChain: undefined }, req);
     const defaultRole = config.roles.find((r) => r.id === settings.roleId) ?? config.roles[0]!;
     const demo = !settings.databaseUrl;
     if (demo) await seedDemoDirectory(db, defaultRole.org_id, defaultRole.id);
@@ -144,6 +157,10 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       attachmentRoots: [attachmentStoreDir(settings.dataDir)],
       log,
     };
+    // async: true skills on non-web channels run in the background on a pg-boss queue (issue 9).
+    const asyncRunner = createAsyncRunner({ db, services, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
+    await asyncRunner.start();
+    stops.push(() => asyncRunner.stop());
     const inbox = createInbox(db, { log });
     const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
     metricsRef = metrics;
@@ -168,6 +185,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       running,
       plannerFor,
       pendingReplies: new PendingRepliesRouter({ db }),
+      deferAsync: (req, origin) => asyncRunner.maybeDefer(req, origin),
       onTurn: (t) => metrics.turn(t.channel, t.ms, t.failures),
     });
     const host = createCoreHost({ db, log, inbox, running, outbox, onInbound: (channel, result) => metrics.inbound(channel, result) });
@@ -179,13 +197,27 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     inbox.start(handleTurn, { concurrency: db.engine === 'server' ? 32 : 4 });
     stops.push(() => inbox.stop());
     hostRef = host;
-    for (const a of adapters.all()) await a.start?.(host);
+    for (const a of adapters.all()) {
+      // One channel failing to connect (a revoked token) must not take the others down.
+      await a.start?.(host).catch((err: unknown) =>
+        log.error({ channel: a.channel, account: a.account, err: (err as Error).message }, `channel ${a.channel}@${a.account} failed to start; it stays off`),
+      );
+    }
+    const scheduler = await startGatewayScheduler(services, (roleId) => config.roles.find((r) => r.id === roleId)?.org_id ?? defaultRole.org_id);
+    stops.push(() => scheduler.stop());
     stops.push(async () => {
       for (const a of adapters.all()) if (a !== web) await a.stop?.();
     });
 
     const localToken = randomBytes(32).toString('hex');
-    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, web.router] });
+    const chainRoutes = createChainRouter({
+      services,
+      config,
+      defaultRoleId: settings.roleId,
+      auth: settings.adminToken ? requireBearer(settings.adminToken) : (_req, res) => void res.status(403).json({ error: 'SKILLGATE_ADMIN_TOKEN is not set' }),
+      onChange: rebuildRegistry,
+    });
+    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router] });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, '0.0.0.0', () => resolveListen(s));
       s.once('error', reject);

@@ -92,8 +92,12 @@ export interface OutboundProbes {
   unit: LengthUnit;
   /** Largest button payload, UTF-8 bytes (Telegram 64). */
   buttonLimitBytes: number;
-  /** The platform's answer when formatting is rejected (Telegram 400 "can't parse entities"). */
-  formattingRejected: FakeReply;
+  /**
+   * The platform's answer when formatting is rejected (Telegram 400 "can't parse entities").
+   * Omit it for a text-only channel (capabilities.display `text`): the kit then checks that no
+   * delivering request asks for formatting at all.
+   */
+  formattingRejected?: FakeReply;
   /** The platform's 429 answer advising `retryAfterS` seconds. */
   rateLimited(retryAfterS: number): FakeReply;
   /** A permanent failure answer (chat not found, bot blocked): must come back `retryable: false`. */

@@ -7,7 +7,7 @@
  * with `errcode`; a non-zero `errcode` becomes a {@link WecomApiError}.
  */
 import { randomBytes } from 'node:crypto';
-import { dispositionFilename } from '../feishu/resource.ts';
+import { dispositionFilename } from '../../src/channel/content-disposition.ts';
 import { ERR, isRetryableCode, isTokenError, type ApiAnswer } from './wire.ts';
 
 /** Refresh a token this long before it expires, ms. */

@@ -52,6 +52,11 @@ export interface SkillServices {
    * gateway. Reaches skills as the in-process context keys `messaging` and `await_reply`.
    */
   messaging?: MessagingServices;
+  /**
+   * Runs a skill of type `chain` (a saved chain, spec 004): set by the gateway to the chain
+   * runner (`src/chain/skill.ts` runSkillOrChain). Absent → chain skills are not executable here.
+   */
+  runChain?: (req: RunSkillRequest) => Promise<Envelope>;
 }
 
 /**
@@ -192,6 +197,10 @@ export async function executePrepared(
  * @throws only on infrastructure failures (database unreachable).
  */
 export async function runSkill(services: SkillServices, req: RunSkillRequest): Promise<Envelope> {
+  if (services.runChain) {
+    const rec = typeof req.skill === 'string' ? services.registry.resolveTool(req.skill)?.record : req.skill;
+    if (rec?.skillType === 'chain') return services.runChain(req);
+  }
   const lang = req.lang ?? 'zh-CN';
   const started = Date.now();
   const given = req.given ?? {};

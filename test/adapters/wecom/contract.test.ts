@@ -96,7 +96,6 @@ describeAdapterContract({
     unit: 'bytes',
     buttonLimitBytes: 1024,
     // WeCom text has no formatting to reject; the adapter never asks for any (see the report).
-    formattingRejected: { json: { errcode: 40008, errmsg: 'invalid message type' } },
     // WeCom answers rate limits with HTTP 200 + errcode 45009 and no hint; the fake adds Retry-After, which the adapter honours.
     rateLimited: (s) => ({ headers: { 'retry-after': String(s) }, json: { errcode: 45009, errmsg: 'api freq out of limit, more info at https://open.work.weixin.qq.com/devtool/query?e=45009' } }),
     permanentFailure: { json: { errcode: 81013, errmsg: 'user & party & tag all invalid' } },
