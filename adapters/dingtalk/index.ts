@@ -10,7 +10,7 @@
  * (outbound.ts: session webhook, then the Open API). Attachments: download codes exchanged for
  * a short-lived URL, then fetched.
  */
-import { accountsFor, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { accountsFor, requireSetting, setting, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import type {
@@ -20,7 +20,6 @@ import type {
   InboundMessage,
   WebhookAdapter,
 } from '../../src/channel/types.ts';
-import { ConfigError } from '../../src/config/errors.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Queryable } from '../../src/store/db.ts';
 import { createDingtalkApi } from './api.ts';
@@ -113,19 +112,16 @@ export function createDingtalkAdapter(o: DingtalkAdapterOptions): WebhookAdapter
 
 /** Options of one account from its settings. @throws ConfigError naming the missing key */
 export function dingtalkOptions(a: ChannelAccount, ctx: Pick<ChannelFactoryContext, 'db' | 'log' | 'now'>): DingtalkAdapterOptions {
-  const v = a.values;
-  const where = (key: string): string => (a.source === 'env' ? `DINGTALK_${key.toUpperCase()}` : `accounts[${a.id}].${key}`);
-  for (const key of ['app_key', 'app_secret']) {
-    if ((v[key] ?? '') === '') throw new ConfigError(`dingtalk account ${a.id}: ${where(key)} is required`, where(key));
-  }
+  const appKey = requireSetting(a, 'app_key');
+  const appSecret = requireSetting(a, 'app_secret');
   const now = ctx.now;
   return {
     account: a.id,
-    appKey: v.app_key!,
-    appSecret: v.app_secret!,
-    robotCode: v.robot_code || v.app_key!,
-    apiRoot: v.api_root || DINGTALK_DEFAULT_API_ROOT,
-    oapiRoot: v.oapi_root || DINGTALK_DEFAULT_OAPI_ROOT,
+    appKey,
+    appSecret,
+    robotCode: setting(a, 'robot_code') || appKey,
+    apiRoot: setting(a, 'api_root') || DINGTALK_DEFAULT_API_ROOT,
+    oapiRoot: setting(a, 'oapi_root') || DINGTALK_DEFAULT_OAPI_ROOT,
     db: ctx.db,
     log: ctx.log.child({ channel: 'dingtalk', account: a.id }),
     now: now ? () => now().getTime() : undefined,

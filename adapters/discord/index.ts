@@ -11,7 +11,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { Routes, type REST } from 'discord.js';
-import { accountsFor, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { accountsFor, apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import type {
@@ -27,7 +27,6 @@ import type {
   WebhookResponse,
 } from '../../src/channel/types.ts';
 import { storableCopy } from '../../src/channel/storable.ts';
-import { ConfigError } from '../../src/config/errors.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Queryable } from '../../src/store/db.ts';
 import { normalizeDispatch, normalizeInteraction, type BotIdentity, type Normalized } from './inbound.ts';
@@ -66,22 +65,18 @@ export interface DiscordDeps {
  *   or the public key is not 64 hex characters.
  */
 export function discordSettings(a: ChannelAccount): DiscordSettings {
-  const v = a.values;
-  const where = a.source === 'env' ? (k: string) => `DISCORD_${k.toUpperCase()}` : (k: string) => `accounts[${a.id}].${k}`;
-  const token = (v.bot_token ?? v.token ?? '').trim();
-  if (!token) throw new ConfigError(`discord account ${a.id}: the bot token is missing`, where('bot_token'));
-  const mc = (v.message_content ?? 'on').trim().toLowerCase();
-  if (!['on', 'off', 'true', 'false', '1', '0'].includes(mc)) throw new ConfigError(`discord account ${a.id}: message_content must be on or off`, where('message_content'));
-  const publicKey = (v.public_key ?? '').trim() || null;
-  if (publicKey !== null && !/^[0-9a-fA-F]{64}$/.test(publicKey)) throw new ConfigError(`discord account ${a.id}: the public key must be 64 hex characters`, where('public_key'));
-  const delay = Number(v.max_retry_delay_s ?? 5);
+  const token = requireSetting(a, 'bot_token', { aliases: ['token'], problem: 'the bot token is missing' });
+  const mc = (setting(a, 'message_content') || 'on').toLowerCase();
+  if (!['on', 'off', 'true', 'false', '1', '0'].includes(mc)) throw settingError(a, 'message_content', 'message_content must be on or off');
+  const publicKey = setting(a, 'public_key') || null;
+  if (publicKey !== null && !/^[0-9a-fA-F]{64}$/.test(publicKey)) throw settingError(a, 'public_key', 'the public key must be 64 hex characters');
   return {
     account: a.id,
     token,
-    apiRoot: (v.api_root ?? '').trim().replace(/\/+$/, '') || DEFAULT_API_ROOT,
+    apiRoot: apiRootSetting(a, 'api_root', DEFAULT_API_ROOT),
     messageContent: ['on', 'true', '1'].includes(mc),
     publicKey,
-    maxRetryDelayMs: (Number.isFinite(delay) && delay >= 0 ? delay : 5) * 1000,
+    maxRetryDelayMs: numberSetting(a, 'max_retry_delay_s', 5) * 1000,
   };
 }
 

@@ -10,7 +10,7 @@
  * (`start`). Outbound: `send` through the SDK client (cards for markdown, uploads first).
  */
 import * as lark from '@larksuiteoapi/node-sdk';
-import { accountsFor, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { accountsFor, requireSetting, setting, settingError, settingName, type ChannelAccount } from '../../src/channel/accounts.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import type {
   AdapterCapabilities,
@@ -25,7 +25,6 @@ import type {
   WebhookRequest,
   WebhookResponse,
 } from '../../src/channel/types.ts';
-import { ConfigError } from '../../src/config/errors.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { createFeishuClient, createLookups } from './api.ts';
 import type { FeishuLookups } from './inbound.ts';
@@ -137,17 +136,14 @@ export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
 /** Options of one account from its settings. @throws ConfigError naming the missing key */
 export function feishuOptions(a: ChannelAccount, log: Logger, now?: () => Date): FeishuAdapterOptions {
   const v = a.values;
-  const where = (key: string): string => (a.source === 'env' ? `FEISHU_${key.toUpperCase()}` : `accounts[${a.id}].${key}`);
-  const appId = v.app_id ?? '';
-  const appSecret = v.app_secret ?? '';
-  if (appId === '') throw new ConfigError(`feishu account ${a.id}: ${where('app_id')} is required`, where('app_id'));
-  if (appSecret === '') throw new ConfigError(`feishu account ${a.id}: ${where('app_secret')} is required`, where('app_secret'));
-  const encryptKey = v.encrypt_key || undefined;
-  const verificationToken = v.verification_token || undefined;
-  const mode = (v.mode ?? (encryptKey || verificationToken ? 'webhook' : 'ws')).toLowerCase();
-  if (mode !== 'webhook' && mode !== 'ws') throw new ConfigError(`feishu account ${a.id}: ${where('mode')} must be webhook or ws`, where('mode'));
+  const appId = requireSetting(a, 'app_id');
+  const appSecret = requireSetting(a, 'app_secret');
+  const encryptKey = setting(a, 'encrypt_key') || undefined;
+  const verificationToken = setting(a, 'verification_token') || undefined;
+  const mode = (setting(a, 'mode') || (encryptKey || verificationToken ? 'webhook' : 'ws')).toLowerCase();
+  if (mode !== 'webhook' && mode !== 'ws') throw settingError(a, 'mode', `${settingName(a, 'mode')} must be webhook or ws`);
   if (mode === 'webhook' && !encryptKey && !verificationToken) {
-    throw new ConfigError(`feishu account ${a.id}: webhook mode needs ${where('verification_token')} or ${where('encrypt_key')}`, where('verification_token'));
+    throw settingError(a, 'verification_token', `webhook mode needs ${settingName(a, 'verification_token')} or ${settingName(a, 'encrypt_key')}`);
   }
   const domain = v.domain === 'lark' ? lark.Domain.Lark : v.domain === 'feishu' ? lark.Domain.Feishu : v.domain;
   return {

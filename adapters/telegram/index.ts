@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Api } from 'grammy';
 import type { Update } from 'grammy/types';
-import { accountsFor, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { accountsFor, apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import type {
@@ -25,7 +25,6 @@ import type {
   WebhookRequest,
   WebhookResponse,
 } from '../../src/channel/types.ts';
-import { ConfigError } from '../../src/config/errors.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Queryable } from '../../src/store/db.ts';
 import { MalformedUpdateError, normalizeUpdate, type BotIdentity } from './inbound.ts';
@@ -65,20 +64,13 @@ export interface TelegramDeps {
  *   webhook mode is asked for without a secret.
  */
 export function telegramSettings(a: ChannelAccount): TelegramSettings {
-  const v = a.values;
-  const where = a.source === 'env' ? (k: string) => `TELEGRAM_${k.toUpperCase()}` : (k: string) => `accounts[${a.id}].${k}`;
-  const token = (v.bot_token ?? v.token ?? '').trim();
-  if (!token) throw new ConfigError(`telegram account ${a.id}: the bot token is missing`, where('bot_token'));
-  const secret = (v.webhook_secret ?? '').trim() || null;
-  if (secret !== null && !SECRET_TOKEN_RE.test(secret)) {
-    throw new ConfigError(`telegram account ${a.id}: the webhook secret must be 1-256 of A-Z a-z 0-9 _ -`, where('webhook_secret'));
-  }
-  const mode = (v.mode ?? '').trim().toLowerCase() || (secret ? 'webhook' : 'polling');
-  if (mode !== 'webhook' && mode !== 'polling') throw new ConfigError(`telegram account ${a.id}: mode must be webhook or polling`, where('mode'));
-  if (mode === 'webhook' && !secret) throw new ConfigError(`telegram account ${a.id}: webhook mode needs a webhook secret`, where('webhook_secret'));
-  const apiRoot = (v.api_root ?? '').trim().replace(/\/+$/, '') || DEFAULT_API_ROOT;
-  const delay = Number(v.max_retry_delay_s ?? 5);
-  return { account: a.id, token, webhookSecret: secret, mode, apiRoot, maxRetryDelayS: Number.isFinite(delay) && delay >= 0 ? delay : 5 };
+  const token = requireSetting(a, 'bot_token', { aliases: ['token'], problem: 'the bot token is missing' });
+  const secret = setting(a, 'webhook_secret') || null;
+  if (secret !== null && !SECRET_TOKEN_RE.test(secret)) throw settingError(a, 'webhook_secret', 'the webhook secret must be 1-256 of A-Z a-z 0-9 _ -');
+  const mode = setting(a, 'mode').toLowerCase() || (secret ? 'webhook' : 'polling');
+  if (mode !== 'webhook' && mode !== 'polling') throw settingError(a, 'mode', 'mode must be webhook or polling');
+  if (mode === 'webhook' && !secret) throw settingError(a, 'webhook_secret', 'webhook mode needs a webhook secret');
+  return { account: a.id, token, webhookSecret: secret, mode, apiRoot: apiRootSetting(a, 'api_root', DEFAULT_API_ROOT), maxRetryDelayS: numberSetting(a, 'max_retry_delay_s', 5) };
 }
 
 /** One Telegram bot account as a {@link WebhookAdapter} (polling accounts answer webhooks 404). */

@@ -9,12 +9,11 @@
  * encrypted XML; `handleWebhook`). Outbound: `message/send` as plain text (display `text`),
  * 2048-byte chunks, media uploaded first, confirmations as button cards.
  */
-import { accountsFor, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { accountsFor, requireSetting, setting, settingError, settingName, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
 import { wecomAesKey } from '../../src/channel/wecom-crypto.ts';
-import { ConfigError } from '../../src/config/errors.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
 import { WecomApi } from './api.ts';
@@ -115,24 +114,20 @@ export function createWecomAdapter(o: WecomAdapterOptions): WecomAdapter {
 
 /** Options of one account from its settings. @throws ConfigError naming the missing or malformed key */
 export function wecomOptions(a: ChannelAccount, db: Db, log: Logger, now?: () => Date): WecomAdapterOptions {
-  const v = a.values;
-  const where = (k: string): string => (a.source === 'env' ? `WECOM_${k.toUpperCase()}` : `accounts[${a.id}].${k}`);
-  for (const k of ['corp_id', 'agent_id', 'secret', 'token', 'aes_key']) {
-    if ((v[k] ?? '').trim() === '') throw new ConfigError(`wecom account ${a.id}: ${where(k)} is required`, where(k));
-  }
+  const [corpId, agentId, secret, token, aesKey] = ['corp_id', 'agent_id', 'secret', 'token', 'aes_key'].map((k) => requireSetting(a, k));
   try {
-    wecomAesKey(v.aes_key!.trim());
+    wecomAesKey(aesKey!);
   } catch {
-    throw new ConfigError(`wecom account ${a.id}: ${where('aes_key')} must be the 43-character EncodingAESKey`, where('aes_key'));
+    throw settingError(a, 'aes_key', `${settingName(a, 'aes_key')} must be the 43-character EncodingAESKey`);
   }
   return {
     account: a.id,
-    corpId: v.corp_id!.trim(),
-    agentId: v.agent_id!.trim(),
-    secret: v.secret!.trim(),
-    token: v.token!.trim(),
-    aesKey: v.aes_key!.trim(),
-    apiRoot: v.api_root || WECOM_DEFAULT_API_ROOT,
+    corpId: corpId!,
+    agentId: agentId!,
+    secret: secret!,
+    token: token!,
+    aesKey: aesKey!,
+    apiRoot: setting(a, 'api_root') || WECOM_DEFAULT_API_ROOT,
     db,
     log: log.child({ channel: 'wecom', account: a.id }),
     now,

@@ -5,6 +5,7 @@
  * lower-cased (`TELEGRAM_BOT_TOKEN` → `bot_token`); config entries use the same keys (plus
  * any aliases the adapter documents, e.g. Telegram `token`).
  */
+import { ConfigError } from '../config/errors.ts';
 import type { ConfigFile } from '../config/file.ts';
 
 /** One configured account of a channel. */
@@ -51,4 +52,56 @@ export function accountsFor(
     out.set(a.id, { channel, id: a.id, role: a.role, values, source: 'config' });
   }
   return [...out.values()];
+}
+
+/**
+ * Where the operator wrote setting `key` of account `a`, for error messages: the env variable
+ * (`TELEGRAM_BOT_TOKEN`) for the `.env` account, else the config path (`accounts[ops].bot_token`).
+ * CONTRACTS.md §11; DESIGN.md "clear errors" (a ConfigError names the variable or key).
+ */
+export function settingName(a: ChannelAccount, key: string): string {
+  return a.source === 'env' ? `${a.channel.toUpperCase()}_${key.toUpperCase()}` : `accounts[${a.id}].${key}`;
+}
+
+/**
+ * The trimmed value of setting `key`, else of the first alias that is set (e.g. Telegram's
+ * `token` for `bot_token`); `''` when none is set.
+ */
+export function setting(a: ChannelAccount, key: string, aliases: readonly string[] = []): string {
+  for (const k of [key, ...aliases]) {
+    const v = a.values[k];
+    if (v !== undefined) return v.trim();
+  }
+  return '';
+}
+
+/**
+ * A ConfigError about setting `key` of account `a`: message `<channel> account <id>: <problem>`,
+ * `key` = {@link settingName}. Write `problem` with {@link settingName} when it should name the key.
+ */
+export function settingError(a: ChannelAccount, key: string, problem: string): ConfigError {
+  return new ConfigError(`${a.channel} account ${a.id}: ${problem}`, settingName(a, key));
+}
+
+/**
+ * The trimmed, non-empty value of setting `key` (or an alias, see {@link setting}).
+ * @param problem the error text; default `<setting name> is required`.
+ * @throws ConfigError naming the key when it is missing or blank.
+ */
+export function requireSetting(a: ChannelAccount, key: string, opts: { aliases?: readonly string[]; problem?: string } = {}): string {
+  const v = setting(a, key, opts.aliases);
+  if (v === '') throw settingError(a, key, opts.problem ?? `${settingName(a, key)} is required`);
+  return v;
+}
+
+/** An API root setting without trailing `/`, or `fallback` when unset or blank. */
+export function apiRootSetting(a: ChannelAccount, key: string, fallback: string): string {
+  return setting(a, key).replace(/\/+$/, '') || fallback;
+}
+
+/** A non-negative number setting (e.g. `max_retry_delay_s`); `fallback` when unset, not a number or negative. */
+export function numberSetting(a: ChannelAccount, key: string, fallback: number): number {
+  const raw = setting(a, key);
+  const n = raw === '' ? fallback : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : fallback;
 }
