@@ -34,6 +34,7 @@ import { resolveSubcommandInput, validateInput } from './validate.ts';
 import { makeCallSkill } from '../orchestration/call-skill.ts';
 import { makeAwaitReply } from '../orchestration/await-reply.ts';
 import type { MessagingServices } from '../orchestration/messaging.ts';
+import { auditedRun } from '../audit/hook.ts';
 
 /** The long-lived parts a skill call needs. */
 export interface SkillServices {
@@ -194,9 +195,14 @@ export async function executePrepared(
  * (CONTRACTS.md §2; `[]` if none) and, for a large success, the offload receipt (R-OFF).
  * A refusal before execution (unknown skill, broken, needs_config, invalid input, a path
  * outside the workspace) is an envelope too, with `artifacts: []`.
+ * Every call is recorded in the audit log (src/audit/hook.ts; an audit failure is only logged).
  * @throws only on infrastructure failures (database unreachable).
  */
 export async function runSkill(services: SkillServices, req: RunSkillRequest): Promise<Envelope> {
+  return auditedRun(services, req, () => runSkillUnaudited(services, req));
+}
+
+async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest): Promise<Envelope> {
   if (services.runChain) {
     const rec = typeof req.skill === 'string' ? services.registry.resolveTool(req.skill)?.record : req.skill;
     if (rec?.skillType === 'chain') return services.runChain(req);

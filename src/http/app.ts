@@ -126,6 +126,12 @@ export function createApp(deps: AppDeps): Express {
     const out = await runNotifyTargetCommand(deps.db, req.body as import('../cli/commands/notify-target.ts').NotifyTargetRequest);
     res.status(out.ok ? 200 : 422).json(out);
   });
+  local.post('/audit', express.json(), async (req, res) => {
+    const { runAuditQuery } = await import('../cli/commands/audit.ts');
+    const out = await runAuditQuery(deps.db, req.body as import('../cli/commands/audit.ts').AuditCommandRequest);
+    if (out.ok) res.json(out);
+    else res.status(422).json(out);
+  });
   app.use('/api/local', local);
 
   return app;

@@ -1,0 +1,131 @@
+/**
+ * `skillgate.audit_log` (migration 0013): write one row, read rows back with filters, purge
+ * rows past the retention (issue 10 item 5).
+ */
+import type { Queryable } from '../store/db.ts';
+import type { AuditEntry } from './entry.ts';
+
+/** Default and largest number of rows one query returns. */
+export const AUDIT_DEFAULT_LIMIT = 50;
+export const AUDIT_MAX_LIMIT = 1000;
+
+/** Filters of {@link queryAudit}; every one optional, combined with AND. */
+export interface AuditFilter {
+  roleId?: string;
+  skill?: string;
+  /** The actor's employee number (`actor_emp_no`), exact. */
+  actorEmpNo?: string;
+  /** Only rows at or after this instant. */
+  since?: Date;
+  /** Number of rows, newest first (default 50, capped at 1000). */
+  limit?: number;
+}
+
+/** One row as read back (JSON-friendly: `at` as an ISO string). */
+export interface AuditRow extends Omit<AuditEntry, 'at'> {
+  id: number;
+  at: string;
+}
+
+/** Insert one row. @throws the database error (the hook catches it). */
+export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
+  await q.query(
+    `INSERT INTO skillgate.audit_log
+       (at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
+        params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash)
+     VALUES ($1::timestamptz, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text[], $13, $14, $15, $16)`,
+    [
+      e.at.toISOString(),
+      e.orgId,
+      e.roleId,
+      e.channel,
+      e.line,
+      e.sessionId,
+      e.actorEmpNo,
+      e.actorName,
+      e.skill,
+      e.action,
+      e.paramsHash,
+      e.paramKeys,
+      e.success,
+      e.errorType,
+      e.durationMs,
+      e.confirmTokenHash,
+    ],
+  );
+}
+
+interface DbRow {
+  id: string | number;
+  at: Date | string;
+  org_id: string;
+  role_id: string;
+  channel: string;
+  line: string;
+  session_id: string;
+  actor_emp_no: string;
+  actor_name: string;
+  skill: string;
+  action: string;
+  params_hash: string;
+  param_keys: string[];
+  success: boolean;
+  error_type: string | null;
+  duration_ms: number;
+  confirm_token_hash: string | null;
+}
+
+function toRow(r: DbRow): AuditRow {
+  return {
+    id: Number(r.id),
+    at: (r.at instanceof Date ? r.at : new Date(r.at)).toISOString(),
+    orgId: r.org_id,
+    roleId: r.role_id,
+    channel: r.channel,
+    line: r.line,
+    sessionId: r.session_id,
+    actorEmpNo: r.actor_emp_no,
+    actorName: r.actor_name,
+    skill: r.skill,
+    action: r.action,
+    paramsHash: r.params_hash,
+    paramKeys: r.param_keys ?? [],
+    success: r.success,
+    errorType: r.error_type,
+    durationMs: r.duration_ms,
+    confirmTokenHash: r.confirm_token_hash,
+  };
+}
+
+/** Rows matching `f`, newest first (ties by insertion order, newest first). */
+export async function queryAudit(q: Queryable, f: AuditFilter = {}): Promise<AuditRow[]> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  const add = (sql: string, v: unknown): void => {
+    args.push(v);
+    where.push(sql.replace('?', `$${args.length}`));
+  };
+  if (f.roleId) add('role_id = ?', f.roleId);
+  if (f.skill) add('skill = ?', f.skill);
+  if (f.actorEmpNo) add('actor_emp_no = ?', f.actorEmpNo);
+  if (f.since) add('at >= ?::timestamptz', f.since.toISOString());
+  const limit = Math.min(AUDIT_MAX_LIMIT, Math.max(1, Math.floor(f.limit ?? AUDIT_DEFAULT_LIMIT)));
+  args.push(limit);
+  const { rows } = await q.query<DbRow>(
+    `SELECT * FROM skillgate.audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY at DESC, id DESC LIMIT $${args.length}`,
+    args,
+  );
+  return rows.map(toRow);
+}
+
+/**
+ * Delete rows older than `days` days before `now` (default: the system clock).
+ * `days` <= 0 keeps everything (retention off). @returns the number of rows deleted.
+ */
+export async function purgeAudit(q: Queryable, days: number, now: Date = new Date()): Promise<number> {
+  if (!(days > 0)) return 0;
+  const cutoff = new Date(now.getTime() - days * 86_400_000);
+  const r = await q.query('DELETE FROM skillgate.audit_log WHERE at < $1::timestamptz', [cutoff.toISOString()]);
+  return r.rowCount;
+}
