@@ -17,6 +17,10 @@ const TEXTS = {
     en: 'There is nothing to confirm (it may have expired or been handled). Please start again if needed.',
   },
   confirm_cancelled: { 'zh-CN': '已取消，未执行任何操作。', en: 'Cancelled; nothing was done.' },
+  upload_too_large: {
+    'zh-CN': '文件「{files}」超过平台允许的下载上限（{mb} MB），无法接收；请压缩或拆分后重新发送。',
+    en: 'The file "{files}" is over the platform\'s download limit ({mb} MB) and could not be received; please compress or split it and send it again.',
+  },
   upload_failed: { 'zh-CN': '以下文件未能接收：{files}。请重新发送。', en: 'These files could not be received: {files}. Please send them again.' },
   internal_error: {
     'zh-CN': '抱歉，处理这条消息时出错了，请稍后再试。',

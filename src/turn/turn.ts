@@ -163,8 +163,14 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<vo
       workspaceDir: session.workspaceDir,
       log: services.log,
     });
-    if (uploads.failed.length > 0) {
-      await sendNotice(notice(lang, 'upload_failed', { files: uploads.failed.map((f) => f.filename).join('、') }));
+    const tooLarge = uploads.failed.filter((f) => f.limit_bytes !== undefined);
+    const otherFailed = uploads.failed.filter((f) => f.limit_bytes === undefined);
+    if (tooLarge.length > 0) {
+      const mb = Math.round(Math.min(...tooLarge.map((f) => f.limit_bytes!)) / (1024 * 1024));
+      await sendNotice(notice(lang, 'upload_too_large', { files: tooLarge.map((f) => f.filename).join('、'), mb: String(mb) }));
+    }
+    if (otherFailed.length > 0) {
+      await sendNotice(notice(lang, 'upload_failed', { files: otherFailed.map((f) => f.filename).join('、') }));
     }
 
     const given = {

@@ -4,6 +4,7 @@
  * root under its original Unicode name made safe, and registered with a reference id
  * (`img_1`, `file_1`, …) so this and later turns can refer to it.
  */
+import { AttachmentTooLargeError } from '../channel/errors.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ export const MAX_INBOUND_BYTES = 100 * 1024 * 1024;
 export interface StoredUploads {
   stored: AttachmentRecord[];
   /** Files that could not be fetched or stored: name (or kind) and a short reason. */
-  failed: { filename: string; error: string }[];
+  failed: { filename: string; error: string; limit_bytes?: number }[];
 }
 
 function fallbackName(att: InboundAttachment, mimeType: string | null | undefined, index: number): string {
@@ -51,7 +52,7 @@ export async function storeInboundAttachments(
     try {
       const fetched = await adapter.fetchAttachment(att, msg);
       if (fetched.data.length > MAX_INBOUND_BYTES) {
-        out.failed.push({ filename: label, error: `larger than ${MAX_INBOUND_BYTES} bytes` });
+        out.failed.push({ filename: label, error: `larger than ${MAX_INBOUND_BYTES} bytes`, limit_bytes: MAX_INBOUND_BYTES });
         continue;
       }
       const mimeType = att.mime_type ?? fetched.mime_type ?? null;
@@ -72,7 +73,9 @@ export async function storeInboundAttachments(
       out.stored.push(rec);
     } catch (err) {
       args.log.warn({ channel: msg.channel, err: (err as Error).message }, 'inbound attachment could not be stored');
-      out.failed.push({ filename: label, error: (err as Error).message.split('\n')[0] ?? 'failed' });
+      const entry: StoredUploads['failed'][number] = { filename: label, error: (err as Error).message.split('\n')[0] ?? 'failed' };
+      if (err instanceof AttachmentTooLargeError) entry.limit_bytes = err.limitBytes;
+      out.failed.push(entry);
     }
   }
   return out;

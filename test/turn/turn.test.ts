@@ -9,6 +9,7 @@ import { describeEachEngine } from '../helpers/db.ts';
 import { getSession } from '../../src/session/sessions.ts';
 import { sessionIdFor } from '../../src/turn/session-key.ts';
 import { makeTurnHarness } from './helpers.ts';
+import { AttachmentTooLargeError } from '../../src/channel/errors.ts';
 
 const text = (ms: { text: string }[]): string => ms.map((m) => m.text).join('\n');
 
@@ -54,6 +55,29 @@ describeEachEngine('turn pipeline', (db) => {
     const out = await h.turn({ raw_input: '/echo_input file=file_1' });
     const body = text(out);
     expect(body).toContain('报修单 (1).txt');
+  });
+
+  it('a file over the platform download limit is refused with the limit in the user language, other files still arrive', async () => {
+    const h = await makeTurnHarness(db());
+    h.adapter.files.set('ok', Buffer.from('fine', 'utf8'));
+    const big = new AttachmentTooLargeError('大文件.zip', 20 * 1024 * 1024);
+    const fetch = h.adapter.fetchAttachment.bind(h.adapter);
+    h.adapter.fetchAttachment = async (att) => {
+      if (att.platform_ref.key === 'big') throw big;
+      return fetch(att);
+    };
+    const out = await h.turn({
+      raw_input: '两个文件',
+      attachments: [
+        { type: 'file', filename: '大文件.zip', size: null, platform_ref: { key: 'big' } },
+        { type: 'file', filename: '小.txt', size: 4, platform_ref: { key: 'ok' } },
+      ],
+    });
+    const notices = out.filter((m) => m.kind === 'notice').map((m) => m.text);
+    expect(notices.some((t) => t.includes('大文件.zip') && t.includes('20 MB'))).toBe(true);
+    expect(notices.join('\n')).not.toContain('小.txt');
+    const session = await getSession(db(), sessionIdFor('default', h.message('')));
+    expect(existsSync(join(session!.workspaceDir, '小.txt'))).toBe(true);
   });
 
   it('a sender outside the directory is refused politely under the directory-only policy', async () => {
