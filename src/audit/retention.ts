@@ -23,11 +23,19 @@ export function auditRetentionDays(env: Record<string, string | undefined> = pro
   return Number(raw);
 }
 
+/** A running retention timer. */
+export interface AuditRetention {
+  /** Settles when the purge at start is done (never rejects). */
+  initial: Promise<void>;
+  /** Stop the daily purge. */
+  stop(): void;
+}
+
 /**
- * Purge now and then every day; returns a function that stops the timer. Purge errors are
- * logged, never thrown. `now` is injectable (tests); the timer does not keep the process alive.
+ * Purge now and then every day. Purge errors are logged, never thrown. `now` is injectable
+ * (tests); the timer does not keep the process alive.
  */
-export function startAuditRetention(opts: { db: Db; log: Logger; days?: number; now?: () => Date }): () => void {
+export function startAuditRetention(opts: { db: Db; log: Logger; days?: number; now?: () => Date }): AuditRetention {
   const days = opts.days ?? auditRetentionDays();
   const now = opts.now ?? (() => new Date());
   const purge = async (): Promise<void> => {
@@ -38,8 +46,8 @@ export function startAuditRetention(opts: { db: Db; log: Logger; days?: number; 
       opts.log.warn({ err: (err as Error)?.message }, 'audit log: purge failed');
     }
   };
-  void purge();
+  const initial = purge();
   const timer = setInterval(() => void purge(), DAY_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return { initial, stop: () => clearInterval(timer) };
 }
