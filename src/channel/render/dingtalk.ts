@@ -18,6 +18,7 @@
  * {@link dingtalkTitle} derives it from the message.
  */
 import { parseMarkdown } from './ast.ts';
+import { codeLang, fencedBlock, markerList, quoteBlocks, simpleCodeSpan } from './md-blocks.ts';
 import { renderPlain } from './plain.ts';
 import { renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
 
@@ -44,7 +45,7 @@ function alignRule(a: string | null): string {
 
 const dingtalk: MdVisitor = {
   text: (t) => escapeDingtalkMd(t).replace(/\n/g, BR),
-  code: (t) => (t.includes('`') ? `\`\` ${t} \`\`` : `\`${t}\``),
+  code: (t) => simpleCodeSpan(t),
   softbreak: () => BR,
   hardbreak: () => BR,
   strong: (i) => (i === '' ? '' : `**${i}**`),
@@ -61,31 +62,9 @@ const dingtalk: MdVisitor = {
   },
   paragraph: (inner) => inner,
   heading: (inner, level) => `${'#'.repeat(Math.min(6, Math.max(1, level)))} ${inner}`,
-  blockquote: (blocks) =>
-    blocks
-      .join('\n\n')
-      .split('\n')
-      .map((l) => `> ${l}`.trimEnd())
-      .join('\n'),
-  list: (items, n) => {
-    const lines: string[] = [];
-    items.forEach((blocks, i) => {
-      const marker = n.ordered ? `${n.start + i}. ` : '- ';
-      const indent = ' '.repeat(marker.length);
-      blocks
-        .join(n.tight ? BR : '\n\n')
-        .split('\n')
-        .forEach((l, j) => lines.push(j === 0 ? marker + l : l === '' ? '' : indent + l));
-    });
-    return lines.join('\n');
-  },
-  codeBlock: (n) => {
-    const body = n.text.replace(/\n$/, '');
-    let fence = '```';
-    while (body.includes(fence)) fence += '`';
-    const lang = /^[A-Za-z0-9_+-]+/.exec(n.info)?.[0] ?? '';
-    return `${fence}${lang}\n${body}\n${fence}`;
-  },
+  blockquote: (blocks) => quoteBlocks(blocks),
+  list: (items, n) => markerList(items, n, { indent: (marker) => ' '.repeat(marker.length), tightJoin: BR }),
+  codeBlock: (n) => fencedBlock(n.text, codeLang(n.info)),
   table: (header, rows, n) => {
     const cols = Math.max(header.length, ...rows.map((r) => r.length));
     const line = (cells: string[]): string => `| ${Array.from({ length: cols }, (_, c) => escapeCell(cells[c] ?? '')).join(' | ')} |`;

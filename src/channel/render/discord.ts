@@ -8,6 +8,7 @@
  * `allowed_mentions: {parse: []}`).
  */
 import { parseMarkdown } from './ast.ts';
+import { codeLang, fencedBlock, markerList, quoteBlocks, simpleCodeSpan } from './md-blocks.ts';
 import { alignedTable, inlineText, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
 
 /** Escape Discord markdown characters and mention openers in literal text. */
@@ -21,19 +22,6 @@ export function escapeDiscord(s: string): string {
   });
 }
 
-/** A fence longer than any backtick run in `text`. */
-function fenceFor(text: string): string {
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  return '`'.repeat(Math.max(3, longest + 1));
-}
-
-function block(text: string, info = ''): string {
-  const body = text.replace(/\n$/, '');
-  const f = fenceFor(body);
-  return `${f}${info}\n${body}\n${f}`;
-}
-
 function link(label: string, href: string | null): string {
   if (href === null) return label;
   const url = href.replace(/\(/g, '%28').replace(/\)/g, '%29');
@@ -42,11 +30,7 @@ function link(label: string, href: string | null): string {
 
 const discord: MdVisitor = {
   text: (t) => escapeDiscord(t),
-  code: (t) => {
-    const f = t.includes('`') ? '``' : '`';
-    const pad = t.includes('`') ? ' ' : '';
-    return `${f}${pad}${t}${pad}${f}`;
-  },
+  code: (t) => simpleCodeSpan(t),
   softbreak: () => '\n',
   hardbreak: () => '\n',
   strong: (i) => (i === '' ? '' : `**${i}**`),
@@ -56,25 +40,10 @@ const discord: MdVisitor = {
   image: (n) => link(escapeDiscord(n.alt || ''), safeAbsoluteUrl(n.src)) || escapeDiscord(n.src),
   paragraph: (inner) => inner,
   heading: (inner, level) => (inner === '' ? '' : `${'#'.repeat(Math.min(level, 3))} ${inner}`),
-  blockquote: (blocks) =>
-    blocks
-      .join('\n\n')
-      .split('\n')
-      .map((l) => `> ${l}`.trimEnd())
-      .join('\n'),
-  list: (items, node) => {
-    const lines: string[] = [];
-    items.forEach((blocks, i) => {
-      const marker = node.ordered ? `${node.start + i}. ` : '- ';
-      blocks
-        .join(node.tight ? '\n' : '\n\n')
-        .split('\n')
-        .forEach((l, j) => lines.push(j === 0 ? marker + l : l === '' ? '' : `   ${l}`));
-    });
-    return lines.join('\n');
-  },
-  codeBlock: (n) => block(n.text, /^[A-Za-z0-9_+-]+/.exec(n.info)?.[0] ?? ''),
-  table: (_h, _r, n) => block(alignedTable(n.header.map(inlineText), n.rows.map((r) => r.map(inlineText)), n.align)),
+  blockquote: (blocks) => quoteBlocks(blocks),
+  list: (items, node) => markerList(items, node, { indent: () => '   ' }),
+  codeBlock: (n) => fencedBlock(n.text, codeLang(n.info)),
+  table: (_h, _r, n) => fencedBlock(alignedTable(n.header.map(inlineText), n.rows.map((r) => r.map(inlineText)), n.align)),
   hr: () => '───',
   document: (blocks) => blocks.filter((b) => b !== '').join('\n\n'),
 };

@@ -14,6 +14,7 @@
  *   native, every further one degrades to an aligned monospace code block, nothing is lost.
  */
 import { parseMarkdown } from './ast.ts';
+import { codeLang, fencedBlock, longestBacktickRun, markerList, quoteBlocks } from './md-blocks.ts';
 import { alignedTable, inlineText, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
 import type { MdBlock } from './ast.ts';
 
@@ -30,22 +31,8 @@ export function escapeFeishuMd(s: string): string {
     .replace(/^(\s*)([#+-]|\d+[.)])(?=\s|$)/gm, '$1\\$2');
 }
 
-/** A code fence longer than any backtick run inside `text`. */
-function fenceFor(text: string): string {
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  return '`'.repeat(Math.max(3, longest + 1));
-}
-
-function codeBlock(text: string, info = ''): string {
-  const body = text.replace(/\n$/, '');
-  const fence = fenceFor(body);
-  return `${fence}${info}\n${body}\n${fence}`;
-}
-
 function inlineCode(text: string): string {
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const longest = longestBacktickRun(text);
   const fence = '`'.repeat(longest + 1);
   const pad = longest > 0 || text.startsWith(' ') || text.endsWith(' ') ? ' ' : '';
   return `${fence}${pad}${text}${pad}${fence}`;
@@ -81,29 +68,14 @@ function cardVisitor(tableLimit: number, count: { tables: number; degraded: numb
     },
     paragraph: (inner) => inner,
     heading: (inner) => (inner === '' ? '' : `**${inner}**`),
-    blockquote: (blocks) =>
-      blocks
-        .join('\n\n')
-        .split('\n')
-        .map((l) => `> ${l}`.trimEnd())
-        .join('\n'),
-    list: (items, node) => {
-      const lines: string[] = [];
-      items.forEach((blocks, i) => {
-        const marker = node.ordered ? `${node.start + i}. ` : '- ';
-        blocks
-          .join(node.tight ? '\n' : '\n\n')
-          .split('\n')
-          .forEach((l, j) => lines.push(j === 0 ? marker + l : l === '' ? '' : `    ${l}`));
-      });
-      return lines.join('\n');
-    },
-    codeBlock: (n) => codeBlock(n.text, /^[A-Za-z0-9_+-]+/.exec(n.info)?.[0] ?? ''),
+    blockquote: (blocks) => quoteBlocks(blocks),
+    list: (items, node) => markerList(items, node, { indent: () => '    ' }),
+    codeBlock: (n) => fencedBlock(n.text, codeLang(n.info)),
     table: (header, rows, n) => {
       count.tables++;
       if (count.tables > tableLimit) {
         count.degraded++;
-        return codeBlock(alignedTable(n.header.map(inlineText), n.rows.map((r) => r.map(inlineText)), n.align));
+        return fencedBlock(alignedTable(n.header.map(inlineText), n.rows.map((r) => r.map(inlineText)), n.align));
       }
       const cell = (s: string): string => s.replace(/\n/g, ' ');
       const cols = Math.max(header.length, ...rows.map((r) => r.length));
