@@ -39,6 +39,7 @@ import { createChainRouter } from './http/chains.ts';
 import { requireBearer } from './http/local-auth.ts';
 import { startGatewayScheduler } from './schedule/index.ts';
 import { createAsyncRunner } from './async/runner.ts';
+import { startAuditRetention } from './audit/retention.ts';
 import { PendingRepliesRouter } from './orchestration/pending-replies.ts';
 import { attachmentStoreDir } from './session/workspace.ts';
 import type { AdapterHost } from './channel/types.ts';
@@ -97,6 +98,9 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const { applied, current } = await migrate(db);
     log.info({ applied, schema_version: current, engine: db.engine }, 'database ready');
     const secretKey = resolveSecretKey(settings);
+    // Audit rows older than SKILLGATE_AUDIT_RETENTION_DAYS (90) are purged now and daily.
+    const auditRetention = startAuditRetention({ db, log });
+    stops.push(async () => auditRetention.stop());
     const registry = await discoverSkills(settings.skillRoots);
     const broken = registry.all().filter((s) => s.status === 'broken').map((s) => s.name);
     log.info({ skills: registry.all().length, broken }, 'skills discovered');
