@@ -7,7 +7,8 @@
  * signature, so a valid header pair is replayable only inside the window; the msgId dedup in the
  * inbox covers that.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { safeEqual } from '../../src/channel/safe-equal.ts';
 
 /** Replay window (CONTRACTS.md §6), milliseconds. */
 export const REPLAY_WINDOW_MS = 300_000;
@@ -15,17 +16,6 @@ export const REPLAY_WINDOW_MS = 300_000;
 /** The `sign` header value for `timestamp` (a string of ms) under `appSecret`. */
 export function callbackSign(timestamp: string, appSecret: string): string {
   return createHmac('sha256', appSecret).update(`${timestamp}\n${appSecret}`, 'utf8').digest('base64');
-}
-
-/** Constant-time comparison of two strings (false on a length difference, still without early exit on content). */
-export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  if (x.length !== y.length) {
-    timingSafeEqual(x, x);
-    return false;
-  }
-  return timingSafeEqual(x, y);
 }
 
 /** Outcome of {@link checkCallbackHeaders}. */

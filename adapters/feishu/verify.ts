@@ -12,21 +12,11 @@
  * - the Verification Token sits in `header.token` (schema 2.0) or `token` (1.0, url_verification).
  * Every secret compare is constant time.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { safeEqual } from '../../src/channel/safe-equal.ts';
 
 /** Replay window for signed requests, seconds (CONTRACTS.md §6). */
 export const REPLAY_WINDOW_S = 300;
-
-/** Constant-time string equality (length leak only). */
-export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  if (x.length !== y.length) {
-    timingSafeEqual(x, x); // same work either way
-    return false;
-  }
-  return timingSafeEqual(x, y);
-}
 
 /** hex(SHA-256(timestamp + nonce + encryptKey + body)) — the event signature. */
 export function eventSignature(timestamp: string, nonce: string, encryptKey: string, body: Buffer): string {

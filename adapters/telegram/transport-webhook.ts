@@ -5,16 +5,14 @@
  * BEFORE the body is parsed. Missing or wrong → 401; not JSON or not an Update → 400; otherwise
  * the update is processed and Telegram gets 200 (any non-2xx makes it redeliver).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { digestEqual } from '../../src/channel/safe-equal.ts';
 import type { WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
 import { SECRET_HEADER, type Update } from './wire.ts';
 
 /** Constant-time equality of a presented secret and the configured one. */
 export function secretMatches(presented: string | undefined, secret: string): boolean {
   if (presented === undefined || secret === '') return false;
-  const a = createHash('sha256').update(presented, 'utf8').digest();
-  const b = createHash('sha256').update(secret, 'utf8').digest();
-  return timingSafeEqual(a, b);
+  return digestEqual(presented, secret);
 }
 
 /** The verified request's Update, or the response refusing it. */

@@ -19,7 +19,8 @@
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { parseButtonPayload } from '../../src/channel/button-payload.ts';
 import type { AdapterHost, InboundMessage, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
-import { checkWecomSignature, safeEqualString, wecomDecrypt } from '../../src/channel/wecom-crypto.ts';
+import { safeEqual } from '../../src/channel/safe-equal.ts';
+import { checkWecomSignature, wecomDecrypt } from '../../src/channel/wecom-crypto.ts';
 import { normalizeWecom } from './inbound.ts';
 import { CALLBACK_BODY_LIMIT, envelopeEncrypt, parseWecomXml } from './wire.ts';
 
@@ -74,7 +75,7 @@ export async function handleWecomWebhook(req: WebhookRequest, host: AdapterHost,
     if (!checkWecomSignature(sig.signature, ctx.token, sig.timestamp, sig.nonce, echostr)) return unauthorized('bad msg_signature');
     const plain = wecomDecrypt(echostr, ctx.key);
     if (!plain) return badRequest('echostr does not decrypt');
-    if (!safeEqualString(plain.receiveId, ctx.corpId)) return unauthorized('receive id is not our CorpID');
+    if (!safeEqual(plain.receiveId, ctx.corpId)) return unauthorized('receive id is not our CorpID');
     return { status: 200, body: plain.msg, headers: { 'content-type': 'text/plain; charset=utf-8' } };
   }
 
@@ -84,7 +85,7 @@ export async function handleWecomWebhook(req: WebhookRequest, host: AdapterHost,
   if (!checkWecomSignature(sig.signature, ctx.token, sig.timestamp, sig.nonce, encrypt)) return unauthorized('bad msg_signature');
   const plain = wecomDecrypt(encrypt, ctx.key);
   if (!plain) return badRequest('Encrypt does not decrypt');
-  if (!safeEqualString(plain.receiveId, ctx.corpId)) return unauthorized('receive id is not our CorpID');
+  if (!safeEqual(plain.receiveId, ctx.corpId)) return unauthorized('receive id is not our CorpID');
   const inner = parseWecomXml(plain.msg);
   if (!inner) return badRequest('decrypted message is not WeCom XML');
 

@@ -8,7 +8,8 @@
  * - msg_signature = hex(SHA-1(sort([token, timestamp, nonce, encrypt]).join(''))).
  * Pure functions, no I/O; every compare is constant time; nothing here throws on bad input.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { safeEqual } from './safe-equal.ts';
 
 /** PKCS#7 block size of the scheme, bytes. */
 export const WECOM_PAD_BLOCK = 32;
@@ -30,20 +31,9 @@ export function wecomSignature(token: string, timestamp: string, nonce: string, 
   return createHash('sha1').update(parts.join(''), 'utf8').digest('hex');
 }
 
-/** Constant-time string equality (the length alone may leak). */
-export function safeEqualString(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  if (x.length !== y.length) {
-    timingSafeEqual(x, x);
-    return false;
-  }
-  return timingSafeEqual(x, y);
-}
-
 /** True when `signature` (hex, any case) is the signature of the four values. */
 export function checkWecomSignature(signature: string, token: string, timestamp: string, nonce: string, encrypt: string): boolean {
-  return safeEqualString(signature.trim().toLowerCase(), wecomSignature(token, timestamp, nonce, encrypt));
+  return safeEqual(signature.trim().toLowerCase(), wecomSignature(token, timestamp, nonce, encrypt));
 }
 
 /** A decrypted payload: the message and the receive id it was bound to. */

@@ -4,7 +4,8 @@
  * both directions on an injected time, and any tampering is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { REPLAY_WINDOW_MS, callbackSign, checkCallbackHeaders, safeEqual } from '../../../adapters/dingtalk/verify.ts';
+import { REPLAY_WINDOW_MS, callbackSign, checkCallbackHeaders } from '../../../adapters/dingtalk/verify.ts';
+import { safeEqual } from '../../../src/channel/safe-equal.ts';
 import { EXPECTED, SECRETS } from './fake-dingtalk.ts';
 
 describe('dingtalk callback signature', () => {

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { checkSignature, decryptEvent, encryptEvent, eventSignature, freshTimestamp, legacyCardSignature, safeEqual, signatureHeaders, tokenOf } from '../../../adapters/feishu/verify.ts';
+import { checkSignature, decryptEvent, encryptEvent, eventSignature, freshTimestamp, legacyCardSignature, signatureHeaders, tokenOf } from '../../../adapters/feishu/verify.ts';
+import { safeEqual } from '../../../src/channel/safe-equal.ts';
 import { SECRETS } from './helpers.ts';
 
 describe('Feishu verify', () => {
