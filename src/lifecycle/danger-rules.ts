@@ -114,7 +114,7 @@ function shellCalls(code: string, lang: ScanLang): ShellCall[] {
 
 const EVAL_RE: Record<ScanLang, RegExp> = {
   js: /(?<![\w$.])(?:eval|(?:globalThis|window|global)\s*\.\s*eval)\s*\(|(?<![\w$.])(?:new\s+)?Function\s*\(|\bvm\s*\.\s*(?:runIn\w+|compileFunction)\s*\(|new\s+vm\s*\.\s*Script\s*\(/,
-  py: /(?<![\w.])(?:exec|eval|compile|__import__)\s*\(/,
+  py: /(?<![\w.])(?:exec|eval|compile)\s*\(/,
   sh: /(?<![\w-])eval\s/,
 };
 
@@ -165,7 +165,7 @@ const METADATA_HOST = /169\.254\.169\.254|metadata\.google\.internal|100\.100\.1
 const PRIVATE_HOST = String.raw`(?:10(?:\.\d{1,3}){3}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2}|192\.168(?:\.\d{1,3}){2}|127(?:\.\d{1,3}){3}|169\.254(?:\.\d{1,3}){2}|0\.0\.0\.0|localhost|\[::1?\])`;
 const PRIVATE_URL = new RegExp(String.raw`\b(?:https?|wss?|ftp|redis|mysql|postgres(?:ql)?|mongodb)://(?:[^/\s'"\`@]*@)?${PRIVATE_HOST}(?![\w.-])`);
 const PRIVATE_LITERAL = new RegExp(String.raw`^${PRIVATE_HOST}(?::\d+)?$`);
-const NET_CALL = /\b(?:fetch|axios|request|got|http|https|net|tls|dgram|socket|requests|httpx|aiohttp|urllib\w*|urlopen|create_connection|connect|curl|wget|nc|ncat|telnet|ssh)\b/;
+const NET_CALL = /\b(?:fetch|got|urlopen|create_connection|connect|request)\s*\(|\b(?:axios|http|https|net|tls|dgram|socket|requests|httpx|aiohttp|urllib\w*)\s*\.\s*\w+\s*\(|\b(?:curl|wget|nc|ncat|telnet|ssh)\s/;
 
 // ---------------------------------------------------------------- obfuscation
 
@@ -202,7 +202,10 @@ export const DANGER_RULES: readonly DangerRule[] = [
       'zh-CN': '动态执行代码（eval / new Function / exec / compile）；请直接写出要执行的逻辑',
       en: 'evaluates code at run time (eval / new Function / exec / compile); write the logic out instead',
     },
-    find: (code, lang) => at(matchIndexes(code, EVAL_RE[lang])),
+    find(code, lang) {
+      const dynImport = lang === 'py' ? matchIndexes(code, /(?<![\w.])(?:__import__|importlib\s*\.\s*import_module)\s*\(/).filter(({ index, m }) => !isPlainLiteral(firstArg(callArgs(code, index + m[0].length - 1)), 'py')) : [];
+      return at([...matchIndexes(code, EVAL_RE[lang]), ...dynImport]);
+    },
   },
   {
     id: 'obfuscation.decode_exec',

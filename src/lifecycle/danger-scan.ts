@@ -94,11 +94,11 @@ export function scanFile(file: string, text: string): DangerFinding[] {
   return lang ? scanSource(file, body, lang) : [];
 }
 
-/** Every regular file under `dir` (relative, `/`-separated), hidden folders and node_modules skipped; symlinks not followed. */
+/** Every regular file under `dir` (relative, `/`-separated; hidden files included), `.git` and node_modules skipped; symlinks not followed. */
 async function listFiles(dir: string, base = dir): Promise<string[]> {
   const out: string[] = [];
   for (const name of (await readdir(dir)).sort()) {
-    if (name.startsWith('.') || name === 'node_modules') continue;
+    if (name === '.git' || name === 'node_modules') continue;
     const abs = join(dir, name);
     const st = await lstat(abs);
     if (st.isDirectory()) out.push(...(await listFiles(abs, base)));

@@ -2,8 +2,11 @@
  * The danger scan's rules (R-PRE-07; issue 10 item 3; docs/danger-scan.md): every rule fires on
  * a positive sample and stays quiet on a near-miss, per language.
  */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DANGER_RULES, hasCritical, scanFile, scanLanguage, type DangerFinding } from '../../src/lifecycle/danger-scan.ts';
+import { DANGER_RULES, hasCritical, scanFile, scanLanguage, scanSkillDir, type DangerFinding } from '../../src/lifecycle/danger-scan.ts';
 import { stripComments } from '../../src/lifecycle/strip-comments.ts';
 
 interface Case {
@@ -29,6 +32,7 @@ const CASES: Case[] = [
   { rule: 'code.eval', file: 'handler.js', yes: "const f = new Function('a', input_data.body);", no: 'function make(a) { return a; }' },
   { rule: 'code.eval', file: 'handler.py', yes: 'exec(input_data["code"])', no: 'import ast\nast.literal_eval(input_data["v"])\npattern = re.compile("x")' },
   { rule: 'code.eval', file: 'handler.py', yes: 'v = eval(s)', no: 'v = evaluate(s)' },
+  { rule: 'code.eval', file: 'handler.py', yes: 'mod = __import__(input_data["module"])', no: 'when = __import__("datetime").date(2024, 1, 2)' },
   { rule: 'code.eval', file: 'run.sh', yes: 'eval "$CMD"', no: 'echo evaluated' },
   // obfuscation.decode_exec
   { rule: 'obfuscation.decode_exec', file: 'handler.js', yes: "eval(atob('ZWNobyBoaQ=='));", no: "const s = atob('aGk=');\nconsole.log(s);" },
@@ -56,6 +60,7 @@ const CASES: Case[] = [
   { rule: 'net.private_address', file: 'handler.ts', yes: "await fetch('http://192.168.1.10:8080/admin');", no: "await fetch('https://192.0.2.10/api');" },
   { rule: 'net.private_address', file: 'handler.py', yes: 'requests.post("http://localhost:5432/x")', no: 'requests.post("https://localhost.example.com/x")' },
   { rule: 'net.private_address', file: 'handler.py', yes: 'socket.create_connection(("10.0.0.5", 22))', no: 'version = "10.0.0.5"' },
+  { rule: 'net.private_address', file: 'handler.ts', yes: "const sock = net.connect(6379, '127.0.0.1');", no: "const ok = url.protocol === 'http:' || url.hostname === 'localhost';" },
   { rule: 'net.private_address', file: 'run.sh', yes: 'curl 172.16.0.1/status', no: 'curl 172.32.0.1/status' },
   // obfuscation.char_codes
   { rule: 'obfuscation.char_codes', file: 'handler.js', yes: 'const s = String.fromCharCode(101, 118, 97, 108, 40, 41);', no: 'const s = String.fromCharCode(65);' },
@@ -137,5 +142,22 @@ describe('danger scan mechanics', () => {
   it('regex .exec and a method named exec on other objects are not shell calls', () => {
     const js = "const m = /a(b)/.exec(input_data.s);\nconst db = { exec: (q) => q };\ndb.exec(`select ${input_data.s}`);\n";
     expect(scanFile('handler.ts', js)).toEqual([]);
+  });
+
+  it('scanSkillDir reads every code file of a folder (hidden and nested ones too, not node_modules), critical first', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sg-dscan-'));
+    await mkdir(join(dir, 'references'), { recursive: true });
+    await mkdir(join(dir, 'node_modules', 'x'), { recursive: true });
+    await writeFile(join(dir, 'handler.py'), 'import os\nh = os.environ.copy()\n');
+    await writeFile(join(dir, '.helper.js'), 'eval(input_data.x);\n');
+    await writeFile(join(dir, 'references', 'tool.sh'), 'cat /etc/shadow\n');
+    await writeFile(join(dir, 'node_modules', 'x', 'index.js'), 'eval(x);\n');
+    await writeFile(join(dir, 'SKILL.md'), 'eval(x)\n');
+    const found = await scanSkillDir(dir);
+    expect(found.map((f) => `${f.severity} ${f.rule} ${f.file}:${f.line}`)).toEqual([
+      'critical code.eval .helper.js:1',
+      'critical secrets.credential_file references/tool.sh:1',
+      'high secrets.env_dump handler.py:2',
+    ]);
   });
 });
