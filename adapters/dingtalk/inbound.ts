@@ -16,6 +16,7 @@
  * - a single-chat text `确认 <ref>` / `取消 <ref>` that decodes (through the caller) to
  *   `confirm:<token>` / `cancel:<token>` is a button press: see {@link pressedButton}.
  */
+import { parseButtonPayload } from '../../src/channel/button-payload.ts';
 import type { ChatType, InboundAttachment, InboundMessage } from '../../src/channel/types.ts';
 import type { RobotCallback } from './wire.ts';
 
@@ -134,14 +135,14 @@ export function pressedButton(text: string): string | null {
  * (the same payload form as the other adapters' buttons); null when the payload is not one.
  */
 export function asCallback(msg: InboundMessage, payload: string): InboundMessage | null {
-  const m = /^(confirm|cancel):(.+)$/s.exec(payload);
-  if (!m) return null;
+  const { action, token } = parseButtonPayload(payload);
+  if ((action !== 'confirm' && action !== 'cancel') || token === null) return null;
   return {
     ...msg,
     kind: 'callback',
     raw_input: null,
     display_input: null,
     input_without_bot_mention: null,
-    callback: { id: msg.message_id, action: m[1]!, token: m[2]!, data: payload },
+    callback: { id: msg.message_id, action, token, data: payload },
   };
 }

@@ -7,6 +7,7 @@
  * https://discord.com/developers/docs/resources/message#message-object,
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object.
  */
+import { parseButtonPayload } from '../../src/channel/button-payload.ts';
 import type { AttachmentKind, InboundAttachment, InboundMessage, Lang } from '../../src/channel/types.ts';
 import { CHANNEL_GROUP_DM, COMPONENT_BUTTON, INTERACTION_COMPONENT } from './wire.ts';
 
@@ -189,9 +190,7 @@ export function normalizeInteraction(d: unknown, account: string, now: Date): No
     lang,
     build(payload) {
       if (payload === null) return null;
-      const colon = payload.indexOf(':');
-      const action = colon > 0 ? payload.slice(0, colon) : payload;
-      const confirmToken = colon > 0 ? payload.slice(colon + 1) : null;
+      const { action, token: confirmToken } = parseButtonPayload(payload);
       const callback: NonNullable<InboundMessage['callback']> & { interaction_token: string } = { id, action, token: confirmToken, data: payload, interaction_token: token };
       return {
         channel: 'discord',

@@ -18,6 +18,7 @@
  * - stickers, polls, locations, contacts, dice, games … are `unsupported` (answered politely);
  *   service messages (members joined, pinned …) and unknown update types are ignored.
  */
+import { parseButtonPayload } from '../../src/channel/button-payload.ts';
 import { storableCopy } from '../../src/channel/storable.ts';
 import type { InboundAttachment, InboundMessage, Lang } from '../../src/channel/types.ts';
 import type { Message, Update, User } from './wire.ts';
@@ -232,13 +233,6 @@ function normalizeMessage(update: Update, m: Message, edit: boolean, account: st
   return { type: 'message', msg: storableCopy(msg) };
 }
 
-/** Split our callback payload `confirm:<token>` / `cancel:<token>` (else action = the part before `:`). */
-export function parseCallbackData(data: string): { action: string; token: string | null } {
-  const i = data.indexOf(':');
-  if (i <= 0) return { action: data, token: null };
-  return { action: data.slice(0, i), token: data.slice(i + 1) || null };
-}
-
 /**
  * Normalize one update (any JSON object that passed the secret check).
  * @param now when the adapter received it (fallback for `received_at`)
@@ -266,7 +260,7 @@ export function normalizeUpdate(update: Update, account: string, bot: BotIdentit
       data: cq.data,
       build(resolved) {
         if (resolved === null) return null;
-        const { action, token } = parseCallbackData(resolved);
+        const { action, token } = parseButtonPayload(resolved);
         const msg: InboundMessage = {
           channel: 'telegram',
           account,
