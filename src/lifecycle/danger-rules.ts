@@ -87,14 +87,36 @@ function jsShellCalls(code: string): ShellCall[] {
   return out;
 }
 
+/** Python shell-running functions by module: `true` when they always use a shell. */
+const PY_SHELL_FNS: Record<string, Record<string, boolean>> = {
+  os: { system: true, popen: true },
+  subprocess: { run: false, call: false, check_call: false, check_output: false, Popen: false, getoutput: true, getstatusoutput: true },
+  asyncio: { create_subprocess_shell: true },
+};
+
 function pyShellCalls(code: string): ShellCall[] {
+  const calls: { index: number; open: number; always: boolean }[] = [];
+  const qualified = /(?<![\w.])(os|subprocess|asyncio)\s*\.\s*(\w+)\s*\(/;
+  for (const { index, m } of matchIndexes(code, qualified)) {
+    const always = PY_SHELL_FNS[m[1] ?? '']?.[m[2] ?? ''];
+    if (always !== undefined) calls.push({ index, open: index + m[0].length - 1, always });
+  }
+  // `from subprocess import run as sh_run` → bare calls of the alias
+  for (const { m } of matchIndexes(code, /\bfrom\s+(os|subprocess|asyncio)\s+import\s+(?:\(([\w\s,]+)\)|([\w \t,]+))/)) {
+    for (const part of (m[2] ?? m[3] ?? '').split(',')) {
+      const [orig, alias] = part.trim().split(/\s+as\s+/);
+      const always = orig ? PY_SHELL_FNS[m[1] ?? '']?.[orig] : undefined;
+      if (always === undefined) continue;
+      for (const call of matchIndexes(code, new RegExp(String.raw`(?<![\w.])${alias ?? orig}\s*\(`))) {
+        calls.push({ index: call.index, open: call.index + call.m[0].length - 1, always });
+      }
+    }
+  }
   const out: ShellCall[] = [];
-  const re = /(?<![\w.])(?:os\s*\.\s*(system|popen)|subprocess\s*\.\s*(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|(?:asyncio\s*\.\s*)?(create_subprocess_shell))\s*\(/;
-  for (const { index, m } of matchIndexes(code, re)) {
-    const args = callArgs(code, index + m[0].length - 1);
-    const always = m[1] !== undefined || m[2] === 'getoutput' || m[2] === 'getstatusoutput' || m[3] !== undefined;
-    if (!always && !/\bshell\s*=\s*True\b/.test(args)) continue;
-    out.push({ index, interpolated: !isPlainLiteral(firstArg(args), 'py') });
+  for (const c of calls) {
+    const args = callArgs(code, c.open);
+    if (!c.always && !/\bshell\s*=\s*True\b/.test(args)) continue;
+    out.push({ index: c.index, interpolated: !isPlainLiteral(firstArg(args), 'py') });
   }
   return out;
 }

