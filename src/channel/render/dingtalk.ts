@@ -18,7 +18,7 @@
  * {@link dingtalkTitle} derives it from the message.
  */
 import { parseMarkdown } from './ast.ts';
-import { codeLang, fencedBlock, markerList, quoteBlocks, simpleCodeSpan } from './md-blocks.ts';
+import { codeLang, delimited, fencedBlock, markerList, quoteBlocks, simpleCodeSpan } from './md-blocks.ts';
 import { renderPlain } from './plain.ts';
 import { renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
 
@@ -48,8 +48,8 @@ const dingtalk: MdVisitor = {
   code: (t) => simpleCodeSpan(t),
   softbreak: () => BR,
   hardbreak: () => BR,
-  strong: (i) => (i === '' ? '' : `**${i}**`),
-  em: (i) => (i === '' ? '' : `*${i}*`),
+  strong: delimited('**'),
+  em: delimited('*'),
   del: (i) => i,
   link: (inner, n) => {
     const href = safeAbsoluteUrl(n.href);

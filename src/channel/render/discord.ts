@@ -8,7 +8,7 @@
  * `allowed_mentions: {parse: []}`).
  */
 import { parseMarkdown } from './ast.ts';
-import { codeLang, fencedBlock, markerList, quoteBlocks, simpleCodeSpan } from './md-blocks.ts';
+import { codeLang, delimited, fencedBlock, markerList, quoteBlocks, simpleCodeSpan } from './md-blocks.ts';
 import { alignedTable, inlineText, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
 
 /** Escape Discord markdown characters and mention openers in literal text. */
@@ -33,9 +33,9 @@ const discord: MdVisitor = {
   code: (t) => simpleCodeSpan(t),
   softbreak: () => '\n',
   hardbreak: () => '\n',
-  strong: (i) => (i === '' ? '' : `**${i}**`),
-  em: (i) => (i === '' ? '' : `*${i}*`),
-  del: (i) => (i === '' ? '' : `~~${i}~~`),
+  strong: delimited('**'),
+  em: delimited('*'),
+  del: delimited('~~'),
   link: (inner, n) => link(inner, safeAbsoluteUrl(n.href)),
   image: (n) => link(escapeDiscord(n.alt || ''), safeAbsoluteUrl(n.src)) || escapeDiscord(n.src),
   paragraph: (inner) => inner,

@@ -14,7 +14,7 @@
  *   native, every further one degrades to an aligned monospace code block, nothing is lost.
  */
 import { parseMarkdown } from './ast.ts';
-import { codeLang, fencedBlock, longestBacktickRun, markerList, quoteBlocks } from './md-blocks.ts';
+import { codeLang, delimited, fencedBlock, longestBacktickRun, markerList, quoteBlocks } from './md-blocks.ts';
 import { alignedTable, inlineText, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
 import type { MdBlock } from './ast.ts';
 
@@ -54,9 +54,9 @@ function cardVisitor(tableLimit: number, count: { tables: number; degraded: numb
     code: (t) => inlineCode(t),
     softbreak: () => '\n',
     hardbreak: () => '\n',
-    strong: (i) => (i === '' ? '' : `**${i}**`),
-    em: (i) => (i === '' ? '' : `*${i}*`),
-    del: (i) => (i === '' ? '' : `~~${i}~~`),
+    strong: delimited('**'),
+    em: delimited('*'),
+    del: delimited('~~'),
     link: (inner, n) => {
       const href = safeAbsoluteUrl(n.href);
       return href === null ? inner : `[${inner || escapeFeishuMd(href)}](${href.replace(/\(/g, '%28').replace(/\)/g, '%29')})`;

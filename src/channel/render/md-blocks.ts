@@ -67,3 +67,8 @@ export function markerList(
   });
   return lines.join('\n');
 }
+
+/** A visitor entry wrapping non-empty inline content in `mark` (`**`, `*`, `~~`); empty stays empty. */
+export function delimited(mark: string): (inner: string) => string {
+  return (inner) => (inner === '' ? '' : `${mark}${inner}${mark}`);
+}
