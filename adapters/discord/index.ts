@@ -14,6 +14,7 @@ import { Routes, type REST } from 'discord.js';
 import { accountsFor, apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import { Lazy } from '../../src/channel/lazy.ts';
 import type {
   AdapterCapabilities,
   AdapterHost,
@@ -91,7 +92,7 @@ export class DiscordAdapter implements WebhookAdapter {
   readonly #payloads: CallbackPayloads;
   readonly #now: () => Date;
   readonly #key: KeyObject | null;
-  #bot: Promise<BotIdentity> | undefined;
+  readonly #bot: Lazy<BotIdentity>;
   #gateway: Gateway | undefined;
 
   constructor(settings: DiscordSettings, deps: DiscordDeps) {
@@ -102,19 +103,12 @@ export class DiscordAdapter implements WebhookAdapter {
     this.rest = createRest(settings.token, settings.apiRoot, settings.maxRetryDelayMs);
     this.#payloads = createCallbackPayloads(deps.db, 'discord', settings.account, this.#now);
     this.#key = settings.publicKey ? publicKeyFromHex(settings.publicKey) : null;
-    if (deps.botInfo) this.#bot = Promise.resolve(deps.botInfo);
+    this.#bot = new Lazy(() => (this.rest.get(Routes.user('@me')) as Promise<{ id: string; username: string }>).then((u) => ({ id: u.id, username: u.username })), deps.botInfo);
   }
 
   /** Our bot user (READY, else `GET /users/@me` once; retried on the next call after a failure). */
   bot(): Promise<BotIdentity> {
-    this.#bot ??= (this.rest.get(Routes.user('@me')) as Promise<{ id: string; username: string }>).then(
-      (u) => ({ id: u.id, username: u.username }),
-      (err: unknown) => {
-        this.#bot = undefined;
-        throw err;
-      },
-    );
-    return this.#bot;
+    return this.#bot.get();
   }
 
   /** Connect to the gateway. @throws the login error (logged with the intent fix when it is 4014). */
@@ -125,7 +119,7 @@ export class DiscordAdapter implements WebhookAdapter {
       apiRoot: this.#s.apiRoot,
       messageContent: this.#s.messageContent,
       log,
-      onReady: (u) => void (this.#bot = Promise.resolve(u)),
+      onReady: (u) => this.#bot.set(u),
       onDispatch: (frame) => this.processDispatch(frame, host),
     });
   }

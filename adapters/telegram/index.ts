@@ -13,6 +13,7 @@ import type { Update } from 'grammy/types';
 import { accountsFor, apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import { Lazy } from '../../src/channel/lazy.ts';
 import type {
   AdapterCapabilities,
   AdapterHost,
@@ -83,7 +84,7 @@ export class TelegramAdapter implements WebhookAdapter {
   readonly #d: TelegramDeps;
   readonly #payloads: CallbackPayloads;
   readonly #now: () => Date;
-  #bot: Promise<BotIdentity> | undefined;
+  readonly #bot: Lazy<BotIdentity>;
   #poller: Poller | undefined;
 
   constructor(settings: TelegramSettings, deps: TelegramDeps) {
@@ -95,19 +96,12 @@ export class TelegramAdapter implements WebhookAdapter {
     // Bounded: at most 2 retries, only for 429s asking ≤ maxRetryDelayS; 5xx/network go to the outbox.
     this.api.config.use(autoRetry({ maxRetryAttempts: 2, maxDelaySeconds: settings.maxRetryDelayS, rethrowInternalServerErrors: true, rethrowHttpErrors: true }));
     this.#payloads = createCallbackPayloads(deps.db, 'telegram', settings.account, this.#now);
-    if (deps.botInfo) this.#bot = Promise.resolve(deps.botInfo);
+    this.#bot = new Lazy(() => this.api.getMe().then((me) => ({ id: me.id, username: me.username })), deps.botInfo);
   }
 
   /** Our bot's id and username (getMe once; retried on the next call after a failure). */
   bot(): Promise<BotIdentity> {
-    this.#bot ??= this.api.getMe().then(
-      (me) => ({ id: me.id, username: me.username }),
-      (err: unknown) => {
-        this.#bot = undefined;
-        throw err;
-      },
-    );
-    return this.#bot;
+    return this.#bot.get();
   }
 
   async start(host: AdapterHost): Promise<void> {
