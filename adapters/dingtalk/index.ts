@@ -10,7 +10,7 @@
  * (outbound.ts: session webhook, then the Open API). Attachments: download codes exchanged for
  * a short-lived URL, then fetched.
  */
-import { accountsFor, requireSetting, setting, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { channelAccounts, requireSetting, setting, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import type {
@@ -132,11 +132,11 @@ export function dingtalkOptions(a: ChannelAccount, ctx: Pick<ChannelFactoryConte
 export const dingtalkChannel: ChannelFactory = {
   channel: 'dingtalk',
   async create(ctx: ChannelFactoryContext) {
-    const accounts = accountsFor('dingtalk', 'DINGTALK_', 'DINGTALK_APP_KEY', ctx.env, ctx.config, ctx.defaultRoleId);
+    const accounts = channelAccounts(ctx, 'dingtalk', 'app_key');
     const adapters = accounts.map((a) => createDingtalkAdapter(dingtalkOptions(a, ctx)));
     for (const a of adapters) {
       ctx.log.info(
-        { channel: 'dingtalk', account: a.account, webhook: `/webhooks/dingtalk${a.account === 'default' ? '' : `/${a.account}`}` },
+        { channel: 'dingtalk', account: a.account, webhook: webhookPath('dingtalk', a.account) },
         `dingtalk account ${a.account} on (robot callback webhook)`,
       );
     }

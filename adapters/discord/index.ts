@@ -11,7 +11,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { Routes, type REST } from 'discord.js';
-import { accountsFor, apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { apiRootSetting, channelAccounts, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import { Lazy } from '../../src/channel/lazy.ts';
@@ -204,7 +204,7 @@ export function createDiscordAdapter(settings: DiscordSettings, deps: DiscordDep
 export const discordChannel: ChannelFactory = {
   channel: 'discord',
   async create(ctx: ChannelFactoryContext) {
-    const accounts = accountsFor('discord', 'DISCORD_', 'DISCORD_BOT_TOKEN', ctx.env, ctx.config, ctx.defaultRoleId);
+    const accounts = channelAccounts(ctx, 'discord', 'bot_token');
     const log = ctx.log.child({ channel: 'discord' });
     return accounts.map((a) => {
       const s = discordSettings(a);

@@ -10,7 +10,7 @@
  * (`start`). Outbound: `send` through the SDK client (cards for markdown, uploads first).
  */
 import * as lark from '@larksuiteoapi/node-sdk';
-import { accountsFor, requireSetting, setting, settingError, settingName, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { channelAccounts, requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import type {
   AdapterCapabilities,
@@ -164,11 +164,11 @@ export function feishuOptions(a: ChannelAccount, log: Logger, now?: () => Date):
 export const feishuChannel: ChannelFactory = {
   channel: 'feishu',
   async create(ctx: ChannelFactoryContext) {
-    const accounts = accountsFor('feishu', 'FEISHU_', 'FEISHU_APP_ID', ctx.env, ctx.config, ctx.defaultRoleId);
+    const accounts = channelAccounts(ctx, 'feishu', 'app_id');
     const adapters = accounts.map((a) => createFeishuAdapter(feishuOptions(a, ctx.log, ctx.now)));
     for (const a of adapters) {
       ctx.log.info(
-        { channel: 'feishu', account: a.account, mode: a.mode, webhook: a.mode === 'webhook' ? `/webhooks/feishu${a.account === 'default' ? '' : `/${a.account}`}` : undefined },
+        { channel: 'feishu', account: a.account, mode: a.mode, webhook: a.mode === 'webhook' ? webhookPath('feishu', a.account) : undefined },
         `feishu account ${a.account} on (${a.mode === 'ws' ? 'long connection' : 'webhook'})`,
       );
     }

@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Api } from 'grammy';
 import type { Update } from 'grammy/types';
-import { accountsFor, apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { apiRootSetting, channelAccounts, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import { Lazy } from '../../src/channel/lazy.ts';
@@ -231,7 +231,7 @@ export function createTelegramAdapter(settings: TelegramSettings, deps: Telegram
 export const telegramChannel: ChannelFactory = {
   channel: 'telegram',
   async create(ctx: ChannelFactoryContext) {
-    const accounts = accountsFor('telegram', 'TELEGRAM_', 'TELEGRAM_BOT_TOKEN', ctx.env, ctx.config, ctx.defaultRoleId);
+    const accounts = channelAccounts(ctx, 'telegram', 'bot_token');
     const log = ctx.log.child({ channel: 'telegram' });
     return accounts.map((a) => {
       const s = telegramSettings(a);

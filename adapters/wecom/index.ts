@@ -9,7 +9,7 @@
  * encrypted XML; `handleWebhook`). Outbound: `message/send` as plain text (display `text`),
  * 2048-byte chunks, media uploaded first, confirmations as button cards.
  */
-import { accountsFor, requireSetting, setting, settingError, settingName, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { channelAccounts, requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
@@ -138,10 +138,10 @@ export function wecomOptions(a: ChannelAccount, db: Db, log: Logger, now?: () =>
 export const wecomChannel: ChannelFactory = {
   channel: 'wecom',
   async create(ctx: ChannelFactoryContext) {
-    const accounts = accountsFor('wecom', 'WECOM_', 'WECOM_CORP_ID', ctx.env, ctx.config, ctx.defaultRoleId);
+    const accounts = channelAccounts(ctx, 'wecom', 'corp_id');
     const adapters = accounts.map((a) => createWecomAdapter(wecomOptions(a, ctx.db, ctx.log, ctx.now)));
     for (const a of adapters) {
-      ctx.log.info({ channel: 'wecom', account: a.account, webhook: `/webhooks/wecom${a.account === 'default' ? '' : `/${a.account}`}` }, `wecom account ${a.account} on (callback URL)`);
+      ctx.log.info({ channel: 'wecom', account: a.account, webhook: webhookPath('wecom', a.account) }, `wecom account ${a.account} on (callback URL)`);
     }
     return adapters;
   },

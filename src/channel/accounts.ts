@@ -7,6 +7,7 @@
  */
 import { ConfigError } from '../config/errors.ts';
 import type { ConfigFile } from '../config/file.ts';
+import type { ChannelFactoryContext } from './factory.ts';
 
 /** One configured account of a channel. */
 export interface ChannelAccount {
@@ -104,4 +105,19 @@ export function numberSetting(a: ChannelAccount, key: string, fallback: number):
   const raw = setting(a, key);
   const n = raw === '' ? fallback : Number(raw);
   return Number.isFinite(n) && n >= 0 ? n : fallback;
+}
+
+/**
+ * The accounts of `channel` for a channel factory: {@link accountsFor} with the env prefix
+ * `<CHANNEL>_` and the factory context's env, config and default role.
+ * @param requiredKey the setting whose env variable turns the `.env` account on (`bot_token` → `TELEGRAM_BOT_TOKEN`).
+ */
+export function channelAccounts(ctx: Pick<ChannelFactoryContext, 'env' | 'config' | 'defaultRoleId'>, channel: string, requiredKey: string): ChannelAccount[] {
+  const prefix = `${channel.toUpperCase()}_`;
+  return accountsFor(channel, prefix, `${prefix}${requiredKey.toUpperCase()}`, ctx.env, ctx.config, ctx.defaultRoleId);
+}
+
+/** The webhook route of an account (CONTRACTS.md §6): `/webhooks/<channel>` for `default`, else `/webhooks/<channel>/<account>`. */
+export function webhookPath(channel: string, account: string): string {
+  return `/webhooks/${channel}${account === 'default' ? '' : `/${account}`}`;
 }

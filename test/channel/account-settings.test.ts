@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiRootSetting, numberSetting, requireSetting, setting, settingError, settingName, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { apiRootSetting, channelAccounts, numberSetting, requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { ConfigError } from '../../src/config/errors.ts';
 
 const env = (values: Record<string, string>): ChannelAccount => ({ channel: 'telegram', id: 'default', role: 'r', source: 'env', values });
@@ -40,5 +40,23 @@ describe('channel account settings (CONTRACTS.md §11)', () => {
     expect(numberSetting(env({ n: 'x' }), 'n', 5)).toBe(5);
     expect(numberSetting(env({ n: '-1' }), 'n', 5)).toBe(5);
     expect(numberSetting(env({}), 'n', 5)).toBe(5);
+  });
+});
+
+describe('channel factory accounts and webhook routes', () => {
+  it('the .env block counts when <CHANNEL>_<required key> is set; config accounts always', () => {
+    const ctx = { env: { WECOM_CORP_ID: 'c', WECOM_SECRET: 's' }, config: { accounts: [{ channel: 'wecom', id: 'b', role: 'ops', corp_id: 'd' }] }, defaultRoleId: 'default' };
+    const got = channelAccounts(ctx as never, 'wecom', 'corp_id');
+    expect(got.map((a) => [a.id, a.role, a.source, a.values.corp_id])).toEqual([
+      ['default', 'default', 'env', 'c'],
+      ['b', 'ops', 'config', 'd'],
+    ]);
+    expect(got[0]!.values.secret).toBe('s');
+    expect(channelAccounts({ ...ctx, env: { WECOM_SECRET: 's' } } as never, 'wecom', 'corp_id').map((a) => a.id)).toEqual(['b']);
+  });
+
+  it('webhook routes: the default account has none of its own segment (CONTRACTS.md §6)', () => {
+    expect(webhookPath('feishu', 'default')).toBe('/webhooks/feishu');
+    expect(webhookPath('dingtalk', 'ops')).toBe('/webhooks/dingtalk/ops');
   });
 });
