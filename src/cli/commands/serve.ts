@@ -18,16 +18,33 @@ export async function serveCommand(_io: CliIO): Promise<number> {
     if (err instanceof DataDirBusyError) throw new CliError(err.message, EXIT_FAILED);
     throw err;
   }
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      log().info({ signal }, 'shutting down');
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  await gateway.close();
+  // A terminal's Ctrl-C reaches node twice (directly and relayed by `npm start`), so the
+  // handler stays installed until the shutdown is over: a repeated signal is only logged, a
+  // third one within the shutdown forces the exit (in-flight turns then resume after restart).
+  let signals = 0;
+  let requested!: () => void;
+  const stopRequested = new Promise<void>((resolve) => (requested = resolve));
+  const onSignal = (signal: string): void => {
+    signals++;
+    if (signals === 1) {
+      log().info({ signal }, 'shutting down (in-flight turns finish first)');
+      requested();
+    } else if (signals === 2) {
+      log().info({ signal }, 'already shutting down (a further Ctrl-C forces the exit)');
+    } else {
+      log().error({ signal }, 'forced exit during shutdown');
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  await stopRequested;
+  try {
+    await gateway.close();
+    log().info('stopped');
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
   return EXIT_OK;
 }
