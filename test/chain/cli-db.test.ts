@@ -57,6 +57,13 @@ for (const engine of ENGINES) {
       expect(Object.keys(res).sort()).toEqual(['duration_ms', 'error', 'failed', 'last', 'ok', 'steps']);
     });
 
+    it('chain run without a required chain input: exit 1 naming it, no step runs', MANY_COMMANDS, async () => {
+      const r = await cli('chain', 'run', GOOD);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('{city}');
+      expect(r.out).toBe('');
+    });
+
     it('chain save / run <name> / disable / enable; a refused save is exit 1 with the problems', MANY_COMMANDS, async () => {
       expect((await cli('chain', 'save', BAD)).code).toBe(1);
       const saved = await cli('chain', 'save', GOOD);

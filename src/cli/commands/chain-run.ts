@@ -1,13 +1,14 @@
 /**
  * `skillgate chain run <file|name> [--input JSON] [--context JSON] [--role R]`
  * (CONTRACTS.md §5): prints the runner's return object as one JSON document; exit 0 whenever
- * a result was produced, even a failed one; exit 1 for bad arguments or an unknown chain.
+ * a result was produced, even a failed one (`ok: false`, like `skill run`); exit 1 for bad
+ * arguments, an unknown chain or a missing required chain input (one line per input).
  * Steps run with `chat_mode = false` (D-05) in one session derived like `skill run`'s.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { resolveSecretKey } from '../../config/secret-key.ts';
-import type { ChainDocument } from '../../chain/document.ts';
+import { requiredInputs, type ChainDocument } from '../../chain/document.ts';
 import type { ChainResult } from '../../chain/runner.ts';
 import { withChainRegistry } from '../../chain/services.ts';
 import { runChainDocument } from '../../chain/skill.ts';
@@ -50,6 +51,11 @@ export async function chainRunCommand(target: string, flags: { input?: string; c
         if (!doc) {
           doc = (await getChain(db, target))?.document;
           if (!doc) throw new CliError(`no saved chain named "${target}" and no such file`, EXIT_REFUSED);
+        }
+        // The chain's own required inputs are checked before any step runs (as POST /skills/chain/test).
+        const missing = requiredInputs(doc).filter((k) => input[k] === undefined || input[k] === null || input[k] === '');
+        if (missing.length > 0) {
+          throw new CliError(missing.map((k) => `{${k}}: required chain input is missing (give it with --input)`).join('\n'), EXIT_REFUSED);
         }
         const services = await withChainRegistry({ db, registry: base, settings, secretKey: resolveSecretKey(settings), log: log() });
         const workspace = resolve(settings.dataDir, 'workspaces', roleId, 'chain');
