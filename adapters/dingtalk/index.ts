@@ -10,9 +10,10 @@
  * (outbound.ts: session webhook, then the Open API). Attachments: download codes exchanged for
  * a short-lived URL, then fetched.
  */
-import { channelAccounts, requireSetting, setting, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { requireSetting, setting, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import { perAccountChannel } from '../../src/channel/per-account.ts';
 import type {
   AdapterCapabilities,
   FetchedAttachment,
@@ -129,17 +130,8 @@ export function dingtalkOptions(a: ChannelAccount, ctx: Pick<ChannelFactoryConte
 }
 
 /** The channel factory (registered in `adapters/index.ts`). */
-export const dingtalkChannel: ChannelFactory = {
-  channel: 'dingtalk',
-  async create(ctx: ChannelFactoryContext) {
-    const accounts = channelAccounts(ctx, 'dingtalk', 'app_key');
-    const adapters = accounts.map((a) => createDingtalkAdapter(dingtalkOptions(a, ctx)));
-    for (const a of adapters) {
-      ctx.log.info(
-        { channel: 'dingtalk', account: a.account, webhook: webhookPath('dingtalk', a.account) },
-        `dingtalk account ${a.account} on (robot callback webhook)`,
-      );
-    }
-    return adapters;
-  },
-};
+export const dingtalkChannel: ChannelFactory = perAccountChannel('dingtalk', 'app_key', (a, ctx) => ({
+  adapter: createDingtalkAdapter(dingtalkOptions(a, ctx)),
+  report: { webhook: webhookPath('dingtalk', a.id) },
+  msg: `dingtalk account ${a.id} on (robot callback webhook)`,
+}));

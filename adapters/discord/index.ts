@@ -11,10 +11,11 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { Routes, type REST } from 'discord.js';
-import { apiRootSetting, channelAccounts, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import type { ChannelFactory } from '../../src/channel/factory.ts';
 import { Lazy } from '../../src/channel/lazy.ts';
+import { perAccountChannel } from '../../src/channel/per-account.ts';
 import type {
   AdapterCapabilities,
   AdapterHost,
@@ -201,15 +202,8 @@ export function createDiscordAdapter(settings: DiscordSettings, deps: DiscordDep
 }
 
 /** The Discord channel factory (register it in adapters/index.ts). Off when no account is configured. */
-export const discordChannel: ChannelFactory = {
-  channel: 'discord',
-  async create(ctx: ChannelFactoryContext) {
-    const accounts = channelAccounts(ctx, 'discord', 'bot_token');
-    const log = ctx.log.child({ channel: 'discord' });
-    return accounts.map((a) => {
-      const s = discordSettings(a);
-      log.info({ account: a.id, source: a.source, api_root: s.apiRoot, message_content: s.messageContent, interactions_endpoint: s.publicKey !== null }, 'discord account on');
-      return createDiscordAdapter(s, { db: ctx.db, log: ctx.log, now: ctx.now });
-    });
-  },
-};
+export const discordChannel: ChannelFactory = perAccountChannel('discord', 'bot_token', (a, ctx) => {
+  const s = discordSettings(a);
+  const adapter = createDiscordAdapter(s, { db: ctx.db, log: ctx.log, now: ctx.now });
+  return { adapter, report: { api_root: s.apiRoot, message_content: s.messageContent, interactions_endpoint: s.publicKey !== null }, msg: 'discord account on' };
+});

@@ -10,8 +10,9 @@
  * (`start`). Outbound: `send` through the SDK client (cards for markdown, uploads first).
  */
 import * as lark from '@larksuiteoapi/node-sdk';
-import { channelAccounts, requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
-import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import { requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
+import type { ChannelFactory } from '../../src/channel/factory.ts';
+import { perAccountChannel } from '../../src/channel/per-account.ts';
 import type {
   AdapterCapabilities,
   AdapterHost,
@@ -161,17 +162,12 @@ export function feishuOptions(a: ChannelAccount, log: Logger, now?: () => Date):
 }
 
 /** The channel factory (registered in `adapters/index.ts`). */
-export const feishuChannel: ChannelFactory = {
-  channel: 'feishu',
-  async create(ctx: ChannelFactoryContext) {
-    const accounts = channelAccounts(ctx, 'feishu', 'app_id');
-    const adapters = accounts.map((a) => createFeishuAdapter(feishuOptions(a, ctx.log, ctx.now)));
-    for (const a of adapters) {
-      ctx.log.info(
-        { channel: 'feishu', account: a.account, mode: a.mode, webhook: a.mode === 'webhook' ? webhookPath('feishu', a.account) : undefined },
-        `feishu account ${a.account} on (${a.mode === 'ws' ? 'long connection' : 'webhook'})`,
-      );
-    }
-    return adapters;
-  },
-};
+export const feishuChannel: ChannelFactory = perAccountChannel('feishu', 'app_id', (a, ctx) => {
+  const adapter = createFeishuAdapter(feishuOptions(a, ctx.log, ctx.now));
+  const ws = adapter.mode === 'ws';
+  return {
+    adapter,
+    report: { mode: adapter.mode, webhook: ws ? undefined : webhookPath('feishu', a.id) },
+    msg: `feishu account ${a.id} on (${ws ? 'long connection' : 'webhook'})`,
+  };
+});

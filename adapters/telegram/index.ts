@@ -10,10 +10,11 @@ import { basename } from 'node:path';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Api } from 'grammy';
 import type { Update } from 'grammy/types';
-import { apiRootSetting, channelAccounts, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import type { ChannelFactory } from '../../src/channel/factory.ts';
 import { Lazy } from '../../src/channel/lazy.ts';
+import { perAccountChannel } from '../../src/channel/per-account.ts';
 import type {
   AdapterCapabilities,
   AdapterHost,
@@ -228,15 +229,8 @@ export function createTelegramAdapter(settings: TelegramSettings, deps: Telegram
 }
 
 /** The Telegram channel factory (register it in adapters/index.ts). */
-export const telegramChannel: ChannelFactory = {
-  channel: 'telegram',
-  async create(ctx: ChannelFactoryContext) {
-    const accounts = channelAccounts(ctx, 'telegram', 'bot_token');
-    const log = ctx.log.child({ channel: 'telegram' });
-    return accounts.map((a) => {
-      const s = telegramSettings(a);
-      log.info({ account: a.id, source: a.source, mode: s.mode, api_root: s.apiRoot }, 'telegram account on');
-      return createTelegramAdapter(s, { db: ctx.db, log: ctx.log, now: ctx.now, publicUrl: ctx.publicUrl });
-    });
-  },
-};
+export const telegramChannel: ChannelFactory = perAccountChannel('telegram', 'bot_token', (a, ctx) => {
+  const s = telegramSettings(a);
+  const adapter = createTelegramAdapter(s, { db: ctx.db, log: ctx.log, now: ctx.now, publicUrl: ctx.publicUrl });
+  return { adapter, report: { mode: s.mode, api_root: s.apiRoot }, msg: 'telegram account on' };
+});

@@ -9,9 +9,10 @@
  * encrypted XML; `handleWebhook`). Outbound: `message/send` as plain text (display `text`),
  * 2048-byte chunks, media uploaded first, confirmations as button cards.
  */
-import { channelAccounts, requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
+import type { ChannelFactory } from '../../src/channel/factory.ts';
+import { perAccountChannel } from '../../src/channel/per-account.ts';
 import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
 import { wecomAesKey } from '../../src/channel/wecom-crypto.ts';
 import type { Logger } from '../../src/log/logger.ts';
@@ -135,14 +136,8 @@ export function wecomOptions(a: ChannelAccount, db: Db, log: Logger, now?: () =>
 }
 
 /** The channel factory (registered in `adapters/index.ts`). */
-export const wecomChannel: ChannelFactory = {
-  channel: 'wecom',
-  async create(ctx: ChannelFactoryContext) {
-    const accounts = channelAccounts(ctx, 'wecom', 'corp_id');
-    const adapters = accounts.map((a) => createWecomAdapter(wecomOptions(a, ctx.db, ctx.log, ctx.now)));
-    for (const a of adapters) {
-      ctx.log.info({ channel: 'wecom', account: a.account, webhook: webhookPath('wecom', a.account) }, `wecom account ${a.account} on (callback URL)`);
-    }
-    return adapters;
-  },
-};
+export const wecomChannel: ChannelFactory = perAccountChannel('wecom', 'corp_id', (a, ctx) => ({
+  adapter: createWecomAdapter(wecomOptions(a, ctx.db, ctx.log, ctx.now)),
+  report: { webhook: webhookPath('wecom', a.id) },
+  msg: `wecom account ${a.id} on (callback URL)`,
+}));
