@@ -35,6 +35,7 @@ import { ALLOWED_UPDATES, startPolling, type Poller } from './transport-polling.
 import { verifyTelegramWebhook } from './transport-webhook.ts';
 import { DEFAULT_API_ROOT, DOWNLOAD_LIMIT_BYTES, SECRET_TOKEN_RE, TEXT_LIMIT } from './wire.ts';
 import { tooLargeText, unsupportedText, expiredButtonText } from './texts.ts';
+import { AttachmentTooLargeError } from '../../src/channel/errors.ts';
 
 /** Settings of one Telegram account. */
 export interface TelegramSettings {
@@ -198,7 +199,7 @@ export class TelegramAdapter implements WebhookAdapter {
    *   cloud Bot API limit), or the API/download error otherwise.
    */
   async fetchAttachment(att: InboundAttachment): Promise<FetchedAttachment> {
-    if ((att.size ?? 0) > DOWNLOAD_LIMIT_BYTES) throw new Error(tooLargeText(att.filename));
+    if ((att.size ?? 0) > DOWNLOAD_LIMIT_BYTES) throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
     const fileId = att.platform_ref.file_id;
     if (typeof fileId !== 'string' || fileId === '') throw new Error('telegram attachment without file_id');
     let path: string | undefined;
@@ -209,16 +210,16 @@ export class TelegramAdapter implements WebhookAdapter {
       size = f.file_size;
     } catch (err) {
       const f = failureOf(err);
-      if (f.code === 400 && /too big/i.test(f.description)) throw new Error(tooLargeText(att.filename));
+      if (f.code === 400 && /too big/i.test(f.description)) throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
       throw new Error(`telegram getFile failed: ${f.description}`);
     }
-    if ((size ?? 0) > DOWNLOAD_LIMIT_BYTES) throw new Error(tooLargeText(att.filename));
+    if ((size ?? 0) > DOWNLOAD_LIMIT_BYTES) throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
     if (!path) throw new Error('telegram getFile returned no file_path');
     const url = `${this.#s.apiRoot}/file/bot${this.#s.token}/${path.split('/').map(encodeURIComponent).join('/')}`;
     const res = await fetch(url);
     if (!res.ok) throw new Error(`telegram file download failed: HTTP ${res.status}`);
     const data = Buffer.from(await res.arrayBuffer());
-    if (data.length > DOWNLOAD_LIMIT_BYTES) throw new Error(tooLargeText(att.filename));
+    if (data.length > DOWNLOAD_LIMIT_BYTES) throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
     return { data, filename: att.filename ?? basename(path), mime_type: att.mime_type ?? null };
   }
 }

@@ -148,6 +148,8 @@ describe('telegram adapter against the fake Bot API', () => {
     expect(fake.requests).toHaveLength(0);
     fake.script('POST', '/bot:token/getFile', { status: 400, json: { ok: false, error_code: 400, description: 'Bad Request: file is too big' } });
     await expect(a.fetchAttachment({ ...att, size: null })).rejects.toThrow(/20 MB/);
+    // typed, so the turn tells the user the limit (AttachmentTooLargeError)
+    await expect(a.fetchAttachment(att)).rejects.toMatchObject({ name: 'AttachmentTooLargeError', limitBytes: 20 * 1024 * 1024 });
   });
 
   it('typing sends sendChatAction typing (with the forum thread) and never throws', async () => {
