@@ -23,7 +23,7 @@ export function bodyField(req: RecordedRequest, field: string): unknown {
 }
 
 /** Body of a request as one object: JSON, or fields with JSON-looking values parsed. */
-function bodyObject(req: RecordedRequest): Record<string, unknown> {
+export function bodyObject(req: RecordedRequest): Record<string, unknown> {
   if (req.json && typeof req.json === 'object') return req.json as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(req.fields)) {

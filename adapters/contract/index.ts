@@ -26,7 +26,7 @@ export {
   type ExpectedCall,
   type ScriptedReply,
 } from './cases.ts';
-export { bodyField, orderedCallProblems } from './golden.ts';
+export { bodyField, bodyObject, orderedCallProblems } from './golden.ts';
 export { createClock, createRecordingHost, nextSeq, type RecordingHost, type HostCall } from './harness.ts';
 export { mutate } from './fuzz.ts';
 export { prng } from './outbound-checks.ts';

@@ -8,7 +8,7 @@ import { acquireDataDir, DataDirBusyError } from '../store/datadir.ts';
 import type { Db } from '../store/db.ts';
 import { openEmbeddedDb, openServerDb } from '../store/open.ts';
 import { migrate } from '../store/migrate.ts';
-import { CliError, EXIT_FAILED, EXIT_REFUSED } from './io.ts';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from './io.ts';
 
 /** Calls the running server's local admin API: method, path → parsed JSON body. */
 export type LocalApiCall = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -77,4 +77,31 @@ export async function withCliDb<T>(
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * An admin command that answers `{ok: true, …}` or `{ok: false, error}` (grants, notify targets,
+ * audit): run it by whichever path is open ({@link withCliDb}; `path` is its local admin API
+ * route), print a refusal on stderr (exit 1) or, with `json`, the result on stdout (exit 0).
+ * @returns the exit code when the command is finished, else the successful result for the
+ *   caller's text rendering (then exit 0).
+ */
+export async function runAdminCommand<R extends { ok: boolean }>(
+  settings: Settings,
+  io: CliIO,
+  cmd: { direct: (db: Db) => Promise<R>; path: string; request: unknown; json?: boolean },
+): Promise<{ exit: number } | { result: Extract<R, { ok: true }> }> {
+  const result = await withCliDb<R>(settings, {
+    direct: cmd.direct,
+    viaServer: (call) => call<R>('POST', cmd.path, cmd.request),
+  });
+  if (!result.ok) {
+    io.stderr(`skillgate: ${(result as { error?: string }).error ?? 'refused'}\n`);
+    return { exit: EXIT_REFUSED };
+  }
+  if (cmd.json) {
+    printJson(io, result);
+    return { exit: EXIT_OK };
+  }
+  return { result: result as Extract<R, { ok: true }> };
 }

@@ -9,8 +9,8 @@
  */
 import type { Db } from '../../store/db.ts';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, queryAudit, type AuditRow } from '../../audit/store.ts';
-import { withCliDb } from '../db-access.ts';
-import { EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
+import { runAdminCommand } from '../db-access.ts';
+import { EXIT_OK, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';
 
 /** What an audit query asks for (also the body of the local admin API route). */
@@ -61,18 +61,9 @@ export function formatAuditRow(r: AuditRow): string {
 export async function auditCommand(opts: AuditCommandRequest & { json?: boolean }, io: CliIO): Promise<number> {
   const settings = configSettings();
   const req: AuditCommandRequest = { role: opts.role, skill: opts.skill, actor: opts.actor, since: opts.since, limit: opts.limit };
-  const result = await withCliDb<AuditCommandResult>(settings, {
-    direct: (db) => runAuditQuery(db, req),
-    viaServer: (call) => call<AuditCommandResult>('POST', '/api/local/audit', req),
-  });
-  if (!result.ok) {
-    io.stderr(`skillgate: ${result.error}\n`);
-    return EXIT_REFUSED;
-  }
-  if (opts.json) {
-    printJson(io, result);
-    return EXIT_OK;
-  }
+  const done = await runAdminCommand<AuditCommandResult>(settings, io, { direct: (db) => runAuditQuery(db, req), path: '/api/local/audit', request: req, json: opts.json });
+  if ('exit' in done) return done.exit;
+  const result = done.result;
   if (result.entries.length === 0) io.stdout('no audit entries match\n');
   else io.stdout(result.entries.map((r) => formatAuditRow(r) + '\n').join(''));
   return EXIT_OK;

@@ -16,8 +16,8 @@ import { findTableByTitle, getTable, listTables } from '../../datatable/metadata
 import { grant, listGrants, revoke, type GrantRequest } from '../../datatable/grants.ts';
 import { isUuid } from '../../datatable/naming.ts';
 import type { Grant, RowScope, TableMeta } from '../../datatable/types.ts';
-import { withCliDb } from '../db-access.ts';
-import { EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
+import { runAdminCommand } from '../db-access.ts';
+import { EXIT_OK, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';
 
 /** What a datatable grant command asks for (also the body of the local admin API route). */
@@ -105,18 +105,9 @@ export async function datatableGrantCommand(
     rowScope: opts.rowScope,
     ownerField: opts.ownerField,
   };
-  const result = await withCliDb<GrantCommandResult>(settings, {
-    direct: (db) => runGrantCommand(db, req),
-    viaServer: (call) => call<GrantCommandResult>('POST', '/api/local/datatable/grant', req),
-  });
-  if (!result.ok) {
-    io.stderr(`skillgate: ${result.error}\n`);
-    return EXIT_REFUSED;
-  }
-  if (opts.json) {
-    printJson(io, result);
-    return EXIT_OK;
-  }
+  const done = await runAdminCommand<GrantCommandResult>(settings, io, { direct: (db) => runGrantCommand(db, req), path: '/api/local/datatable/grant', request: req, json: opts.json });
+  if ('exit' in done) return done.exit;
+  const result = done.result;
   if (result.op === 'grant') io.stdout(`granted on ${result.table.title} (${result.table.id}): ${describe(result.grant)}\n`);
   else if (result.op === 'revoke') io.stdout(`revoked the grant of role ${result.roleId} on ${result.table.title} (${result.table.id})\n`);
   else if (result.grants.length === 0) io.stdout(`${result.table.title} (${result.table.id}): no grants — open to every role\n`);

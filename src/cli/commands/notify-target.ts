@@ -21,8 +21,8 @@ import {
   putNotifyTarget,
   removeNotifyTarget,
 } from '../../orchestration/notify-targets.ts';
-import { withCliDb } from '../db-access.ts';
-import { EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
+import { runAdminCommand } from '../db-access.ts';
+import { EXIT_OK, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';
 
 /** One notify-target request (also the body of the local admin API route). */
@@ -60,18 +60,9 @@ export async function runNotifyTargetCommand(db: Db, req: NotifyTargetRequest): 
 export async function notifyTargetCommand(op: NotifyTargetRequest['op'], name: string | undefined, spec: string[], opts: { json?: boolean }, io: CliIO): Promise<number> {
   const settings = configSettings();
   const req: NotifyTargetRequest = { op, name, spec };
-  const result = await withCliDb<NotifyTargetResult>(settings, {
-    direct: (db) => runNotifyTargetCommand(db, req),
-    viaServer: (call) => call<NotifyTargetResult>('POST', '/api/local/notify/target', req),
-  });
-  if (!result.ok) {
-    io.stderr(`skillgate: ${result.error}\n`);
-    return EXIT_REFUSED;
-  }
-  if (opts.json) {
-    printJson(io, result);
-    return EXIT_OK;
-  }
+  const done = await runAdminCommand<NotifyTargetResult>(settings, io, { direct: (db) => runNotifyTargetCommand(db, req), path: '/api/local/notify/target', request: req, json: opts.json });
+  if ('exit' in done) return done.exit;
+  const result = done.result;
   if (result.op === 'add') io.stdout(`notify target ${result.name}: ${result.target}\n`);
   else if (result.op === 'remove') io.stdout(`notify target ${result.name} removed\n`);
   else io.stdout(result.targets.length ? result.targets.map((t) => `${t.name}\t${t.target}\n`).join('') : '(no notify targets)\n');

@@ -7,7 +7,7 @@
  * callback_data over 64 bytes, HTML outside the documented tags or unbalanced
  * ("can't parse entities"), and a wrong token (401).
  */
-import type { FakePlatform, FakeReply, RecordedRequest } from '../../../adapters/contract/index.ts';
+import { bodyObject, type FakePlatform, type FakeReply, type RecordedRequest } from '../../../adapters/contract/index.ts';
 import { htmlToText } from '../../../adapters/telegram/outbound.ts';
 
 export const TOKEN = '10000099:TEST_token_do_not_use';
@@ -36,18 +36,7 @@ export function telegramHtmlProblem(html: string): string | null {
   return stack.length ? `Can't find end tag corresponding to start tag "${stack.at(-1)}"` : null;
 }
 
-function body(req: RecordedRequest): Record<string, unknown> {
-  if (req.json && typeof req.json === 'object') return req.json as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(req.fields)) {
-    try {
-      out[k] = /^[[{]/.test(v) ? JSON.parse(v) : v;
-    } catch {
-      out[k] = v;
-    }
-  }
-  return out;
-}
+const body = bodyObject;
 
 const bad = (description: string, code = 400): FakeReply => ({ status: code, json: { ok: false, error_code: code, description } });
 
