@@ -18,6 +18,11 @@ export interface InProcessOptions {
   wallSec: number;
   /** Caller abort (user stop, parent wall). */
   abortSignal?: AbortSignal;
+  /**
+   * False for background runs: the handler's `abort_signal` is null (R-ASYNC-05, R-PCTX-08);
+   * the wall still ends the run. Default true.
+   */
+  exposeAbortSignal?: boolean;
   log: Logger;
 }
 
@@ -33,10 +38,10 @@ function errorText(err: unknown): string {
 
 /**
  * The context an entry receives: a shallow copy of `ctx` with `abort_signal` = the call's
- * signal (fires on timeout and on caller abort, R-WALL-05); a SYNC entry additionally gets
+ * signal (fires on timeout and on caller abort, R-WALL-05; null in background runs, R-ASYNC-05); a SYNC entry additionally gets
  * `db: null` and `db_factory: null` (R-FORM-09, R-ENTRY-05). `call_skill` is passed as given.
  */
-export function entryContext(ctx: RuntimeContext, isAsync: boolean, signal: AbortSignal): RuntimeContext {
+export function entryContext(ctx: RuntimeContext, isAsync: boolean, signal: AbortSignal | null): RuntimeContext {
   const out: RuntimeContext = { ...ctx, abort_signal: signal };
   if (!isAsync) {
     out.db = null;
@@ -90,7 +95,7 @@ export async function runInProcess(
     }
     const entry = findEntry(mod);
     if (!entry) return { noEntry: true } as const;
-    const args = bindArgs(entry.declared, input, entryContext(ctx, entry.isAsync, wall.signal));
+    const args = bindArgs(entry.declared, input, entryContext(ctx, entry.isAsync, opts.exposeAbortSignal === false ? null : wall.signal));
     opts.log.debug({ skill: skill.name, entry: entry.name, declared: entry.declared, async: entry.isAsync }, 'calling in-process entry');
     return { value: await entry.fn(...args) } as const;
   });

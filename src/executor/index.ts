@@ -42,6 +42,8 @@ export interface ExecuteOptions {
   subprocessTimeoutSec: number;
   /** Aborts the run (user pressed stop, or a parent wall). */
   abortSignal?: AbortSignal;
+  /** False in background (async) runs: in-process handlers get `abort_signal: null` (R-ASYNC-05). */
+  exposeAbortSignal?: boolean;
   /** Environment variables added for subprocesses: the skill's secret parameters (R-SUB-07, R-CFG-09). Never put into argv. */
   secretEnv?: Record<string, string>;
   log: Logger;
@@ -81,7 +83,7 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
   const wallSec = opts.wallSec;
   switch (type) {
     case 'IN_PROCESS':
-      return runInProcess(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log });
+      return runInProcess(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, exposeAbortSignal: opts.exposeAbortSignal, log: opts.log });
     case 'PYTHON_BRIDGE':
       return runPythonBridge(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log, callSkill: opts.callSkill });
     case 'HTTP':

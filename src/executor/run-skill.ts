@@ -176,10 +176,11 @@ export async function executePrepared(
   services: SkillServices,
   p: Prepared,
   ctx: RuntimeContext,
-  opts: { wallSec: number; abortSignal?: AbortSignal; callSkill?: CallSkill },
+  opts: { wallSec: number; abortSignal?: AbortSignal; callSkill?: CallSkill; background?: boolean },
 ): Promise<RawOutcome> {
   return executeSkill(p.skill, p.input, ctx, {
     wallSec: opts.wallSec,
+    exposeAbortSignal: !opts.background,
     subprocessTimeoutSec: subprocessTimeoutFor(p.skill, opts.wallSec),
     abortSignal: opts.abortSignal,
     secretEnv: secretEnvFor(p.config, p.secretParams),
@@ -284,7 +285,7 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
 
   const before = await snapshotWorkspace(workspaceDir);
   services.log.info({ skill: prepared.skill.name, exec: prepared.skill.execType, line: req.line, wall_sec: wallSec }, 'skill call started');
-  const raw = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill });
+  const raw = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill, background: req.line === 'async' });
   const secretValues = prepared.secretParams.map((p) => prepared.config[p]).filter((v): v is string => typeof v === 'string' && v !== '');
   const outcome = jsonSafeOutcome(raw, prepared.skill.name, secretScrubber(secretValues));
   let envelope = normalizeEnvelope(outcome, { skill: prepared.skill.name, lang });

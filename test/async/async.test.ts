@@ -52,11 +52,9 @@ describeEachEngine('async skills', (db, engine) => {
     expect(media.file_id).toBeTruthy();
     expect(sent[resultAt]!.target.channel).toBe('telegram');
 
-    // R-ASYNC-05/06: no request or channel_registry; stored config reaches the run. (The
-    // in-process executor always hands the entry its wall's signal as abort_signal (R-WALL-05),
-    // so the "null abort_signal" half of R-ASYNC-05 is not asserted here; the runner passes none.)
+    // R-ASYNC-05/06: no request, channel_registry or abort_signal; stored config reaches the run.
     const run = observed(tag)!;
-    expect(run).toMatchObject({ request: null, channel_registry: null, has_db_factory: true, channel: 'telegram', region: '华东' });
+    expect(run).toMatchObject({ request: null, channel_registry: null, abort_signal: null, has_db_factory: true, channel: 'telegram', region: '华东' });
     expect(run.actor_name).toBe('测试用户');
     await expect.poll(async () => (await db().query<{ state: string }>(`SELECT state FROM pgboss.job WHERE name = $1 AND data->'input'->>'tag' = $2`, [ASYNC_QUEUE, tag])).rows[0]?.state, POLL).toBe('completed');
   });
@@ -66,6 +64,8 @@ describeEachEngine('async skills', (db, engine) => {
     const tag = `w-${engine}-${Date.now()}`;
     const out = await h.turn('web', `/slow_report tag=${tag}`);
     expect(observed(tag)).toBeDefined();
+    // a synchronous run does get its wall's signal (R-WALL-05), unlike the background run
+    expect(observed(tag)!.abort_signal).toBeInstanceOf(AbortSignal);
     expect(out.map(textOf).join('\n')).toContain('合计 42');
     expect(out.map(textOf).join('\n')).not.toContain('已在后台开始执行');
     expect(out.flatMap((m) => m.media ?? []).map((m) => m.filename)).toContain(`report-${tag}.csv`);
