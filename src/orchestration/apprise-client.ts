@@ -6,7 +6,7 @@
  * - `title`, `body`, `type` (info|success|warning|failure), `format` (text|markdown|html);
  * - attachments as `multipart/form-data`, one repeated `attach` field per file.
  *
- * Source: caronc/apprise-api README (see /work/shared/notes/library-facts.md §4). Answers:
+ * Source: caronc/apprise-api README (the Apprise API's stateless `POST /notify/`). Answers:
  * 200 sent; 204 no configuration for the key; 400 bad request; 424 at least one notification
  * failed or the tag matched nothing; 431 payload too large; 5xx server trouble. With
  * `Accept: application/json` the error body is `{"error": "…", "details": […]}`.
