@@ -15,7 +15,7 @@ import type { ChannelAdapter } from '../channel/types.ts';
 import type { Envelope } from '../envelope/types.ts';
 import { prepareCall, runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
 import type { Logger } from '../log/logger.ts';
-import { createBoss } from '../schedule/boss.ts';
+import { createBoss, startBoss } from '../schedule/boss.ts';
 import type { Db } from '../store/db.ts';
 import { rememberConfirms } from '../turn/reply-support.ts';
 import type { ReplySink } from '../turn/turn.ts';
@@ -146,8 +146,9 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
       if (boss) return;
       const b = createBoss(db, { schedule: false, supervise: true });
       b.on('error', (err: Error) => log.error({ err }, 'pg-boss error (async skills)'));
-      await b.start();
-      if (!(await b.getQueue(ASYNC_QUEUE))) await b.createQueue(ASYNC_QUEUE);
+      await startBoss(db, b, async () => {
+        if (!(await b.getQueue(ASYNC_QUEUE))) await b.createQueue(ASYNC_QUEUE);
+      });
       boss = b;
       if (opts.work ?? true) {
         workerId = await b.work<AsyncJobData>(ASYNC_QUEUE, { batchSize: 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, async (jobs) => {

@@ -37,3 +37,18 @@ export function createBoss(db: Db, opts: BossOptions): PgBoss {
     ...(opts.cronWorkerIntervalSeconds ? { cronWorkerIntervalSeconds: opts.cronWorkerIntervalSeconds } : {}),
   });
 }
+
+/**
+ * Start `boss`, installing or migrating its schema. pg-boss checks whether its schema exists
+ * before taking its own lock, so two processes starting at once on one server could both try to
+ * create it; on the server engine the start (and `then`) runs under a cross-process advisory lock (embedded
+ * PGlite is one process and one session: no lock, which would deadlock there).
+ */
+export async function startBoss(db: Db, boss: PgBoss, then?: () => Promise<void>): Promise<void> {
+  const run = async (): Promise<void> => {
+    await boss.start();
+    await then?.(); // e.g. create a queue: under the same lock, so two starters do not race
+  };
+  if (db.engine !== 'server') return run();
+  await db.withLock('skillgate_pgboss_start', run);
+}

@@ -8,7 +8,7 @@
 import type PgBoss from 'pg-boss';
 import type { Logger } from '../log/logger.ts';
 import type { Db } from '../store/db.ts';
-import { createBoss } from './boss.ts';
+import { createBoss, startBoss } from './boss.ts';
 import type { FireOutcome } from './fire.ts';
 import { deleteSchedule, getSchedule, listSchedules, recordRun, SCHEDULE_NAME_RE, upsertSchedule, type Schedule, type StoredSchedule } from './store.ts';
 
@@ -66,7 +66,7 @@ export class Scheduler {
       cronWorkerIntervalSeconds: this.opts.cronWorkerIntervalSeconds,
     });
     this.boss.on('error', (err: Error) => this.opts.log.error({ err }, 'pg-boss error'));
-    await this.boss.start();
+    await startBoss(this.opts.db, this.boss);
     if (worker) {
       await this.sync();
       this.unlisten = await this.opts.db.listen(SCHEDULE_CHANNEL, () => void this.sync());
