@@ -35,6 +35,7 @@ import { makeCallSkill } from '../orchestration/call-skill.ts';
 import { makeAwaitReply } from '../orchestration/await-reply.ts';
 import type { MessagingServices } from '../orchestration/messaging.ts';
 import { auditedRun } from '../audit/hook.ts';
+import type { SkillLifecycle } from '../lifecycle/types.ts';
 
 /** The long-lived parts a skill call needs. */
 export interface SkillServices {
@@ -58,6 +59,11 @@ export interface SkillServices {
    * runner (`src/chain/skill.ts` runSkillOrChain). Absent → chain skills are not executable here.
    */
   runChain?: (req: RunSkillRequest) => Promise<Envelope>;
+  /**
+   * The live skill set (issue 10, `src/lifecycle/`): per-role scope, hot reload, install.
+   * Absent in one-shot CLI runs; `registry` above is then the whole truth.
+   */
+  lifecycle?: SkillLifecycle;
 }
 
 /**
