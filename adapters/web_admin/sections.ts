@@ -1,0 +1,20 @@
+/**
+ * The console's sections, in navigation order (issue 10 §6; docs/console.md "Sections").
+ * A flat list: one import and one entry per section. Each entry's routes are mounted at
+ * `/admin/api/<id>/` and its page module is `public/sections/<id>.js`.
+ */
+import type { AdminSection } from './kit.ts';
+import { skillsSection } from './api/skills.ts';
+import { secretsSection } from './api/secrets.ts';
+import { outboxSection } from './api/outbox.ts';
+import { auditSection } from './api/audit.ts';
+
+export type { AdminDeps, AdminSection, AdminIdentity } from './kit.ts';
+
+/** Every section of the console. */
+export const ADMIN_SECTIONS: AdminSection[] = [
+  skillsSection,
+  secretsSection,
+  outboxSection,
+  auditSection,
+];
