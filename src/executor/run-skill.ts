@@ -36,6 +36,7 @@ import { makeAwaitReply } from '../orchestration/await-reply.ts';
 import type { MessagingServices } from '../orchestration/messaging.ts';
 import { auditedRun } from '../audit/hook.ts';
 import type { SkillLifecycle } from '../lifecycle/types.ts';
+import { authoringServicesFor } from '../lifecycle/authoring.ts';
 
 /** The long-lived parts a skill call needs. */
 export interface SkillServices {
@@ -283,6 +284,8 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
             await_reply: makeAwaitReply(services.messaging, { org_id: orgId, role_id: roleId, session_id: session.id, skill: prepared.skill.name }, lang),
           }
         : {}),
+      // create_skill / edit_skill reach the data dir, the registry and the live reload (issue 10)
+      lifecycle: authoringServicesFor(services),
     },
     channelRegistry: req.line === 'chat' ? (services.channelRegistry ?? null) : null,
     request: req.line === 'chat' ? (req.request ?? null) : null,

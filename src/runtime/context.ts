@@ -69,6 +69,11 @@ export interface InProcessParts {
   messaging?: unknown;
   /** `await_reply(req)` (CONTRACTS.md §10); set only when given. */
   await_reply?: (req: never) => Promise<unknown>;
+  /**
+   * What create_skill / edit_skill need (issue 10; `src/lifecycle/authoring.ts`
+   * AuthoringServices); set as key `lifecycle` only when given.
+   */
+  lifecycle?: unknown;
 }
 
 /** Arguments of {@link buildRuntimeContext}. */
@@ -159,6 +164,7 @@ export function buildRuntimeContext(args: BuildContextArgs): RuntimeContext {
   if (args.inProcess?.call_skill) ctx.call_skill = args.inProcess.call_skill;
   if (args.inProcess?.messaging) ctx.messaging = args.inProcess.messaging;
   if (args.inProcess?.await_reply) ctx.await_reply = args.inProcess.await_reply;
+  if (args.inProcess?.lifecycle) ctx.lifecycle = args.inProcess.lifecycle;
   for (const [k, v] of Object.entries(cfgSection.flat)) if (!Object.hasOwn(ctx, k)) ctx[k] = v;
   for (const [k, v] of Object.entries(given)) {
     if (k.startsWith('_') && k !== '__proto__') ctx[k] = v;

@@ -131,7 +131,7 @@ export interface ConfigContext {
 export type RuntimeContext = FixedContext & PlatformContext & ConfigContext & Record<string, unknown>;
 
 /** Keys that never leave the process (R-SUB-02, R-FORM-07, R-CALL-13). */
-export const IN_PROCESS_ONLY_KEYS = ['db', 'db_factory', 'call_skill', 'abort_signal', 'channel_registry', 'request', 'messaging', 'await_reply'] as const;
+export const IN_PROCESS_ONLY_KEYS = ['db', 'db_factory', 'call_skill', 'abort_signal', 'channel_registry', 'request', 'messaging', 'await_reply', 'lifecycle'] as const;
 
 /**
  * The JSON-safe copy of a context for `SKILL_CONTEXT` and the Python bridge: drops the
