@@ -32,6 +32,20 @@ function importer(): ScopedImport {
 /** Loaded module namespaces by `path?v=<mtime>-<size>`; failed loads are not kept. */
 const cache = new Map<string, Promise<Record<string, unknown>>>();
 
+/** Entry file → the `mtime-size` version to keep serving (a broken edit kept the last good one). */
+const pins = new Map<string, string>();
+
+/**
+ * Keep serving version `version` (`<mtimeMs>-<size>` at its load) of handler `file` while the
+ * file on disk holds a broken edit (skill lifecycle, issue 10 §4: "a broken edit keeps the last
+ * good version running"); `undefined` removes the pin. A pin only helps when that version was
+ * loaded in this process before (its module is still cached); otherwise the file is loaded as is.
+ */
+export function pinHandlerVersion(file: string, version: string | undefined): void {
+  if (version === undefined) pins.delete(file);
+  else pins.set(file, version);
+}
+
 /**
  * Load the module at the absolute path `file` (any of .ts .mts .cts .js .mjs .cjs).
  * @returns the module namespace object (for CommonJS modules, their exports as named keys
@@ -39,6 +53,9 @@ const cache = new Map<string, Promise<Record<string, unknown>>>();
  * @throws when the file cannot be read, does not compile, or throws while evaluating.
  */
 export async function loadHandlerModule(file: string): Promise<Record<string, unknown>> {
+  const pinned = pins.get(file);
+  const pinnedModule = pinned === undefined ? undefined : cache.get(`${file}?v=${pinned}`);
+  if (pinnedModule) return pinnedModule;
   const st = await stat(file);
   const key = `${file}?v=${Math.trunc(st.mtimeMs)}-${st.size}`;
   let loading = cache.get(key);

@@ -106,6 +106,12 @@ export interface SkillRecord {
   /** The skill root it was discovered under (absolute). */
   root: string;
   source: SkillSource;
+  /**
+   * The role that owns it when `source` is `role` and it was found under
+   * `<data>/role-skills/<role>/` (set by the skill lifecycle, `src/lifecycle/live.ts`);
+   * undefined elsewhere (a saved chain has `source: role` and no owner).
+   */
+  ownerRole?: string;
   skillType: SkillType;
   /** Null for skill_md / knowledge skills. */
   execType: ExecType | null;

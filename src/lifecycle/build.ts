@@ -1,0 +1,202 @@
+/**
+ * Incremental discovery for the live skill set (issue 10 items 1 and 4; R-LOAD-04): the roots
+ * in order (built-in, SKILLGATE_SKILL_DIRS, `<data>/skills/`, every `<data>/role-skills/<role>/`),
+ * each skill folder fingerprinted (paths, sizes, mtimes) so an unchanged folder keeps its
+ * record and only changed ones are loaded again. A changed folder whose new version is broken
+ * keeps its last good record (`keptLastGood`); a role skill never shadows a built-in or shared
+ * name (CONTRACTS.md §3: earlier roots win, the role skill is flagged).
+ */
+import { createHash } from 'node:crypto';
+import { lstat, readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { isSkillFolder, loadSkill, makeRegistry, type Registry, type RegistryIssue, type SkillRoot } from '../registry/discover.ts';
+import type { SkillRecord } from '../registry/types.ts';
+import { pinHandlerVersion } from '../executor/module-loader.ts';
+import { ROLE_ID_RE, ROLE_SKILLS_DIR } from './role-paths.ts';
+import type { ReloadReport } from './types.ts';
+
+/** Folder under the data dir holding installed shared skills. */
+export const SHARED_SKILLS_DIR = 'skills';
+/** Fingerprint bounds: deepest level walked below a skill folder, and entries counted. */
+const FP_MAX_DEPTH = 4;
+const FP_MAX_ENTRIES = 1000;
+
+/** A root with the owner role of its skills (role roots). */
+export interface LiveRoot extends SkillRoot {
+  ownerRole?: string;
+}
+
+/** What the builder remembers of one skill folder between reloads. */
+interface FolderState {
+  fp: string;
+  /** The record served (the last good one when `kept`). */
+  rec: SkillRecord;
+  /** Issues of a broken newer version while the last good record keeps serving. */
+  kept?: RegistryIssue[];
+  /** `mtime-size` of the entry file when `rec` was loaded (handler pinning). */
+  entryVersion?: string;
+}
+
+/** The roots of a data dir after the configured ones (role roots: one per valid, non-link folder). */
+export async function liveRoots(dataDir: string, configured: readonly SkillRoot[]): Promise<LiveRoot[]> {
+  const roots: LiveRoot[] = configured.map((r) => ({ dir: resolve(r.dir), source: r.source }));
+  roots.push({ dir: join(dataDir, SHARED_SKILLS_DIR), source: 'shared' });
+  const roleBase = join(dataDir, ROLE_SKILLS_DIR);
+  let names: string[] = [];
+  try {
+    names = (await readdir(roleBase)).sort();
+  } catch {
+    /* no role skills yet */
+  }
+  for (const n of names) {
+    if (!ROLE_ID_RE.test(n)) continue;
+    const st = await lstat(join(roleBase, n)).catch(() => null);
+    if (st?.isDirectory()) roots.push({ dir: join(roleBase, n), source: 'role', ownerRole: n });
+  }
+  return roots;
+}
+
+/** Skill folders directly under `root` (sorted); null when the root cannot be read. */
+async function skillFolders(root: string): Promise<string[] | null> {
+  let names: string[];
+  try {
+    names = (await readdir(root)).filter((n) => !n.startsWith('.') && n !== 'node_modules').sort();
+  } catch {
+    return null;
+  }
+  const out: string[] = [];
+  for (const n of names) {
+    const p = join(root, n);
+    const st = await stat(p).catch(() => null);
+    if (st?.isDirectory() && (await isSkillFolder(p))) out.push(p);
+  }
+  return out;
+}
+
+/** A cheap fingerprint of a folder: relative path, size and mtime of its entries (bounded walk). */
+export async function fingerprint(dir: string): Promise<string> {
+  const h = createHash('sha1');
+  let count = 0;
+  const walk = async (d: string, rel: string, depth: number): Promise<void> => {
+    let ents;
+    try {
+      ents = (await readdir(d, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    } catch {
+      return;
+    }
+    for (const e of ents) {
+      if (e.name.startsWith('.') || e.name === 'node_modules' || e.name === '__pycache__' || ++count > FP_MAX_ENTRIES) continue;
+      const p = join(d, e.name);
+      const st = await stat(p).catch(() => null);
+      if (!st) continue;
+      h.update(`${rel}${e.name}\0${st.size}\0${Math.trunc(st.mtimeMs)}\n`);
+      if (st.isDirectory() && depth < FP_MAX_DEPTH) await walk(p, `${rel}${e.name}/`, depth + 1);
+    }
+  };
+  await walk(dir, '', 0);
+  return h.digest('hex');
+}
+
+async function entryVersion(rec: SkillRecord): Promise<string | undefined> {
+  if (!rec.entryFile) return undefined;
+  const st = await stat(rec.entryFile).catch(() => null);
+  return st ? `${Math.trunc(st.mtimeMs)}-${st.size}` : undefined;
+}
+
+/** Result of one {@link SkillSetBuilder.build}. */
+export interface BuildResult {
+  registry: Registry;
+  report: ReloadReport;
+  /** Issues of broken newer versions by skill name (kept last good). */
+  kept: ReadonlyMap<string, RegistryIssue[]>;
+}
+
+/** Keeps folder state between builds; `build` is not re-entrant (the lifecycle serialises it). */
+export class SkillSetBuilder {
+  private folders = new Map<string, FolderState>();
+  private served = new Map<string, SkillRecord>();
+
+  /** Re-discover `roots` (see the module comment). */
+  async build(roots: readonly LiveRoot[]): Promise<BuildResult> {
+    const issues: RegistryIssue[] = [];
+    const report: ReloadReport = { added: [], changed: [], removed: [], keptLastGood: [] };
+    const next = new Map<string, FolderState>();
+    const records: SkillRecord[] = [];
+    const byName = new Map<string, SkillRecord>();
+    const kept = new Map<string, RegistryIssue[]>();
+    for (const root of roots) {
+      const folders = await skillFolders(root.dir);
+      if (folders === null) {
+        if (root.source !== 'role' && root.source !== 'shared') issues.push({ severity: 'warning', code: 'registry.root_missing', message: `skill root ${root.dir} cannot be read`, dir: root.dir });
+        continue;
+      }
+      for (const dir of folders) {
+        const state = await this.load(dir, root, report).catch((e: unknown) => {
+          issues.push({ severity: 'error', code: 'registry.load_failed', message: `cannot load: ${(e as Error)?.message ?? String(e)}`, dir });
+          return null;
+        });
+        if (!state) continue;
+        next.set(dir, state);
+        const rec = state.rec;
+        if (state.kept) {
+          kept.set(rec.name, state.kept);
+          issues.push(...state.kept);
+        }
+        const first = byName.get(rec.name);
+        if (first) {
+          const shadow = root.source === 'role' && first.source !== 'role';
+          issues.push({
+            severity: shadow ? 'error' : 'warning',
+            code: shadow ? 'lifecycle.role_shadows' : 'registry.name_clash',
+            message: shadow
+              ? `role skill "${rec.name}" in ${rec.dir} is ignored: a role skill may not replace the ${first.source} skill of that name (${first.dir})`
+              : `skill "${rec.name}" in ${rec.dir} is ignored: the name is already registered by ${first.dir}`,
+            dir: rec.dir,
+            skill: rec.name,
+          });
+          continue;
+        }
+        byName.set(rec.name, rec);
+        records.push(rec);
+      }
+    }
+    for (const [name, rec] of byName) {
+      const before = this.served.get(name);
+      if (!before) report.added.push(name);
+      else if (before !== rec) report.changed.push(name);
+    }
+    for (const name of this.served.keys()) if (!byName.has(name)) report.removed.push(name);
+    for (const [dir, s] of this.folders) if (!next.has(dir) && s.rec.entryFile) pinHandlerVersion(s.rec.entryFile, undefined);
+    this.folders = next;
+    this.served = byName;
+    return { registry: makeRegistry(records, issues), report, kept };
+  }
+
+  /** The state of folder `dir`: unchanged, freshly loaded, or the last good record kept. */
+  private async load(dir: string, root: LiveRoot, report: ReloadReport): Promise<FolderState> {
+    const fp = await fingerprint(dir);
+    const old = this.folders.get(dir);
+    if (old && old.fp === fp) return old;
+    let rec: SkillRecord;
+    try {
+      rec = await loadSkill(dir, root);
+    } catch (e) {
+      const issue = { severity: 'error' as const, code: 'registry.load_failed', message: `cannot load: ${(e as Error)?.message ?? String(e)}` };
+      if (old && old.rec.status === 'ok') return this.keep(old, fp, [{ ...issue, dir, skill: old.rec.name }], report);
+      throw e;
+    }
+    if (root.ownerRole !== undefined) rec.ownerRole = root.ownerRole;
+    if (rec.status === 'broken' && old && old.rec.status === 'ok' && old.rec.name === rec.name) {
+      return this.keep(old, fp, rec.issues.map((i) => ({ ...i, dir, skill: rec.name })), report);
+    }
+    if (rec.entryFile) pinHandlerVersion(rec.entryFile, undefined);
+    return { fp, rec, entryVersion: await entryVersion(rec) };
+  }
+
+  private keep(old: FolderState, fp: string, problems: RegistryIssue[], report: ReloadReport): FolderState {
+    report.keptLastGood.push({ skill: old.rec.name, dir: old.rec.dir, issues: problems.map(({ severity, code, message }) => ({ severity, code, message })) });
+    // The last good handler module keeps serving when it was loaded before (module-loader pin).
+    if (old.rec.entryFile && old.entryVersion) pinHandlerVersion(old.rec.entryFile, old.entryVersion);
+    return { ...old, fp, kept: problems };
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The live skill set of a gateway (issue 10 items 1, 2, 4): {@link createSkillLifecycle}
+ * implements {@link SkillLifecycle} over
+ * - the configured roots (built-in `skills/`, SKILLGATE_SKILL_DIRS),
+ * - `<data>/skills/` (installed shared skills, source `shared`),
+ * - every `<data>/role-skills/<role>/` (source `role`, `ownerRole` = the folder name);
+ * with the per-role scope of `./scope.ts` (config `skills:` + console overrides + own skills),
+ * hot reload (`./watch.ts`, debounce `SKILLGATE_SKILL_RELOAD_MS`; a broken edit keeps the last
+ * good version, `./build.ts`) and install (`./install.ts`).
+ *
+ * Overrides are cached in memory; on a server database they are re-read every
+ * {@link OVERRIDE_REFRESH_MS} so replicas agree within that period.
+ * Source: spec 000 §2.2, §10; 003 §安装预检; CONTRACTS.md §3, §4, §11. R-LOAD-04, R-PRE-06.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { roleSkills, type ConfigFile } from '../config/file.ts';
+import type { Settings } from '../config/settings.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Registry, RegistryIssue } from '../registry/discover.ts';
+import type { SkillRoot } from '../registry/load-skill.ts';
+import type { Db } from '../store/db.ts';
+import { SHARED_SKILLS_DIR, SkillSetBuilder, liveRoots, type LiveRoot } from './build.ts';
+import { createEnablementStore } from './enablement.ts';
+import { installPackage } from './install.ts';
+import { ROLE_SKILLS_DIR } from './role-paths.ts';
+import { enabledFor, isOwnedRoleSkill, scopeNames } from './scope.ts';
+import type { InstallResult, ReloadReport, RoleSkillState, SkillLifecycle } from './types.ts';
+import { reloadMsFromEnv, watchSkillRoots, type SkillWatcher } from './watch.ts';
+
+/** How often a server-database gateway re-reads the console's overrides (ms). */
+export const OVERRIDE_REFRESH_MS = 10_000;
+
+/** Options of {@link createSkillLifecycle}. */
+export interface LifecycleOptions {
+  db: Db;
+  settings: Pick<Settings, 'dataDir' | 'skillRoots'>;
+  config: ConfigFile;
+  log: Logger;
+  /** Watch the roots (default true; the CLI passes false). */
+  watch?: boolean;
+  /** Debounce of the watcher (ms); default `SKILLGATE_SKILL_RELOAD_MS` or 1000; 0 = no watching. */
+  reloadMs?: number;
+  /** Environment for `SKILLGATE_SKILL_RELOAD_MS` (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * The registry `skillsFor` enumerates (default {@link SkillLifecycle.registry}); the gateway
+   * passes its chain-aware registry so saved chains are scoped like shared skills.
+   */
+  scopeRegistry?: () => Registry;
+}
+
+/** The lifecycle plus helpers the gateway and CLI use. */
+export interface LiveSkillLifecycle extends SkillLifecycle {
+  /** Problems of broken newer versions whose last good version serves, by skill. */
+  keptIssues(skill: string): RegistryIssue[];
+}
+
+/**
+ * Create the live skill set: discover every root once, read the overrides, start watching.
+ * @throws when the overrides table cannot be read (migrations not applied).
+ */
+export async function createSkillLifecycle(opts: LifecycleOptions): Promise<LiveSkillLifecycle> {
+  const { db, settings, config, log } = opts;
+  const dataDir = settings.dataDir;
+  const configured: SkillRoot[] = settings.skillRoots;
+  await mkdir(join(dataDir, SHARED_SKILLS_DIR), { recursive: true }).catch(() => undefined);
+  await mkdir(join(dataDir, ROLE_SKILLS_DIR), { recursive: true }).catch(() => undefined);
+
+  const builder = new SkillSetBuilder();
+  const store = createEnablementStore(db);
+  await store.refresh();
+  let roots: LiveRoot[] = await liveRoots(dataDir, configured);
+  let built = await builder.build(roots);
+  const listeners: Array<(r: ReloadReport) => void | Promise<void>> = [];
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  const doReload = async (reason: string): Promise<ReloadReport> => {
+    roots = await liveRoots(dataDir, configured);
+    built = await builder.build(roots);
+    const r = built.report;
+    const changed = r.added.length + r.changed.length + r.removed.length + r.keptLastGood.length > 0;
+    if (changed) {
+      log.info({ reason, added: r.added, changed: r.changed, removed: r.removed }, 'skills reloaded');
+      for (const k of r.keptLastGood) {
+        log.warn({ skill: k.skill, dir: k.dir, issues: k.issues.map((i) => `${i.code}: ${i.message}`) }, 'skill edit is broken: the last good version keeps serving');
+      }
+      for (const l of listeners) {
+        try {
+          await l(r);
+        } catch (err) {
+          log.warn({ err: (err as Error)?.message ?? String(err) }, 'skill reload listener failed');
+        }
+      }
+    }
+    return r;
+  };
+  const reload = (reason = 'request'): Promise<ReloadReport> => {
+    const run = queue.then(() => doReload(reason));
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const reloadMs = opts.reloadMs ?? reloadMsFromEnv(opts.env ?? process.env);
+  let watcher: SkillWatcher | undefined;
+  if (opts.watch !== false && reloadMs > 0) {
+    const dirs = [...configured.map((r) => r.dir), join(dataDir, SHARED_SKILLS_DIR), join(dataDir, ROLE_SKILLS_DIR)];
+    watcher = watchSkillRoots(dirs, reloadMs, () => {
+      if (!closed) reload('watch').catch((err: unknown) => log.warn({ err: (err as Error)?.message ?? String(err) }, 'skill reload failed'));
+    }, log);
+  }
+  const refreshTimer =
+    db.engine === 'server' && opts.watch !== false
+      ? setInterval(() => void store.refresh().catch((err: unknown) => log.warn({ err: (err as Error)?.message }, 'reading skill overrides failed')), OVERRIDE_REFRESH_MS)
+      : undefined;
+  refreshTimer?.unref();
+
+  const registry = (): Registry => built.registry;
+  const scopeRegistry = opts.scopeRegistry ?? registry;
+
+  return {
+    registry,
+    skillsFor: (roleId) => scopeNames(scopeRegistry().all(), roleId, roleSkills(config, roleId), store.current()),
+    reload,
+    async setEnabled(roleId, skill, enabled) {
+      await store.set(roleId, skill, enabled);
+    },
+    async roleState(roleId): Promise<RoleSkillState[]> {
+      await store.refresh();
+      const list = roleSkills(config, roleId);
+      const overrides = store.current();
+      return scopeRegistry()
+        .all()
+        .filter((r) => !isOwnedRoleSkill(r) || r.ownerRole === roleId)
+        .map((r) => ({
+          skill: r.name,
+          source: r.source,
+          ...(r.ownerRole !== undefined ? { ownerRole: r.ownerRole } : {}),
+          enabled: enabledFor(r, roleId, list, overrides),
+          status: r.status,
+          issues: [...r.issues, ...(built.kept.get(r.name) ?? []).map(({ severity, code, message }) => ({ severity, code, message }))],
+          dir: r.dir,
+        }));
+    },
+    async install(source, o = {}): Promise<InstallResult> {
+      const result = await installPackage(source, { dataDir, roleId: o.roleId, registry: built.registry });
+      if (!result.ok || !result.skill) return result;
+      await reload('install');
+      const roleId = o.roleId;
+      // Enable: a role skill for its owner; a shared one for the installing role when given,
+      // else it follows each role's config list (`*` roles see it at once).
+      if (roleId) await store.set(roleId, result.skill, true);
+      const rec = built.registry.get(result.skill);
+      if (!rec || rec.dir !== result.dir) {
+        return { ...result, ok: false, error: `安装后未能注册技能 "${result.skill}"（名称可能与已有技能冲突）/ skill "${result.skill}" was copied but not registered (name clash?)` };
+      }
+      return result;
+    },
+    onChange(listener) {
+      listeners.push(listener);
+    },
+    async close() {
+      closed = true;
+      if (refreshTimer) clearInterval(refreshTimer);
+      await watcher?.close();
+      await queue;
+    },
+    keptIssues: (skill) => built.kept.get(skill) ?? [],
+  };
+}

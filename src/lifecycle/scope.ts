@@ -1,0 +1,42 @@
+/**
+ * Which skills a role may call (issue 10 item 1; spec 000 §2.2 `source`; CONTRACTS.md §3, §11):
+ * the built-in / shared / market skills (and saved chains) its config `skills:` list gives it
+ * (`*` or an unknown role = all of them), minus the console's `enabled=false` overrides, plus
+ * the ones the console enabled although the list omits them, plus the role's own skills
+ * (`source: role` with `ownerRole` = the role; the console may disable those too).
+ * Another role's own skills are never in scope.
+ */
+import type { SkillRecord } from '../registry/types.ts';
+import type { Overrides } from './enablement.ts';
+
+/** True when `rec` is a role's own skill (found under `<data>/role-skills/<role>/`). */
+export function isOwnedRoleSkill(rec: Pick<SkillRecord, 'source' | 'ownerRole'>): boolean {
+  return rec.source === 'role' && rec.ownerRole !== undefined;
+}
+
+/**
+ * Whether role `roleId` has `rec` enabled.
+ * @param configList the role's config `skills:` (`roleSkills(config, roleId)`); undefined
+ *   (unknown role) is treated as `*`.
+ */
+export function enabledFor(
+  rec: Pick<SkillRecord, 'name' | 'source' | 'ownerRole'>,
+  roleId: string,
+  configList: readonly string[] | '*' | undefined,
+  overrides: Overrides,
+): boolean {
+  const override = overrides.get(roleId)?.get(rec.name);
+  if (isOwnedRoleSkill(rec)) return rec.ownerRole === roleId && override !== false;
+  if (override !== undefined) return override;
+  return configList === undefined || configList === '*' || configList.includes(rec.name);
+}
+
+/** The names (registry order) of the records `roleId` may call. */
+export function scopeNames(
+  records: readonly SkillRecord[],
+  roleId: string,
+  configList: readonly string[] | '*' | undefined,
+  overrides: Overrides,
+): string[] {
+  return records.filter((r) => enabledFor(r, roleId, configList, overrides)).map((r) => r.name);
+}
