@@ -283,7 +283,7 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
 
   // 3. The planner.
   const planner = deps.plannerFor(ctx.role);
-  const tools = services.registry.tools({ skills: roleSkills(deps.config, ctx.role.id) ?? '*' });
+  const tools = services.registry.tools({ skills: services.lifecycle?.skillsFor(ctx.role.id) ?? roleSkills(deps.config, ctx.role.id) ?? '*' });
   const materials: MaterialRef[] = (await listAttachments(services.db, session.id)).map((a) => ({ ref: a.ref, type: a.type, filename: a.filename }));
   const result = await planner.handle({
     text: ctx.text,
