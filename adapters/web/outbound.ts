@@ -11,6 +11,23 @@ import { appendFrame, conversationOwner } from './frames.ts';
 import { conversationIdFor, isConversationId } from './tokens.ts';
 import { PROTOCOL_VERSION, type StoredFrameBody } from './wire.ts';
 
+/** Conversation owners seen, per Db (a conversation's owner never changes; rows are never deleted). */
+const owners = new WeakMap<object, Map<string, { orgId: string; contactKey: string }>>();
+const MAX_OWNERS = 10_000;
+
+async function ownerOf(ctx: WebContext, conversationId: string): Promise<{ orgId: string; contactKey: string } | null> {
+  let map = owners.get(ctx.db);
+  if (!map) owners.set(ctx.db, (map = new Map()));
+  const hit = map.get(conversationId);
+  if (hit) return hit;
+  const owner = await conversationOwner(ctx.db, conversationId);
+  if (owner) {
+    map.set(conversationId, owner);
+    if (map.size > MAX_OWNERS) map.delete(map.keys().next().value!);
+  }
+  return owner;
+}
+
 /**
  * Where a target goes: `chat_id` is a conversation id (`conv_…`, a reply) or a contact key
  * (`send_message` to `web:<contact key>`, CONTRACTS.md §10).
@@ -21,7 +38,7 @@ export async function resolveTarget(
   target: OutboundTarget,
 ): Promise<{ conversationId: string; contactKey: string } | null> {
   if (isConversationId(target.chat_id)) {
-    const owner = await conversationOwner(ctx.db, target.chat_id);
+    const owner = await ownerOf(ctx, target.chat_id);
     return owner ? { conversationId: target.chat_id, contactKey: owner.contactKey } : null;
   }
   return { conversationId: conversationIdFor(ctx.orgId, target.chat_id), contactKey: target.chat_id };

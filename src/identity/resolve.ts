@@ -56,23 +56,20 @@ export async function resolveActor(q: Queryable, args: ResolveActorArgs): Promis
 
   let row: ContactRow | undefined;
   if (ids.length > 0) {
-    const { rows } = await q.query<ContactRow & { matched: string }>(
-      `SELECT ${CONTACT_COLUMNS}, m.platform_id AS matched
+    // One statement: the platform-id matches first (pri 0), then on web the contact keys (pri 1).
+    const { rows } = await q.query<ContactRow & { matched: string; pri: number }>(
+      `SELECT ${CONTACT_COLUMNS}, m.platform_id AS matched, 0 AS pri
          FROM skillgate.contact_channel_ids m
          JOIN skillgate.contacts c ON c.org_id = m.org_id AND c.contact_key = m.contact_key
-        WHERE m.org_id = $1 AND m.channel = $2 AND m.platform_id = ANY($3::text[])`,
-      [orgId, args.channel, ids],
+        WHERE m.org_id = $1 AND m.channel = $2 AND m.platform_id = ANY($3::text[])
+       UNION ALL
+       SELECT ${CONTACT_COLUMNS}, c.contact_key AS matched, 1 AS pri
+         FROM skillgate.contacts c
+        WHERE $4::boolean AND c.org_id = $1 AND c.contact_key = ANY($3::text[])`,
+      [orgId, args.channel, ids, KEYED_BY_CONTACT.has(args.channel)],
     );
-    rows.sort((a, b) => ids.indexOf(a.matched) - ids.indexOf(b.matched));
+    rows.sort((a, b) => a.pri - b.pri || ids.indexOf(a.matched) - ids.indexOf(b.matched));
     row = rows[0];
-    if (!row && KEYED_BY_CONTACT.has(args.channel)) {
-      const byKey = await q.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM skillgate.contacts c WHERE c.org_id = $1 AND c.contact_key = ANY($2::text[])`, [
-        orgId,
-        ids,
-      ]);
-      byKey.rows.sort((a, b) => ids.indexOf(a.contact_key) - ids.indexOf(b.contact_key));
-      row = byKey.rows[0];
-    }
   }
 
   if (!row) {

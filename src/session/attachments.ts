@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import type { AttachmentItem, MediaKind } from '../runtime/types.ts';
 import type { Queryable } from '../store/db.ts';
 import { mediaKindOf } from './media-kind.ts';
+import { attachmentsChanged, cachedAttachments, ATTACHMENTS_CHANNEL } from './cache.ts';
 
 export { mediaKindOf } from './media-kind.ts';
 
@@ -125,6 +126,7 @@ export async function registerAttachment(q: Queryable, a: NewAttachment): Promis
     if (existing) return existing;
   }
   const type = kindOf(a);
+  attachmentsChanged(a.sessionId);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const { rows } = await q.query<AttachmentRow>(
       `INSERT INTO skillgate.attachments
@@ -134,7 +136,7 @@ export async function registerAttachment(q: Queryable, a: NewAttachment): Promis
          FROM (SELECT COALESCE(MAX(seq), 0) AS n FROM skillgate.attachments
                 WHERE session_id = $2::text AND type = $4::text) m
        ON CONFLICT DO NOTHING
-       RETURNING ${COLUMNS}`,
+       RETURNING ${COLUMNS}, pg_notify('${ATTACHMENTS_CHANNEL}', session_id)`,
       [
         randomBytes(16).toString('base64url'),
         a.sessionId,
@@ -148,7 +150,10 @@ export async function registerAttachment(q: Queryable, a: NewAttachment): Promis
         a.origin,
       ],
     );
-    if (rows[0]) return toRecord(rows[0]);
+    if (rows[0]) {
+      attachmentsChanged(a.sessionId); // again: a list read while the INSERT ran is not kept
+      return toRecord(rows[0]);
+    }
     if (localPath) {
       const existing = await findByPath(q, a.sessionId, localPath);
       if (existing) return existing;
@@ -162,12 +167,15 @@ export async function registerAttachment(q: Queryable, a: NewAttachment): Promis
  * number (`img_1`, `img_2`, `video_1`, …). @throws the database error.
  */
 export async function listAttachments(q: Queryable, sessionId: string): Promise<AttachmentRecord[]> {
-  const { rows } = await q.query<AttachmentRow>(
-    `SELECT ${COLUMNS} FROM skillgate.attachments WHERE session_id = $1
-      ORDER BY CASE type WHEN 'image' THEN 0 WHEN 'video' THEN 1 WHEN 'audio' THEN 2 ELSE 3 END, seq`,
-    [sessionId],
-  );
-  return rows.map(toRecord);
+  // Cached per Db and kept exact by registerAttachment (src/session/cache.ts).
+  return cachedAttachments(q, sessionId, async () => {
+    const { rows } = await q.query<AttachmentRow>(
+      `SELECT ${COLUMNS} FROM skillgate.attachments WHERE session_id = $1
+        ORDER BY CASE type WHEN 'image' THEN 0 WHEN 'video' THEN 1 WHEN 'audio' THEN 2 ELSE 3 END, seq`,
+      [sessionId],
+    );
+    return rows.map(toRecord);
+  });
 }
 
 /** The attachment with this unguessable id, or null. The caller checks the session's owner. */

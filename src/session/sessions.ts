@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Queryable } from '../store/db.ts';
 import { ensureWorkspace, workspaceDir } from './workspace.ts';
+import { cachedSession, rememberSession } from './cache.ts';
 
 /** A stored session. */
 export interface SessionRecord {
@@ -84,10 +85,20 @@ export function sessionIdForWorkspace(path: string): string {
  *
  * An existing session keeps its stored role, org, channel, owner and workspace (the caller
  * compares `ownerKey` where access depends on it). Safe under concurrent calls for one id
- * (one INSERT … ON CONFLICT statement).
+ * (one INSERT … ON CONFLICT statement). Called on a Db, a record returned in the last
+ * `SESSION_TOUCH_MS` (60 s) is reused without a statement (sessions are never changed but for
+ * `last_active_at`, which is therefore accurate to that interval; src/session/cache.ts).
  * @throws the database error; the fs error when the workspace cannot be created.
  */
 export async function getOrCreateSession(q: Queryable, spec: SessionSpec): Promise<SessionRecord> {
+  const nowMs = Date.now();
+  if (spec.id) {
+    const hit = cachedSession<SessionRecord>(q, spec.id, nowMs);
+    if (hit) {
+      ensureWorkspace(hit.workspaceDir);
+      return { ...hit };
+    }
+  }
   const id = spec.id ?? newSessionId();
   const dir = resolve(spec.workspaceDir ?? workspaceDir(spec.dataDir, spec.roleId, id));
   const { rows } = await q.query<SessionRow>(
@@ -99,6 +110,7 @@ export async function getOrCreateSession(q: Queryable, spec: SessionSpec): Promi
   );
   const record = toRecord(rows[0]!);
   ensureWorkspace(record.workspaceDir);
+  rememberSession(q, id, { ...record }, nowMs);
   return record;
 }
 

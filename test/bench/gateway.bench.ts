@@ -21,6 +21,7 @@ import { importDirectory } from '../../src/identity/index.ts';
 import { issueWebToken } from '../../adapters/web/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
+import { installQueryCounter, printQueryBreakdown } from './query-counter.ts';
 
 const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
 
@@ -141,8 +142,12 @@ export async function runGatewayBench(): Promise<void> {
     await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: rows, format: 'csv' });
     const tokens = await Promise.all(Array.from({ length: clients }, (_, i) => issueWebToken(gateway.db, 'demo', `bench_${i}`)));
     const base = await baselineServer(gateway.db);
+    const counter = installQueryCounter();
+    counter.reset();
     const b = await drive('baseline: ws + INSERT + echo', base.url, clients, seconds, () => null, 'ping');
+    const baselineQueries = counter.total();
     await base.close();
+    counter.reset();
     const s = await drive(
       'gateway: web → inbox → turn → bench_noop → outbox → web',
       `${gateway.url.replace(/^http/, 'ws')}/ws`,
@@ -151,6 +156,8 @@ export async function runGatewayBench(): Promise<void> {
       (i) => ({ v: 1, type: 'hello', id: `h${i}`, auth: { scheme: 'bearer', token: tokens[i] } }),
       '/bench_noop',
     );
+    const gatewayQueries = counter.breakdown();
+    counter.uninstall();
     const head = ['case', 'messages', 'msg/s', 'p50 ms', 'p99 ms', 'errors'];
     const line = (r: LoadResult): string[] => [r.name, String(r.messages), r.perSecond.toFixed(1), String(r.p50Ms), String(r.p99Ms), String(r.errors)];
     const table = [head, line(b), line(s)];
@@ -158,6 +165,8 @@ export async function runGatewayBench(): Promise<void> {
     console.log(`\ngateway load: ${clients} clients × ${seconds} s each, database ${gateway.db.engine}`);
     for (const row of table) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
     console.log(`throughput ratio gateway/baseline: ${(s.perSecond / b.perSecond).toFixed(3)} (target ≥ 0.5)`);
+    console.log(`baseline: ${(baselineQueries / Math.max(1, b.messages)).toFixed(2)} statements per message`);
+    printQueryBreakdown('gateway', { ...counter, breakdown: () => gatewayQueries, total: () => gatewayQueries.reduce((n, [, c]) => n + c, 0) }, s.messages);
   } finally {
     await gateway.close();
   }

@@ -1,0 +1,67 @@
+/**
+ * A query counter for benchmarks: wraps `pg.Client.prototype.query` (every statement of both
+ * engines goes through it — PGlite is reached through node-postgres, library-facts §5), so a
+ * bench can say how many statements one message costs and which ones. Never used outside
+ * test/bench.
+ */
+import pg from 'pg';
+
+/** Counts by statement kind since the last {@link QueryCounter.reset}. */
+export interface QueryCounter {
+  /** Start counting from zero. */
+  reset(): void;
+  /** Total statements since reset. */
+  total(): number;
+  /** Statements per kind (the statement's first words, parameters elided), most frequent first. */
+  breakdown(): Array<[kind: string, count: number]>;
+  /** Restore the original `query`. */
+  uninstall(): void;
+}
+
+/** A short label of a statement: its first keywords and the first schema-qualified table. */
+export function statementKind(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const head = flat.split(' ').slice(0, 2).join(' ').toUpperCase();
+  const table = /skillgate\.([a-z_]+)/i.exec(flat)?.[1] ?? /public\.([a-z_]+)/i.exec(flat)?.[1] ?? '';
+  const fn = /\b(pg_[a-z_]+)\(/i.exec(flat)?.[1] ?? '';
+  return [head, table, fn].filter(Boolean).join(' ');
+}
+
+/** Install the counter (process-wide; call `uninstall` when done). */
+export function installQueryCounter(): QueryCounter {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  let counts = new Map<string, number>();
+  let n = 0;
+  proto.query = function counted(this: unknown, ...args: unknown[]): unknown {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
+    if (typeof text === 'string') {
+      n++;
+      const k = statementKind(text);
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    return original.apply(this, args);
+  };
+  return {
+    reset() {
+      counts = new Map();
+      n = 0;
+    },
+    total: () => n,
+    breakdown: () => [...counts.entries()].sort((a, b) => b[1] - a[1]),
+    uninstall() {
+      proto.query = original;
+    },
+  };
+}
+
+/** Print `counter`'s figures per message (`messages` handled while it counted). */
+export function printQueryBreakdown(label: string, counter: QueryCounter, messages: number): void {
+  if (messages <= 0) return;
+  console.log(`${label}: ${(counter.total() / messages).toFixed(2)} statements per message`);
+  for (const [kind, count] of counter.breakdown()) {
+    const per = count / messages;
+    if (per >= 0.01) console.log(`  ${per.toFixed(2).padStart(6)}  ${kind}`);
+  }
+}
