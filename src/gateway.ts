@@ -15,7 +15,7 @@ import { acquireDataDir, removeServerInfo, writeServerInfo, type DataDirLock } f
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { openEmbeddedDb, openServerDb } from './store/open.ts';
-import { discoverSkills } from './registry/discover.ts';
+import { createSkillLifecycle } from './lifecycle/live.ts';
 import type { SkillServices } from './executor/run-skill.ts';
 import { AdapterSet } from './channel/adapters.ts';
 import { publishCatalog } from './registry/catalog.ts';
@@ -26,7 +26,6 @@ import { createOutbox } from './outbox/index.ts';
 import { createCoreHost } from './turn/host.ts';
 import { plannerForRole, plannerStartupLine } from './turn/planners/model.ts';
 import type { Planner } from './turn/planner.ts';
-import { roleSkills } from './config/file.ts';
 import { RunningTurns } from './turn/running.ts';
 import { createTurnHandler } from './turn/turn.ts';
 import { createWebChannel } from '../adapters/web/index.ts';
@@ -101,17 +100,24 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     // Audit rows older than SKILLGATE_AUDIT_RETENTION_DAYS (90) are purged now and daily.
     const auditRetention = startAuditRetention({ db, log });
     stops.push(async () => auditRetention.stop());
-    const registry = await discoverSkills(settings.skillRoots);
-    const broken = registry.all().filter((s) => s.status === 'broken').map((s) => s.name);
-    log.info({ skills: registry.all().length, broken }, 'skills discovered');
-    publishCatalog(registry, config);
-    const services: SkillServices = { db, registry, settings, secretKey, log };
+    // The live skill set (issue 10): built-in, SKILLGATE_SKILL_DIRS, <data>/skills and every
+    // role's own skills; per-role scope; hot reload (SKILLGATE_SKILL_RELOAD_MS); install.
+    let servicesRef: SkillServices | undefined;
+    const lifecycle = await createSkillLifecycle({ db, settings, config, log, scopeRegistry: () => servicesRef?.registry ?? lifecycle.registry() });
+    stops.push(() => lifecycle.close());
+    const broken = lifecycle.registry().all().filter((s) => s.status === 'broken').map((s) => s.name);
+    log.info({ skills: lifecycle.registry().all().length, broken }, 'skills discovered');
+    const services: SkillServices = { db, registry: lifecycle.registry(), settings, secretKey, log, lifecycle };
+    servicesRef = services;
     // Saved chains are skills of type `chain` (spec 004): the registry holds the enabled ones
-    // and the executor hands them to the chain runner. Rebuilt after a save or enable.
+    // and the executor hands them to the chain runner. Rebuilt after a save or enable, and
+    // after every change of the skill set.
     const rebuildRegistry = async (): Promise<void> => {
-      services.registry = (await chainAwareRegistry(db, registry)).registry;
+      services.registry = (await chainAwareRegistry(db, lifecycle.registry())).registry;
+      publishCatalog(lifecycle.registry(), config, lifecycle.skillsFor);
     };
     await rebuildRegistry();
+    lifecycle.onChange(rebuildRegistry);
     services.runChain = (req) => runSkillOrChain({ ...services, runChain: undefined }, req);
     const defaultRole = config.roles.find((r) => r.id === settings.roleId) ?? config.roles[0]!;
     const demo = !settings.databaseUrl;
@@ -157,7 +163,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       db,
       outbox,
       adapterFor: deliveryFor,
-      skillExists: (name) => registry.resolveTool(name) !== undefined,
+      skillExists: (name) => services.registry.resolveTool(name) !== undefined,
       attachmentRoots: [attachmentStoreDir(settings.dataDir)],
       log,
     };
@@ -174,7 +180,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const plannerFor = (role: (typeof config.roles)[number]): Planner => {
       let p = planners.get(role.id);
       if (!p) {
-        p = plannerForRole(role, { llm: settings.llm, services, skills: roleSkills(config, role.id) ?? '*' });
+        p = plannerForRole(role, { llm: settings.llm, services, skills: () => lifecycle.skillsFor(role.id) });
         planners.set(role.id, p);
       }
       return p;

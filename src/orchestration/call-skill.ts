@@ -98,6 +98,10 @@ export function makeCallSkill(services: SkillServices, site: CallSite): CallSkil
       }
       const parent = site.parent();
       const roleId = String(parent.role_id ?? '');
+      // The caller's role scope applies to the callee too (issue 10: role scope).
+      if (resolved && roleId && services.lifecycle && !services.lifecycle.skillsFor(roleId).includes(resolved.record.name)) {
+        return failure(target, `role "${roleId}" does not enable skill "${resolved.record.name}"`);
+      }
       const explicit = mergeCallInput(isRecord(input) ? input : undefined, options);
       const prepared = await prepareCall(services, target, explicit, { roleId, delegated: true, userText: '', lang: site.lang });
       if ('refused' in prepared) {

@@ -11,13 +11,18 @@ import type { Registry } from './discover.ts';
 interface Catalog {
   registry: Registry;
   config: ConfigFile;
+  skillsFor?: (roleId: string) => readonly string[];
 }
 
 let current: Catalog | undefined;
 
-/** Publish the process's registry and configuration (the last call wins). */
-export function publishCatalog(registry: Registry, config: ConfigFile): void {
-  current = { registry, config };
+/**
+ * Publish the process's registry and configuration (the last call wins). `skillsFor`: the
+ * live per-role scope (`SkillLifecycle.skillsFor`: config list, console overrides, the
+ * role's own skills); without it the config `skills:` list decides.
+ */
+export function publishCatalog(registry: Registry, config: ConfigFile, skillsFor?: (roleId: string) => readonly string[]): void {
+  current = { registry, config, skillsFor };
 }
 
 /**
@@ -26,5 +31,5 @@ export function publishCatalog(registry: Registry, config: ConfigFile): void {
  */
 export function catalogTools(roleId: string): ModelTool[] | undefined {
   if (!current) return undefined;
-  return current.registry.tools({ skills: roleSkills(current.config, roleId) ?? '*' });
+  return current.registry.tools({ skills: current.skillsFor?.(roleId) ?? roleSkills(current.config, roleId) ?? '*' });
 }

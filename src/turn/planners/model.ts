@@ -42,8 +42,11 @@ export interface ModelPlannerOptions {
   services: Pick<SkillServices, 'db' | 'registry' | 'secretKey' | 'log'>;
   /** The role this planner answers for (config saves go to it). */
   roleId: string;
-  /** The role's enabled skills (for knowledge retrieval); default every skill. */
-  skills?: readonly string[] | '*';
+  /**
+   * The role's enabled skills (for knowledge retrieval); default every skill. A function is
+   * asked on every turn (the live skill set changes without a restart, issue 10).
+   */
+  skills?: readonly string[] | '*' | (() => readonly string[] | '*');
   /** Model calls with tools per conversation before a forced wrap-up (default 12). */
   maxSteps?: number;
   /** Budget limits (default: the spec's 2 / 4 / 3). */
@@ -93,7 +96,7 @@ export class ModelPlanner implements Planner {
       maxSteps: this.opts.maxSteps ?? 12,
       runDocumentSkill,
     };
-    const knowledge = retrieve(turn.text, knowledgeSkills(services.registry.all(), this.opts.skills ?? '*'));
+    const knowledge = retrieve(turn.text, knowledgeSkills(services.registry.all(), (typeof this.opts.skills === 'function' ? this.opts.skills() : this.opts.skills) ?? '*'));
     const names = new Set(turn.tools.map((t) => t.function.name));
     const tools: ChatTool[] = [...turn.tools, ...[FILE_READ_TOOL, SAVE_SKILL_CONFIG_TOOL].filter((t) => !names.has(t.function.name))];
     const messages: ChatMessage[] = [
@@ -165,8 +168,8 @@ export interface PlannerChoiceDeps {
   /** `settings.llm` (LLM_BASE_URL / LLM_API_KEY / LLM_MODEL). */
   llm: Settings['llm'];
   services: Pick<SkillServices, 'db' | 'registry' | 'secretKey' | 'log'>;
-  /** The role's enabled skills (roleSkills(config, role.id) ?? '*'). */
-  skills?: readonly string[] | '*';
+  /** The role's enabled skills (roleSkills(config, role.id) ?? '*'), or a function asked every turn (lifecycle.skillsFor). */
+  skills?: readonly string[] | '*' | (() => readonly string[] | '*');
   /** Options of the command planner used without a model. */
   command?: CommandPlannerOptions;
   /** Client options (timeouts, retries) for the model endpoint. */
