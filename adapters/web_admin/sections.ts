@@ -8,6 +8,11 @@ import { skillsSection } from './api/skills.ts';
 import { secretsSection } from './api/secrets.ts';
 import { outboxSection } from './api/outbox.ts';
 import { auditSection } from './api/audit.ts';
+import { directorySection } from './api/directory.ts';
+import { grantsSection } from './api/grants.ts';
+import { notifySection } from './api/notify.ts';
+import { schedulesSection } from './api/schedules.ts';
+import { proxySection } from './api/proxy.ts';
 
 export type { AdminDeps, AdminSection, AdminIdentity } from './kit.ts';
 
@@ -17,4 +22,9 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   secretsSection,
   outboxSection,
   auditSection,
+  directorySection,
+  grantsSection,
+  notifySection,
+  schedulesSection,
+  proxySection,
 ];

@@ -4,7 +4,7 @@
  * CSV or JSON file (the same `importDirectory` as `skillgate directory import`).
  *
  *   GET  contacts?role=R&q=TEXT&offset=N&limit=N
- *        → {role, org_id, total, offset, limit, contacts: [ContactView]} — `q` matches (case-
+ *        → {role, roles, org_id, total, offset, limit, contacts: [ContactView]} — `q` matches (case-
  *          insensitive substring) contact key, name, emp_no, department, phone, email; phone and
  *          email are shown (the viewer is an admin); limit 1..200 (default 50).
  *   GET  departments?role=R
@@ -122,7 +122,7 @@ export const directorySection: AdminSection = {
       const limit = intParam(req.query.limit, 50, 1, MAX_PAGE);
       const q = str(req.query.q)?.slice(0, 200);
       const page = await pageContacts(deps, orgId, { q, offset, limit });
-      res.json({ role: role.id, org_id: orgId, offset, limit, ...page });
+      res.json({ role: role.id, roles: deps.config.roles.map((x) => x.id), org_id: orgId, offset, limit, ...page });
     });
 
     r.get('/departments', async (req, res) => {
