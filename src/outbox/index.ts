@@ -4,3 +4,4 @@ export { backoffMs, retryAt } from './backoff.ts';
 export { DEFAULT_RATE_LIMITS, RateLimiter, TokenBucket, type RateLimit } from './rate-limit.ts';
 export { targetChatKey } from './store.ts';
 export type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord, OutboxStatus, OutboxStatusInfo } from './types.ts';
+export { listFailedDeliveries, countByStatus, retryFailedDelivery, discardFailedDelivery, FAILED_PAGE_MAX, type FailedDelivery, type OutboxAdminStatus } from './admin.ts';

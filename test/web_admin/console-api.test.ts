@@ -54,6 +54,77 @@ describeEachEngine('operators console API', (db) => {
       expect((await rig.call('sections', { auth: { cookie: tampered } })).status).toBe(401);
     });
   });
+
+  it('stores a secret parameter encrypted and never returns its value, not even a prefix (R-CFG-05)', async () => {
+    const secret = 'sk-live-9f8e7d6c5b4a3210';
+    const put = await rig.call('secrets/ops/notify/API_TOKEN', { method: 'PUT', body: { value: secret } });
+    expect(put.status).toBe(200);
+    expect(put.json).toEqual({ ok: true, key: 'API_TOKEN', secret: true });
+    expect((await rig.call('secrets/ops/notify/region', { method: 'PUT', body: { value: 'cn-north' } })).status).toBe(200);
+    const list = await rig.call('secrets/ops/notify');
+    expect(JSON.stringify(list.json)).not.toContain(secret.slice(0, 6));
+    const params = list.json.params as Array<Record<string, unknown>>;
+    expect(params.find((p) => p.key === 'API_TOKEN')).toMatchObject({ secret: true, set: true });
+    expect(params.find((p) => p.key === 'API_TOKEN')).not.toHaveProperty('value');
+    expect(params.find((p) => p.key === 'region')).toMatchObject({ secret: false, set: true, value: 'cn-north' });
+    // stored encrypted; the default role sees nothing of it
+    const { rows } = await db().query<{ value: string; encrypted: boolean }>(`SELECT value, encrypted FROM skillgate.skill_config WHERE role_id = 'ops' AND key = 'API_TOKEN'`);
+    expect(rows[0]!.encrypted).toBe(true);
+    expect(rows[0]!.value).not.toContain(secret);
+    expect((await rig.call('secrets/default/notify')).json.params.some((p: { set: boolean }) => p.set)).toBe(false);
+    // refusals carry zh-CN text and a code; delete removes it
+    const bad = await rig.call('secrets/ops/notify/9bad', { method: 'PUT', body: { value: 'x' } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.code).toBe('invalid_key');
+    expect((await rig.call('secrets/ops/no_such_skill')).status).toBe(404);
+    expect((await rig.call('secrets/ops/notify/API_TOKEN', { method: 'DELETE' })).json).toEqual({ ok: true, deleted: 1 });
+    expect((await rig.call('secrets/ops/notify')).json.params.find((p: { key: string }) => p.key === 'API_TOKEN')).toBeUndefined();
+  });
+
+  describe('failed deliveries', () => {
+    let calls = 0;
+    const target = { channel: 'fake', account: 'default', chat_id: 'chat-1' };
+    beforeAll(() => {
+      rig.adapters.set('fake:default', {
+        channel: 'fake',
+        account: 'default',
+        capabilities: { display: 'text', buttons: false, max_length: 4000, length_unit: 'chars', typing: false, media: false },
+        async send() {
+          calls += 1;
+          return calls === 1 ? { ok: false, retryable: false, error: 'chat not found (platform said no)', code: 400 } : { ok: true, message_ids: [`m${calls}`] };
+        },
+      });
+    });
+    const statusOf = async (id: string) => (await rig.outbox.get(id))?.status;
+
+    it('lists a failed delivery with the platform error; retry sends it (attempts reset, queued, woken)', async () => {
+      const [id] = await rig.outbox.enqueue(db(), [{ target, message: { kind: 'reply', text: '第一条', format: 'plain', final: true } }]);
+      await expect.poll(() => statusOf(id!), { timeout: 20_000 }).toBe('failed');
+      const list = await rig.call('outbox');
+      expect(list.json.items[0]).toMatchObject({ id, channel: 'fake', status: 'failed', last_error: 'chat not found (platform said no)', preview: '第一条' });
+      expect(list.json.counts.failed).toBe(1);
+      const retried = await rig.call(`outbox/${id}/retry`, { method: 'POST' });
+      expect(retried.json).toEqual({ ok: true });
+      await expect.poll(() => statusOf(id!), { timeout: 20_000 }).toBe('sent');
+      expect((await rig.outbox.get(id!))!.attempts).toBe(1);
+      expect(calls).toBe(2);
+      // a sent row can be neither retried nor discarded
+      expect((await rig.call(`outbox/${id}/retry`, { method: 'POST' })).status).toBe(404);
+      expect((await rig.call(`outbox/${id}/discard`, { method: 'POST' })).json.code).toBe('not_failed');
+    });
+
+    it('discard keeps the row as discarded and never sends it', async () => {
+      calls = 0;
+      const [id] = await rig.outbox.enqueue(db(), [{ target: { ...target, chat_id: 'chat-2' }, message: { kind: 'reply', text: '第二条', format: 'plain', final: true } }]);
+      await expect.poll(() => statusOf(id!), { timeout: 20_000 }).toBe('failed');
+      expect((await rig.call(`outbox/${id}/discard`, { method: 'POST' })).json).toEqual({ ok: true });
+      expect(await statusOf(id!)).toBe('discarded');
+      expect((await rig.call('outbox')).json.items.some((i: { id: string }) => i.id === id)).toBe(false);
+      expect((await rig.call('outbox?status=discarded')).json.items[0]).toMatchObject({ id, status: 'discarded' });
+      expect((await rig.call(`outbox/${id}/retry`, { method: 'POST' })).status).toBe(404);
+      expect(calls).toBe(1);
+    });
+  });
 });
 
 describe('operators console without a way in', () => {

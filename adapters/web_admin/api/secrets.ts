@@ -1,14 +1,98 @@
 /**
- * Console section `secrets` (issue 10 §6; docs/console.md).
+ * Console section `secrets`: skill parameters per role and skill, secrets write-only (issue 10
+ * §6 "skill parameters including secrets (write-only: a stored secret is never shown again)";
+ * spec 000 §5; R-CFG-01, R-CFG-03, R-CFG-05; src/runtime/skill-config.ts; docs/console.md).
+ *
+ * A parameter is secret when its name matches the secret substrings (R-CFG-05) or the skill's
+ * input schema declares it secret (`secretParams`, `x-secret: true`); it is stored encrypted
+ * and listed only as `{set: true}` — never its value, not even a prefix.
+ *
+ *   GET    :role/:skill          {role, skill, params: [{key, secret, set, value?, updated_at?}]}
+ *   PUT    :role/:skill/:key     {value: string} → {ok, key, secret}   (via 'operator')
+ *   DELETE :role/:skill/:key     → {ok, deleted}
  */
 import express from 'express';
-import type { AdminSection } from '../kit.ts';
+import { isSecretName } from '../../../src/registry/secrets.ts';
+import { deleteSkillConfig, listSkillConfig, normalizeConfigKey, setSkillConfig } from '../../../src/runtime/skill-config.ts';
+import { fail, roleOf, type AdminDeps, type AdminSection } from '../kit.ts';
+
+/** One parameter as the console lists it. `value` only for a non-secret parameter. */
+export interface ConsoleParam {
+  key: string;
+  secret: boolean;
+  set: boolean;
+  value?: string;
+  updated_at?: string;
+}
+
+/** zh-CN text of a refusal code of setSkillConfig. */
+const REFUSAL_ZH: Record<string, string> = {
+  invalid_target: '角色或技能名称无效。',
+  invalid_key: '参数名只能包含字母、数字和下划线（不以数字开头，最长 64 个字符）。',
+  reserved_key: '该参数名为平台保留，不能使用。',
+  empty_value: '值不能为空。',
+  value_too_long: '值太长。',
+};
+
+function routes(deps: AdminDeps): express.Router {
+  const r = express.Router();
+  const registry = () => deps.services.lifecycle?.registry() ?? deps.services.registry;
+
+  /** 404 unless role and skill exist. @returns the skill's declared secret parameters. */
+  const target = (res: express.Response, roleId: string, skill: string): string[] | null => {
+    const rec = registry().get(skill);
+    if (!roleOf(deps, roleId) || !rec || (rec.source === 'role' && rec.ownerRole !== roleId)) {
+      fail(res, 404, 'unknown_target', `角色 ${roleId} 没有技能 ${skill}。`);
+      return null;
+    }
+    return rec.secretParams;
+  };
+
+  r.get('/:role/:skill', async (req, res) => {
+    const { role, skill } = req.params;
+    const declared = target(res, role, skill);
+    if (!declared) return;
+    const stored = await listSkillConfig(deps.db, role, skill);
+    const params = new Map<string, ConsoleParam>();
+    for (const key of declared) params.set(key, { key, secret: true, set: false });
+    for (const e of stored) {
+      const secret = e.encrypted || declared.includes(e.key) || isSecretName(e.key);
+      params.set(e.key, {
+        key: e.key,
+        secret,
+        set: true,
+        ...(secret || e.value === null ? {} : { value: e.value }),
+        updated_at: new Date(e.updated_at).toISOString(),
+      });
+    }
+    res.json({ role, skill, params: [...params.values()].sort((a, b) => a.key.localeCompare(b.key)) });
+  });
+
+  r.put('/:role/:skill/:key', async (req, res) => {
+    const { role, skill } = req.params;
+    const declared = target(res, role, skill);
+    if (!declared) return;
+    const value = (req.body as { value?: unknown } | undefined)?.value;
+    if (typeof value !== 'string') return fail(res, 400, 'bad_request', '需要字符串 value。');
+    const key = normalizeConfigKey(req.params.key);
+    const secret = declared.includes(key) || isSecretName(key);
+    const out = await setSkillConfig(deps.db, deps.services.secretKey, { roleId: role, skill, key, value, encrypt: secret, via: 'operator' });
+    if (!out.ok) return fail(res, 400, out.code, REFUSAL_ZH[out.code] ?? '参数未保存。');
+    res.json({ ok: true, key: out.key, secret: out.encrypted });
+  });
+
+  r.delete('/:role/:skill/:key', async (req, res) => {
+    const { role, skill } = req.params;
+    if (!target(res, role, skill)) return;
+    const deleted = await deleteSkillConfig(deps.db, role, skill, req.params.key);
+    res.json({ ok: true, deleted });
+  });
+  return r;
+}
 
 /** The `secrets` section. */
 export const secretsSection: AdminSection = {
   id: 'secrets',
   title: { zh: '参数与密钥', en: 'Parameters & secrets' },
-  routes() {
-    return express.Router();
-  },
+  routes,
 };
