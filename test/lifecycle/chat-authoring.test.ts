@@ -91,7 +91,7 @@ describe('create_skill / edit_skill through a running gateway (web channel, comm
     const evil = (await fixtureFiles('exec_cmd'))['handler.ts']!;
     const reply = await say(`/edit_skill ${JSON.stringify({ name: 'greet', full_files: { 'handler.ts': evil } })}`);
     expect(reply).toContain('危险代码扫描');
-    expect(reply).toMatch(/handler\.ts:4 \[[a-z0-9._-]+\]/i);
+    expect(reply).toContain('handler.ts:4 [shell.interpolated]');
     expect(await readFile(join(roleDir, 'greet', 'handler.ts'), 'utf8')).not.toContain('child_process');
     expect(await say('/greet name=老李')).toContain('你好，老李');
 
