@@ -46,6 +46,7 @@ const T = {
     reload_failed: (why: string) => `技能文件已写入，但重新加载失败：${why}`,
     kept_old: (why: string) => `新版本加载失败，仍在使用上一个可用版本：${why}`,
     broken: (why: string) => `技能已写入但无法加载：${why}`,
+    not_registered: '技能文件已写入，但重新加载后没有注册（可能与其他来源的技能重名），暂时不能调用。',
     sep: '、',
   },
   en: {
@@ -65,6 +66,7 @@ const T = {
     reload_failed: (why: string) => `The files are written but the reload failed: ${why}`,
     kept_old: (why: string) => `The new version did not load; the last good version keeps serving: ${why}`,
     broken: (why: string) => `The skill is written but does not load: ${why}`,
+    not_registered: 'The files are written but the reload did not register the skill (a name clash with another source?); it cannot be called yet.',
     sep: ', ',
   },
 } as const;
@@ -103,8 +105,9 @@ async function makeLive(svc: AuthoringServices, name: string, op: 'create' | 'ed
   const why = (issues: readonly SkillIssue[]): string => issues.filter((i) => i.severity === 'error').map((i) => i.message).join('; ') || '?';
   if (kept) return { live: false, note: T[lang].kept_old(why(kept.issues)) };
   const rec = svc.registry().get(name);
-  if (rec?.status === 'broken') return { live: false, note: T[lang].broken(why(rec.issues)) };
-  return { live: rec !== undefined };
+  if (!rec) return { live: false, note: T[lang].not_registered };
+  if (rec.status === 'broken') return { live: false, note: T[lang].broken(why(rec.issues)) };
+  return { live: true };
 }
 
 /** `/name …` for the written skill (its first tool), or `/name` when the registry does not list it yet. */

@@ -14,8 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/file.ts';
 import { BUILTIN_SKILLS_DIR, EXAMPLE_SKILLS_DIR, loadSettings } from '../../src/config/settings.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
+import { authoringOf } from '../../src/lifecycle/authoring.ts';
+import { runCreateSkill } from '../../src/lifecycle/chat-tools.ts';
 import { createSkillLifecycle, type LiveSkillLifecycle } from '../../src/lifecycle/live.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { toSubprocessContext } from '../../src/runtime/types.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { callTools, FakeLlm, lastToolResult, say } from '../planner/fake-llm.ts';
 import { PLANNER_FIXTURES, plannerHarness, textOf } from '../planner/harness.ts';
@@ -164,5 +167,16 @@ describeEachEngine('create_skill through the model planner (fake LLM, real turn,
     );
     expect(textOf(await h.turn({ raw_input: '跟小张打个招呼' }))).toContain('你好，小张');
     llm.assertDone();
+  });
+});
+
+describe('the authoring services in the runtime context', () => {
+  it('R-PRE-09: the lifecycle key never reaches a subprocess context, and a non-service value (a stored parameter of that name) is not taken for it', async () => {
+    const svc = { dataDir: '/data', registry: () => ({ get: () => undefined, tools: () => [] }) };
+    expect(authoringOf({ lifecycle: svc })).toBe(svc);
+    expect(authoringOf({ lifecycle: 'x' })).toBeUndefined();
+    expect(Object.keys(toSubprocessContext({ role_id: 'r', lifecycle: svc }))).toEqual(['role_id']);
+    const refused = await runCreateSkill({ name: 'x', full_files: {} }, { role_id: 'r', lifecycle: 'x' });
+    expect(refused).toMatchObject({ success: false, error_type: 'config', user_message: '此处不能新建或修改技能（没有平台服务）。' });
   });
 });
