@@ -1,0 +1,106 @@
+/**
+ * What `repair_ticket` reads from its runtime_context: the sender's own address (from the
+ * inbound request, CONTRACTS.md §10 `<channel>[@<account>]:<id>`), the photo a message
+ * carried, the skill parameters, and files kept per ticket in the session workspace.
+ */
+import { copyFileSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { extname, join, relative, isAbsolute } from 'node:path';
+import { addressOf } from './lib.ts';
+
+/** The fields of `runtime_context` this skill uses. */
+export interface Ctx extends Record<string, unknown> {
+  call_skill?: (name: string, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  await_reply?: (req: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  request?: unknown;
+  attachments?: { type?: string; filename?: string; local_path?: string }[];
+  workspace_dir?: string;
+  session_id?: string;
+  org_id?: string;
+  channel?: string;
+  team_role?: string;
+  actor_name?: string;
+  actor_emp_no?: string;
+  skill_configs?: Record<string, unknown>;
+}
+
+/** Where the current message came from (the inbound request on the chat line). */
+export interface Origin {
+  /** `feishu`, or `feishu@<account>` for a non-default bot account: the address prefix. */
+  channel: string;
+  /** The sender's platform id (Feishu open_id, Telegram user id, web contact key). */
+  openid: string;
+  /** The full address `<channel>[@<account>]:<id>`, "" when unknown (CLI, schedule). */
+  address: string;
+}
+
+interface RequestLike {
+  channel?: string;
+  account?: string;
+  actor?: { id?: string };
+  attachments?: unknown[];
+}
+
+/** The sender's origin, from `runtime_context.request` (null off the chat line → empty). */
+export function originOf(ctx: Ctx): Origin {
+  const req = (ctx.request ?? null) as RequestLike | null;
+  const channel = req?.channel ?? '';
+  const id = req?.actor?.id ?? '';
+  if (!channel || !id) return { channel: '', openid: '', address: '' };
+  const address = addressOf(channel, req?.account, id);
+  return { channel: address.slice(0, address.length - id.length - 1), openid: id, address };
+}
+
+/** The image this very message carried (the newest image of the session), or "". */
+export function messagePhoto(ctx: Ctx): string {
+  const req = (ctx.request ?? null) as RequestLike | null;
+  if (!req || !Array.isArray(req.attachments) || req.attachments.length === 0) return '';
+  return imageOf(ctx.attachments ?? []);
+}
+
+/** The last image item of an attachments list that has a local file, or "". */
+export function imageOf(items: readonly { type?: string; local_path?: string }[]): string {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const a = items[i]!;
+    if (a.type === 'image' && a.local_path && existsSync(a.local_path)) return a.local_path;
+  }
+  return '';
+}
+
+/** A skill parameter (`skillgate config set repair_ticket <key> <value>`), or `fallback`. */
+export function param(ctx: Ctx, key: string, fallback: string): string {
+  const v = ctx.skill_configs?.[key] ?? ctx[key];
+  return typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : fallback;
+}
+
+function inside(root: string, p: string): boolean {
+  const rel = relative(root, p);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/**
+ * A copy of `src` kept with the ticket in this session's workspace
+ * (`repair_ticket/T-<n>/<name><ext>`), so the file outlives the upload and can be attached
+ * by send_message / notify (which take files of the caller's workspace only).
+ * @returns the absolute path, or "" when there is no file or no workspace
+ */
+export function keepFile(ctx: Ctx, src: string, ref: string, name: string): string {
+  const ws = ctx.workspace_dir ?? '';
+  if (!src || !ws || !existsSync(src)) return '';
+  const real = realpathSync(src);
+  const dir = join(ws, 'repair_ticket', ref);
+  const dest = join(dir, `${name}${extname(real).toLowerCase() || '.jpg'}`);
+  if (inside(realpathSync(ws), real) && real.startsWith(realpathSync(ws) + '/repair_ticket/')) return real;
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(real, dest);
+  return dest;
+}
+
+/** A stored file usable as an attachment from this session ("" when it is gone). */
+export function attachable(ctx: Ctx, path: unknown, ref: string, name: string): string {
+  return typeof path === 'string' && path ? keepFile(ctx, path, ref, name) : '';
+}
+
+/** May this caller manage tickets of others (team owner/admin)? */
+export function isManager(ctx: Ctx): boolean {
+  return ctx.team_role === 'owner' || ctx.team_role === 'admin';
+}

@@ -1,0 +1,122 @@
+/**
+ * 完成回复 and 登记费用 of `repair_ticket`: the worker's answer completes the ticket — cost
+ * parsed from the text (never invented), photo kept with the ticket, status 已完成 — then the
+ * reporter hears back on THEIR origin channel (address from the ticket row, never from
+ * `actor_*`; R-MSG-07) with the photo, and ops get 「维修完成」.
+ */
+import type { Ctx } from './context.ts';
+import { imageOf, isManager, keepFile, originOf, param } from './context.ts';
+import { parseCost, ticketNumber, ticketRef, wallClock } from './lib.ts';
+import { TICKETS, getTicket, update, type CallSkill, type Row } from './tables.ts';
+import { needParam, notifyOps, publicTicket, say } from './flow-report.ts';
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '';
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Only the ticket's worker (the address it was sent to) or a team owner/admin may close it. */
+function mayClose(ctx: Ctx, t: Row): boolean {
+  return isManager(ctx) || (originOf(ctx).address !== '' && originOf(ctx).address === text(t.维修工联系方式));
+}
+
+/** A cost given as a parameter: a number, or digits (full-width, thousands commas) with an optional 元. */
+function costParam(v: unknown): number | null | 'bad' {
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : 'bad';
+  const s = String(v).normalize('NFKC').trim().replace(/\s*(元|块|rmb|cny)$/i, '').replace(/^[¥￥]\s*/, '');
+  if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$/.test(s)) return 'bad';
+  return Number(s.replace(/,/g, ''));
+}
+
+function yuan(n: number): string {
+  return `${n.toLocaleString('zh-CN', { maximumFractionDigits: 2 })} 元`;
+}
+
+/** The address of the ticket's reporter: `<origin_channel>:<origin_openid>`, "" when unknown. */
+export function reporterAddress(t: Row): string {
+  const ch = text(t.origin_channel);
+  const id = text(t.origin_openid);
+  return ch && id ? `${ch}:${id}` : '';
+}
+
+/**
+ * 完成回复: from the pending reply (`{reply: {raw_input, attachments}, state: {ticket_id}}`)
+ * or called directly (`工单`, `说明`/`描述`, `费用`, `image`).
+ */
+export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallSkill, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const state = isRecord(input.state) ? input.state : {};
+  const reply = isRecord(input.reply) ? input.reply : null;
+  const id = ticketNumber(state.ticket_id ?? p.工单);
+  if (id === null) return needParam('工单', '请给出工单号，例如 工单=T-3。');
+  const ref = ticketRef(id);
+  const t = await getTicket(call, id);
+  if (!t) return needParam('工单', `没有工单 ${ref}。`);
+  if (!mayClose(ctx, t)) return { success: false, error: 'not the ticket worker', error_type: 'config', permission_denied: true, user_message: `工单 ${ref} 不是派给你的，只有接单的维修工或团队管理员可以完成它。` };
+  if (t.状态 === '已完成') return say(`工单 ${ref} 已经是「已完成」，这次回复没有再改动它。`, { ticket: publicTicket(t) });
+
+  const note = reply ? text(reply.raw_input) : text(p.说明 ?? p.描述);
+  const given = costParam(p.费用);
+  if (given === 'bad') return needParam('费用', `费用「${text(p.费用)}」看不懂，请只写数字，例如 费用=1200。`);
+  const parsed = given !== null ? { cost: given } : parseCost(note);
+  const files = reply && Array.isArray(reply.attachments) ? (reply.attachments as { type?: string; local_path?: string }[]) : [];
+  const src = imageOf(files) || (typeof p.image === 'string' ? p.image : '');
+  const photo = keepFile(ctx, src, ref, '完成照片');
+  const data: Record<string, unknown> = {
+    状态: '已完成',
+    完成说明: note,
+    完成时间: wallClock(new Date(), param(ctx, 'timezone', 'Asia/Shanghai')),
+    ...(parsed.cost !== null ? { 费用: parsed.cost } : {}),
+    ...(photo ? { 完成照片: photo } : {}),
+  };
+  const done = await update(call, TICKETS, id, data);
+  const cost = parsed.cost;
+
+  const to = reporterAddress(done);
+  const lines = [
+    `**你报修的工单 ${ref} 已维修完成**`,
+    `描述：${text(done.描述)}`,
+    ...(text(done.位置) ? [`位置：${text(done.位置)}`] : []),
+    `维修工：${text(done.维修工) || '（未记录）'}`,
+    `费用：${cost !== null ? yuan(cost) : '未填写'}`,
+    ...(note ? [`维修说明：${note}`] : []),
+  ];
+  const toReporter = to
+    ? await call('send_message', { to, message: lines.join('\n'), ...(photo ? { attach: photo } : {}), idempotency_key: `repair_ticket:${ctx.org_id ?? ''}:${ref}:done` })
+    : { ok: false, error: '工单没有记录报修人的渠道' };
+  const ops = await notifyOps(ctx, call, {
+    title: '维修完成',
+    message: `维修完成：${ref} ${text(done.描述)}\n维修工：${text(done.维修工) || '未知'}，费用：${cost !== null ? yuan(cost) : '未填写'}`,
+    type: 'success',
+    attach: photo,
+    key: `${ref}:done`,
+  });
+  const heard = toReporter.ok === true ? `已通知报修人 ${text(done.报修人)}` : Number(toReporter.queued) > 0 ? '给报修人的消息排队投递中' : `未能通知报修人：${text(toReporter.error) || '原因未知'}`;
+  const md = [
+    `已记录：工单 ${ref} 已完成${cost !== null ? `，费用 ${yuan(cost)}` : ''}${photo ? '，照片已保存' : ''}。${heard}。`,
+    ...(cost === null
+      ? [
+          parsed.reason === 'magnitude'
+            ? `费用请写成数字（如 12000），不要用「万」「k」。补录：/repair_ticket action=登记费用 工单=${ref} 费用=<金额>`
+            : `回复里没有找到费用，已留空。如有费用，可补录：/repair_ticket action=登记费用 工单=${ref} 费用=<金额>`,
+        ]
+      : []),
+  ].join('\n');
+  return say(md, { ticket: publicTicket(done), cost, reporter_message: toReporter, ops_notify: ops });
+}
+
+/** 登记费用: set or correct the cost of a ticket (its worker or a team owner/admin). */
+export async function setCost(p: Record<string, unknown>, ctx: Ctx, call: CallSkill): Promise<Record<string, unknown>> {
+  const id = ticketNumber(p.工单);
+  if (id === null) return needParam('工单', '请给出工单号，例如 工单=T-3。');
+  const cost = costParam(p.费用);
+  if (cost === null || cost === 'bad') return needParam('费用', '请给出费用（数字），例如 费用=1200。');
+  const t = await getTicket(call, id);
+  if (!t) return needParam('工单', `没有工单 ${ticketRef(id)}。`);
+  if (!mayClose(ctx, t)) return { success: false, error: 'not the ticket worker', error_type: 'config', permission_denied: true, user_message: `只有工单 ${ticketRef(id)} 的维修工或团队管理员可以登记费用。` };
+  const done = await update(call, TICKETS, id, { 费用: cost });
+  return say(`工单 ${ticketRef(id)} 的费用已登记为 ${yuan(cost)}。`, { ticket: publicTicket(done), cost });
+}
