@@ -162,7 +162,7 @@ export function dbRowError(row: number, err: unknown, lang: DtLang): RowError {
 }
 
 /** A 23505 row error found through ON CONFLICT (no per-row driver message): names the unique fields. */
-function uniqueRowError(row: number, table: TableMeta, lang: DtLang): RowError {
+export function uniqueRowError(row: number, table: TableMeta, lang: DtLang): RowError {
   const fields = table.fields.filter((f) => f.unique).map((f) => f.title);
   const which = fields.length ? (lang === 'en' ? ` on ${fields.join(', ')}` : `（唯一字段：${fields.join('、')}）`) : '';
   return {

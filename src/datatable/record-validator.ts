@@ -81,15 +81,22 @@ const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME_RE = /^\d{4}-\d{2}-\d{2}([ T])(\d{2}):(\d{2}):(\d{2})$/;
 const TIME_RE = /^\d{2}:\d{2}:\d{2}$/;
 
-/** `YYYY-MM-DD` at the start of `s` names a real day (year ≥ 1, Gregorian leap years). */
-function validYmd(s: string): boolean {
-  const y = Number(s.slice(0, 4));
-  const mo = Number(s.slice(5, 7));
-  const d = Number(s.slice(8, 10));
+/** Days of each month in a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Two ASCII digits of `s` at `i` as a number (callers have matched `\d{2}` there). */
+function two(s: string, i: number): number {
+  return (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48;
+}
+
+/** `YYYY-MM-DD` at the start of `s` (digits already matched) names a real day (year ≥ 1, Gregorian leap years). */
+export function validYmd(s: string): boolean {
+  const y = two(s, 0) * 100 + two(s, 2);
+  const mo = two(s, 5);
+  const d = two(s, 8);
   if (y < 1 || mo < 1 || mo > 12 || d < 1) return false;
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1]!;
-  return d <= days;
+  if (mo === 2 && d === 29) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  return d <= MONTH_DAYS[mo - 1]!;
 }
 
 /** A compiled validator of one table. */

@@ -7,7 +7,9 @@
  * batch-insert.ts.
  */
 import type { Tx } from '../store/db.ts';
-import { dbRowError, insertPart, type BatchCounts, type PartOptions, type RowError, type ValidRow } from './batch-insert.ts';
+import { dbRowError, type BatchCounts, type PartOptions, type RowError, type ValidRow } from './batch-insert.ts';
+import { compileColumnEncoder, type ColumnChunk, type ColumnEncoder } from './column-chunk.ts';
+import { idAt, insertColumns, type IdBlock } from './column-insert.ts';
 import type { OwnerScope } from './permissions.ts';
 import type { DtLang } from './results.ts';
 import { ownerSql, SqlParams, tableRef } from './rows.ts';
@@ -92,9 +94,9 @@ async function idSequence(env: DtEnv, table: TableMeta): Promise<string | null> 
 /**
  * Take `n` ids from the table's sequence, ascending. The common case — nobody else drew from
  * the sequence meanwhile, so the ids form one range — costs one row on the wire (min, max,
- * count) instead of `n`; otherwise the ids themselves are fetched as one array.
+ * count) and comes back as the range; otherwise the ids themselves are fetched as one array.
  */
-async function allocateIds(env: DtEnv, seq: string, n: number): Promise<string[]> {
+async function allocateIds(env: DtEnv, seq: string, n: number): Promise<IdBlock> {
   const { rows } = await env.q.query<{ lo: string; hi: string; ids: string | null }>(
     `WITH v AS (SELECT nextval($1::regclass) AS id FROM generate_series(1, $2::int))
      SELECT min(id)::text AS lo, max(id)::text AS hi,
@@ -103,24 +105,19 @@ async function allocateIds(env: DtEnv, seq: string, n: number): Promise<string[]
     [seq, n],
   );
   const r = rows[0]!;
-  if (r.ids === null) {
-    const lo = BigInt(r.lo);
-    const out = new Array<string>(n);
-    for (let i = 0; i < n; i++) out[i] = String(lo + BigInt(i));
-    return out;
-  }
-  return r.ids.slice(1, -1).split(',');
+  return r.ids === null ? { lo: BigInt(r.lo) } : { list: r.ids.slice(1, -1).split(',') };
 }
 
 /**
  * Validate and insert `records` (R-DT-34/35, R-DT-98): chunks of {@link CHUNK_ROWS}; each
- * chunk is validated in the application (owner stamped when `owner` is set, R-DT-18) while the
- * database inserts earlier chunks, gets ids pre-allocated from the table's sequence in input
- * order, and is inserted in its own short transaction holding one set-wise INSERT in a
- * SAVEPOINT — up to {@link INSERT_CONCURRENCY} chunk transactions at once. A failing chunk is
- * split in halves until the failing rows are isolated, each in its own SAVEPOINT (R-DT-99:
- * the transaction stays usable), so one bad row never fails the batch. With `skip`
- * (`on_conflict=skip`) conflicting rows count as skipped.
+ * chunk is validated in the application straight into column arrays (column-chunk.ts; owner
+ * stamped when `owner` is set, R-DT-18) while the database inserts earlier chunks, gets ids
+ * pre-allocated from the table's sequence in input order, and is inserted in its own short
+ * transaction holding one set-wise INSERT in a SAVEPOINT (column-insert.ts) — up to
+ * {@link INSERT_CONCURRENCY} chunk transactions at once. A failing chunk is split in halves
+ * until the failing rows are isolated, each in its own SAVEPOINT (R-DT-99: the transaction
+ * stays usable), so one bad row never fails the batch. With `skip` (`on_conflict=skip`)
+ * conflicting rows count as skipped.
  * A failure outside any row (connection lost, commit failed) ends the run: the valid rows of
  * the chunks not committed are reported as failed with that error; committed chunks stay.
  * @returns counts where `failed`/`errors` cover validation and database failures, `errors`
@@ -134,9 +131,10 @@ export async function importRecords(
   opts: { skip: boolean },
 ): Promise<BatchCounts> {
   const lang = env.caller.lang;
-  const validator = compileValidator(table, lang);
+  const enc = compileColumnEncoder(table, lang, owner);
   const out: BatchCounts = { inserted: 0, skipped: 0, failed: 0, errors: [] };
-  const seq = records.length > BATCH_TUNING.chunkRows ? await idSequence(env, table) : null;
+  const size = BATCH_TUNING.chunkRows;
+  const seq = records.length > size ? await idSequence(env, table) : null;
   const concurrency = seq ? BATCH_TUNING.concurrency : 1;
   const part: PartOptions = { skip: opts.skip, returning: false };
   part.adaptive = () => {
@@ -144,53 +142,68 @@ export async function importRecords(
   };
   const inflight: Promise<void>[] = [];
   let broken: unknown;
-  const failAll = (rows: readonly ValidRow[], err: unknown) => {
+  const failAll = (rows: readonly number[], err: unknown) => {
     for (const row of rows) {
       out.failed++;
-      out.errors.push(dbRowError(row.row, err, lang));
+      out.errors.push(dbRowError(row, err, lang));
     }
   };
-  const insert = async (chunk: ValidRow[]): Promise<void> => {
-    if (broken !== undefined) return failAll(chunk, broken);
+  const insert = async (chunk: ColumnChunk, ids: IdBlock | null): Promise<void> => {
+    if (broken !== undefined) return failAll(chunk.rows, broken);
+    const asRows = (): ValidRow[] =>
+      chunk.records.map((rec, i) => {
+        const r: ValidRow = { row: chunk.rows[i]!, values: enc.values(rec)! };
+        if (ids) r.id = idAt(ids, i);
+        return r;
+      });
     try {
       const r = await env.tx(async (tx) => {
         const c: BatchCounts = { inserted: 0, skipped: 0, failed: 0, errors: [] };
-        await insertPart(tx, table, chunk, part, c, lang);
+        await insertColumns(tx, table, enc.fields, chunk, ids, part, c, lang, asRows);
         return c;
       });
       out.inserted += r.inserted;
       out.skipped += r.skipped;
       out.failed += r.failed;
-      out.errors.push(...r.errors);
+      for (const e of r.errors) out.errors.push(e);
     } catch (err) {
       broken ??= err;
-      failAll(chunk, err);
+      failAll(chunk.rows, err);
     }
   };
-  const dedupe = uniqueTracker(table, opts.skip, lang);
-  for (let start = 0; start < records.length; start += BATCH_TUNING.chunkRows) {
-    const checked = validateRows(table, records.slice(start, start + BATCH_TUNING.chunkRows), owner, lang, start + 1, validator);
-    const { errors } = checked;
-    const valid = dedupe ? dedupe(checked.valid, out) : checked.valid;
-    out.errors.push(...errors);
-    out.failed += new Set(errors.map((e) => e.row)).size;
+  const dedupe = uniqueTracker(enc, opts.skip, lang);
+  for (let start = 0; start < records.length; start += size) {
+    let chunk = enc.chunk();
+    const end = Math.min(records.length, start + size);
+    for (let i = start; i < end; i++) {
+      const errs = enc.add(chunk, records[i], i + 1);
+      if (errs === null) continue;
+      out.failed++;
+      for (const e of errs) {
+        const entry: RowError = { row: i + 1, error: e.error };
+        if (e.field) entry.field = e.field;
+        if (e.value !== undefined) entry.value = e.value;
+        out.errors.push(entry);
+      }
+    }
+    if (dedupe) chunk = dedupe(chunk, out);
     while (inflight.length >= concurrency) await inflight.shift();
-    if (valid.length === 0) continue;
+    if (chunk.rows.length === 0) continue;
     if (broken !== undefined) {
-      failAll(valid, broken);
+      failAll(chunk.rows, broken);
       continue;
     }
+    let ids: IdBlock | null = null;
     if (seq) {
       try {
-        const ids = await allocateIds(env, seq, valid.length);
-        valid.forEach((r, i) => (r.id = ids[i]));
+        ids = await allocateIds(env, seq, chunk.rows.length);
       } catch (err) {
         broken ??= err;
-        failAll(valid, err);
+        failAll(chunk.rows, err);
         continue;
       }
     }
-    inflight.push(insert(valid));
+    inflight.push(insert(chunk, ids));
   }
   await Promise.all(inflight);
   out.errors.sort((x, y) => x.row - y.row);
@@ -203,41 +216,44 @@ export async function importRecords(
  * database would count it — `skipped` with on_conflict=skip, else a failed row with SQLSTATE
  * 23505 naming the field and the earlier row — and never sent. The first occurrence wins
  * (deterministic even with concurrent chunks). Conflicts with rows already in the table are
- * still found by the database. Coerced values are canonical text (decimal, ISO date), so
- * string equality is the column's equality. Returns null when the table has no unique field.
+ * still found by the database. Values are compared by their encoded array element, one-to-one
+ * with the coerced value (canonical decimal, ISO date, quoted text), so equal elements are the
+ * column's equality. Returns null when the table has no unique field.
  */
-function uniqueTracker(table: TableMeta, skip: boolean, lang: DtLang): ((rows: ValidRow[], out: BatchCounts) => ValidRow[]) | null {
-  const fields = table.fields.filter((f) => f.unique && f.uidt !== '多选').map((f) => f.title);
-  if (fields.length === 0) return null;
-  const seen = fields.map(() => new Map<string, number>());
-  return (rows, out) => {
-    const kept: ValidRow[] = [];
-    for (const r of rows) {
+function uniqueTracker(enc: ColumnEncoder, skip: boolean, lang: DtLang): ((chunk: ColumnChunk, out: BatchCounts) => ColumnChunk) | null {
+  const cols = enc.fields.flatMap((f, j) => (f.unique && f.uidt !== '多选' ? [j] : []));
+  if (cols.length === 0) return null;
+  const seen = cols.map(() => new Map<string, number>());
+  return (chunk, out) => {
+    const drop: number[] = [];
+    for (let i = 0; i < chunk.rows.length; i++) {
       let dup = -1;
       let first = 0;
-      for (let j = 0; j < fields.length && dup < 0; j++) {
-        const v = r.values[fields[j]!];
-        if (v === undefined || v === null || Array.isArray(v)) continue;
-        const prev = seen[j]!.get(String(v));
+      for (let k = 0; k < cols.length && dup < 0; k++) {
+        const e = chunk.cols[cols[k]!]![i]!;
+        if (e === 'NULL') continue;
+        const prev = seen[k]!.get(e);
         if (prev !== undefined) {
-          dup = j;
+          dup = k;
           first = prev;
         }
       }
       if (dup < 0) {
-        for (let j = 0; j < fields.length; j++) {
-          const v = r.values[fields[j]!];
-          if (v !== undefined && v !== null && !Array.isArray(v)) seen[j]!.set(String(v), r.row);
+        for (let k = 0; k < cols.length; k++) {
+          const e = chunk.cols[cols[k]!]![i]!;
+          if (e !== 'NULL') seen[k]!.set(e, chunk.rows[i]!);
         }
-        kept.push(r);
-      } else if (skip) out.skipped++;
+        continue;
+      }
+      drop.push(i);
+      if (skip) out.skipped++;
       else {
-        const f = fields[dup]!;
+        const f = enc.fields[cols[dup]!]!.title;
         out.failed++;
         out.errors.push({
-          row: r.row,
+          row: chunk.rows[i]!,
           field: f,
-          value: r.values[f],
+          value: enc.values(chunk.records[i])![f],
           sqlstate: '23505',
           error:
             lang === 'en'
@@ -246,7 +262,15 @@ function uniqueTracker(table: TableMeta, skip: boolean, lang: DtLang): ((rows: V
         });
       }
     }
-    return kept;
+    if (drop.length === 0) return chunk;
+    const gone = new Set(drop);
+    const keep = (_: unknown, i: number) => !gone.has(i);
+    return {
+      rows: chunk.rows.filter(keep),
+      records: chunk.records.filter(keep),
+      cols: chunk.cols.map((c) => c.filter(keep)),
+      present: chunk.present,
+    };
   };
 }
 

@@ -1,0 +1,220 @@
+/**
+ * Column-wise encoding of bulk-write records (spec 000 §7.5, §7.8(2); R-DT-66..75, R-DT-98):
+ * each record is validated straight into per-column lists of PostgreSQL array-literal
+ * elements, ready for the one `INSERT … SELECT … FROM unnest($1::<type>[], …)` of a chunk —
+ * no per-row value objects on the common path. The result equals validating with
+ * `coerceRecord` (values.ts) and encoding its values with {@link elementOf}: the fast
+ * encoders below only take value shapes whose coercion is certain (a non-empty string into
+ * 文本, a safe integer into 整数, a canonical ISO date …) or memoise `coerceValue` per
+ * distinct primitive value; any other row — a refused value, a missing required field, a
+ * non-object — goes through the compiled validator (record-validator.ts), so error texts
+ * and their order are exactly the validator's. test/datatable/column-chunk.test.ts pins that.
+ */
+import { isSystemColumn } from './naming.ts';
+import type { OwnerScope } from './permissions.ts';
+import type { DtLang } from './results.ts';
+import { compileValidator, validYmd, type RecordValidator } from './record-validator.ts';
+import type { FieldMeta, TableMeta } from './types.ts';
+import { coerceValue, type DbValue } from './values.ts';
+
+/** Marks "the fast path does not decide this value". */
+const SLOW: unique symbol = Symbol('slow');
+type Enc = (v: unknown) => string | typeof SLOW;
+
+/** Most memoised encodings per field. */
+const MEMO_LIMIT = 50_000;
+
+/** A PostgreSQL array-literal element holding the string `s`, always double-quoted (`"` and `\` escaped). */
+export function quoteElement(s: string): string {
+  return s.indexOf('"') < 0 && s.indexOf('\\') < 0 ? `"${s}"` : `"${s.replace(/[\\"]/g, '\\$&')}"`;
+}
+
+/**
+ * The array-literal element of a coerced value `x` of `field` (R-DT-98's set-wise insert):
+ * `NULL` for null; 整数/数字/日期/时间 bare (their canonical text holds only digits, `-`,
+ * `.`, `:`); 勾选 `true`/`false`; 多选 the quoted text of its own array literal (cast per row);
+ * every other value a quoted string. Injective per field, so equal elements mean equal values.
+ */
+export function elementOf(field: Pick<FieldMeta, 'uidt'>, x: DbValue | undefined): string {
+  if (x === undefined || x === null) return 'NULL';
+  if (Array.isArray(x)) return quoteElement(`{${x.map(quoteElement).join(',')}}`);
+  if (typeof x === 'boolean') return x ? 'true' : 'false';
+  switch (field.uidt) {
+    case '整数':
+    case '数字':
+    case '日期':
+    case '时间':
+      return x;
+    default:
+      return quoteElement(x);
+  }
+}
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME_RE = /^\d{4}-\d{2}-\d{2}([ T])(\d{2}):(\d{2}):(\d{2})$/;
+const TIME_RE = /^\d{2}:\d{2}:\d{2}$/;
+
+/** The encoder of one field: the element of `coerceValue(field, v)`, or SLOW when the value is refused or not certain. */
+function fieldEncoder(field: FieldMeta, lang: DtLang): Enc {
+  const memo = new Map<unknown, string | typeof SLOW>();
+  const cached: Enc = (v) => {
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return SLOW;
+    let r = memo.get(v);
+    if (r === undefined) {
+      const c = coerceValue(field, v, lang);
+      r = c.ok ? elementOf(field, c.value) : SLOW;
+      if (memo.size < MEMO_LIMIT) memo.set(v, r);
+    }
+    return r;
+  };
+  switch (field.uidt) {
+    case '文本':
+    case '长文本':
+      return (v) => (typeof v === 'string' && v !== '' && v.indexOf('\u0000') < 0 ? quoteElement(v) : cached(v));
+    case '整数':
+      return (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : cached(v));
+    case '数字': {
+      const maxInt = (field.precision ?? 38) - (field.scale ?? 2);
+      const bound = maxInt >= 15 ? 1e15 : 10 ** maxInt;
+      return (v) => {
+        if (typeof v === 'number' && Number.isFinite(v) && v < bound && v > -bound) {
+          const s = String(v);
+          if (s.indexOf('e') < 0) return s;
+        }
+        return cached(v);
+      };
+    }
+    case '日期':
+      return (v) => (typeof v === 'string' && v.length === 10 && DATE_RE.test(v) && validYmd(v) ? v : cached(v));
+    case '日期时间':
+      return (v) => {
+        if (typeof v === 'string' && v.length === 19) {
+          const m = DATETIME_RE.exec(v);
+          if (m && validYmd(v) && Number(m[2]) <= 23 && Number(m[3]) <= 59 && Number(m[4]) <= 59) return m[1] === ' ' ? `"${v}"` : `"${v.slice(0, 10)} ${v.slice(11)}"`;
+        }
+        return cached(v);
+      };
+    case '时间':
+      return (v) => (typeof v === 'string' && v.length === 8 && TIME_RE.test(v) && Number(v.slice(0, 2)) <= 23 && Number(v.slice(3, 5)) <= 59 && Number(v.slice(6, 8)) <= 59 ? v : cached(v));
+    case '勾选':
+      return (v) => (v === true ? 'true' : v === false ? 'false' : cached(v));
+    default:
+      return cached;
+  }
+}
+
+/** One refused row's problems, as the validator reports them. */
+export interface EncodedRowError {
+  field: string;
+  error: string;
+  value?: unknown;
+}
+
+/** The valid rows of one chunk, column by column. */
+export interface ColumnChunk {
+  /** 1-based row numbers (positions in records / the file), ascending. */
+  rows: number[];
+  /** The source records of those rows (for the per-row fallback). */
+  records: unknown[];
+  /** Per field (in `fields` order): the array-literal elements, one per row. */
+  cols: string[][];
+  /** Per field: true when at least one row carried the field (only those columns are written). */
+  present: boolean[];
+}
+
+/** A compiled column encoder of one table for one import. */
+export interface ColumnEncoder {
+  /** The table's writable fields, in order (the order of `cols`). */
+  readonly fields: readonly FieldMeta[];
+  /** The compiled validator (owner stamping not applied). */
+  readonly validator: RecordValidator;
+  /**
+   * Validate `rec` (file row `row`) and, when valid, append it to `chunk`.
+   * @returns null when appended, else the row's errors (exactly `coerceRecord`'s, owner stamped).
+   */
+  add(chunk: ColumnChunk, rec: unknown, row: number): EncodedRowError[] | null;
+  /** The coerced values of a record as `validateRows` gives them (owner stamped); null when invalid. */
+  values(rec: unknown): Record<string, DbValue> | null;
+  /** An empty chunk. */
+  chunk(): ColumnChunk;
+}
+
+/**
+ * Compile the column encoder of `table`: owner fields (R-DT-18) take `owner.empNo` in every
+ * object record, whatever the record says (a forged value is overwritten, as `validateRows`
+ * does); unknown keys and system columns are ignored (R-DT-73, R-DT-08); required fields are
+ * checked (insert mode, R-DT-75).
+ */
+export function compileColumnEncoder(table: Pick<TableMeta, 'fields'>, lang: DtLang, owner: OwnerScope | null): ColumnEncoder {
+  const validator = compileValidator(table, lang);
+  const fields = table.fields.filter((f) => !isSystemColumn(f.title));
+  const titles = fields.map((f) => f.title);
+  const encs = fields.map((f) => fieldEncoder(f, lang));
+  const required = fields.map((f) => f.required);
+  // Titles that name an Object.prototype member are read only as own properties.
+  const ownOnly = titles.map((t) => t in Object.prototype);
+  const ownerSet = new Set(owner?.fields ?? []);
+  // The owner value's element per field (SLOW when the validator must speak: every row then takes the exact path).
+  const ownerEl: Array<string | typeof SLOW | undefined> = fields.map((f, j) => (ownerSet.has(f.title) ? encs[j]!(owner!.empNo) : undefined));
+  const n = fields.length;
+  const scratch = new Array<string | undefined>(n);
+
+  const stamped = (rec: unknown): unknown => {
+    if (!owner || !rec || typeof rec !== 'object' || Array.isArray(rec)) return rec;
+    const copy: Record<string, unknown> = { ...(rec as Record<string, unknown>) };
+    for (const f of owner.fields) copy[f] = owner.empNo;
+    return copy;
+  };
+
+  const append = (chunk: ColumnChunk, rec: unknown, row: number): void => {
+    chunk.rows.push(row);
+    chunk.records.push(rec);
+    for (let j = 0; j < n; j++) {
+      const e = scratch[j];
+      if (e === undefined) chunk.cols[j]!.push('NULL');
+      else {
+        chunk.cols[j]!.push(e);
+        chunk.present[j] = true;
+      }
+    }
+  };
+
+  const exact = (chunk: ColumnChunk, rec: unknown, row: number): EncodedRowError[] | null => {
+    const c = validator.validate(stamped(rec), 'insert');
+    if (c.errors.length > 0) return c.errors;
+    for (let j = 0; j < n; j++) {
+      const x = c.values[titles[j]!];
+      scratch[j] = x === undefined ? undefined : elementOf(fields[j]!, x);
+    }
+    append(chunk, rec, row);
+    return null;
+  };
+
+  return {
+    fields,
+    validator,
+    chunk: () => ({ rows: [], records: [], cols: fields.map(() => []), present: fields.map(() => false) }),
+    values(rec) {
+      const c = validator.validate(stamped(rec), 'insert');
+      return c.errors.length > 0 ? null : c.values;
+    },
+    add(chunk, rec, row) {
+      if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) return exact(chunk, rec, row);
+      const r = rec as Record<string, unknown>;
+      for (let j = 0; j < n; j++) {
+        const o = ownerEl[j];
+        let e: string | typeof SLOW | undefined;
+        if (o !== undefined) e = o;
+        else {
+          const t = titles[j]!;
+          const v = ownOnly[j] && !Object.hasOwn(r, t) ? undefined : r[t];
+          e = v === undefined ? undefined : v === null || v === '' ? 'NULL' : encs[j]!(v);
+        }
+        if (e === SLOW || (required[j] && (e === undefined || e === 'NULL'))) return exact(chunk, rec, row);
+        scratch[j] = e;
+      }
+      append(chunk, rec, row);
+      return null;
+    },
+  };
+}
