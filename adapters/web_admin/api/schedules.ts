@@ -1,6 +1,6 @@
 /**
  * Console section `schedules` (issue 10 §6; issue 9 item 6; docs/chains.md "Schedules";
- * docs/console.md "Schedules"): list, add (or replace) and remove the cron schedules that run a
+ * docs/console-sections.md "Schedules"): list, add (or replace) and remove the cron schedules that run a
  * skill or a saved chain and deliver the result — the same `Scheduler` calls as
  * `skillgate schedule add|list|remove`.
  *

@@ -1,4 +1,4 @@
-// Console section 'directory' (docs/console.md "Directory"): contacts (search, paging; phone and
+// Console section 'directory' (docs/console-sections.md "Directory"): contacts (search, paging; phone and
 // e-mail shown to admins), the department tree, and a CSV/JSON import with a report per refused row.
 import { h, statusLine, table } from '../ui.js';
 

@@ -1,4 +1,4 @@
-// Console section 'grants' (docs/console.md "Grants"): data tables of one organisation with their
+// Console section 'grants' (docs/console-sections.md "Table grants"): data tables of one organisation with their
 // grant rows (exceptions: a table without grants is open to every role); grant with actions and
 // row scope own + owner field; revoke.
 import { h, statusLine, table } from '../ui.js';

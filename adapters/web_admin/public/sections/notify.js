@@ -1,4 +1,4 @@
-// Console section 'notify' (docs/console.md "Notify targets"): the aliases of the notify skill.
+// Console section 'notify' (docs/console-sections.md "Notify targets"): the aliases of the notify skill.
 // Apprise URLs hold credentials: they are write-only — the server answers and lists them masked,
 // and the form is cleared after saving.
 import { h, statusLine, table } from '../ui.js';

@@ -1,4 +1,4 @@
-// Console section 'proxy' (docs/console.md "Proxy fill"): an admin runs a role's skill for a
+// Console section 'proxy' (docs/console-sections.md "Proxy fill"): an admin runs a role's skill for a
 // contact through the chat pipeline. The skill sees actor_is_admin true and the applicant-identity
 // keys cleared (R-ADM-01); actor_name/phone/email are the admin's (R-ADM-02).
 import { h, safeHtml, statusLine } from '../ui.js';

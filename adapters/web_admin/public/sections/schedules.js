@@ -1,4 +1,4 @@
-// Console section 'schedules' (docs/console.md "Schedules"): cron schedules that run a skill or a
+// Console section 'schedules' (docs/console-sections.md "Schedules"): cron schedules that run a skill or a
 // saved chain and deliver the result (notify:<alias|url>, or <channel>[@<account>]:<id>).
 import { h, statusLine, table, when } from '../ui.js';
 
