@@ -83,6 +83,19 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       }),
     );
 
+  skill
+    .command('install')
+    .description('install a skill package (zip or folder): safe unpack, preflight as warnings, register, enable')
+    .argument('<source>', 'a .zip file or a skill folder')
+    .option('--role <role>', "install as this role's own skill (default: a shared skill in <data>/skills/)")
+    .option('--json', 'print one JSON document')
+    .action(
+      run(async (source: string, opts: { role?: string; json?: boolean }) => {
+        const { skillInstallCommand } = await import('./commands/skill-install.ts');
+        return skillInstallCommand(source, opts, io);
+      }),
+    );
+
   const config = program.command('config').description('skill parameters and secrets per role');
   config
     .command('set')

@@ -69,7 +69,7 @@ export async function runFromCli(
   if (looksLikePath && isDirectory(asPath)) {
     target = await loadSkill(asPath, { dir: dirname(asPath), source: 'shared' });
   } else {
-    const enabled = roleSkills(config, roleId);
+    const enabled = services.lifecycle?.skillsFor(roleId) ?? roleSkills(config, roleId);
     const base = resolveToolName(opts.target).skill;
     if (enabled !== '*' && enabled !== undefined && !enabled.includes(base)) {
       throw new CliRunRefusal(`role "${roleId}" does not enable skill "${base}"`);

@@ -87,6 +87,29 @@ export function createApp(deps: AppDeps): Express {
       throw err;
     }
   });
+  // Skill install and the role scope through the running server's live skill set (issue 10).
+  local.post('/skill/install', express.json(), async (req, res) => {
+    const lifecycle = deps.skills?.services.lifecycle;
+    if (!lifecycle) {
+      res.status(503).json({ error: 'skill install is not available in this server' });
+      return;
+    }
+    const b = req.body as { source?: unknown; roleId?: unknown };
+    if (typeof b.source !== 'string' || !b.source.startsWith('/')) {
+      res.json({ ok: false, warnings: [], error: 'source must be an absolute path' });
+      return;
+    }
+    res.json(await lifecycle.install(b.source, typeof b.roleId === 'string' ? { roleId: b.roleId } : {}));
+  });
+  local.post('/skill/list', express.json(), async (req, res) => {
+    const lifecycle = deps.skills?.services.lifecycle;
+    if (!lifecycle) {
+      res.status(503).json({ error: 'the live skill set is not available in this server' });
+      return;
+    }
+    const role = String((req.body as { role?: unknown }).role ?? '');
+    res.json({ ok: true, tools: deps.skills!.services.registry.tools({ skills: lifecycle.skillsFor(role) }) });
+  });
   local.post('/config/set', express.json(), async (req, res) => {
     if (!deps.skills) {
       res.status(503).json({ error: 'skill configuration is not available in this server' });

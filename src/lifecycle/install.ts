@@ -23,8 +23,15 @@ import { SHARED_SKILLS_DIR } from './build.ts';
 import { ensureRoleDir, ROLE_ID_RE, SKILL_NAME_RE } from './role-paths.ts';
 import type { InstallResult } from './types.ts';
 
-/** Caps of one package: total uncompressed bytes, files, bytes per file. */
-export const INSTALL_CAPS = { totalBytes: 50 * 1024 * 1024, files: 500, fileBytes: 20 * 1024 * 1024 } as const;
+/** Caps of one package: total uncompressed bytes, number of files, bytes per file. */
+export interface InstallCaps {
+  totalBytes: number;
+  files: number;
+  fileBytes: number;
+}
+
+/** Default caps: 50 MB unpacked, 500 files, 20 MB per file. */
+export const INSTALL_CAPS: Readonly<InstallCaps> = { totalBytes: 50 * 1024 * 1024, files: 500, fileBytes: 20 * 1024 * 1024 };
 
 /** A refusal with a bilingual message (zh-CN first). */
 export class InstallRefusal extends Error {}
@@ -40,14 +47,14 @@ export interface InstallOptions {
   roleId?: string;
   /** The current registry (name clashes with other roots are refused). */
   registry: Registry;
-  caps?: Partial<typeof INSTALL_CAPS>;
+  caps?: Partial<InstallCaps>;
 }
 
 /** Counts bytes and files against the caps. */
 class Budget {
   files = 0;
   bytes = 0;
-  constructor(private caps: typeof INSTALL_CAPS) {}
+  constructor(private caps: InstallCaps) {}
   file(name: string, size: number): void {
     if (++this.files > this.caps.files) refuse(`文件数量超过上限 ${this.caps.files}（在 "${name}" 处）`, `more than ${this.caps.files} files (at "${name}")`);
     if (size > this.caps.fileBytes) refuse(`文件 "${name}" 超过单个文件上限 ${this.caps.fileBytes} 字节`, `file "${name}" is over the per-file cap of ${this.caps.fileBytes} bytes`);

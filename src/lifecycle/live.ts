@@ -21,7 +21,7 @@ import type { Registry, RegistryIssue } from '../registry/discover.ts';
 import type { SkillRoot } from '../registry/load-skill.ts';
 import type { Db } from '../store/db.ts';
 import { SHARED_SKILLS_DIR, SkillSetBuilder, liveRoots, type LiveRoot } from './build.ts';
-import { createEnablementStore } from './enablement.ts';
+import { createEnablementStore, type EnablementStore } from './enablement.ts';
 import { installPackage } from './install.ts';
 import { ROLE_SKILLS_DIR } from './role-paths.ts';
 import { enabledFor, isOwnedRoleSkill, scopeNames } from './scope.ts';
@@ -33,7 +33,8 @@ export const OVERRIDE_REFRESH_MS = 10_000;
 
 /** Options of {@link createSkillLifecycle}. */
 export interface LifecycleOptions {
-  db: Db;
+  /** The database of the console's overrides; absent (a CLI without a database) → no overrides, `setEnabled` throws. */
+  db?: Db;
   settings: Pick<Settings, 'dataDir' | 'skillRoots'>;
   config: ConfigFile;
   log: Logger;
@@ -50,6 +51,18 @@ export interface LifecycleOptions {
   scopeRegistry?: () => Registry;
 }
 
+/** The store of a lifecycle without a database: no overrides. */
+function noOverrides(): EnablementStore {
+  const empty = new Map();
+  return {
+    current: () => empty,
+    refresh: async () => empty,
+    set: async () => {
+      throw new Error('skill enablement needs the database');
+    },
+  };
+}
+
 /** The lifecycle plus helpers the gateway and CLI use. */
 export interface LiveSkillLifecycle extends SkillLifecycle {
   /** Problems of broken newer versions whose last good version serves, by skill. */
@@ -64,11 +77,14 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
   const { db, settings, config, log } = opts;
   const dataDir = settings.dataDir;
   const configured: SkillRoot[] = settings.skillRoots;
-  await mkdir(join(dataDir, SHARED_SKILLS_DIR), { recursive: true }).catch(() => undefined);
-  await mkdir(join(dataDir, ROLE_SKILLS_DIR), { recursive: true }).catch(() => undefined);
+  if (opts.watch !== false) {
+    // Watched from the start, so the first install or role skill is seen.
+    await mkdir(join(dataDir, SHARED_SKILLS_DIR), { recursive: true }).catch(() => undefined);
+    await mkdir(join(dataDir, ROLE_SKILLS_DIR), { recursive: true }).catch(() => undefined);
+  }
 
   const builder = new SkillSetBuilder();
-  const store = createEnablementStore(db);
+  const store: EnablementStore = db ? createEnablementStore(db) : noOverrides();
   await store.refresh();
   let roots: LiveRoot[] = await liveRoots(dataDir, configured);
   let built = await builder.build(roots);
@@ -111,7 +127,7 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
     }, log);
   }
   const refreshTimer =
-    db.engine === 'server' && opts.watch !== false
+    db?.engine === 'server' && opts.watch !== false
       ? setInterval(() => void store.refresh().catch((err: unknown) => log.warn({ err: (err as Error)?.message }, 'reading skill overrides failed')), OVERRIDE_REFRESH_MS)
       : undefined;
   refreshTimer?.unref();

@@ -1,12 +1,21 @@
 /**
  * `skillgate skill list [--role R] [--json]` — the tools a model sees (CONTRACTS.md §4):
- * trigger filter, `[category]` prefix, secret params stripped, sub-command fan-out.
+ * trigger filter, `[category]` prefix, secret params stripped, sub-command fan-out; the role's
+ * scope is the live one (config `skills:`, the console's overrides, the role's own skills —
+ * `src/lifecycle/`), read through the running server while it holds the data dir.
  * stdout: with `--json` exactly one JSON document (the OpenAI tools array), else a table of
  * name and description. Problems of broken skills go to stderr (CONTRACTS.md §1).
  */
 import { loadConfigFile, roleSkills } from '../../config/file.ts';
 import { loadSettings } from '../../config/settings.ts';
-import { discoverSkills, type SkillRoot } from '../../registry/index.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createSkillLifecycle } from '../../lifecycle/live.ts';
+import { createLogger } from '../../log/logger.ts';
+import type { ModelTool } from '../../registry/types.ts';
+import type { Db } from '../../store/db.ts';
+import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
 import { configErrorsAsRefusal } from '../settings.ts';
 
@@ -33,13 +42,28 @@ export async function skillListCommand(opts: { role?: string; json?: boolean }, 
   const roleId = opts.role ?? settings.roleId;
   const enabled = roleSkills(config, roleId);
   if (enabled === undefined) throw new CliError(`unknown role "${roleId}" (roles: ${config.roles.map((r) => r.id).join(', ')})`, EXIT_REFUSED);
-  const roots: SkillRoot[] = settings.skillRoots;
-  const registry = await discoverSkills(roots);
-  for (const issue of registry.issues()) {
-    if (issue.severity === 'error' || issue.code === 'registry.name_clash' || issue.code === 'registry.root_missing')
-      io.stderr(`skillgate: ${issue.skill ?? issue.dir}: ${issue.severity}: ${issue.message}\n`);
-  }
-  const tools = registry.tools({ skills: enabled });
+  // The live skill set without watching: configured roots, installed and role skills; the
+  // console's overrides when a database exists (never created just for a listing).
+  const list = async (db: Db | undefined): Promise<ModelTool[]> => {
+    const log = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
+    const lifecycle = await createSkillLifecycle({ db, settings, config, log, watch: false });
+    try {
+      for (const issue of lifecycle.registry().issues()) {
+        if (issue.severity === 'error' || issue.code === 'registry.name_clash' || issue.code === 'registry.root_missing' || issue.code === 'lifecycle.role_shadows')
+          io.stderr(`skillgate: ${issue.skill ?? issue.dir}: ${issue.severity}: ${issue.message}\n`);
+      }
+      return lifecycle.registry().tools({ skills: lifecycle.skillsFor(roleId) });
+    } finally {
+      await lifecycle.close();
+    }
+  };
+  const hasDb = settings.databaseUrl !== undefined || existsSync(join(settings.dataDir, 'pgdata'));
+  const tools = hasDb
+    ? await withCliDb(settings, {
+        direct: list,
+        viaServer: async (call) => (await call<{ tools: ModelTool[] }>('POST', '/api/local/skill/list', { role: roleId })).tools,
+      })
+    : await list(undefined);
   if (opts.json) {
     printJson(io, tools);
     return EXIT_OK;

@@ -11,7 +11,7 @@ import { loadSettings } from '../../config/settings.ts';
 import type { Envelope } from '../../envelope/types.ts';
 import { CliRunRefusal, runFromCli, type CliRunOptions } from '../../executor/cli-run.ts';
 import { log } from '../../log/logger.ts';
-import { discoverSkills } from '../../registry/discover.ts';
+import { createSkillLifecycle } from '../../lifecycle/live.ts';
 import { publishCatalog } from '../../registry/catalog.ts';
 import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
@@ -63,14 +63,18 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
   try {
     envelope = await withCliDb<Envelope>(settings, {
     direct: async (db) => {
-      const registry = await discoverSkills(settings.skillRoots);
-      publishCatalog(registry, config);
-      const services = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log() };
+      // The live skill set without watching: installed and role skills, the console's overrides.
+      const lifecycle = await createSkillLifecycle({ db, settings, config, log: log(), watch: false });
+      const registry = lifecycle.registry();
+      publishCatalog(registry, config, lifecycle.skillsFor);
+      const services = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log(), lifecycle };
       try {
         return await runFromCli(services, config, settings.roleId, opts);
       } catch (err) {
         if (err instanceof CliRunRefusal) throw new CliError(err.message, EXIT_REFUSED);
         throw err;
+      } finally {
+        await lifecycle.close();
       }
     },
     viaServer: (call) => call<Envelope>('POST', '/api/local/skill/run', opts),
