@@ -7,12 +7,13 @@ import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
 import { runSkill } from '../../src/executor/run-skill.ts';
 import { installPackage } from '../../src/lifecycle/install.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openEmbeddedDb } from '../../src/store/open.ts';
 import { tempDataDir, tree } from './helpers.ts';
-import { defaultsFor, makeZip, openHarness, skillFiles, type Harness } from './live-helpers.ts';
+import { defaultsFor, makeZip, openHarness, skillFiles, TWO_ROLES, type Harness } from './live-helpers.ts';
 
 let db: Db;
 let h: Harness;
@@ -136,5 +137,48 @@ describe('a good package', () => {
       expect(r.error).toMatch(/已有同名技能 "help"（来源 builtin/);
     }
     expect(h.lifecycle.registry().get('help')).toMatchObject({ source: 'builtin' });
+  });
+});
+
+describe('skillgate skill install (CLI, in process)', () => {
+  const saved: Record<string, string | undefined> = {};
+  const vars = ['SKILLGATE_DATA_DIR', 'SKILLGATE_CONFIG', 'SKILLGATE_SKILL_DIRS', 'DATABASE_URL', 'SKILLGATE_ROLE_ID'];
+  let dataDir: string;
+  beforeAll(async () => {
+    for (const v of vars) saved[v] = process.env[v];
+    dataDir = await tempDataDir();
+    const cfg = join(dataDir, 'skillgate.config.yaml');
+    await writeFile(cfg, TWO_ROLES);
+    process.env.SKILLGATE_DATA_DIR = dataDir;
+    process.env.SKILLGATE_CONFIG = cfg;
+    delete process.env.SKILLGATE_SKILL_DIRS;
+    delete process.env.DATABASE_URL;
+    delete process.env.SKILLGATE_ROLE_ID;
+  });
+  afterAll(() => {
+    for (const v of vars) if (saved[v] === undefined) delete process.env[v];
+    else process.env[v] = saved[v];
+  });
+  const cli = async (...args: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await main(['node', 'skillgate', ...args], { stdout: (t) => void (out += t), stderr: (t) => void (err += t) });
+    return { code, out, err };
+  };
+
+  it('R-PRE-06 install --role --json prints the result; the role lists and runs it; a hostile zip exits 1 naming the entry', async () => {
+    const zip = await zipFile('cli_tool.zip', Object.entries(skillFiles('cli_tool', 'cli')).map(([name, data]) => ({ name, data })));
+    const done = await cli('skill', 'install', zip, '--role', 'ops', '--json');
+    expect(done.code, done.err).toBe(0);
+    expect(JSON.parse(done.out)).toMatchObject({ ok: true, skill: 'cli_tool', dir: join(dataDir, 'role-skills', 'ops', 'cli_tool') });
+    const ops = await cli('skill', 'list', '--role', 'ops', '--json');
+    expect((JSON.parse(ops.out) as Array<{ function: { name: string } }>).map((t) => t.function.name).sort()).toEqual(['cli_tool', 'datatable', 'help']);
+    const ran = await cli('skill', 'run', 'cli_tool', '--role', 'ops');
+    expect(JSON.parse(ran.out)).toMatchObject({ version: 'cli', role: 'ops' });
+    const evil = await zipFile('evil2.zip', [{ name: 'SKILL.md', data: skillFiles('evil2', '1')['SKILL.md']! }, { name: '../../evil2.txt', data: 'x' }]);
+    const refused = await cli('skill', 'install', evil);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/\.\.\/\.\.\/evil2\.txt/);
+    expect(refused.out).toBe('');
   });
 });
