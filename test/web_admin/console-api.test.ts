@@ -4,6 +4,11 @@
  * deliveries retried and discarded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { insertAudit } from '../../src/audit/store.ts';
+import { seedDemoDirectory } from '../../src/identity/index.ts';
+import type { SkillLifecycle } from '../../src/lifecycle/types.ts';
+import { issueWebToken } from '../../adapters/web/tokens.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { ADMIN_TOKEN, startConsoleRig, type ConsoleRig } from './rig.ts';
 
@@ -53,6 +58,71 @@ describeEachEngine('operators console API', (db) => {
       const tampered = cookie.slice(0, -2) + (cookie.endsWith('AA') ? 'BB' : 'AA');
       expect((await rig.call('sections', { auth: { cookie: tampered } })).status).toBe(401);
     });
+  });
+
+  it('signs in an is_admin contact with its web token; taking is_admin away ends the session', async () => {
+    await seedDemoDirectory(db(), 'demo', 'default');
+    await db().query(`UPDATE skillgate.contacts SET is_admin = true WHERE org_id = 'demo' AND contact_key = 'demo_reporter'`);
+    const admin = await issueWebToken(db(), 'demo', 'demo_reporter');
+    const worker = await issueWebToken(db(), 'demo', 'demo_worker');
+    const csrf = { 'x-skillgate-admin': '1' };
+    expect((await rig.call('signin', { method: 'POST', auth: null, body: { token: worker }, headers: csrf })).status).toBe(401);
+    const ok = await rig.call('signin', { method: 'POST', auth: null, body: { token: admin }, headers: csrf });
+    expect(ok.json.admin).toMatchObject({ kind: 'contact', contact_key: 'demo_reporter' });
+    const cookie = (ok.headers.get('set-cookie') ?? '').split(';')[0]!;
+    expect((await rig.call('sections', { auth: { cookie } })).status).toBe(200);
+    await db().query(`UPDATE skillgate.contacts SET is_admin = false WHERE org_id = 'demo' AND contact_key = 'demo_reporter'`);
+    expect((await rig.call('sections', { auth: { cookie } })).status).toBe(401);
+  });
+
+  it('lists skills per role with SKILL.md and preflight; enable and install go through the live skill set', async () => {
+    const list = await rig.call('skills/roles/default');
+    expect(list.json.skills.find((s: { skill: string }) => s.skill === 'countdown')).toMatchObject({ source: 'builtin', enabled: true, status: 'ok' });
+    const detail = await rig.call('skills/roles/default/skills/countdown');
+    expect(detail.json.skill_md).toContain('countdown');
+    expect(Array.isArray(detail.json.issues)).toBe(true);
+    expect((await rig.call('skills/roles/nobody')).status).toBe(404);
+    // without a live skill set, changes are refused (503); with one they reach it
+    expect((await rig.call('skills/roles/ops/skills/countdown/enabled', { method: 'POST', body: { enabled: false } })).status).toBe(503);
+    const calls: unknown[] = [];
+    const services = rig.deps.services;
+    services.lifecycle = {
+      registry: () => services.registry,
+      roleState: async () => services.registry.all().map((r) => ({ skill: r.name, source: r.source, enabled: true, status: r.status, issues: r.issues, dir: r.dir })),
+      setEnabled: async (role: string, skill: string, enabled: boolean) => void calls.push(['setEnabled', role, skill, enabled]),
+      install: async (file: string, opts?: { roleId?: string }) => {
+        calls.push(['install', (await readFile(file)).toString('utf8'), opts]);
+        return { ok: true, skill: 'pkg', dir: '/x', warnings: [] };
+      },
+    } as unknown as SkillLifecycle;
+    try {
+      expect((await rig.call('skills/roles/ops/skills/countdown/enabled', { method: 'POST', body: { enabled: false } })).json).toEqual({ ok: true, enabled: false });
+      const res = await fetch(`${rig.url}/admin/api/skills/install?role=ops`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/zip' },
+        body: 'PK-fake-zip',
+      });
+      expect(await res.json()).toMatchObject({ ok: true, skill: 'pkg' });
+      expect(calls).toEqual([['setEnabled', 'ops', 'countdown', false], ['install', 'PK-fake-zip', { roleId: 'ops' }]]);
+    } finally {
+      delete services.lifecycle;
+    }
+  });
+
+  it('reads the audit log newest first with filters and pages', async () => {
+    const base = { orgId: 'demo', channel: 'web', line: 'chat', sessionId: 's1', actorName: '报修人', action: '', paramsHash: 'h', paramKeys: [], success: true, errorType: null, durationMs: 5, confirmTokenHash: null };
+    for (const [i, skill] of ['datatable', 'countdown', 'datatable'].entries()) {
+      await insertAudit(db(), { ...base, at: new Date(Date.UTC(2030, 0, 1, 0, i)), roleId: 'ops', actorEmpNo: `E${i}`, skill });
+    }
+    const p0 = await rig.call('audit?role=ops&skill=datatable&size=1');
+    expect(p0.json.items.map((r: { actorEmpNo: string }) => r.actorEmpNo)).toEqual(['E2']);
+    expect(p0.json.has_more).toBe(true);
+    const p1 = await rig.call('audit?role=ops&skill=datatable&size=1&page=1');
+    expect(p1.json.items.map((r: { actorEmpNo: string }) => r.actorEmpNo)).toEqual(['E0']);
+    expect(p1.json.has_more).toBe(false);
+    expect((await rig.call('audit?role=ops&actor=E1')).json.items).toHaveLength(1);
+    expect((await rig.call('audit?role=ops&since=2030-01-01T00:01:00Z')).json.items).toHaveLength(2);
+    expect((await rig.call('audit?since=yesterday')).json.code).toBe('bad_since');
   });
 
   it('stores a secret parameter encrypted and never returns its value, not even a prefix (R-CFG-05)', async () => {

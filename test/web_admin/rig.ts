@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import type { ChannelAdapter } from '../../src/channel/types.ts';
@@ -38,7 +39,10 @@ export interface ConsoleRig {
 export async function startConsoleRig(db: Db, opts: { adminToken?: string | null; deps?: Partial<AdminConsoleDeps> } = {}): Promise<ConsoleRig> {
   await migrate(db);
   const log = createLogger({ level: 'silent' });
-  const registry = await discoverSkills([{ dir: SKILLS_DIR, source: 'builtin' }]);
+  const registry = await discoverSkills([
+    { dir: SKILLS_DIR, source: 'builtin' },
+    { dir: join(SKILLS_DIR, 'examples'), source: 'builtin' },
+  ]);
   const services = { db, registry, settings: { dataDir: '/nonexistent', walls: {} as never, fetchAllow: [], llm: undefined }, secretKey: randomBytes(32), log } as unknown as SkillServices;
   const config: ConfigFile = {
     roles: [
