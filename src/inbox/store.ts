@@ -28,18 +28,37 @@ export async function lockChat(tx: Queryable, scope: 'inbox' | 'outbox', chatKey
 
 /**
  * Insert the event unless its (channel, account, dedupe_key) exists.
- * @returns the new id, or null for a duplicate
+ *
+ * With `claim`, the new row is taken for `claim.owner` in the same statement (`processing`,
+ * lease, attempt 1) when it is the head of its chat (no earlier unfinished event of the chat;
+ * on a server the caller holds the chat's lock, so every earlier one is visible) — the caller
+ * then runs it without a claim statement.
+ * @returns the new id and whether it was taken, or null for a duplicate
  */
-export async function insertEvent(q: Queryable, msg: InboundMessage, chatKey: string, nowMs: number): Promise<string | null> {
-  const { rows } = await q.query<{ id: string }>(
+export async function insertEvent(
+  q: Queryable,
+  msg: InboundMessage,
+  chatKey: string,
+  nowMs: number,
+  claim?: { owner: string; leaseMs: number },
+): Promise<{ id: string; claimed: boolean } | null> {
+  const { rows } = await q.query<{ id: string; claimed: boolean }>(
     `INSERT INTO skillgate.inbox_events
-       (channel, account, dedupe_key, chat_key, payload, received_at, next_attempt_at)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $6::timestamptz)
+       (channel, account, dedupe_key, chat_key, payload, received_at, next_attempt_at,
+        status, lease_owner, lease_until, attempts)
+     SELECT $1, $2, $3, $4, $5::jsonb, $6::timestamptz, $6::timestamptz,
+            CASE WHEN h.head THEN 'processing' ELSE 'received' END,
+            CASE WHEN h.head THEN $7 END,
+            CASE WHEN h.head THEN $8::timestamptz END,
+            CASE WHEN h.head THEN 1 ELSE 0 END
+       FROM (SELECT $7::text IS NOT NULL AND NOT EXISTS (
+               SELECT 1 FROM skillgate.inbox_events p
+                WHERE p.chat_key = $4 AND p.status IN ('received', 'processing')) AS head) h
      ON CONFLICT (channel, account, dedupe_key) DO NOTHING
-     RETURNING id::text AS id`,
-    [msg.channel, msg.account, msg.dedupe_key, chatKey, JSON.stringify(msg), iso(nowMs)],
+     RETURNING id::text AS id, status = 'processing' AS claimed`,
+    [msg.channel, msg.account, msg.dedupe_key, chatKey, JSON.stringify(msg), iso(nowMs), claim?.owner ?? null, claim ? iso(nowMs + claim.leaseMs) : null],
   );
-  return rows[0]?.id ?? null;
+  return rows[0] ?? null;
 }
 
 /**

@@ -65,6 +65,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
+  /** Deliveries of rows claimed in their INSERT (see enqueue), awaited by stop. */
+  const directs = new Set<Promise<void>>();
+  /** Bumped whenever this process stores a row it did not claim (someone must take it later). */
+  let queuedTick = 0;
 
   function final(row: OutboxRecord, status: 'sent' | 'failed', error?: string, code?: string | null): void {
     finals.emit('final', row.id, status);
@@ -85,16 +89,17 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     if (ours) final(row, 'failed', error, code);
   }
 
-  async function deliver(row: OutboxRecord): Promise<void> {
+  /** Send one taken row and record the outcome. @returns true when it was recorded `sent` */
+  async function deliver(row: OutboxRecord): Promise<boolean> {
     try {
       if (row.attempts > maxAttempts) {
         await fail(row, `abandoned: ${row.attempts - 1} attempts ended without a result`, 'abandoned');
-        return;
+        return false;
       }
       const adapter = opts.adapterFor(row.channel, row.account);
       if (!adapter) {
         await fail(row, `no adapter for channel ${row.channel} account ${row.account}`, 'no_adapter');
-        return;
+        return false;
       }
       const wait = limiter.reserve(row.channel, row.account, clock.now());
       if (wait > 0) await clock.sleep(wait);
@@ -107,15 +112,18 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       }
       const now = clock.now();
       if (result.ok) {
-        if (await markSent(db, row.id, owner, result.message_ids, now)) final(row, 'sent');
-        else log.warn({ outbox_id: row.id, chat_key: row.chat_key }, 'outbox: sent, but the lease was lost before it was recorded');
-        return;
+        if (await markSent(db, row.id, owner, result.message_ids, now)) {
+          final(row, 'sent');
+          return true;
+        }
+        log.warn({ outbox_id: row.id, chat_key: row.chat_key }, 'outbox: sent, but the lease was lost before it was recorded');
+        return false;
       }
       const code = result.code === undefined || result.code === null ? null : String(result.code);
       const error = String(result.error ?? '').slice(0, 2000);
       if (!result.retryable || row.attempts >= maxAttempts) {
         await fail(row, error, code);
-        return;
+        return false;
       }
       const at = retryAt(now, backoffMs(row.attempts, baseDelayMs, maxDelayMs, random), result.retry_after_ms);
       await markAttemptFailed(db, row.id, owner, error, code, at);
@@ -123,10 +131,22 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         { outbox_id: row.id, channel: row.channel, chat_key: row.chat_key, attempts: row.attempts, error, code, retry_at: new Date(at).toISOString() },
         'outbox: send failed; will retry',
       );
+      return false;
     } catch (err) {
       // The database failed while recording: the lease expires and the row is taken again.
       log.error({ outbox_id: row.id, err: errorText(err) }, 'outbox: recording a delivery failed');
+      return false;
     }
+  }
+
+  /** Deliver a row claimed in its INSERT now; wake the loop when others may be waiting behind it. */
+  function deliverDirect(row: OutboxRecord): void {
+    const tick = queuedTick;
+    const p: Promise<void> = deliver(row).then((sent) => {
+      directs.delete(p);
+      if (!sent || tick !== queuedTick) wake();
+    });
+    directs.add(p);
   }
 
   async function pass(): Promise<number> {
@@ -182,18 +202,31 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     async enqueue(q, items: OutboxItem[]) {
       if (items.length === 0) return [];
       const now = clock.now();
+      // Called with the Db (we commit), a running outbox takes each new chat head in its INSERT
+      // and sends it right after commit: no NOTIFY, no claim statement (issue 5 bench).
+      const claim = isDb(q) && running && !stopping ? { owner, leaseMs } : undefined;
+      const claimed: OutboxRecord[] = [];
       const insertAll = async (tx: Queryable): Promise<string[]> => {
+        claimed.length = 0;
         if (db.engine === 'server') {
           // Per-chat commit order = id order (see lockChat); sorted keys, so two enqueues never deadlock.
           for (const key of [...new Set(items.map((i) => targetChatKey(i.target)))].sort()) await lockChat(tx, 'outbox', key);
         }
         const ids: string[] = [];
-        for (const item of items) ids.push(await insertMessage(tx, item, now));
+        for (const item of items) {
+          const r = await insertMessage(tx, item, now, claim);
+          ids.push(r.id);
+          if (r.claimed) claimed.push(r.claimed);
+        }
         // On a server the notification is part of the transaction: delivered on commit only.
-        if (db.engine === 'server') await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, ids[ids.length - 1]]);
+        if (db.engine === 'server' && claimed.length < ids.length) await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, ids[ids.length - 1]]);
         return ids;
       };
-      const ids = isDb(q) ? await q.transaction(insertAll) : await insertAll(q);
+      // Embedded, one item: one statement needs no transaction (one session, nothing to lock).
+      const ids = !isDb(q) ? await insertAll(q) : db.engine === 'embedded' && items.length === 1 ? await insertAll(q) : await q.transaction(insertAll);
+      for (const row of claimed) deliverDirect(row);
+      if (claimed.length === ids.length) return ids;
+      queuedTick++;
       // Embedded: one session, so a pass woken now queues behind the caller's transaction.
       if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, ids[ids.length - 1]!).catch(() => undefined);
       else if (isDb(q) && running) queueMicrotask(wake); // committed already; don't wait for the round trip
@@ -223,6 +256,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       unlisten = undefined;
       await off?.().catch(() => undefined);
       await chain;
+      await Promise.all([...directs]);
       stopping = false;
     },
 

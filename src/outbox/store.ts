@@ -17,29 +17,65 @@ export function targetChatKey(t: Pick<OutboundTarget, 'channel' | 'account' | 'c
 const COLUMNS = `id::text AS id, idempotency_key, channel, account, chat_key, target, message, status,
   attempts, next_attempt_at, last_error, error_code, platform_message_ids, origin, created_at, sent_at`;
 
+/** A lease to take in the INSERT itself (see {@link insertMessage}). */
+export interface InsertClaim {
+  owner: string;
+  leaseMs: number;
+}
+
 /**
  * Insert one message; with an idempotency key already stored, return that row's id instead.
  * The lookup is a second statement so it sees a row a concurrent transaction committed while
  * the INSERT waited on it.
+ *
+ * With `claim`, the new row is taken for `claim.owner` in the same statement (`sending`, lease,
+ * attempt 1) when it is the head of its chat (no earlier `queued`/`sending` message of the chat
+ * — on a server the caller holds the chat's lock, so every earlier one is visible), and returned
+ * as `claimed` so the caller delivers it after commit without a claim statement.
  */
-export async function insertMessage(q: Queryable, item: OutboxItem, nowMs: number): Promise<string> {
+export async function insertMessage(
+  q: Queryable,
+  item: OutboxItem,
+  nowMs: number,
+  claim?: InsertClaim,
+): Promise<{ id: string; claimed: OutboxRecord | null }> {
   const t = item.target;
   const key = item.idempotency_key ?? null;
-  const { rows } = await q.query<{ id: string }>(
+  const chatKey = targetChatKey(t);
+  const { rows } = await q.query<OutboxRecord>(
     `INSERT INTO skillgate.outbox_messages
-       (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::timestamptz, $8::timestamptz)
+       (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at,
+        status, lease_owner, lease_until, attempts)
+     SELECT $1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::timestamptz, $8::timestamptz,
+            CASE WHEN h.head THEN 'sending' ELSE 'queued' END,
+            CASE WHEN h.head THEN $9 END,
+            CASE WHEN h.head THEN $10::timestamptz END,
+            CASE WHEN h.head THEN 1 ELSE 0 END
+       FROM (SELECT $9::text IS NOT NULL AND NOT EXISTS (
+               SELECT 1 FROM skillgate.outbox_messages p
+                WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending')) AS head) h
      ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING id::text AS id`,
-    [key, t.channel, t.account, targetChatKey(t), JSON.stringify(t), JSON.stringify(item.message), item.origin ? JSON.stringify(item.origin) : null, iso(nowMs)],
+     RETURNING ${COLUMNS}`,
+    [
+      key,
+      t.channel,
+      t.account,
+      chatKey,
+      JSON.stringify(t),
+      JSON.stringify(item.message),
+      item.origin ? JSON.stringify(item.origin) : null,
+      iso(nowMs),
+      claim?.owner ?? null,
+      claim ? iso(nowMs + claim.leaseMs) : null,
+    ],
   );
-  if (rows[0]) return rows[0].id;
+  if (rows[0]) return { id: rows[0].id, claimed: rows[0].status === 'sending' ? rows[0] : null };
   const existing = await q.query<{ id: string }>(
     'SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1',
     [key],
   );
   if (!existing.rows[0]) throw new Error(`outbox: idempotency key ${JSON.stringify(key)} conflicted but no row was found`);
-  return existing.rows[0].id;
+  return { id: existing.rows[0].id, claimed: null };
 }
 
 /**

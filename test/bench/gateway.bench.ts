@@ -22,24 +22,9 @@ import { issueWebToken } from '../../adapters/web/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
 import { installQueryCounter, printQueryBreakdown } from './query-counter.ts';
+import { pct, type LoadResult } from './load.ts';
 
 const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
-
-/** One load run's figures. */
-export interface LoadResult {
-  name: string;
-  messages: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-}
-
-function pct(xs: number[], p: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
 
 /** Drive `clients` sockets against `url` for `seconds`; `hello(i)` is each client's first frame. */
 async function drive(
@@ -124,8 +109,8 @@ async function baselineServer(db: Db): Promise<{ url: string; close(): Promise<v
   };
 }
 
-/** Run the gateway load bench and print its table. */
-export async function runGatewayBench(): Promise<void> {
+/** Run the gateway load bench; print and return its figures. */
+export async function runGatewayBench(): Promise<{ baseline: LoadResult; subject: LoadResult; clients: number; seconds: number; engine: string; statementsPerMessage: number }> {
   const clients = Number(process.env.BENCH_GATEWAY_CLIENTS ?? 100);
   const seconds = Number(process.env.BENCH_GATEWAY_SECONDS ?? 20);
   const dir = mkdtempSync(join(tmpdir(), 'sg-bench-gw-'));
@@ -157,6 +142,7 @@ export async function runGatewayBench(): Promise<void> {
       '/bench_noop',
     );
     const gatewayQueries = counter.breakdown();
+    const gatewayMs = new Map(counter.timings());
     counter.uninstall();
     const head = ['case', 'messages', 'msg/s', 'p50 ms', 'p99 ms', 'errors'];
     const line = (r: LoadResult): string[] => [r.name, String(r.messages), r.perSecond.toFixed(1), String(r.p50Ms), String(r.p99Ms), String(r.errors)];
@@ -166,7 +152,9 @@ export async function runGatewayBench(): Promise<void> {
     for (const row of table) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
     console.log(`throughput ratio gateway/baseline: ${(s.perSecond / b.perSecond).toFixed(3)} (target ≥ 0.5)`);
     console.log(`baseline: ${(baselineQueries / Math.max(1, b.messages)).toFixed(2)} statements per message`);
-    printQueryBreakdown('gateway', { ...counter, breakdown: () => gatewayQueries, total: () => gatewayQueries.reduce((n, [, c]) => n + c, 0) }, s.messages);
+    const statements = gatewayQueries.reduce((n, [, c]) => n + c, 0);
+    printQueryBreakdown('gateway', { ...counter, breakdown: () => gatewayQueries, timings: () => gatewayMs, total: () => statements }, s.messages);
+    return { baseline: b, subject: s, clients, seconds, engine: gateway.db.engine, statementsPerMessage: statements / Math.max(1, s.messages) };
   } finally {
     await gateway.close();
   }

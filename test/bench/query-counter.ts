@@ -14,6 +14,8 @@ export interface QueryCounter {
   total(): number;
   /** Statements per kind (the statement's first words, parameters elided), most frequent first. */
   breakdown(): Array<[kind: string, count: number]>;
+  /** Milliseconds from each statement's call to its result, summed per kind. */
+  timings(): Map<string, number>;
   /** Restore the original `query`. */
   uninstall(): void;
 }
@@ -32,6 +34,7 @@ export function installQueryCounter(): QueryCounter {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   let counts = new Map<string, number>();
+  let ms = new Map<string, number>();
   let n = 0;
   proto.query = function counted(this: unknown, ...args: unknown[]): unknown {
     const first = args[0];
@@ -40,14 +43,30 @@ export function installQueryCounter(): QueryCounter {
       n++;
       const k = statementKind(text);
       counts.set(k, (counts.get(k) ?? 0) + 1);
+      const t0 = performance.now();
+      const add = (): void => void ms.set(k, (ms.get(k) ?? 0) + performance.now() - t0);
+      const last = args[args.length - 1];
+      if (typeof last === 'function') {
+        // pg.Pool calls query(text, values, callback)
+        args[args.length - 1] = (...r: unknown[]): unknown => {
+          add();
+          return (last as (...a: unknown[]) => unknown)(...r);
+        };
+        return original.apply(this, args);
+      }
+      const out = original.apply(this, args);
+      if (out instanceof Promise) out.then(add, add);
+      return out;
     }
     return original.apply(this, args);
   };
   return {
     reset() {
       counts = new Map();
+      ms = new Map();
       n = 0;
     },
+    timings: () => ms,
     total: () => n,
     breakdown: () => [...counts.entries()].sort((a, b) => b[1] - a[1]),
     uninstall() {
@@ -60,8 +79,10 @@ export function installQueryCounter(): QueryCounter {
 export function printQueryBreakdown(label: string, counter: QueryCounter, messages: number): void {
   if (messages <= 0) return;
   console.log(`${label}: ${(counter.total() / messages).toFixed(2)} statements per message`);
+  const ms = counter.timings();
   for (const [kind, count] of counter.breakdown()) {
     const per = count / messages;
-    if (per >= 0.01) console.log(`  ${per.toFixed(2).padStart(6)}  ${kind}`);
+    const each = (ms.get(kind) ?? 0) / count;
+    if (per >= 0.01) console.log(`  ${per.toFixed(2).padStart(6)}  ${each.toFixed(2).padStart(7)} ms each  ${kind}`);
   }
 }
