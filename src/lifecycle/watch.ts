@@ -50,6 +50,9 @@ export function watchSkillRoots(dirs: readonly string[], debounceMs: number, onC
     },
   });
   watcher.on('all', fire);
+  // Changes made while chokidar still scans the roots emit no event: reload once it is ready
+  // (cheap when nothing changed — unchanged folders keep their records).
+  watcher.on('ready', fire);
   watcher.on('error', (err: unknown) => log.warn({ err: (err as Error)?.message ?? String(err) }, 'skill watcher error'));
   return {
     async close() {
