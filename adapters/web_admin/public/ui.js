@@ -19,11 +19,14 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** A table: `columns` = [{title, cell(row) → node|text}], one `<tr data-testid=rowTestId>` per row. */
+/**
+ * A table: `columns` = [{title, cell(row) → node|text, class?}] (`class: 'nw'` keeps a short
+ * column on one line), one `<tr data-testid=rowTestId>` per row.
+ */
 export function table(columns, rows, rowTestId) {
   return h('table', {},
-    h('thead', {}, h('tr', {}, columns.map((c) => h('th', {}, c.title)))),
-    h('tbody', {}, rows.map((r) => h('tr', { 'data-testid': rowTestId }, columns.map((c) => h('td', {}, c.cell(r)))))));
+    h('thead', {}, h('tr', {}, columns.map((c) => h('th', { class: c.class }, c.title)))),
+    h('tbody', {}, rows.map((r) => h('tr', { 'data-testid': rowTestId }, columns.map((c) => h('td', { class: c.class }, c.cell(r)))))));
 }
 
 /** A status line (`data-testid` given) whose text shows an outcome: `show(text, ok)`. */

@@ -27,7 +27,7 @@ export async function mount(container, api, t) {
       next.disabled = !data.has_more;
       pageLabel.textContent = t('第 ' + (page + 1) + ' 页', 'Page ' + (page + 1));
       list.replaceChildren(data.items.length === 0 ? h('p', { class: 'muted' }, t('没有记录。', 'No rows.')) : table([
-        { title: t('时间', 'When'), cell: (r) => when(r.at) },
+        { title: t('时间', 'When'), class: 'nw', cell: (r) => when(r.at) },
         { title: t('角色', 'Role'), cell: (r) => r.roleId },
         { title: t('渠道', 'Channel'), cell: (r) => r.channel + ' / ' + r.line },
         { title: t('操作人', 'Actor'), cell: (r) => (r.actorName || '') + (r.actorEmpNo ? ' (' + r.actorEmpNo + ')' : '') },

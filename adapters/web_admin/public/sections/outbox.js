@@ -26,14 +26,14 @@ export async function mount(container, api, t) {
     counts.textContent = t('排队 ', 'queued ') + (c.queued || 0) + ' · ' + t('发送中 ', 'sending ') + (c.sending || 0) + ' · ' + t('已发送 ', 'sent ') + (c.sent || 0) + ' · ' + t('失败 ', 'failed ') + (c.failed || 0) + ' · ' + t('已丢弃 ', 'discarded ') + (c.discarded || 0);
     const rows = data.items;
     const tbl = rows.length === 0 ? h('p', { class: 'muted', 'data-testid': 'outbox-empty' }, t('没有记录。', 'Nothing here.')) : table([
-      { title: 'ID', cell: (r) => r.id },
-      { title: t('渠道', 'Channel'), cell: (r) => r.channel + '@' + r.account },
+      { title: 'ID', class: 'nw', cell: (r) => r.id },
+      { title: t('渠道', 'Channel'), class: 'nw', cell: (r) => r.channel + '@' + r.account },
       { title: t('会话', 'Chat'), cell: (r) => h('code', {}, r.chat_key) },
       { title: t('内容', 'Message'), cell: (r) => r.preview },
-      { title: t('尝试次数', 'Attempts'), cell: (r) => String(r.attempts) },
+      { title: t('尝试次数', 'Attempts'), class: 'nw', cell: (r) => String(r.attempts) },
       { title: t('平台错误', 'Platform error'), cell: (r) => h('span', { class: 'error' }, (r.error_code ? '[' + r.error_code + '] ' : '') + (r.last_error || '')) },
-      { title: t('时间', 'Created'), cell: (r) => when(r.created_at) },
-      { title: '', cell: (r) => r.status === 'failed' ? h('span', {},
+      { title: t('时间', 'Created'), class: 'nw', cell: (r) => when(r.created_at) },
+      { title: '', class: 'nw', cell: (r) => r.status === 'failed' ? h('span', {},
         h('button', { type: 'button', 'data-testid': 'outbox-retry-' + r.id, onclick: () => act(r.id, 'retry') }, t('重试', 'Retry')),
         h('button', { type: 'button', 'data-testid': 'outbox-discard-' + r.id, onclick: () => act(r.id, 'discard') }, t('丢弃', 'Discard'))) : '' },
     ], rows, 'outbox-row');

@@ -35,7 +35,7 @@ export async function mount(container, api, t) {
       const d = await api('skills/roles/' + encodeURIComponent(role) + '/skills/' + encodeURIComponent(skill));
       doc.replaceChildren(
         h('h3', {}, 'SKILL.md — ' + d.skill),
-        d.issues.length ? h('ul', { class: 'problems', 'data-testid': 'skill-problems' }, d.issues.map((i) => h('li', {}, i.severity + ' ' + i.code + ': ' + i.message))) : h('p', { class: 'ok' }, t('预检无问题。', 'Preflight found no problems.')),
+        d.issues.length ? h('ul', { class: 'problems', 'data-testid': 'skill-problems' }, d.issues.map((i) => h('li', { class: 'sev-' + i.severity }, i.severity + ' ' + i.code + ': ' + i.message))) : h('p', { class: 'ok' }, t('预检无问题。', 'Preflight found no problems.')),
         h('pre', { class: 'doc', 'data-testid': 'skill-doc' }, d.skill_md === null ? t('（没有 SKILL.md）', '(no SKILL.md)') : d.skill_md + (d.truncated ? '\n…' : '')));
     } catch (err) { doc.replaceChildren(h('p', { class: 'error' }, err.message)); }
   }
@@ -47,17 +47,17 @@ export async function mount(container, api, t) {
       data.live ? '' : h('p', { class: 'muted' }, t('此网关未启用技能生命周期，启用状态只读。', 'No live skill set: enablement is read-only.')),
       table([
         { title: t('技能', 'Skill'), cell: (s) => h('span', {}, h('code', {}, s.skill), ' ', h('span', { class: 'muted' }, s.description || '')) },
-        { title: t('来源', 'Source'), cell: (s) => t(...(SOURCE[s.source] || [s.source, s.source])) + (s.owner_role ? ' · ' + s.owner_role : '') },
-        { title: t('状态', 'Status'), cell: (s) => s.status === 'ok' ? h('span', { class: 'ok' }, t('正常', 'ok')) : h('span', { class: 'error' }, t('损坏', 'broken')) },
-        { title: t('启用', 'Enabled'), cell: (s) => h('input', { type: 'checkbox', checked: s.enabled, disabled: !data.live, 'data-testid': 'skill-toggle-' + s.skill, 'aria-label': s.skill, onchange: async (ev) => {
+        { title: t('来源', 'Source'), class: 'nw', cell: (s) => t(...(SOURCE[s.source] || [s.source, s.source])) + (s.owner_role ? ' · ' + s.owner_role : '') },
+        { title: t('状态', 'Status'), class: 'nw', cell: (s) => s.status === 'ok' ? h('span', { class: 'ok' }, t('正常', 'ok')) : h('span', { class: 'error' }, t('损坏', 'broken')) },
+        { title: t('启用', 'Enabled'), class: 'nw', cell: (s) => h('input', { type: 'checkbox', checked: s.enabled, disabled: !data.live, 'data-testid': 'skill-toggle-' + s.skill, 'aria-label': s.skill, onchange: async (ev) => {
           const on = ev.target.checked;
           try {
             await api('skills/roles/' + encodeURIComponent(role) + '/skills/' + encodeURIComponent(s.skill) + '/enabled', { method: 'POST', body: { enabled: on } });
             status.show((on ? t('已启用 ', 'Enabled ') : t('已停用 ', 'Disabled ')) + s.skill + t('（角色 ', ' (role ') + role + t('）', ')'), true);
           } catch (err) { ev.target.checked = !on; status.show(err.message, false); }
         } }) },
-        { title: t('问题', 'Problems'), cell: (s) => s.issues.length ? h('ul', { class: 'problems' }, s.issues.map((i) => h('li', {}, i.code + ': ' + i.message))) : '' },
-        { title: '', cell: (s) => h('button', { type: 'button', 'data-testid': 'skill-view-' + s.skill, onclick: () => showDetail(role, s.skill) }, t('查看', 'View')) },
+        { title: t('问题', 'Problems'), cell: (s) => s.issues.length ? h('ul', { class: 'problems' }, s.issues.map((i) => h('li', { class: 'sev-' + i.severity }, i.code + ': ' + i.message))) : '' },
+        { title: '', class: 'nw', cell: (s) => h('button', { type: 'button', 'data-testid': 'skill-view-' + s.skill, onclick: () => showDetail(role, s.skill) }, t('查看', 'View')) },
       ], data.skills, 'skill-row'));
   }
 
