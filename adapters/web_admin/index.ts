@@ -78,6 +78,12 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     res.sendFile(PURIFY_PATH);
   });
   r.use('/admin/assets', express.static(ADMIN_PUBLIC_DIR, { index: false, fallthrough: false, setHeaders: pageHeaders }));
+  // A missing asset is a plain 404, never express' default page with a stack trace.
+  r.use('/admin/assets', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const status = (err as { status?: number }).status ?? 500;
+    res.status(status >= 400 && status < 500 ? status : 500).type('text').send(status === 404 ? 'not found' : 'error');
+  });
 
   const api = express.Router();
   api.use((_req, res, next) => {

@@ -54,6 +54,13 @@ describeEachEngine('operators console API', (db) => {
       expect(csrf.status).toBe(403);
       const foreign = await rig.call('outbox/1/discard', { method: 'POST', auth: { cookie }, headers: { 'x-skillgate-admin': '1', origin: 'https://evil.example' } });
       expect(foreign.status).toBe(403);
+      // the page and its assets are public (no data); a missing asset is a bare 404
+      const pageRes = await fetch(`${rig.url}/admin`);
+      expect(pageRes.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(await pageRes.text()).toContain('data-testid="admin-token"');
+      const missing = await fetch(`${rig.url}/admin/assets/sections/../../../package.json`);
+      expect(missing.status).toBe(404);
+      expect(await (await fetch(`${rig.url}/admin/assets/nope.js`)).text()).toBe('not found');
       // a tampered cookie is no session
       const tampered = cookie.slice(0, -2) + (cookie.endsWith('AA') ? 'BB' : 'AA');
       expect((await rig.call('sections', { auth: { cookie: tampered } })).status).toBe(401);
