@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { insertAudit } from '../../src/audit/store.ts';
 import { seedDemoDirectory } from '../../src/identity/index.ts';
 import type { SkillLifecycle } from '../../src/lifecycle/types.ts';
@@ -98,19 +99,19 @@ describeEachEngine('operators console API', (db) => {
       roleState: async () => services.registry.all().map((r) => ({ skill: r.name, source: r.source, enabled: true, status: r.status, issues: r.issues, dir: r.dir })),
       setEnabled: async (role: string, skill: string, enabled: boolean) => void calls.push(['setEnabled', role, skill, enabled]),
       install: async (file: string, opts?: { roleId?: string }) => {
-        calls.push(['install', (await readFile(file)).toString('utf8'), opts]);
+        calls.push(['install', basename(file), (await readFile(file)).toString('utf8'), opts]);
         return { ok: true, skill: 'pkg', dir: '/x', warnings: [] };
       },
     } as unknown as SkillLifecycle;
     try {
       expect((await rig.call('skills/roles/ops/skills/countdown/enabled', { method: 'POST', body: { enabled: false } })).json).toEqual({ ok: true, enabled: false });
-      const res = await fetch(`${rig.url}/admin/api/skills/install?role=ops`, {
+      const res = await fetch(`${rig.url}/admin/api/skills/install?role=ops&filename=weather.zip`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/zip' },
         body: 'PK-fake-zip',
       });
       expect(await res.json()).toMatchObject({ ok: true, skill: 'pkg' });
-      expect(calls).toEqual([['setEnabled', 'ops', 'countdown', false], ['install', 'PK-fake-zip', { roleId: 'ops' }]]);
+      expect(calls).toEqual([['setEnabled', 'ops', 'countdown', false], ['install', 'weather.zip', 'PK-fake-zip', { roleId: 'ops' }]]);
     } finally {
       delete services.lifecycle;
     }

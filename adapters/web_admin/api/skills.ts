@@ -9,7 +9,7 @@
  *   GET  roles/:role                             {role, live, skills: [{skill, source, owner_role?, enabled, status, issues, description}]}
  *   GET  roles/:role/skills/:skill               {skill, source, skill_md (raw text, ≤ 256 KiB), issues (preflight, install mode)}
  *   POST roles/:role/skills/:skill/enabled       {enabled: boolean} → {ok, enabled}
- *   POST install?role=<id>                       body: the zip (application/zip, ≤ 20 MiB); no role = shared → InstallResult
+ *   POST install?role=<id>&filename=<name>.zip   body: the zip (application/zip, ≤ 20 MiB); no role = shared → InstallResult
  */
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ import { fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts'
 
 /** Largest SKILL.md text returned, bytes. */
 export const SKILL_MD_MAX_BYTES = 256 * 1024;
+/** Accepted upload file names (`?filename=`): a plain `<name>.zip`, no path. */
+const ZIP_NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.zip$/;
 /** Largest uploaded package, bytes. */
 export const INSTALL_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -126,7 +128,9 @@ function routes(deps: AdminDeps): express.Router {
     if (!Buffer.isBuffer(body) || body.length === 0) return fail(res, 400, 'empty_package', '请上传技能包（zip 文件）。');
     const dir = await mkdtemp(join(tmpdir(), 'sg-admin-install-'));
     try {
-      const file = join(dir, 'package.zip');
+      // The file name matters: a zip without a top folder installs under its name.
+      const given = str(req.query.filename);
+      const file = join(dir, given && ZIP_NAME_RE.test(given) ? given : 'package.zip');
       await writeFile(file, body, { mode: 0o600 });
       const result = await lc.install(file, roleId ? { roleId } : {});
       deps.log.info({ role_id: roleId ?? null, ok: result.ok, skill: result.skill }, 'admin console: install');

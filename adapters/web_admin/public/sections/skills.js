@@ -22,7 +22,9 @@ export async function mount(container, api, t) {
     if (!f) return installResult.show(t('请选择一个 zip 技能包。', 'Choose a zip package.'), false);
     try {
       const blob = new Blob([await f.arrayBuffer()], { type: 'application/zip' });
-      const res = await api('skills/install' + (scope.value ? '?role=' + encodeURIComponent(scope.value) : ''), { method: 'POST', body: blob });
+      const q = new URLSearchParams({ filename: f.name });
+      if (scope.value) q.set('role', scope.value);
+      const res = await api('skills/install?' + q.toString(), { method: 'POST', body: blob });
       const warn = res.warnings && res.warnings.length ? t('（警告 ', ' (warnings: ') + res.warnings.length + t('）', ')') : '';
       installResult.show(t('已安装 ', 'Installed ') + res.skill + warn, true);
       await load();
