@@ -180,7 +180,8 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
           db.engine === 'server'
             ? await db.transaction(async (tx) => {
                 await lockChat(tx, 'inbox', key);
-                return insertEvent(tx, msg, key, receivedAt, claim);
+                // a row left `received` is announced to every replica at commit by the INSERT itself
+                return insertEvent(tx, msg, key, receivedAt, claim, INBOX_CHANNEL);
               })
             : await insertEvent(db, msg, key, receivedAt, claim); // one session: inserts are serial already
       } finally {
@@ -199,10 +200,12 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         else await releaseEvents(db, [row.id], owner).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: giving back an event failed'));
         if (running) return 'accepted';
       }
-      // The row is committed: wake this process now and other replicas through NOTIFY
-      // (in-process on the embedded engine, where it reaches other inboxes of this Db).
+      // The row is committed: wake this process now and other replicas through NOTIFY (sent by
+      // the INSERT on a server; in-process on the embedded engine, reaching other inboxes of this Db).
       if (running) queueMicrotask(wake);
-      await db.notify(INBOX_CHANNEL, stored.id).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: notify failed'));
+      if (db.engine !== 'server' || stored.claimed) {
+        await db.notify(INBOX_CHANNEL, stored.id).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: notify failed'));
+      }
       return 'accepted';
     },
 

@@ -32,7 +32,8 @@ export async function lockChat(tx: Queryable, scope: 'inbox' | 'outbox', chatKey
  * With `claim`, the new row is taken for `claim.owner` in the same statement (`processing`,
  * lease, attempt 1) when it is the head of its chat (no earlier unfinished event of the chat;
  * on a server the caller holds the chat's lock, so every earlier one is visible) — the caller
- * then runs it without a claim statement.
+ * then runs it without a claim statement. With `notifyChannel`, a row left `received` is announced
+ * by `pg_notify(notifyChannel, id)` in the same statement (a server delivers it at commit).
  * @returns the new id and whether it was taken, or null for a duplicate
  */
 export async function insertEvent(
@@ -41,6 +42,7 @@ export async function insertEvent(
   chatKey: string,
   nowMs: number,
   claim?: { owner: string; leaseMs: number },
+  notifyChannel?: string,
 ): Promise<{ id: string; claimed: boolean } | null> {
   const { rows } = await q.query<{ id: string; claimed: boolean }>(
     `INSERT INTO skillgate.inbox_events
@@ -55,10 +57,21 @@ export async function insertEvent(
                SELECT 1 FROM skillgate.inbox_events p
                 WHERE p.chat_key = $4 AND p.status IN ('received', 'processing')) AS head) h
      ON CONFLICT (channel, account, dedupe_key) DO NOTHING
-     RETURNING id::text AS id, status = 'processing' AS claimed`,
-    [msg.channel, msg.account, msg.dedupe_key, chatKey, JSON.stringify(msg), iso(nowMs), claim?.owner ?? null, claim ? iso(nowMs + claim.leaseMs) : null],
+     RETURNING id::text AS id, status = 'processing' AS claimed,
+               CASE WHEN status = 'received' AND $9::text IS NOT NULL THEN pg_notify($9::text, id::text) END AS notified`,
+    [
+      msg.channel,
+      msg.account,
+      msg.dedupe_key,
+      chatKey,
+      JSON.stringify(msg),
+      iso(nowMs),
+      claim?.owner ?? null,
+      claim ? iso(nowMs + claim.leaseMs) : null,
+      notifyChannel ?? null,
+    ],
   );
-  return rows[0] ?? null;
+  return rows[0] ? { id: rows[0].id, claimed: rows[0].claimed } : null;
 }
 
 /**

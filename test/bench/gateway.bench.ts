@@ -110,13 +110,13 @@ async function baselineServer(db: Db): Promise<{ url: string; close(): Promise<v
 }
 
 /** Run the gateway load bench; print and return its figures. */
-export async function runGatewayBench(): Promise<{ baseline: LoadResult; subject: LoadResult; clients: number; seconds: number; engine: string; statementsPerMessage: number }> {
+export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DATABASE_URL ?? ''): Promise<{ baseline: LoadResult; subject: LoadResult; clients: number; seconds: number; engine: string; statementsPerMessage: number }> {
   const clients = Number(process.env.BENCH_GATEWAY_CLIENTS ?? 100);
   const seconds = Number(process.env.BENCH_GATEWAY_SECONDS ?? 20);
   const dir = mkdtempSync(join(tmpdir(), 'sg-bench-gw-'));
   const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', SKILLGATE_SKILL_DIRS: SKILLS };
-  if (process.env.BENCH_DATABASE_URL) {
-    env.DATABASE_URL = process.env.BENCH_DATABASE_URL;
+  if (databaseUrl) {
+    env.DATABASE_URL = databaseUrl;
     env.SKILLGATE_SECRET_KEY = randomBytes(32).toString('base64');
   }
   const settings = loadSettings(env, dir);

@@ -1,21 +1,82 @@
 /**
- * `npm run bench`: every benchmark as a ratio against a baseline measured in the same run.
+ * `npm run bench`: every benchmark as a ratio against a baseline measured in the same run —
+ * store, executor, datatable (needs TEST_DATABASE_URL), gateway load and webhook ingest (on
+ * PGlite, and on BENCH_DATABASE_URL when set) — then `docs/performance.md` (test/bench/report.ts).
  * Never asserted in tests (machines are noisy).
+ *
+ * BENCH_ONLY=micro|gateway|webhook runs one group and leaves docs/performance.md alone unless
+ * BENCH_WRITE_DOCS=1 (BENCH_DOCS_PATH writes elsewhere). BENCH_REPEAT=n repeats each load bench n times (median ratio).
  */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { datatableCases } from './datatable.bench.ts';
 import { executorCases } from './executor.bench.ts';
 import { printTable, runCase, type BenchResult } from './harness.ts';
 import { storeCases } from './store.bench.ts';
 import { runGatewayBench } from './gateway.bench.ts';
+import { runWebhookBench } from './webhook.bench.ts';
+import { renderReport, type LoadFigure } from './report.ts';
+import { median, type LoadResult } from './load.ts';
 
-// BENCH_ONLY=gateway runs only the gateway load bench.
-const only = process.env.BENCH_ONLY;
-const results: BenchResult[] = [];
-for (const c of only === 'gateway' ? [] : [...storeCases(), ...executorCases(), ...datatableCases()]) {
-  process.stderr.write(`bench: ${c.name} …\n`);
-  results.push(await runCase(c));
+const only = process.env.BENCH_ONLY?.trim() || undefined;
+const repeat = Math.max(1, Number(process.env.BENCH_REPEAT ?? 1) || 1);
+const startedAt = new Date();
+const runs = (group: string): boolean => only === undefined || only === group;
+const skipped: string[] = [];
+
+const micro: BenchResult[] = [];
+if (runs('micro')) {
+  if (!process.env.TEST_DATABASE_URL?.trim()) {
+    skipped.push('datatable import: skipped: set TEST_DATABASE_URL to a PostgreSQL server to run it');
+    console.log('datatable: skipped: set TEST_DATABASE_URL');
+  }
+  for (const c of [...storeCases(), ...executorCases(), ...datatableCases()]) {
+    process.stderr.write(`bench: ${c.name} …\n`);
+    micro.push(await runCase(c));
+  }
+  if (micro.length > 0) printTable(micro);
 }
-if (results.length > 0) printTable(results);
 
-process.stderr.write('bench: gateway load …\n');
-await runGatewayBench();
+const engines: Array<string | undefined> = [undefined];
+if (process.env.BENCH_DATABASE_URL?.trim()) engines.push(process.env.BENCH_DATABASE_URL.trim());
+else skipped.push('load benches on a PostgreSQL server: skipped: set BENCH_DATABASE_URL to run them there too');
+
+const load: LoadFigure[] = [];
+for (const url of engines) {
+  if (runs('gateway')) {
+    const reps = [];
+    for (let i = 0; i < repeat; i++) {
+      process.stderr.write(`bench: gateway load (${url ? 'server' : 'embedded'}) …\n`);
+      reps.push(await runGatewayBench(url ?? ''));
+    }
+    load.push(pick('gateway', reps, (r) => `${r.clients} web clients × ${r.seconds} s`));
+  }
+  if (runs('webhook')) {
+    const reps = [];
+    for (let i = 0; i < repeat; i++) {
+      process.stderr.write(`bench: webhook ingest (${url ? 'server' : 'embedded'}) …\n`);
+      reps.push(await runWebhookBench(url ?? ''));
+    }
+    load.push(pick('webhook ingest', reps, (r) => `${r.senders} senders × ${r.seconds} s`));
+  }
+}
+
+/** The repeat whose ratio is the median, with every repeat's ratio. */
+function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: string; statementsPerMessage: number }>(
+  bench: LoadFigure['bench'],
+  reps: R[],
+  shape: (r: R) => string,
+): LoadFigure {
+  const ratios = reps.map((r) => r.subject.perSecond / r.baseline.perSecond);
+  const m = median(ratios);
+  const mid = reps[ratios.findIndex((x) => x === m)] ?? reps[Math.floor(reps.length / 2)]!;
+  return { bench, engine: mid.engine, shape: shape(mid), baseline: mid.baseline, subject: mid.subject, statementsPerMessage: mid.statementsPerMessage, ratios };
+}
+
+if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
+  const file = process.env.BENCH_DOCS_PATH?.trim() || fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
+  writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped }));
+  console.log(`\nwrote ${file}`);
+}
+// pg-boss, pools and sockets of the gateways are closed; exit even if a timer lingers.
+process.exit(0);

@@ -150,7 +150,7 @@ async function baselineServer(db: Db): Promise<{ origin: string; close(): Promis
 }
 
 /** Run the webhook ingest bench; print and return its figures. */
-export async function runWebhookBench(): Promise<{ baseline: LoadResult; subject: LoadResult; senders: number; seconds: number; engine: string }> {
+export async function runWebhookBench(databaseUrl: string = process.env.BENCH_DATABASE_URL ?? ''): Promise<{ baseline: LoadResult; subject: LoadResult; senders: number; seconds: number; engine: string; statementsPerMessage: number }> {
   const senders = Number(process.env.BENCH_WEBHOOK_SENDERS ?? 50);
   const seconds = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
   const redeliver = Number(process.env.BENCH_WEBHOOK_REDELIVER ?? 0.1);
@@ -161,8 +161,8 @@ export async function runWebhookBench(): Promise<{ baseline: LoadResult; subject
   process.env.TELEGRAM_API_ROOT = fake.url;
   const dir = mkdtempSync(join(tmpdir(), 'sg-bench-hook-'));
   const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', SKILLGATE_SKILL_DIRS: SKILLS };
-  if (process.env.BENCH_DATABASE_URL) {
-    env.DATABASE_URL = process.env.BENCH_DATABASE_URL;
+  if (databaseUrl) {
+    env.DATABASE_URL = databaseUrl;
     env.SKILLGATE_SECRET_KEY = randomBytes(32).toString('base64');
   }
   const gateway = await startGateway(loadSettings(env, dir), createLogger({ level: 'warn' }), {});
@@ -187,7 +187,7 @@ export async function runWebhookBench(): Promise<{ baseline: LoadResult; subject
     console.log(`throughput ratio gateway/baseline: ${(s.perSecond / b.perSecond).toFixed(3)} (target ≥ 0.5); replies sent to the fake meanwhile: ${fake.sent()}`);
     const total = breakdown.reduce((n, [, c]) => n + c, 0);
     printQueryBreakdown('gateway (ingest + the turns that ran)', { ...counter, breakdown: () => breakdown, timings: () => timings, total: () => total }, s.messages);
-    return { baseline: b, subject: s, senders, seconds, engine: gateway.db.engine };
+    return { baseline: b, subject: s, senders, seconds, engine: gateway.db.engine, statementsPerMessage: total / Math.max(1, s.messages) };
   } finally {
     await gateway.close();
     await new Promise<void>((r) => fake.server.close(() => r()));
