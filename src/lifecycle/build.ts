@@ -24,6 +24,8 @@ const FP_MAX_ENTRIES = 1000;
 /** A root with the owner role of its skills (role roots). */
 export interface LiveRoot extends SkillRoot {
   ownerRole?: string;
+  /** A data-dir root that need not exist (no `registry.root_missing` warning). */
+  optional?: boolean;
 }
 
 /** What the builder remembers of one skill folder between reloads. */
@@ -40,7 +42,7 @@ interface FolderState {
 /** The roots of a data dir after the configured ones (role roots: one per valid, non-link folder). */
 export async function liveRoots(dataDir: string, configured: readonly SkillRoot[]): Promise<LiveRoot[]> {
   const roots: LiveRoot[] = configured.map((r) => ({ dir: resolve(r.dir), source: r.source }));
-  roots.push({ dir: join(dataDir, SHARED_SKILLS_DIR), source: 'shared' });
+  roots.push({ dir: join(dataDir, SHARED_SKILLS_DIR), source: 'shared', optional: true });
   const roleBase = join(dataDir, ROLE_SKILLS_DIR);
   let names: string[] = [];
   try {
@@ -51,7 +53,7 @@ export async function liveRoots(dataDir: string, configured: readonly SkillRoot[
   for (const n of names) {
     if (!ROLE_ID_RE.test(n)) continue;
     const st = await lstat(join(roleBase, n)).catch(() => null);
-    if (st?.isDirectory()) roots.push({ dir: join(roleBase, n), source: 'role', ownerRole: n });
+    if (st?.isDirectory()) roots.push({ dir: join(roleBase, n), source: 'role', ownerRole: n, optional: true });
   }
   return roots;
 }
@@ -127,7 +129,7 @@ export class SkillSetBuilder {
     for (const root of roots) {
       const folders = await skillFolders(root.dir);
       if (folders === null) {
-        if (root.source !== 'role' && root.source !== 'shared') issues.push({ severity: 'warning', code: 'registry.root_missing', message: `skill root ${root.dir} cannot be read`, dir: root.dir });
+        if (!root.optional) issues.push({ severity: 'warning', code: 'registry.root_missing', message: `skill root ${root.dir} cannot be read`, dir: root.dir });
         continue;
       }
       for (const dir of folders) {
