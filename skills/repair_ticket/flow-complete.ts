@@ -6,9 +6,9 @@
  */
 import type { Ctx } from './context.ts';
 import { imageOf, isManager, keepFile, originOf, param } from './context.ts';
-import { parseCost, ticketNumber, ticketRef, wallClock } from './lib.ts';
+import { parseCost, saysDone, ticketNumber, ticketRef, wallClock } from './lib.ts';
 import { TICKETS, getTicket, update, type CallSkill, type Row } from './tables.ts';
-import { needParam, notifyOps, publicTicket, say } from './flow-report.ts';
+import { needParam, notifyOps, publicTicket, say, waitForWorker } from './flow-report.ts';
 
 function text(v: unknown): string {
   return typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '';
@@ -64,6 +64,7 @@ export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallS
   const parsed = given !== null ? { cost: given } : parseCost(note);
   const files = reply && Array.isArray(reply.attachments) ? (reply.attachments as { type?: string; local_path?: string }[]) : [];
   const src = imageOf(files) || (typeof p.image === 'string' ? p.image : '');
+  if (reply && !saysDone(note, parsed.cost !== null)) return progress(ctx, call, t, note, src);
   const photo = keepFile(ctx, src, ref, '完成照片');
   const data: Record<string, unknown> = {
     状态: '已完成',
@@ -106,6 +107,23 @@ export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallS
       : []),
   ].join('\n');
   return say(md, { ticket: publicTicket(done), cost, reporter_message: toReporter, ops_notify: ops });
+}
+
+/**
+ * A reply that does not report the repair as done (「在路上」「还没修好，零件明天到」): the
+ * reporter gets the note (and photo) on their channel, the ticket stays 处理中, and the wait
+ * for the worker is registered again.
+ */
+async function progress(ctx: Ctx, call: CallSkill, t: Row, note: string, src: string): Promise<Record<string, unknown>> {
+  const ref = ticketRef(t.id);
+  const photo = keepFile(ctx, src, ref, `进展照片_${Date.now()}`);
+  const to = reporterAddress(t);
+  const sent = to
+    ? await call('send_message', { to, message: `工单 ${ref} 进展：维修工 ${text(t.维修工) || ''} 说「${note}」`, ...(photo ? { attach: photo } : {}) })
+    : { ok: false, error: '工单没有记录报修人的渠道' };
+  const wait = await waitForWorker(ctx, call, t.id, text(t.维修工联系方式) || originOf(ctx).address);
+  const heard = sent.ok === true ? '已转告报修人' : Number(sent.queued) > 0 ? '给报修人的消息排队投递中' : `未能转告报修人：${text(sent.error) || '原因未知'}`;
+  return say(`${heard}，工单 ${ref} 仍在处理中。修好后回复「完成了，费用 …元」并附照片。`, { ticket: publicTicket(t), progress: true, reporter_message: sent, pending_reply: wait });
 }
 
 /** 登记费用: set or correct the cost of a ticket (its worker or a team owner/admin). */

@@ -52,6 +52,22 @@ export async function dutyWorker(call: CallSkill): Promise<Row | null> {
 }
 
 /**
+ * Register the pending reply for the worker at `to` on ticket `id`: their next message runs
+ * `repair_ticket` with `state = {action: 完成回复, ticket_id}` (CONTRACTS.md §10).
+ * @returns await_reply's answer `{ok, id, expires_at}` / `{ok: false, error}`
+ */
+export async function waitForWorker(ctx: Ctx, call: CallSkill, id: number | string, to: string): Promise<Record<string, unknown>> {
+  const req = {
+    to,
+    skill: 'repair_ticket',
+    state: { action: '完成回复', ticket_id: Number(id) },
+    ref: ticketRef(id),
+    expires_in_s: Number(param(ctx, 'reply_wait_s', String(DEFAULT_WAIT_S))) || DEFAULT_WAIT_S,
+  };
+  return typeof ctx.await_reply === 'function' ? ctx.await_reply(req) : call('await_reply', req);
+}
+
+/**
  * Send ticket `t` to `worker` (with the report photo) and register the pending reply for
  * their answer; the ticket becomes 处理中 and records who has it. When the message could
  * not be sent at all the ticket stays as it was (待处理) and nothing waits.
@@ -76,8 +92,7 @@ export async function dispatchTo(ctx: Ctx, call: CallSkill, t: Row, worker: Row)
     idempotency_key: `repair_ticket:${ctx.org_id ?? ''}:${ref}:to:${to}`,
   });
   if (!(sent.ok === true || Number(sent.queued) > 0)) return { sent, wait: { ok: false, error: 'not sent' }, ticket: t };
-  const req = { to, skill: 'repair_ticket', state: { action: '完成回复', ticket_id: Number(t.id) }, ref, expires_in_s: Number(param(ctx, 'reply_wait_s', String(DEFAULT_WAIT_S))) || DEFAULT_WAIT_S };
-  const wait = typeof ctx.await_reply === 'function' ? await ctx.await_reply(req) : await call('await_reply', req);
+  const wait = await waitForWorker(ctx, call, t.id, to);
   const ticket = await update(call, TICKETS, t.id, {
     状态: '处理中',
     维修工: text(worker.姓名),

@@ -139,6 +139,20 @@ export function parseCost(text: string): CostParse {
   return Number.isFinite(n) ? { cost: n } : { cost: null, reason: 'none' };
 }
 
+const DONE_RE = /完成|完工|修好|修复|弄好|搞定|处理好|已修|好了|done|fixed|finished|repaired/i;
+const NOT_DONE_RE = /(没|未|还没|尚未|无法|不能)有?(完成|完工|修好|修复|弄好|搞定|处理好|修|好)|(修|弄|搞)不好|not\s+(yet\s+)?(done|fixed|finished)|can'?t\s+fix/i;
+
+/**
+ * Does a worker's reply report the repair as finished? Yes when it says so (完成、修好、搞定…) or
+ * states a cost, and does not negate it (「还没修好」「无法修复」). Anything else — 「在路上」,
+ * 「零件要明天到」 — is a progress note: the ticket stays 处理中 and the wait goes on.
+ */
+export function saysDone(text: string, hasCost: boolean): boolean {
+  const s = text.normalize('NFKC');
+  if (NOT_DONE_RE.test(s)) return false;
+  return DONE_RE.test(s) || hasCost;
+}
+
 /** `<channel>[@<account>]:<id>` of a sender (CONTRACTS.md §10); the `default` account is implied. */
 export function addressOf(channel: string, account: string | null | undefined, id: string): string {
   return `${channel}${account && account !== 'default' ? `@${account}` : ''}:${id}`;

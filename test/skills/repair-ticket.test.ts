@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { execute } from '../../skills/repair_ticket/handler.ts';
-import { ACTIONS, ACTION_ALIASES, assertAliasTargets, parseCost, resolveAction, ticketNumber } from '../../skills/repair_ticket/lib.ts';
+import { ACTIONS, ACTION_ALIASES, assertAliasTargets, parseCost, resolveAction, saysDone, ticketNumber } from '../../skills/repair_ticket/lib.ts';
 
 describe('repair_ticket: cost in a reply', () => {
   it.each([
@@ -28,6 +28,18 @@ describe('repair_ticket: cost in a reply', () => {
   it('magnitude words are not converted (spec §7.5): asked again', () => {
     expect(parseCost('费用 1.2万')).toEqual({ cost: null, reason: 'magnitude' });
     expect(parseCost('花了3k元')).toEqual({ cost: null, reason: 'magnitude' });
+  });
+});
+
+describe('repair_ticket: is the repair done?', () => {
+  it.each(['完成了', '3号泵修好了', '搞定，换了阀门', 'done', '费用 300 元'])('done: %s', (t) => {
+    expect(saysDone(t, parseCost(t).cost !== null)).toBe(true);
+  });
+  it.each(['在路上，半小时到', '还没修好，零件明天到', '无法修复，需要换泵', '修不好', 'not fixed yet'])('not done (progress): %s', (t) => {
+    expect(saysDone(t, parseCost(t).cost !== null)).toBe(false);
+  });
+  it('「不好意思」 is no negation of 完成', () => {
+    expect(saysDone('不好意思晚了，完成了', false)).toBe(true);
   });
 });
 
@@ -109,6 +121,20 @@ describe('repair_ticket: the worker\'s reply', () => {
     expect(h.ticket.状态).toBe('已完成');
     expect('费用' in h.ticket).toBe(false);
     expect(String(r.display_md)).toContain('action=登记费用 工单=T-5');
+  });
+
+  it('a progress note (「在路上」) is passed to the reporter, the ticket stays 处理中 and the wait is registered again', async () => {
+    const h = fakeTables();
+    const waits: Record<string, unknown>[] = [];
+    const ctx = h.ctx({ ...fromWorker, await_reply: async (req: Record<string, unknown>) => (waits.push(req), { ok: true, id: '9' }) });
+    const r = await execute({ reply: { raw_input: '在路上，半小时到', attachments: [] }, state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5' }, ctx);
+    expect(r).toMatchObject({ success: true, progress: true });
+    expect(h.ticket.状态).toBe('处理中');
+    const send = h.calls.find((c) => c.name === 'send_message')!;
+    expect(send.input).toMatchObject({ to: 'feishu:ou_reporter' });
+    expect(String(send.input.message)).toContain('在路上，半小时到');
+    expect(waits).toEqual([{ to: 'telegram:777', skill: 'repair_ticket', state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5', expires_in_s: 604800 }]);
+    expect(h.calls.some((c) => c.name === 'notify')).toBe(false);
   });
 
   it('someone who is not the ticket\'s worker (nor owner/admin) cannot complete it', async () => {
