@@ -8,7 +8,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { makeCallSkill } from '../../src/orchestration/call-skill.ts';
 import { catalogTools, publishCatalog } from '../../src/registry/catalog.ts';
+import type { RuntimeContext } from '../../src/runtime/types.ts';
 import { createSkillLifecycle } from '../../src/lifecycle/live.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { describeEachEngine } from '../helpers/db.ts';
@@ -73,6 +75,13 @@ describeEachEngine('role scope', (db) => {
     expect(ops.some((s) => s.skill === 'sales_only')).toBe(false);
     const sales = await h.lifecycle.roleState('sales');
     expect(sales.find((s) => s.skill === 'sales_only')).toMatchObject({ enabled: true, source: 'role', ownerRole: 'sales' });
+  });
+
+  it("call_skill applies the caller role's scope: ops may not reach sales' own skill, sales may", async () => {
+    const callAs = (roleId: string) =>
+      makeCallSkill(h.services(), { caller: 'caller', depth: 1, deadline: Date.now() + 60_000, parent: () => ({ role_id: roleId, session_id: 's', workspace_dir: '' }) as unknown as RuntimeContext, lang: 'en' });
+    expect(await callAs('ops')('sales_only', {})).toMatchObject({ ok: false, error: 'role "ops" does not enable skill "sales_only"' });
+    expect(JSON.stringify(await callAs('sales')('sales_only', {}))).not.toMatch(/does not enable/);
   });
 
   it('the overrides live in the database: a second process (replica, CLI) reads the same scope', async () => {
