@@ -22,10 +22,10 @@ const ADDRESS_RE = /^[a-z][a-z0-9_]*(?:@[A-Za-z0-9_.-]+)?:\S+$/;
 
 /** 查询: one ticket (工单=T-3), or the newest 20, optionally by 状态. */
 export async function listTickets(p: Record<string, unknown>, _ctx: Ctx, call: CallSkill): Promise<Record<string, unknown>> {
-  if (p.工单 !== undefined && p.工单 !== '') {
-    const id = ticketNumber(p.工单);
+  if (p.ticket !== undefined && p.ticket !== '') {
+    const id = ticketNumber(p.ticket);
     const t = id === null ? null : await getTicket(call, id);
-    if (!t) return needParam('工单', `没有工单 ${text(p.工单)}。`);
+    if (!t) return needParam('ticket', `没有工单 ${text(p.ticket)}。`);
     const md = [
       `**工单 ${ticketRef(t.id)}**（${cell(t.状态)}）`,
       `描述：${cell(t.描述)}`,
@@ -39,8 +39,8 @@ export async function listTickets(p: Record<string, unknown>, _ctx: Ctx, call: C
     ].join('\n');
     return say(md, { ticket: publicTicket(t) });
   }
-  const status = text(p.状态);
-  if (status && !(STATUSES as readonly string[]).includes(status)) return needParam('状态', `状态只能是 ${STATUSES.join('、')}。`);
+  const status = text(p.status);
+  if (status && !(STATUSES as readonly string[]).includes(status)) return needParam('status', `状态只能是 ${STATUSES.join('、')}。`);
   const rows = await query(call, TICKETS, status ? [{ field: '状态', op: 'eq', value: status }] : [], 20);
   if (rows.length === 0) return say(status ? `没有「${status}」的工单。` : '还没有工单。', { tickets: [] });
   const md = [
@@ -59,18 +59,18 @@ export async function listTickets(p: Record<string, unknown>, _ctx: Ctx, call: C
  */
 export async function setDuty(p: Record<string, unknown>, ctx: Ctx, call: CallSkill): Promise<Record<string, unknown>> {
   const self = originOf(ctx);
-  const contact = text(p.联系方式) || self.address;
-  if (!contact) return needParam('联系方式', '请给出维修工的联系方式，格式 <渠道>:<ID>，如 telegram:12345、feishu:ou_xxx、web:demo_worker。');
-  if (!ADDRESS_RE.test(contact)) return needParam('联系方式', `联系方式「${contact}」格式不对，应为 <渠道>[@<账号>]:<ID>，如 telegram:12345。`);
+  const contact = text(p.contact) || self.address;
+  if (!contact) return needParam('contact', '请给出维修工的联系方式，格式 <渠道>:<ID>，如 telegram:12345、feishu:ou_xxx、web:demo_worker。');
+  if (!ADDRESS_RE.test(contact)) return needParam('contact', `联系方式「${contact}」格式不对，应为 <渠道>[@<账号>]:<ID>，如 telegram:12345。`);
   if (contact !== self.address && !isManager(ctx)) {
     return { success: false, error: 'only owner/admin may register others', error_type: 'config', permission_denied: true, user_message: '只有团队 owner/admin 可以登记别人；登记自己时不用写联系方式。' };
   }
   const mine = contact === self.address;
-  const name = text(p.姓名) || (mine ? text(ctx.actor_name) : '');
-  const emp = text(p.工号) || (mine ? text(ctx.actor_emp_no) : '');
-  const on = !(p.值班 === false || p.值班 === 'false' || p.值班 === '否' || p.值班 === 0);
+  const name = text(p.name) || (mine ? text(ctx.actor_name) : '');
+  const emp = text(p.emp_no) || (mine ? text(ctx.actor_emp_no) : '');
+  const on = !(p.on_duty === false || p.on_duty === 'false' || p.on_duty === '否' || p.on_duty === 0);
   const existing = (await query(call, WORKERS, [{ field: '联系方式', op: 'eq', value: contact }], 1))[0] as Row | undefined;
-  if (!existing && !name) return needParam('姓名', '请给出维修工姓名，例如 姓名=李四。');
+  if (!existing && !name) return needParam('name', '请给出维修工姓名，例如 姓名=李四。');
   if (on) await dt(call, 'update_by', { table_name: WORKERS, filters: [{ field: '值班', op: 'eq', value: true }], data: { 值班: false } });
   const data = { ...(name ? { 姓名: name } : {}), ...(emp ? { 工号: emp } : {}), 联系方式: contact, 值班: on };
   const w = existing ? await update(call, WORKERS, existing.id, data) : await insert(call, WORKERS, data);

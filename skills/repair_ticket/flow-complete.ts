@@ -50,17 +50,17 @@ export function reporterAddress(t: Row): string {
 export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallSkill, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const state = isRecord(input.state) ? input.state : {};
   const reply = isRecord(input.reply) ? input.reply : null;
-  const id = ticketNumber(state.ticket_id ?? p.工单);
-  if (id === null) return needParam('工单', '请给出工单号，例如 工单=T-3。');
+  const id = ticketNumber(state.ticket_id ?? p.ticket);
+  if (id === null) return needParam('ticket', '请给出工单号，例如 工单=T-3。');
   const ref = ticketRef(id);
   const t = await getTicket(call, id);
-  if (!t) return needParam('工单', `没有工单 ${ref}。`);
+  if (!t) return needParam('ticket', `没有工单 ${ref}。`);
   if (!mayClose(ctx, t)) return { success: false, error: 'not the ticket worker', error_type: 'config', permission_denied: true, user_message: `工单 ${ref} 不是派给你的，只有接单的维修工或团队管理员可以完成它。` };
   if (t.状态 === '已完成') return say(`工单 ${ref} 已经是「已完成」，这次回复没有再改动它。`, { ticket: publicTicket(t) });
 
-  const note = reply ? text(reply.raw_input) : text(p.说明 ?? p.描述);
-  const given = costParam(p.费用);
-  if (given === 'bad') return needParam('费用', `费用「${text(p.费用)}」看不懂，请只写数字，例如 费用=1200。`);
+  const note = reply ? text(reply.raw_input) : text(p.note ?? p.description);
+  const given = costParam(p.cost);
+  if (given === 'bad') return needParam('cost', `费用「${text(p.cost)}」看不懂，请只写数字，例如 费用=1200。`);
   const parsed = given !== null ? { cost: given } : parseCost(note);
   const files = reply && Array.isArray(reply.attachments) ? (reply.attachments as { type?: string; local_path?: string }[]) : [];
   const src = imageOf(files) || (typeof p.image === 'string' ? p.image : '');
@@ -128,12 +128,12 @@ async function progress(ctx: Ctx, call: CallSkill, t: Row, note: string, src: st
 
 /** 登记费用: set or correct the cost of a ticket (its worker or a team owner/admin). */
 export async function setCost(p: Record<string, unknown>, ctx: Ctx, call: CallSkill): Promise<Record<string, unknown>> {
-  const id = ticketNumber(p.工单);
-  if (id === null) return needParam('工单', '请给出工单号，例如 工单=T-3。');
-  const cost = costParam(p.费用);
-  if (cost === null || cost === 'bad') return needParam('费用', '请给出费用（数字），例如 费用=1200。');
+  const id = ticketNumber(p.ticket);
+  if (id === null) return needParam('ticket', '请给出工单号，例如 工单=T-3。');
+  const cost = costParam(p.cost);
+  if (cost === null || cost === 'bad') return needParam('cost', '请给出费用（数字），例如 费用=1200。');
   const t = await getTicket(call, id);
-  if (!t) return needParam('工单', `没有工单 ${ticketRef(id)}。`);
+  if (!t) return needParam('ticket', `没有工单 ${ticketRef(id)}。`);
   if (!mayClose(ctx, t)) return { success: false, error: 'not the ticket worker', error_type: 'config', permission_denied: true, user_message: `只有工单 ${ticketRef(id)} 的维修工或团队管理员可以登记费用。` };
   const done = await update(call, TICKETS, id, { 费用: cost });
   return say(`工单 ${ticketRef(id)} 的费用已登记为 ${yuan(cost)}。`, { ticket: publicTicket(done), cost });

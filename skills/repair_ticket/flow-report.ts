@@ -111,12 +111,12 @@ function deliveryNote(sent: Record<string, unknown>): string {
 
 /** 报修: new ticket; ops notified; the worker on duty gets it and a pending reply. */
 export async function report(p: Record<string, unknown>, ctx: Ctx, call: CallSkill): Promise<Record<string, unknown>> {
-  const desc = text(p.描述);
-  if (!desc) return needParam('描述', '请描述故障，例如：/repair_ticket action=报修 描述="3号泵漏水" 位置=泵房，可同时附上照片。');
+  const desc = text(p.description);
+  if (!desc) return needParam('description', '请描述故障，例如：/repair_ticket action=报修 描述="3号泵漏水" 位置=泵房，可同时附上照片。');
   const origin = originOf(ctx);
   let t = await insert(call, TICKETS, {
     描述: desc,
-    位置: text(p.位置),
+    位置: text(p.location),
     状态: '待处理',
     报修人: text(ctx.actor_name),
     报修人工号: text(ctx.actor_emp_no),
@@ -135,7 +135,7 @@ export async function report(p: Record<string, unknown>, ctx: Ctx, call: CallSki
     dispatched = await dispatchTo(ctx, call, t, worker);
     t = dispatched.ticket;
   }
-  const where = text(p.位置) ? `（${text(p.位置)}）` : '';
+  const where = text(p.location) ? `（${text(p.location)}）` : '';
   const ops = await notifyOps(ctx, call, {
     title: `新报修 ${ref}`,
     message: `新报修 ${ref}：${desc}${where}\n报修人：${text(ctx.actor_name) || origin.address || '未知'}\n${worker ? `已派给：${text(worker.姓名)}` : '暂无值班维修工，待派单'}`,
@@ -161,22 +161,22 @@ export async function report(p: Record<string, unknown>, ctx: Ctx, call: CallSki
 
 /** 派单: give a ticket to a named worker (工号 or 姓名) or the one on duty. */
 export async function assign(p: Record<string, unknown>, ctx: Ctx, call: CallSkill): Promise<Record<string, unknown>> {
-  const id = ticketNumber(p.工单);
-  if (id === null) return needParam('工单', '请给出工单号，例如 工单=T-3。');
+  const id = ticketNumber(p.ticket);
+  if (id === null) return needParam('ticket', '请给出工单号，例如 工单=T-3。');
   const t = await getTicket(call, id);
-  if (!t) return needParam('工单', `没有工单 ${ticketRef(id)}。`);
+  if (!t) return needParam('ticket', `没有工单 ${ticketRef(id)}。`);
   if (t.状态 === '已完成') return say(`工单 ${ticketRef(id)} 已完成，无需派单。`, { ticket: publicTicket(t) });
-  const who = text(p.维修工);
+  const who = text(p.worker);
   let worker: Row | null;
   if (who) {
     worker =
       (await query(call, WORKERS, [{ field: '工号', op: 'eq', value: who }], 1))[0] ??
       (await query(call, WORKERS, [{ field: '姓名', op: 'eq', value: who }], 1))[0] ??
       null;
-    if (!worker) return needParam('维修工', `维修工表里没有「${who}」。先用 /repair_ticket action=值班设置 登记。`);
+    if (!worker) return needParam('worker', `维修工表里没有「${who}」。先用 /repair_ticket action=值班设置 登记。`);
   } else {
     worker = await dutyWorker(call);
-    if (!worker) return needParam('维修工', '当前没有值班维修工：请给出 维修工=<工号或姓名>，或先用 action=值班设置 设置值班。');
+    if (!worker) return needParam('worker', '当前没有值班维修工：请给出 维修工=<工号或姓名>，或先用 action=值班设置 设置值班。');
   }
   const d = await dispatchTo(ctx, call, t, worker);
   const md = d.ticket.状态 === '处理中'

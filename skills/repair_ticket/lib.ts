@@ -34,15 +34,20 @@ export const ACTION_ALIASES: Readonly<Record<string, RepairAction>> = {
   登记维修工: '值班设置', 我值班: '值班设置', 上班: '值班设置',
 };
 
-/** Parameter-key aliases → canonical key (R-ACT-04). */
+/**
+ * Parameter-key aliases → canonical key (R-ACT-04). The canonical keys are ASCII (some model
+ * APIs accept only `[a-zA-Z0-9_.-]` property names); the Chinese words people type work as aliases.
+ */
 export const PARAM_ALIASES: Readonly<Record<string, string>> = {
-  description: '描述', desc: '描述', text: '描述', content: '描述', 问题: '描述', 故障: '描述',
-  location: '位置', place: '位置', device: '位置', equipment: '位置', 设备: '位置', 地点: '位置',
-  ticket: '工单', ticket_id: '工单', id: '工单', 工单号: '工单',
-  worker: '维修工', assignee: '维修工',
-  name: '姓名', emp_no: '工号', contact: '联系方式', to: '联系方式',
-  cost: '费用', fee: '费用', amount: '费用', price: '费用',
-  status: '状态', photo: 'image', picture: 'image', 照片: 'image', 图片: 'image',
+  描述: 'description', 问题: 'description', 故障: 'description', desc: 'description', text: 'description', content: 'description',
+  位置: 'location', 设备: 'location', 地点: 'location', place: 'location', device: 'location', equipment: 'location',
+  工单: 'ticket', 工单号: 'ticket', ticket_id: 'ticket', id: 'ticket',
+  状态: 'status',
+  维修工: 'worker', assignee: 'worker',
+  姓名: 'name', 工号: 'emp_no', 联系方式: 'contact', to: 'contact', 值班: 'on_duty',
+  费用: 'cost', fee: 'cost', amount: 'cost', price: 'cost',
+  说明: 'note', 完成说明: 'note', 备注: 'note',
+  照片: 'image', 图片: 'image', photo: 'image', picture: 'image',
 };
 
 /** @throws Error when an alias points outside {@link ACTIONS} (R-ACT-02 self-check). */

@@ -71,8 +71,8 @@ describe('repair_ticket: actions (R-ACT)', () => {
 
   it('R-ACT-03 R-ACT-04 a normalised action and parameter keys are echoed in action_note', async () => {
     const h = fakeTables();
-    const r = await execute({ action: 'list', status: '已完成' }, h.ctx({}));
-    expect(r.action_note).toBe('list → 查询; status → 状态');
+    const r = await execute({ action: 'list', 状态: '已完成' }, h.ctx({}));
+    expect(r.action_note).toBe('list → 查询; 状态 → status');
     expect(r.success).toBe(true);
   });
 });
@@ -140,7 +140,7 @@ describe('repair_ticket: the worker\'s reply', () => {
   it('someone who is not the ticket\'s worker (nor owner/admin) cannot complete it', async () => {
     const h = fakeTables();
     const other = { request: { channel: 'telegram', account: 'default', actor: { id: '999' }, attachments: [] } };
-    const r = await execute({ action: '完成回复', 工单: 'T-5', 费用: 10 }, h.ctx(other));
+    const r = await execute({ action: '完成回复', ticket: 'T-5', cost: 10 }, h.ctx(other));
     expect(r).toMatchObject({ success: false, permission_denied: true });
     expect(h.ticket.状态).toBe('处理中');
   });
