@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import yauzl from 'yauzl';
@@ -145,7 +145,8 @@ async function unwrap(dir: string): Promise<string> {
  * @returns `{ok: true, skill, dir, warnings}` or `{ok: false, error, warnings}`; never throws
  *   for a bad package.
  */
-export async function installPackage(source: string, opts: InstallOptions): Promise<InstallResult> {
+export async function installPackage(sourceArg: string, opts: InstallOptions): Promise<InstallResult> {
+  const source = resolve(sourceArg);
   const caps = { ...INSTALL_CAPS, ...opts.caps };
   let staging: string | undefined;
   try {
@@ -159,7 +160,13 @@ export async function installPackage(source: string, opts: InstallOptions): Prom
     const unpacked = join(staging, 'pkg');
     await mkdir(unpacked, { recursive: true });
     const budget = new Budget(caps);
-    if (st.isDirectory()) await copyFolder(source, unpacked, budget);
+    if (st.isDirectory()) {
+      const [realSource, realRoot] = await Promise.all([realpath(source), realpath(root)]);
+      if (isInside(realSource, realRoot) || isInside(realRoot, realSource)) {
+        refuse('不能从技能目录本身安装', 'cannot install from inside a skill root (or a folder holding it)');
+      }
+      await copyFolder(source, unpacked, budget);
+    }
     else await unzipInto(source, unpacked, budget);
     const inner = await unwrap(unpacked);
     if (!(await isSkillFolder(inner))) refuse('包里没有技能（需要 SKILL.md、skill.toml 或 handler 文件）', 'the package holds no skill (SKILL.md, skill.toml or a handler file)');

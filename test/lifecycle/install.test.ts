@@ -82,6 +82,15 @@ describe('refused packages leave nothing behind', () => {
     expect(await installed()).toEqual([]);
   });
 
+  it('a folder inside (or holding) an install root is refused: no copy of a root into itself', async () => {
+    for (const src of [join(h.dataDir, 'skills'), h.dataDir]) {
+      const r = await h.lifecycle.install(src);
+      expect(r.ok, src).toBe(false);
+      expect(r.error).toMatch(/不能从技能目录本身安装/);
+    }
+    expect(await installed()).toEqual([]);
+  });
+
   it('caps: file count, per-file size and total unpacked size are enforced (bounded, before writing past them)', async () => {
     const files = Object.entries(skillFiles('capped', '1')).map(([name, data]) => ({ name, data }));
     const zip = await zipFile('caps.zip', [...files, { name: 'a.txt', data: 'x'.repeat(2000) }, { name: 'b.txt', data: 'y'.repeat(2000) }]);
