@@ -22,6 +22,18 @@ describeEachEngine('operators console API', (db) => {
     await rig?.close();
   });
 
+  it('says how to enable it (zh-CN) when no admin token and no admin contact exist', async () => {
+    const bare = await startConsoleRig(db(), { adminToken: null });
+    try {
+      const s = await bare.call('session', { auth: null });
+      expect(s.json.enabled).toBe(false);
+      expect(s.json.how_to_enable).toContain('SKILLGATE_ADMIN_TOKEN');
+      expect((await bare.call('sections', { auth: null, headers: { authorization: 'Bearer anything' } })).status).toBe(401);
+    } finally {
+      await bare.close();
+    }
+  });
+
   describe('sign-in', () => {
     it('refuses every section without a credential, and with a wrong token (401)', async () => {
       expect((await rig.call('sections', { auth: null })).status).toBe(401);
@@ -202,22 +214,5 @@ describeEachEngine('operators console API', (db) => {
       expect((await rig.call(`outbox/${id}/retry`, { method: 'POST' })).status).toBe(404);
       expect(calls).toBe(1);
     });
-  });
-});
-
-describe('operators console without a way in', () => {
-  it('says how to enable it (zh-CN) when no admin token and no admin contact exist', async () => {
-    const { openTestDb } = await import('../helpers/db.ts');
-    const db = await openTestDb('embedded');
-    const rig = await startConsoleRig(db, { adminToken: null });
-    try {
-      const s = await rig.call('session', { auth: null });
-      expect(s.json.enabled).toBe(false);
-      expect(s.json.how_to_enable).toContain('SKILLGATE_ADMIN_TOKEN');
-      expect((await rig.call('sections', { auth: null, headers: { authorization: 'Bearer anything' } })).status).toBe(401);
-    } finally {
-      await rig.close();
-      await db.close();
-    }
   });
 });
