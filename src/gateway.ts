@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './http/app.ts';
+import { createAdminConsole } from '../adapters/web_admin/index.ts';
 import { loadConfigFile, type ConfigFile } from './config/file.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import type { Settings } from './config/settings.ts';
@@ -227,7 +228,10 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       auth: settings.adminToken ? requireBearer(settings.adminToken) : (_req, res) => void res.status(403).json({ error: 'SKILLGATE_ADMIN_TOKEN is not set' }),
       onChange: rebuildRegistry,
     });
-    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router] });
+    // The operators' console at /admin (issue 10 §6; docs/console.md).
+    const adminConsole = createAdminConsole({ db, log, services, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler });
+    stops.push(() => adminConsole.close());
+    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router] });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, '0.0.0.0', () => resolveListen(s));
       s.once('error', reject);

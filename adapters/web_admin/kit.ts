@@ -8,6 +8,7 @@
  * Errors are `{error: <zh-CN text>, code: <stable code>}` with a 4xx status (docs/console.md).
  */
 import type express from 'express';
+import type { Scheduler } from '../../src/schedule/scheduler.ts';
 import type { ChannelAdapter } from '../../src/channel/types.ts';
 import type { ConfigFile, RoleConfig } from '../../src/config/file.ts';
 import type { SkillServices } from '../../src/executor/run-skill.ts';
@@ -29,6 +30,8 @@ export interface AdminDeps {
   outbox: Outbox;
   /** The adapter of a channel account (undefined = off). */
   adapterFor: (channel: string, account: string) => ChannelAdapter | undefined;
+  /** The gateway's running scheduler (schedules section); absent → a short writer-mode scheduler per write. */
+  scheduler?: Scheduler;
 }
 
 /** Who is signed in to the console. */
