@@ -36,13 +36,22 @@ export async function lastSeq(q: Queryable, conversationId: string): Promise<num
 
 /**
  * Store one frame with the next seq of its conversation (creating the conversation row when
- * a message reaches a contact that never opened the page).
+ * a message reaches a contact that never opened the page). With `notify`, the same statement
+ * sends `pg_notify(notify.channel, '{"c":…,"s":seq,"r":notify.replica}')` (the hub's push to other
+ * replicas; a server delivers it at commit), so the push costs no statement of its own.
  * @returns the stored frame with its envelope (`v, id, ts, seq, conversation_id`).
  * @throws the database error.
  */
 export async function appendFrame(
   q: Queryable,
-  args: { conversationId: string; orgId: string; contactKey: string; body: StoredFrameBody; nowMs: number },
+  args: {
+    conversationId: string;
+    orgId: string;
+    contactKey: string;
+    body: StoredFrameBody;
+    nowMs: number;
+    notify?: { channel: string; replica: string };
+  },
 ): Promise<StoredFrame> {
   const ts = new Date(args.nowMs).toISOString();
   const { rows } = await q.query<{ seq: string }>(
@@ -55,8 +64,18 @@ export async function appendFrame(
      SELECT $1, s.last_seq,
             $4::jsonb || jsonb_build_object('seq', s.last_seq, 'id', 's_' || s.last_seq::text), $5::timestamptz
        FROM s
-     RETURNING seq::text AS seq`,
-    [args.conversationId, args.orgId, args.contactKey, JSON.stringify({ v: PROTOCOL_VERSION, ts, conversation_id: args.conversationId, ...args.body }), ts],
+     RETURNING seq::text AS seq,
+               CASE WHEN $6::text IS NOT NULL
+                    THEN pg_notify($6::text, json_build_object('c', conversation_id, 's', seq, 'r', $7::text)::text) END AS notified`,
+    [
+      args.conversationId,
+      args.orgId,
+      args.contactKey,
+      JSON.stringify({ v: PROTOCOL_VERSION, ts, conversation_id: args.conversationId, ...args.body }),
+      ts,
+      args.notify?.channel ?? null,
+      args.notify?.replica ?? null,
+    ],
   );
   const seq = Number(rows[0]!.seq);
   return { ...args.body, v: PROTOCOL_VERSION, id: `s_${seq}`, ts, seq, conversation_id: args.conversationId } as StoredFrame;

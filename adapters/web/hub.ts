@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/store/db.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { framesAfter } from './frames.ts';
-import type { ServerFrame, StoredFrame } from './wire.ts';
+import { appendFrame, framesAfter } from './frames.ts';
+import type { ServerFrame, StoredFrame, StoredFrameBody } from './wire.ts';
 
 /** The LISTEN/NOTIFY channel of web pushes. */
 export const NOTIFY_CHANNEL = 'skillgate_web';
@@ -94,9 +94,24 @@ export class WebHub {
     }
   }
 
-  /** Deliver a frame just stored on this replica to local sockets and tell the other replicas. */
-  async publish(frame: StoredFrame): Promise<void> {
+  /**
+   * Store a frame ({@link appendFrame}) and publish it: on a server the storing statement itself
+   * tells the other replicas (one statement, not two). @throws the database error.
+   */
+  async append(args: { conversationId: string; orgId: string; contactKey: string; body: StoredFrameBody; nowMs: number }): Promise<StoredFrame> {
+    const server = this.db.engine === 'server';
+    const frame = await appendFrame(this.db, { ...args, ...(server ? { notify: { channel: NOTIFY_CHANNEL, replica: this.replicaId } } : {}) });
+    await this.publish(frame, server);
+    return frame;
+  }
+
+  /**
+   * Deliver a frame just stored on this replica to local sockets and tell the other replicas
+   * (unless `notified`: its storing statement did).
+   */
+  async publish(frame: StoredFrame, notified = false): Promise<void> {
     for (const conn of this.connsOf(frame.conversation_id)) this.#deliver(conn, frame);
+    if (notified) return;
     try {
       await this.db.notify(NOTIFY_CHANNEL, JSON.stringify({ c: frame.conversation_id, s: frame.seq, r: this.replicaId }));
     } catch (err) {

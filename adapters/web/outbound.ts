@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
 import type { WebContext } from './context.ts';
-import { appendFrame, conversationOwner } from './frames.ts';
+import { conversationOwner } from './frames.ts';
 import { conversationIdFor, isConversationId } from './tokens.ts';
 import { PROTOCOL_VERSION, type StoredFrameBody } from './wire.ts';
 
@@ -104,9 +104,8 @@ export async function sendToWeb(ctx: WebContext, target: OutboundTarget, message
     if (!to) return { ok: false, retryable: false, error: `unknown web conversation ${target.chat_id}`, code: 'unknown_conversation' };
     const ids: string[] = [];
     for (const body of framesOf(ctx, message)) {
-      const frame = await appendFrame(ctx.db, { ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() });
+      const frame = await ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() });
       ids.push(String(frame.seq));
-      await ctx.hub.publish(frame);
     }
     // A final reply ends the turn's status line.
     if (message.final) await setStatus(ctx, target, null);

@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { InboundMessage } from '../../src/channel/types.ts';
 import { readCookie, COOKIE_NAME, sameOrigin, bearerOf } from './auth.ts';
 import { displayNameOf, type WebContext } from './context.ts';
-import { appendFrame, ensureConversation, lastSeq } from './frames.ts';
+import { ensureConversation, lastSeq } from './frames.ts';
 import type { HubConn } from './hub.ts';
 import { confirmResponseToInbound, stopToInbound, userMessageToInbound, type WebSender } from './inbound.ts';
 import { conversationIdFor, verifyWebToken } from './tokens.ts';
@@ -263,14 +263,13 @@ export class WebSocketEndpoint {
         const accepted = await receive(userMessageToInbound(sender, f, uploads, now), f.client_msg_id);
         if (accepted === 'accepted') {
           // history after a reload (and the user's other tabs) shows the user's side too
-          const echo = await appendFrame(ctx.db, {
+          await ctx.hub.append({
             conversationId: sender.conversationId,
             orgId: ctx.orgId,
             contactKey: sender.contactKey,
             body: { type: 'user.echo', client_msg_id: f.client_msg_id, text: f.text, attachments: uploads.map((u) => ({ filename: u.filename })) },
             nowMs: ctx.clock(),
           });
-          await ctx.hub.publish(echo);
         }
         return;
       }

@@ -37,6 +37,8 @@ async function drive(
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
+  // ids unique per run: on a server database earlier runs' ids are stored (dedup) and replayed (history)
+  const run = randomBytes(4).toString('hex');
   const deadline = Date.now() + seconds * 1000;
   const started = Date.now();
   await Promise.all(
@@ -51,7 +53,7 @@ async function drive(
             ws.close();
             return;
           }
-          current = `b${i}_${n++}`;
+          current = `b${run}_${i}_${n++}`;
           sentAt = Date.now();
           ws.send(JSON.stringify({ v: 1, type: 'user.message', id: current, client_msg_id: current, text }));
         };
@@ -65,6 +67,7 @@ async function drive(
           if (f.type === 'hello.ok') next();
           else if (f.type === 'error') {
             errors++;
+            if (errors <= 3) process.stderr.write(`bench: ${name}: error frame ${JSON.stringify(f)}\n`);
             if (f.code === 'rate_limited') setTimeout(next, f.retry_after_ms ?? 500);
             else next();
           } else if ((f.type === 'assistant.message' || f.type === 'echo') && f.final !== false && f.reply_to === current) {
@@ -129,7 +132,9 @@ export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DA
     const base = await baselineServer(gateway.db);
     const counter = installQueryCounter();
     counter.reset();
-    const b = await drive('baseline: ws + INSERT + echo', base.url, clients, seconds, () => null, 'ping');
+    // BENCH_GATEWAY_BASELINE_SECONDS: a shorter baseline while profiling the gateway (default: the same)
+    const baselineSeconds = Number(process.env.BENCH_GATEWAY_BASELINE_SECONDS ?? seconds);
+    const b = await drive('baseline: ws + INSERT + echo', base.url, clients, baselineSeconds, () => null, 'ping');
     const baselineQueries = counter.total();
     await base.close();
     counter.reset();
