@@ -132,11 +132,17 @@ export class SkillSetBuilder {
         if (!root.optional) issues.push({ severity: 'warning', code: 'registry.root_missing', message: `skill root ${root.dir} cannot be read`, dir: root.dir });
         continue;
       }
-      for (const dir of folders) {
-        const state = await this.load(dir, root, report).catch((e: unknown) => {
-          issues.push({ severity: 'error', code: 'registry.load_failed', message: `cannot load: ${(e as Error)?.message ?? String(e)}`, dir });
-          return null;
-        });
+      // Folders of one root load side by side (as discoverSkills does); order is kept.
+      const states = await Promise.all(
+        folders.map((dir) =>
+          this.load(dir, root, report).catch((e: unknown) => {
+            issues.push({ severity: 'error', code: 'registry.load_failed', message: `cannot load: ${(e as Error)?.message ?? String(e)}`, dir });
+            return null;
+          }),
+        ),
+      );
+      for (const [i, dir] of folders.entries()) {
+        const state = states[i];
         if (!state) continue;
         next.set(dir, state);
         const rec = state.rec;
