@@ -3,8 +3,8 @@
  * inbound request, CONTRACTS.md §10 `<channel>[@<account>]:<id>`), the photo a message
  * carried, the skill parameters, and files kept per ticket in the session workspace.
  */
-import { copyFileSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
-import { extname, join, relative, isAbsolute } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { addressOf } from './lib.ts';
 
 /** The fields of `runtime_context` this skill uses. */
@@ -78,24 +78,59 @@ function inside(root: string, p: string): boolean {
 }
 
 /**
+ * The folder every photo must lie in: the gateway's workspaces root
+ * (`<data>/workspaces`, the grandparent of a session workspace `<role>/<session>`), else the
+ * session workspace itself (a `skill run --workspace DIR` elsewhere). Never the data dir as a
+ * whole: it holds the secret key.
+ */
+export function filesRoot(ctx: Ctx): string {
+  const ws = ctx.workspace_dir ?? '';
+  if (!ws || !existsSync(ws)) return '';
+  const root = resolve(ws, '..', '..');
+  return realpathSync(basename(root) === 'workspaces' ? root : ws);
+}
+
+/**
+ * A stored or given photo path → its real absolute path, only when the file exists inside
+ * {@link filesRoot} (a ticket cell edited to `/etc/passwd`, or `image=../../secret.key`, is
+ * refused: it would otherwise be copied and sent). Relative values are taken from the root.
+ * @returns the path, or "" when refused or missing
+ */
+export function confinedFile(ctx: Ctx, p: string): string {
+  const root = filesRoot(ctx);
+  if (!root || !p) return '';
+  const abs = isAbsolute(p) ? p : resolve(root, p);
+  if (!existsSync(abs)) return '';
+  const real = realpathSync(abs);
+  return inside(root, real) && statSync(real).isFile() ? real : '';
+}
+
+/** How a kept file is written into a ticket cell: relative to {@link filesRoot} (no server paths shown). */
+export function storedPath(ctx: Ctx, abs: string): string {
+  const root = filesRoot(ctx);
+  return abs && root ? relative(root, abs) : '';
+}
+
+/**
  * A copy of `src` kept with the ticket in this session's workspace
  * (`repair_ticket/T-<n>/<name><ext>`), so the file outlives the upload and can be attached
- * by send_message / notify (which take files of the caller's workspace only).
- * @returns the absolute path, or "" when there is no file or no workspace
+ * by send_message / notify (which take files of the caller's workspace only). `src` must
+ * pass {@link confinedFile}.
+ * @returns the absolute path of the copy, or "" when there is no (acceptable) file
  */
 export function keepFile(ctx: Ctx, src: string, ref: string, name: string): string {
   const ws = ctx.workspace_dir ?? '';
-  if (!src || !ws || !existsSync(src)) return '';
-  const real = realpathSync(src);
-  const dir = join(ws, 'repair_ticket', ref);
-  const dest = join(dir, `${name}${extname(real).toLowerCase() || '.jpg'}`);
-  if (inside(realpathSync(ws), real) && real.startsWith(realpathSync(ws) + '/repair_ticket/')) return real;
-  mkdirSync(dir, { recursive: true });
+  const real = confinedFile(ctx, src);
+  if (!real || !ws) return '';
+  const own = join(realpathSync(ws), 'repair_ticket', ref);
+  if (inside(own, real)) return real;
+  const dest = join(own, `${name}${extname(real).toLowerCase() || '.jpg'}`);
+  mkdirSync(own, { recursive: true });
   copyFileSync(real, dest);
   return dest;
 }
 
-/** A stored file usable as an attachment from this session ("" when it is gone). */
+/** A stored file usable as an attachment from this session ("" when it is gone or refused). */
 export function attachable(ctx: Ctx, path: unknown, ref: string, name: string): string {
   return typeof path === 'string' && path ? keepFile(ctx, path, ref, name) : '';
 }

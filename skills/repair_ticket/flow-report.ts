@@ -4,9 +4,8 @@
  * notify ops, send the ticket to the worker on duty and wait for their reply (pending reply
  * whose continuation is `repair_ticket` with `state.action = 完成回复`).
  */
-import { existsSync } from 'node:fs';
 import type { Ctx } from './context.ts';
-import { attachable, keepFile, messagePhoto, originOf, param } from './context.ts';
+import { attachable, keepFile, messagePhoto, originOf, param, storedPath } from './context.ts';
 import { ticketNumber, ticketRef, wallClock } from './lib.ts';
 import { TICKETS, WORKERS, getTicket, insert, query, update, type CallSkill, type Row } from './tables.ts';
 
@@ -126,8 +125,8 @@ export async function report(p: Record<string, unknown>, ctx: Ctx, call: CallSki
   });
   const ref = ticketRef(t.id);
   const given = text(p.image);
-  const photo = keepFile(ctx, given && existsSync(given) ? given : messagePhoto(ctx), ref, '报修照片');
-  if (photo) t = await update(call, TICKETS, t.id, { 报修照片: photo });
+  const photo = keepFile(ctx, given || messagePhoto(ctx), ref, '报修照片');
+  if (photo) t = await update(call, TICKETS, t.id, { 报修照片: storedPath(ctx, photo) });
 
   const worker = await dutyWorker(call);
   let dispatched: Awaited<ReturnType<typeof dispatchTo>> | null = null;

@@ -95,6 +95,7 @@ for (const engine of ENGINES) {
       expect(Number(row.费用)).toBe(1200);
       expect(row.完成说明).toBe('完成了，费用 1200 元');
       expect(String(row.完成照片)).toMatch(/repair_ticket\/T-1\/完成照片/);
+      expect(String(row.完成照片)).not.toMatch(/^\//); // no server path in the business table
 
       // The reporter hears back on Feishu, with the photo, addressed by open_id (from the ticket).
       await until(() => feishuSays('已维修完成').length > 0, 30_000, 'reporter message');

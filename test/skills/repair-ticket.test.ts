@@ -4,7 +4,11 @@
  * reporter is addressed from the ticket row, never from `actor_*` (R-MSG-07). `call_skill` is
  * a recording stand-in; the full flow runs in test/e2e/repair-ticket.test.ts.
  */
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { confinedFile, keepFile, storedPath } from '../../skills/repair_ticket/context.ts';
 import { execute } from '../../skills/repair_ticket/handler.ts';
 import { ACTIONS, ACTION_ALIASES, assertAliasTargets, parseCost, resolveAction, saysDone, ticketNumber } from '../../skills/repair_ticket/lib.ts';
 
@@ -143,5 +147,29 @@ describe('repair_ticket: the worker\'s reply', () => {
     const r = await execute({ action: '完成回复', ticket: 'T-5', cost: 10 }, h.ctx(other));
     expect(r).toMatchObject({ success: false, permission_denied: true });
     expect(h.ticket.状态).toBe('处理中');
+  });
+});
+
+describe('repair_ticket: photo paths are confined to the workspaces', () => {
+  const data = mkdtempSync(join(tmpdir(), 'rt-files-'));
+  const ws = join(data, 'workspaces', 'default', 's1');
+  const other = join(data, 'workspaces', 'default', 's2');
+  mkdirSync(ws, { recursive: true });
+  mkdirSync(other, { recursive: true });
+  writeFileSync(join(other, 'pump.png'), 'png');
+  writeFileSync(join(data, 'secret.key'), 'k');
+  symlinkSync(join(data, 'secret.key'), join(ws, 'link.png'));
+  const ctx = { workspace_dir: ws };
+
+  it('a photo of another session is copied to repair_ticket/T-n/ and stored relative to the workspaces root', () => {
+    const kept = keepFile(ctx, join(other, 'pump.png'), 'T-1', '报修照片');
+    expect(kept).toMatch(/workspaces\/default\/s1\/repair_ticket\/T-1\/报修照片\.png$/);
+    expect(storedPath(ctx, kept)).toBe('default/s1/repair_ticket/T-1/报修照片.png');
+    expect(confinedFile(ctx, 'default/s1/repair_ticket/T-1/报修照片.png')).toBe(kept);
+  });
+
+  it.each(['/etc/hostname', '../../secret.key', join(data, 'secret.key'), join(ws, 'link.png')])('a path outside the workspaces is refused: %s', (p) => {
+    expect(confinedFile(ctx, p)).toBe('');
+    expect(keepFile(ctx, p, 'T-1', 'x')).toBe('');
   });
 });
