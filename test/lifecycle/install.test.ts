@@ -175,13 +175,11 @@ describe('skillgate skill install (CLI, in process)', () => {
     return { code, out, err };
   };
 
-  it('R-PRE-06 install --role --json prints the result; the role lists and runs it; a hostile zip exits 1 naming the entry', async () => {
+  it('R-PRE-06 install --role --json prints the result; skill run --role runs it; a hostile zip exits 1 naming the entry', async () => {
     const zip = await zipFile('cli_tool.zip', Object.entries(skillFiles('cli_tool', 'cli')).map(([name, data]) => ({ name, data })));
     const done = await cli('skill', 'install', zip, '--role', 'ops', '--json');
     expect(done.code, done.err).toBe(0);
     expect(JSON.parse(done.out)).toMatchObject({ ok: true, skill: 'cli_tool', dir: join(dataDir, 'role-skills', 'ops', 'cli_tool') });
-    const ops = await cli('skill', 'list', '--role', 'ops', '--json');
-    expect((JSON.parse(ops.out) as Array<{ function: { name: string } }>).map((t) => t.function.name).sort()).toEqual(['cli_tool', 'datatable', 'help']);
     const ran = await cli('skill', 'run', 'cli_tool', '--role', 'ops');
     expect(JSON.parse(ran.out)).toMatchObject({ version: 'cli', role: 'ops' });
     const evil = await zipFile('evil2.zip', [{ name: 'SKILL.md', data: skillFiles('evil2', '1')['SKILL.md']! }, { name: '../../evil2.txt', data: 'x' }]);
