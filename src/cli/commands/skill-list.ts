@@ -58,12 +58,21 @@ export async function skillListCommand(opts: { role?: string; json?: boolean }, 
     }
   };
   const hasDb = settings.databaseUrl !== undefined || existsSync(join(settings.dataDir, 'pgdata'));
-  const tools = hasDb
-    ? await withCliDb(settings, {
+  let tools: ModelTool[];
+  if (!hasDb) tools = await list(undefined);
+  else {
+    try {
+      tools = await withCliDb(settings, {
         direct: list,
         viaServer: async (call) => (await call<{ tools: ModelTool[] }>('POST', '/api/local/skill/list', { role: roleId })).tools,
-      })
-    : await list(undefined);
+      });
+    } catch (err) {
+      // A listing never fails for the database: without it, the config list decides.
+      if (!(err instanceof CliError)) throw err;
+      io.stderr(`skillgate: console overrides not read (${err.message}); listing by the config only\n`);
+      tools = await list(undefined);
+    }
+  }
   if (opts.json) {
     printJson(io, tools);
     return EXIT_OK;
