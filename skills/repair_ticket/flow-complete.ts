@@ -98,15 +98,9 @@ export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallS
   const heard = toReporter.ok === true ? `已通知报修人 ${text(done.报修人)}` : Number(toReporter.queued) > 0 ? '给报修人的消息排队投递中' : `未能通知报修人：${text(toReporter.error) || '原因未知'}`;
   const md = [
     `已记录：工单 ${ref} 已完成${cost !== null ? `，费用 ${yuan(cost)}` : ''}${photo ? '，照片已保存' : ''}。${heard}。`,
-    ...(cost === null
-      ? [
-          parsed.reason === 'magnitude'
-            ? `费用请写成数字（如 12000），不要用「万」「k」。补录：/repair_ticket action=登记费用 工单=${ref} 费用=<金额>`
-            : `回复里没有找到费用，已留空。如有费用，可补录：/repair_ticket action=登记费用 工单=${ref} 费用=<金额>`,
-        ]
-      : []),
+    ...(cost === null ? [parsed.reason === 'magnitude' ? '费用需写成数字（如 12000），「万」「k」不会换算，已留空。' : '回复里没有找到费用，已留空。'] : []),
   ].join('\n');
-  return say(md, { ticket: publicTicket(done), cost, reporter_message: toReporter, ops_notify: ops });
+  return say(md, { ticket: publicTicket(done), cost, reporter_message: toReporter, ops_notify: ops, ...(cost === null ? { for_user: `补录费用：/repair_ticket action=登记费用 工单=${ref} 费用=<金额>` } : {}) });
 }
 
 /**
@@ -123,7 +117,7 @@ async function progress(ctx: Ctx, call: CallSkill, t: Row, note: string, src: st
     : { ok: false, error: '工单没有记录报修人的渠道' };
   const wait = await waitForWorker(ctx, call, t.id, text(t.维修工联系方式) || originOf(ctx).address);
   const heard = sent.ok === true ? '已转告报修人' : Number(sent.queued) > 0 ? '给报修人的消息排队投递中' : `未能转告报修人：${text(sent.error) || '原因未知'}`;
-  return say(`${heard}，工单 ${ref} 仍在处理中。修好后回复「完成了，费用 …元」并附照片。`, { ticket: publicTicket(t), progress: true, reporter_message: sent, pending_reply: wait });
+  return say(`${heard}，工单 ${ref} 仍在处理中。`, { ticket: publicTicket(t), progress: true, for_user: '修好后可直接回复「完成了，费用 …元」并附照片。', reporter_message: sent, pending_reply: wait });
 }
 
 /** 登记费用: set or correct the cost of a ticket (its worker or a team owner/admin). */

@@ -172,10 +172,10 @@ export async function assign(p: Record<string, unknown>, ctx: Ctx, call: CallSki
       (await query(call, WORKERS, [{ field: '工号', op: 'eq', value: who }], 1))[0] ??
       (await query(call, WORKERS, [{ field: '姓名', op: 'eq', value: who }], 1))[0] ??
       null;
-    if (!worker) return needParam('worker', `维修工表里没有「${who}」。先用 /repair_ticket action=值班设置 登记。`);
+    if (!worker) return needParam('worker', `维修工表里没有「${who}」，可用 /repair_ticket action=值班设置 登记。`);
   } else {
     worker = await dutyWorker(call);
-    if (!worker) return needParam('worker', '当前没有值班维修工：请给出 维修工=<工号或姓名>，或先用 action=值班设置 设置值班。');
+    if (!worker) return needParam('worker', '当前没有值班维修工：可给出 维修工=<工号或姓名>，或用 action=值班设置 设置值班。');
   }
   const d = await dispatchTo(ctx, call, t, worker);
   const md = d.ticket.状态 === '处理中'

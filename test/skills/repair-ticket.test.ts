@@ -124,7 +124,8 @@ describe('repair_ticket: the worker\'s reply', () => {
     const r = await execute({ reply: { raw_input: '3号泵修好了', attachments: [] }, state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5' }, h.ctx(fromWorker));
     expect(h.ticket.状态).toBe('已完成');
     expect('费用' in h.ticket).toBe(false);
-    expect(String(r.display_md)).toContain('action=登记费用 工单=T-5');
+    expect(String(r.display_md)).toContain('没有找到费用，已留空');
+    expect(r.for_user).toBe('补录费用：/repair_ticket action=登记费用 工单=T-5 费用=<金额>'); // R-ACT-08: next steps as for_user
   });
 
   it('a progress note (「在路上」) is passed to the reporter, the ticket stays 处理中 and the wait is registered again', async () => {
