@@ -104,7 +104,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     // The live skill set (issue 10): built-in, SKILLGATE_SKILL_DIRS, <data>/skills and every
     // role's own skills; per-role scope; hot reload (SKILLGATE_SKILL_RELOAD_MS); install.
     let servicesRef: SkillServices | undefined;
-    const lifecycle = await createSkillLifecycle({ db, settings, config, log, scopeRegistry: () => servicesRef?.registry ?? lifecycle.registry() });
+    const lifecycle = await createSkillLifecycle({ db, settings, config, log, env, scopeRegistry: () => servicesRef?.registry ?? lifecycle.registry() });
     stops.push(() => lifecycle.close());
     const broken = lifecycle.registry().all().filter((s) => s.status === 'broken').map((s) => s.name);
     log.info({ skills: lifecycle.registry().all().length, broken }, 'skills discovered');
