@@ -4,7 +4,7 @@
  * reporter is addressed from the ticket row, never from `actor_*` (R-MSG-07). `call_skill` is
  * a recording stand-in; the full flow runs in test/e2e/repair-ticket.test.ts.
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,17 @@ describe('repair_ticket: cost in a reply', () => {
   it('magnitude words are not converted (spec §7.5): asked again', () => {
     expect(parseCost('费用 1.2万')).toEqual({ cost: null, reason: 'magnitude' });
     expect(parseCost('花了3k元')).toEqual({ cost: null, reason: 'magnitude' });
+  });
+});
+
+describe('repair_ticket: SKILL.md (R-ACT-09)', () => {
+  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'skills', 'repair_ticket', 'SKILL.md'), 'utf8');
+  it('says to pass the action as the Chinese word, has the scenario → answer table, three call examples, every action', () => {
+    expect(doc.length).toBeLessThan(8000);
+    expect(doc).toContain('action 必须按原样传入中文原词');
+    expect(doc).toMatch(/\| 用户想要 \| action \| 回答 \|/);
+    expect((doc.match(/^\/repair_ticket action=/gm) ?? []).length).toBeGreaterThanOrEqual(3);
+    for (const a of ACTIONS) expect(doc).toContain(`\`${a}\``);
   });
 });
 
