@@ -94,7 +94,9 @@ async function unzipInto(file: string, dest: string, budget: Budget): Promise<vo
           cb(seen > entry.uncompressedSize ? new Error(`entry "${name}" is larger than declared`) : null, chunk);
         },
       });
-      await pipeline(stream, cap, createWriteStream(target!, { flags: 'wx', mode: 0o644 }));
+      // Only the executable bit is kept from the entry's mode (scripts of SHELL/RUBY skills).
+      const exec = ((entry.externalFileAttributes >>> 16) & 0o111) !== 0;
+      await pipeline(stream, cap, createWriteStream(target!, { flags: 'wx', mode: exec ? 0o755 : 0o644 }));
     }
   } catch (err) {
     if (err instanceof InstallRefusal) throw err;

@@ -132,6 +132,21 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
       : undefined;
   refreshTimer?.unref();
 
+  let installs: Promise<unknown> = Promise.resolve();
+  const installNow = async (source: string, roleId: string | undefined): Promise<InstallResult> => {
+    const result = await installPackage(source, { dataDir, roleId, registry: built.registry });
+    if (!result.ok || !result.skill) return result;
+    await reload('install');
+    // Enable: a role skill for its owner; a shared one for the installing role when given,
+    // else it follows each role's config list (`*` roles see it at once).
+    if (roleId) await store.set(roleId, result.skill, true);
+    const rec = built.registry.get(result.skill);
+    if (!rec || rec.dir !== result.dir) {
+      return { ...result, ok: false, error: `安装后未能注册技能 "${result.skill}"（名称可能与已有技能冲突）/ skill "${result.skill}" was copied but not registered (name clash?)` };
+    }
+    return result;
+  };
+
   const registry = (): Registry => built.registry;
   const scopeRegistry = opts.scopeRegistry ?? registry;
 
@@ -159,19 +174,11 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
           dir: r.dir,
         }));
     },
-    async install(source, o = {}): Promise<InstallResult> {
-      const result = await installPackage(source, { dataDir, roleId: o.roleId, registry: built.registry });
-      if (!result.ok || !result.skill) return result;
-      await reload('install');
-      const roleId = o.roleId;
-      // Enable: a role skill for its owner; a shared one for the installing role when given,
-      // else it follows each role's config list (`*` roles see it at once).
-      if (roleId) await store.set(roleId, result.skill, true);
-      const rec = built.registry.get(result.skill);
-      if (!rec || rec.dir !== result.dir) {
-        return { ...result, ok: false, error: `安装后未能注册技能 "${result.skill}"（名称可能与已有技能冲突）/ skill "${result.skill}" was copied but not registered (name clash?)` };
-      }
-      return result;
+    install(source, o = {}): Promise<InstallResult> {
+      // One install at a time: two installs of one name must not interleave their renames.
+      const run = installs.then(() => installNow(source, o.roleId));
+      installs = run.catch(() => undefined);
+      return run;
     },
     onChange(listener) {
       listeners.push(listener);
