@@ -4,7 +4,7 @@
  *
  * Both work on a staged copy and only replace the live folder when everything passed:
  * 1. the role id and the skill name are valid (R-PRE-03); the name is not a built-in, shared
- *    or market skill, nor another role's (R-PRE-09);
+ *    or market skill, nor another role's, nor a saved chain (R-PRE-09);
  * 2. every file path is confined (no `..`, not absolute, no hidden segments) and allowed:
  *    create writes only SKILL.md, the handler and skill.toml, anything else is ignored and
  *    listed (R-PRE-08); edit may also write schema.json and `references/…`; a symbolic link in
@@ -37,6 +37,7 @@ export type EditRefusalCode =
   | 'scope.shared'
   | 'scope.market'
   | 'scope.other_role'
+  | 'scope.chain'
   | 'skill.exists'
   | 'skill.not_found'
   | 'files.invalid'
@@ -126,6 +127,12 @@ function checkRequest(
     return { ...none, refusal: refuse('name.invalid', `技能名「${req.name}」不合法：须匹配 ^[a-z0-9][a-z0-9_-]*$`, `skill name "${req.name}" must match ^[a-z0-9][a-z0-9_-]*$`) };
   }
   const rec = req.registry?.get(req.name);
+  if (rec?.skillType === 'chain') {
+    return {
+      ...none,
+      refusal: refuse('scope.chain', `「${req.name}」是已保存的技能链，不能${op === 'create' ? '同名新建技能' : '用 edit_skill 修改'}（技能链用 chain save 修改）`, `"${req.name}" is a saved chain and cannot be ${op === 'create' ? 'shadowed by a skill' : 'changed with edit_skill'} (use chain save)`),
+    };
+  }
   if (rec && rec.source !== 'role') {
     const w = SOURCE_WORD[rec.source] ?? { zh: rec.source, en: rec.source };
     return {

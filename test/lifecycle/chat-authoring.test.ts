@@ -16,6 +16,9 @@ import { BUILTIN_SKILLS_DIR, EXAMPLE_SKILLS_DIR, loadSettings } from '../../src/
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { authoringOf } from '../../src/lifecycle/authoring.ts';
 import { runCreateSkill } from '../../src/lifecycle/chat-tools.ts';
+import { createRoleSkill } from '../../src/lifecycle/skill-edit.ts';
+import { chainSkillRecord } from '../../src/chain/skill.ts';
+import { makeRegistry } from '../../src/registry/discover.ts';
 import { createSkillLifecycle, type LiveSkillLifecycle } from '../../src/lifecycle/live.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { toSubprocessContext } from '../../src/runtime/types.ts';
@@ -24,7 +27,7 @@ import { callTools, FakeLlm, lastToolResult, say } from '../planner/fake-llm.ts'
 import { PLANNER_FIXTURES, plannerHarness, textOf } from '../planner/harness.ts';
 import { TURN_FIXTURES } from '../turn/helpers.ts';
 import { Client } from '../web/helpers.ts';
-import { fixtureFiles, tree } from './helpers.ts';
+import { fixtureFiles, tempDataDir, tree } from './helpers.ts';
 
 const greetFiles = async (): Promise<Record<string, string>> => {
   const f = await fixtureFiles('greet');
@@ -178,5 +181,12 @@ describe('the authoring services in the runtime context', () => {
     expect(Object.keys(toSubprocessContext({ role_id: 'r', lifecycle: svc }))).toEqual(['role_id']);
     const refused = await runCreateSkill({ name: 'x', full_files: {} }, { role_id: 'r', lifecycle: 'x' });
     expect(refused).toMatchObject({ success: false, error_type: 'config', user_message: '此处不能新建或修改技能（没有平台服务）。' });
+  });
+
+  it('R-PRE-09: a saved chain of that name is refused with its own reason, not as another role\'s skill', async () => {
+    const registry = makeRegistry([chainSkillRecord({ name: 'daily', description: 'd', steps: [] } as never)], []);
+    const r = await createRoleSkill({ dataDir: await tempDataDir(), roleId: 'default', name: 'daily', files: await greetFiles(), registry });
+    expect(r.refusal).toMatchObject({ code: 'scope.chain' });
+    expect(r.refusal?.message['zh-CN']).toContain('已保存的技能链');
   });
 });
