@@ -3,8 +3,9 @@
  * through real webhooks, a real database (PGlite, and the server with TEST_DATABASE_URL) and
  * real delivery calls to loopback fakes (test/e2e/rig.ts).
  *
- * The reporter (Feishu open_id, team owner) puts the worker (Telegram id 777) on duty and
- * reports pump 3 with a photo (a signed, encrypted Feishu `post` event: command text + image).
+ * The reporter (Feishu open_id, team owner) uses the skill first (the tables are created), the
+ * worker (Telegram id 777, a member) puts himself on duty from Telegram, the reporter reports
+ * pump 3 with a photo (a signed, encrypted Feishu `post` event: command text + image).
  * Ops get the alert (Apprise), the worker gets the ticket with the photo (Bot API sendPhoto),
  * the reporter the ticket number (Feishu reply). The worker answers 「完成了，费用 1200 元」
  * with a photo (a Telegram update; getFile + download from the fake) → the pending reply runs
@@ -42,9 +43,12 @@ for (const engine of ENGINES) {
       rig.telegram.calls('/bot:token/:method', 'POST').filter((r) => /^send/.test(r.params.method!) && String(telegramBody(r).chat_id) === String(WORKER_TG));
 
     it('R-ACT-05 R-MSG-01 R-MSG-02 R-MSG-07 R-MSG-09: report with photo → ops alert, worker ticket with photo, reporter ticket number; worker reply with photo → ticket 已完成 1200, reporter photo on Feishu, ops 维修完成', async () => {
-      // The owner puts the worker on duty (the first use creates the tables).
-      expect((await feishuMessage(rig, REPORTER, { type: 'text', content: { text: '/repair_ticket action=值班设置 姓名=李四 工号=E2001 联系方式=telegram:777' } })).status).toBe(200);
-      await until(() => feishuSays('现在值班').length > 0, 60_000, 'duty ack');
+      // The owner's first use creates the tables; the worker (a member) puts himself on duty from Telegram.
+      expect((await feishuMessage(rig, REPORTER, { type: 'text', content: { text: '/repair_ticket action=查询' } })).status).toBe(200);
+      await until(() => feishuSays('还没有工单').length > 0, 60_000, 'tables created');
+      expect((await telegramUpdate(rig, WORKER_TG, { text: '/repair_ticket action=值班设置', entities: [{ type: 'bot_command', offset: 0, length: 14 }] })).status).toBe(200);
+      await until(() => toWorker().some((s) => JSON.stringify(telegramBody(s)).includes('现在值班')), 60_000, 'duty ack');
+      expect(JSON.stringify(telegramBody(toWorker().at(-1)!))).toContain('telegram:777');
 
       // The report: a post with the command line and an inline photo.
       const post = { title: '', content: [[{ tag: 'text', text: '/repair_ticket action=report 描述="3号泵漏水" 位置=泵房' }], [{ tag: 'img', image_key: 'img_v3_pump3' }]] };

@@ -153,6 +153,13 @@ describe('repair_ticket: the worker\'s reply', () => {
     expect(h.calls.some((c) => c.name === 'notify')).toBe(false);
   });
 
+  it('值班设置: a member registers only himself (address from his own message); registering someone else needs owner/admin', async () => {
+    const h = fakeTables();
+    const r = await execute({ action: '值班设置', 联系方式: 'telegram:555', 姓名: '王五' }, h.ctx(fromWorker));
+    expect(r).toMatchObject({ success: false, permission_denied: true });
+    expect(h.calls.filter((c) => c.name === 'datatable' && ['insert', 'update', 'update_by'].includes(String(c.input.action)))).toEqual([]);
+  });
+
   it('someone who is not the ticket\'s worker (nor owner/admin) cannot complete it', async () => {
     const h = fakeTables();
     const other = { request: { channel: 'telegram', account: 'default', actor: { id: '999' }, attachments: [] } };
