@@ -14,7 +14,7 @@ import type { InboundMessage } from '../channel/types.ts';
 import { storableCopy } from '../channel/storable.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
-import { claimEvents, countBacklog, insertEvent, lockChat, markDone, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import { claimEvents, countBacklog, insertEvent, lockChat, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
 import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxStartOptions, InboxStopOptions } from './types.ts';
 
 /** The NOTIFY channel that wakes inbox workers. */
@@ -67,6 +67,9 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
   const inflight = new Map<string, { done: Promise<void>; renew: NodeJS.Timeout }>();
   /** Slots held by `receive` calls that may take their event in the INSERT. */
   let reserved = 0;
+  /** Running events whose done mark is written: their slots passed to the events it took. */
+  const released = new Set<string>();
+  const busy = (): number => inflight.size - released.size + reserved;
 
   const schedulePoll = (): void => {
     if (!running) return;
@@ -87,7 +90,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
       do {
         again = false;
         while (running) {
-          const free = concurrency - inflight.size - reserved;
+          const free = concurrency - busy();
           if (free <= 0) break;
           const rows = await claimEvents(db, owner, now(), leaseMs, free);
           if (!running) {
@@ -119,15 +122,29 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         .catch((err: unknown) => log.warn({ event_id: row.id, err: errorText(err) }, 'inbox: lease renewal failed'));
     }, Math.max(1, Math.floor(leaseMs / 3)));
     renew.unref();
-    const done = execute(row).finally(() => {
-      clearInterval(renew);
-      inflight.delete(row.id);
-      wake();
-    });
+    const done = execute(row).then(
+      (tookNext) => {
+        clearInterval(renew);
+        inflight.delete(row.id);
+        released.delete(row.id);
+        // The done mark took further events already (as many as were free); look again only when it filled them all.
+        if (tookNext !== false) wake();
+      },
+      () => {
+        clearInterval(renew);
+        inflight.delete(row.id);
+        released.delete(row.id);
+        wake();
+      },
+    );
     inflight.set(row.id, { done, renew });
   }
 
-  async function execute(row: ClaimedRow): Promise<void> {
+  /**
+   * Run one event and record the outcome. @returns false when the outcome statement also took
+   * due events and found no more than the free slots (no further look needed), else true
+   */
+  async function execute(row: ClaimedRow): Promise<boolean> {
     const ctx = { event_id: row.id, chat_key: row.chat_key, attempts: row.attempts };
     try {
       if (row.attempts > maxAttempts) {
@@ -135,7 +152,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         const error = `abandoned: ${row.attempts - 1} runs ended without a result`;
         await markFailed(db, row.id, owner, error, now(), null);
         log.error(ctx, 'inbox: event failed for good (no run finished)');
-        return;
+        return true;
       }
       const event: InboxEvent = {
         id: row.id,
@@ -153,14 +170,24 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         if (last) log.error({ ...ctx, err }, 'inbox: handler failed; event failed for good');
         else log.warn({ ...ctx, err, retry_at: new Date(retryAt!).toISOString() }, 'inbox: handler failed; will retry');
         if (!ours) log.warn(ctx, 'inbox: lease was lost before the failure was recorded');
-        return;
+        return true;
       }
-      if (!(await markDone(db, row.id, owner, now()))) {
-        log.warn(ctx, 'inbox: lease was lost before the event was marked done');
+      // Done, and the freed slot (plus any other free one) refilled in the same statement.
+      // This event's own slot counts as free: the statement that ends it may refill it.
+      const free = running ? Math.max(0, concurrency - busy() + 1) : 0;
+      const { done, claimed } = await markDoneAndClaim(db, row.id, owner, now(), leaseMs, free);
+      released.add(row.id);
+      if (!done) log.warn(ctx, 'inbox: lease was lost before the event was marked done');
+      if (!running && claimed.length > 0) {
+        await releaseEvents(db, claimed.map((r) => r.id), owner);
+        return true;
       }
+      for (const next of claimed) run(next);
+      return free === 0 || claimed.length >= free;
     } catch (err) {
       // The database failed while recording: the lease expires and the event is taken again.
       log.error({ ...ctx, err: errorText(err) }, 'inbox: recording the result failed');
+      return true;
     }
   }
 
@@ -170,7 +197,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
       const key = chatKey(msg);
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:
       // no NOTIFY, no claim statement (issue 5 bench). Otherwise the row waits for a worker.
-      const take = running && concurrency - inflight.size - reserved > 0;
+      const take = running && concurrency - busy() > 0;
       if (take) reserved++;
       let stored: { id: string; claimed: boolean } | null;
       const receivedAt = now();

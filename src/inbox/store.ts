@@ -126,6 +126,56 @@ export async function markDone(q: Queryable, id: string, owner: string, nowMs: n
 }
 
 /**
+ * Record a finished run and, in the same statement, take up to `limit` further due events for
+ * `owner` (the slot it frees): {@link markDone} + {@link claimEvents} in one round trip. The
+ * finished event counts as finished for its chat's head rule only when the done mark took
+ * effect (the lease was still ours).
+ * @returns whether the done mark took effect, and the rows taken (in id order)
+ */
+export async function markDoneAndClaim(
+  q: Queryable,
+  id: string,
+  owner: string,
+  nowMs: number,
+  leaseMs: number,
+  limit: number,
+): Promise<{ done: boolean; claimed: ClaimedRow[] }> {
+  const { rows } = await q.query<ClaimedRow & { kind: 'd' | 'c' }>(
+    `WITH d AS (
+       UPDATE skillgate.inbox_events
+          SET status = 'done', processed_at = $3::timestamptz, lease_owner = NULL, lease_until = NULL, error = NULL
+        WHERE id = $1::bigint AND lease_owner = $2 AND status = 'processing'
+        RETURNING id
+     ), c AS (
+       UPDATE skillgate.inbox_events e
+          SET status = 'processing', lease_owner = $2, lease_until = $4::timestamptz, attempts = e.attempts + 1
+        WHERE e.id IN (
+          SELECT h.id FROM skillgate.inbox_events h
+           WHERE h.id <> $1::bigint AND h.status IN ('received', 'processing')
+             AND ((h.status = 'received' AND h.next_attempt_at <= $3::timestamptz)
+               OR (h.status = 'processing' AND h.lease_until <= $3::timestamptz))
+             AND NOT EXISTS (
+               SELECT 1 FROM skillgate.inbox_events p
+                WHERE p.chat_key = h.chat_key AND p.id < h.id
+                  AND p.status IN ('received', 'processing')
+                  AND NOT (p.id = $1::bigint AND EXISTS (SELECT 1 FROM d)))
+           ORDER BY h.id
+           LIMIT $5
+           FOR UPDATE OF h SKIP LOCKED)
+          AND (e.status = 'received' OR e.lease_until <= $3::timestamptz)
+        RETURNING e.id, e.payload, e.chat_key, e.attempts, e.received_at
+     )
+     SELECT 'd' AS kind, id::text AS id, NULL::jsonb AS payload, NULL::text AS chat_key, NULL::int AS attempts, NULL::timestamptz AS received_at FROM d
+     UNION ALL
+     SELECT 'c', id::text, payload, chat_key, attempts, received_at FROM c`,
+    [id, owner, iso(nowMs), iso(nowMs + leaseMs), Math.max(0, limit)],
+  );
+  const claimed = rows.filter((r) => r.kind === 'c').map(({ kind: _kind, ...r }) => r);
+  claimed.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  return { done: rows.some((r) => r.kind === 'd'), claimed };
+}
+
+/**
  * Record a failed run: back to `received`, due at `retryAtMs`, or `failed` for good when
  * `retryAtMs` is null. @returns false when the lease was no longer ours
  */

@@ -92,6 +92,23 @@ export function renderReport(r: BenchReport): string {
     '  statement of every message runs one after another on the same CPU as the gateway, so the',
     '  ratio is bounded by (baseline statements / gateway statements) and the statement costs.',
     '',
+    '### Per-message fast paths and what they keep',
+    '',
+    '- The inbox INSERT takes a new chat head for this process (status, lease, attempt 1 in the',
+    '  statement) when a worker slot is free, and the turn starts without a claim statement; a later',
+    '  event of a busy chat, or one arriving with every slot busy, is stored `received` as before.',
+    '  The statement that marks an event done also takes the next due events for the slot it frees.',
+    '  A taken row carries a lease either way: after a crash it expires and the row is taken again.',
+    '- The outbox INSERT of a reply takes the row the same way when it is its chat\'s head and the',
+    '  outbox runs; it is sent right after commit (no NOTIFY, no claim). Delivery stays at least',
+    '  once, with the idempotency key `outbox:<id>`; per-chat order holds because only a head is taken',
+    '  (on a server under the chat\'s advisory lock, so every earlier row is visible).',
+    '- On a server, NOTIFYs ride in the statements that need them (`pg_notify` in `RETURNING`,',
+    '  delivered at commit): an inbox row left `received`, a stored web frame, a new attachment.',
+    '- Cached in the process, per database: session records (`last_active_at` is written at most',
+    '  once a minute per session), attachment lists (dropped on every registration here and, on a',
+    '  server, on the NOTIFY of a registration elsewhere), web conversation owners (never change).',
+    '',
   );
 
   out.push('## Micro benchmarks', '');
