@@ -10,6 +10,7 @@ import type { WebContext } from './context.ts';
 import { conversationOwner } from './frames.ts';
 import { conversationIdFor, isConversationId } from './tokens.ts';
 import { PROTOCOL_VERSION, type StoredFrameBody } from './wire.ts';
+import { mediaForRecipient } from './recipient-media.ts';
 
 /** Conversation owners seen, per Db (a conversation's owner never changes; rows are never deleted). */
 const owners = new WeakMap<object, Map<string, { orgId: string; contactKey: string }>>();
@@ -103,7 +104,8 @@ export async function sendToWeb(ctx: WebContext, target: OutboundTarget, message
     const to = await resolveTarget(ctx, target);
     if (!to) return { ok: false, retryable: false, error: `unknown web conversation ${target.chat_id}`, code: 'unknown_conversation' };
     const ids: string[] = [];
-    for (const body of framesOf(ctx, message)) {
+    // Files from another session (send_message) become the recipient's own, servable uploads.
+    for (const body of framesOf(ctx, await mediaForRecipient(ctx, to.contactKey, message))) {
       const frame = await ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() });
       ids.push(String(frame.seq));
     }

@@ -76,6 +76,7 @@ describe('repair ticket in the web chat, two windows (issue 11, README walkthrou
     // the worker's window: the ticket and its photo, pushed by send_message
     await bot(worker, '新工单 T-1').waitFor({ timeout: 30_000 });
     await media(worker, '报修照片').waitFor({ timeout: 30_000 });
+    await worker.locator('[data-testid="msg-bot"] img[alt^="报修照片"]').waitFor({ timeout: 30_000 });
 
     const fixed = join(dir, '修好了.png');
     writeFileSync(fixed, PNG);
@@ -87,6 +88,9 @@ describe('repair ticket in the web chat, two windows (issue 11, README walkthrou
     await bot(reporter, '已维修完成').waitFor({ timeout: 30_000 });
     expect(await bot(reporter, '已维修完成').last().textContent()).toContain('1,200 元');
     await media(reporter, '完成照片').waitFor({ timeout: 30_000 });
+    const img = reporter.locator('[data-testid="msg-bot"] img[alt^="完成照片"]');
+    await img.waitFor({ timeout: 30_000 });
+    await expect.poll(() => img.evaluate((e) => (e as unknown as { naturalWidth: number }).naturalWidth), { timeout: 30_000 }).toBe(1);
 
     const [row] = await tickets(rig);
     expect(row).toMatchObject({ 状态: '已完成', 报修人: '张三', 维修工: '李四', origin_channel: 'web', origin_openid: 'demo_reporter', 维修工联系方式: 'web:demo_worker' });
