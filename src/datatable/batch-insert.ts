@@ -72,7 +72,8 @@ function chunkInsertSql(table: TableMeta, rows: readonly ValidRow[]): { sql: str
     const bare = uidt === '整数' || uidt === '数字' || uidt === '勾选' || uidt === '日期' || uidt === '时间';
     const parts = new Array<string>(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      const x = rows[i]!.values[c];
+      const v = rows[i]!.values;
+      const x = Object.hasOwn(v, c) ? v[c] : undefined;
       if (x === undefined || x === null) parts[i] = 'NULL';
       else if (Array.isArray(x)) parts[i] = arrayElement(arrayLiteral(x));
       else if (bare) parts[i] = String(x);

@@ -51,8 +51,29 @@ export function elementOf(field: Pick<FieldMeta, 'uidt'>, x: DbValue | undefined
 }
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-const DATETIME_RE = /^\d{4}-\d{2}-\d{2}([ T])(\d{2}):(\d{2}):(\d{2})$/;
 const TIME_RE = /^\d{2}:\d{2}:\d{2}$/;
+
+/** The two characters of `s` at `i` as a number 0–99, or -1 when they are not both ASCII digits. */
+function two(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/**
+ * `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DDTHH:MM:SS` naming a real day and time — the canonical
+ * form `coerceDateLike` returns as is (after T → space); checked without a regular expression.
+ */
+function isIsoDateTime(v: string): boolean {
+  if (v.length !== 19 || v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58) return false;
+  const sep = v.charCodeAt(10);
+  if (sep !== 32 && sep !== 84) return false;
+  if (two(v, 0) < 0 || two(v, 2) < 0 || two(v, 5) < 0 || two(v, 8) < 0) return false;
+  const h = two(v, 11);
+  const mi = two(v, 14);
+  const sec = two(v, 17);
+  return h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59 && validYmd(v);
+}
 
 /** The encoder of one field: the element of `coerceValue(field, v)`, or SLOW when the value is refused or not certain. */
 function fieldEncoder(field: FieldMeta, lang: DtLang): Enc {
@@ -88,10 +109,7 @@ function fieldEncoder(field: FieldMeta, lang: DtLang): Enc {
       return (v) => (typeof v === 'string' && v.length === 10 && DATE_RE.test(v) && validYmd(v) ? v : cached(v));
     case '日期时间':
       return (v) => {
-        if (typeof v === 'string' && v.length === 19) {
-          const m = DATETIME_RE.exec(v);
-          if (m && validYmd(v) && Number(m[2]) <= 23 && Number(m[3]) <= 59 && Number(m[4]) <= 59) return m[1] === ' ' ? `"${v}"` : `"${v.slice(0, 10)} ${v.slice(11)}"`;
-        }
+        if (typeof v === 'string' && isIsoDateTime(v)) return v.charCodeAt(10) === 32 ? `"${v}"` : `"${v.slice(0, 10)} ${v.slice(11)}"`;
         return cached(v);
       };
     case '时间':
@@ -120,12 +138,19 @@ export interface ColumnChunk {
   cols: string[][];
   /** Per field: true when at least one row carried the field (only those columns are written). */
   present: boolean[];
+  /**
+   * Per field of {@link ColumnEncoder.unique}: the value of each row as comparison text (the
+   * coerced text for 文本/长文本, else the element), null for NULL — for in-file duplicate checks.
+   */
+  keys: Array<Array<string | null>>;
 }
 
 /** A compiled column encoder of one table for one import. */
 export interface ColumnEncoder {
   /** The table's writable fields, in order (the order of `cols`). */
   readonly fields: readonly FieldMeta[];
+  /** Indexes (into `fields`) of the unique fields other than 多选, in order (the order of `chunk.keys`). */
+  readonly unique: readonly number[];
   /** The compiled validator (owner stamping not applied). */
   readonly validator: RecordValidator;
   /**
@@ -158,6 +183,10 @@ export function compileColumnEncoder(table: Pick<TableMeta, 'fields'>, lang: DtL
   const ownerEl: Array<string | typeof SLOW | undefined> = fields.map((f, j) => (ownerSet.has(f.title) ? encs[j]!(owner!.empNo) : undefined));
   const n = fields.length;
   const scratch = new Array<string | undefined>(n);
+  const unique = fields.flatMap((f, j) => (f.unique && f.uidt !== '多选' ? [j] : []));
+  const uniqueAt = fields.map((_, j) => unique.indexOf(j));
+  const textual = fields.map((f) => f.uidt === '文本' || f.uidt === '长文本');
+  const keyScratch = new Array<string | null>(unique.length);
 
   const stamped = (rec: unknown): unknown => {
     if (!owner || !rec || typeof rec !== 'object' || Array.isArray(rec)) return rec;
@@ -169,6 +198,7 @@ export function compileColumnEncoder(table: Pick<TableMeta, 'fields'>, lang: DtL
   const append = (chunk: ColumnChunk, rec: unknown, row: number): void => {
     chunk.rows.push(row);
     chunk.records.push(rec);
+    for (let u = 0; u < unique.length; u++) chunk.keys[u]!.push(keyScratch[u]!);
     for (let j = 0; j < n; j++) {
       const e = scratch[j];
       if (e === undefined) chunk.cols[j]!.push('NULL');
@@ -183,8 +213,10 @@ export function compileColumnEncoder(table: Pick<TableMeta, 'fields'>, lang: DtL
     const c = validator.validate(stamped(rec), 'insert');
     if (c.errors.length > 0) return c.errors;
     for (let j = 0; j < n; j++) {
-      const x = c.values[titles[j]!];
+      const x = ownOnly[j] && !Object.hasOwn(c.values, titles[j]!) ? undefined : c.values[titles[j]!];
       scratch[j] = x === undefined ? undefined : elementOf(fields[j]!, x);
+      const u = uniqueAt[j]!;
+      if (u >= 0) keyScratch[u] = x === undefined || x === null ? null : textual[j] ? String(x) : scratch[j]!;
     }
     append(chunk, rec, row);
     return null;
@@ -193,7 +225,8 @@ export function compileColumnEncoder(table: Pick<TableMeta, 'fields'>, lang: DtL
   return {
     fields,
     validator,
-    chunk: () => ({ rows: [], records: [], cols: fields.map(() => []), present: fields.map(() => false) }),
+    unique,
+    chunk: () => ({ rows: [], records: [], cols: fields.map(() => []), present: fields.map(() => false), keys: unique.map(() => []) }),
     values(rec) {
       const c = validator.validate(stamped(rec), 'insert');
       return c.errors.length > 0 ? null : c.values;
@@ -204,14 +237,21 @@ export function compileColumnEncoder(table: Pick<TableMeta, 'fields'>, lang: DtL
       for (let j = 0; j < n; j++) {
         const o = ownerEl[j];
         let e: string | typeof SLOW | undefined;
-        if (o !== undefined) e = o;
-        else {
+        let v: unknown;
+        if (o !== undefined) {
+          e = o;
+          v = owner!.empNo;
+        } else {
           const t = titles[j]!;
-          const v = ownOnly[j] && !Object.hasOwn(r, t) ? undefined : r[t];
-          e = v === undefined ? undefined : v === null || v === '' ? 'NULL' : encs[j]!(v);
+          v = ownOnly[j] && !Object.hasOwn(r, t) ? undefined : r[t];
+          // An own key holding undefined counts as given (NULL), as coerceRecord sees it.
+          e = v === undefined ? (Object.hasOwn(r, t) ? 'NULL' : undefined) : v === null || v === '' ? 'NULL' : encs[j]!(v);
         }
         if (e === SLOW || (required[j] && (e === undefined || e === 'NULL'))) return exact(chunk, rec, row);
         scratch[j] = e;
+        const u = uniqueAt[j]!;
+        // A string into 文本/长文本 is stored as is; a number or boolean as its String().
+        if (u >= 0) keyScratch[u] = e === undefined || e === 'NULL' ? null : textual[j] ? String(v) : e;
       }
       append(chunk, rec, row);
       return null;

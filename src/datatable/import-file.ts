@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { arraySource, jsonSource, type RecordSource } from './import-source.ts';
 import type { Bilingual } from './results.ts';
 
 /** Largest import file read, bytes (256 MiB). */
@@ -190,6 +191,38 @@ export function readImportRecords(path: string): { records: unknown[] } | { erro
     }
   }
   return { error: { zh: '导入文件应是对象数组 [{...}, {...}]。', en: 'the import file must hold an array of objects [{...}, {...}]' } };
+}
+
+/**
+ * Open the records of an import file for a chunked import (import-source.ts): a top-level
+ * JSON array is scanned once and parsed chunk by chunk as the import reaches it; the other
+ * forms (an object holding the array, JSON Lines) are read whole by {@link readImportRecords}.
+ * Same size limit and refusals as {@link readImportRecords}; a structural JSON error refuses
+ * the file before anything is written.
+ * @returns a {@link RecordSource} (its `length` is the record count), or a bilingual refusal.
+ */
+export function openImportRecords(path: string): { source: RecordSource } | { error: Bilingual } {
+  const ext = extname(path).toLowerCase();
+  const whole = (): { source: RecordSource } | { error: Bilingual } => {
+    const r = readImportRecords(path);
+    return 'error' in r ? r : { source: arraySource(r.records) };
+  };
+  if (ext === '.jsonl' || ext === '.ndjson') return whole();
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return { error: { zh: '导入文件无法读取。', en: 'the import file cannot be read' } };
+  }
+  if (size > MAX_IMPORT_BYTES) return whole();
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch {
+    return whole();
+  }
+  if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+  return jsonSource(buf);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Tx } from '../store/db.ts';
 import { dbRowError, type BatchCounts, type PartOptions, type RowError, type ValidRow } from './batch-insert.ts';
 import { compileColumnEncoder, type ColumnChunk, type ColumnEncoder } from './column-chunk.ts';
 import { idAt, insertColumns, type IdBlock } from './column-insert.ts';
+import { arraySource, UNPARSABLE, type RecordSource } from './import-source.ts';
 import type { OwnerScope } from './permissions.ts';
 import type { DtLang } from './results.ts';
 import { ownerSql, SqlParams, tableRef } from './rows.ts';
@@ -126,15 +127,16 @@ async function allocateIds(env: DtEnv, seq: string, n: number): Promise<IdBlock>
 export async function importRecords(
   env: DtEnv,
   table: TableMeta,
-  records: readonly unknown[],
+  records: readonly unknown[] | RecordSource,
   owner: OwnerScope | null,
-  opts: { skip: boolean },
+  opts: { skip: boolean; prepare?: (rec: unknown) => unknown },
 ): Promise<BatchCounts> {
   const lang = env.caller.lang;
   const enc = compileColumnEncoder(table, lang, owner);
+  const src: RecordSource = Array.isArray(records) ? arraySource(records) : (records as RecordSource);
   const out: BatchCounts = { inserted: 0, skipped: 0, failed: 0, errors: [] };
   const size = BATCH_TUNING.chunkRows;
-  const seq = records.length > size ? await idSequence(env, table) : null;
+  const seq = src.length > size ? await idSequence(env, table) : null;
   const concurrency = seq ? BATCH_TUNING.concurrency : 1;
   const part: PartOptions = { skip: opts.skip, returning: false };
   part.adaptive = () => {
@@ -172,15 +174,24 @@ export async function importRecords(
     }
   };
   const dedupe = uniqueTracker(enc, opts.skip, lang);
-  for (let start = 0; start < records.length; start += size) {
+  const prepare = opts.prepare;
+  for (let start = 0; ; start += size) {
+    const batch = src.take(size);
+    if (batch.length === 0) break;
     let chunk = enc.chunk();
-    const end = Math.min(records.length, start + size);
-    for (let i = start; i < end; i++) {
-      const errs = enc.add(chunk, records[i], i + 1);
+    for (let k = 0; k < batch.length; k++) {
+      const row = start + k + 1;
+      const rec = batch[k];
+      if (rec === UNPARSABLE) {
+        out.failed++;
+        out.errors.push({ row, error: lang === 'en' ? `record ${row} of the file is not valid JSON` : `文件第 ${row} 条记录不是合法 JSON` });
+        continue;
+      }
+      const errs = enc.add(chunk, prepare ? prepare(rec) : rec, row);
       if (errs === null) continue;
       out.failed++;
       for (const e of errs) {
-        const entry: RowError = { row: i + 1, error: e.error };
+        const entry: RowError = { row, error: e.error };
         if (e.field) entry.field = e.field;
         if (e.value !== undefined) entry.value = e.value;
         out.errors.push(entry);
@@ -216,12 +227,12 @@ export async function importRecords(
  * database would count it — `skipped` with on_conflict=skip, else a failed row with SQLSTATE
  * 23505 naming the field and the earlier row — and never sent. The first occurrence wins
  * (deterministic even with concurrent chunks). Conflicts with rows already in the table are
- * still found by the database. Values are compared by their encoded array element, one-to-one
- * with the coerced value (canonical decimal, ISO date, quoted text), so equal elements are the
- * column's equality. Returns null when the table has no unique field.
+ * still found by the database. Values are compared as `chunk.keys` holds them — the coerced
+ * text (canonical decimal, ISO date, the text itself), so equal keys are the column's equality.
+ * Returns null when the table has no unique field.
  */
 function uniqueTracker(enc: ColumnEncoder, skip: boolean, lang: DtLang): ((chunk: ColumnChunk, out: BatchCounts) => ColumnChunk) | null {
-  const cols = enc.fields.flatMap((f, j) => (f.unique && f.uidt !== '多选' ? [j] : []));
+  const cols = enc.unique;
   if (cols.length === 0) return null;
   const seen = cols.map(() => new Map<string, number>());
   return (chunk, out) => {
@@ -230,9 +241,9 @@ function uniqueTracker(enc: ColumnEncoder, skip: boolean, lang: DtLang): ((chunk
       let dup = -1;
       let first = 0;
       for (let k = 0; k < cols.length && dup < 0; k++) {
-        const e = chunk.cols[cols[k]!]![i]!;
-        if (e === 'NULL') continue;
-        const prev = seen[k]!.get(e);
+        const key = chunk.keys[k]![i];
+        if (key === null || key === undefined) continue;
+        const prev = seen[k]!.get(key);
         if (prev !== undefined) {
           dup = k;
           first = prev;
@@ -240,8 +251,8 @@ function uniqueTracker(enc: ColumnEncoder, skip: boolean, lang: DtLang): ((chunk
       }
       if (dup < 0) {
         for (let k = 0; k < cols.length; k++) {
-          const e = chunk.cols[cols[k]!]![i]!;
-          if (e !== 'NULL') seen[k]!.set(e, chunk.rows[i]!);
+          const key = chunk.keys[k]![i];
+          if (key !== null && key !== undefined) seen[k]!.set(key, chunk.rows[i]!);
         }
         continue;
       }
@@ -270,6 +281,7 @@ function uniqueTracker(enc: ColumnEncoder, skip: boolean, lang: DtLang): ((chunk
       records: chunk.records.filter(keep),
       cols: chunk.cols.map((c) => c.filter(keep)),
       present: chunk.present,
+      keys: chunk.keys.map((c) => c.filter(keep)),
     };
   };
 }

@@ -3,6 +3,8 @@
  * of mixed types) through `runDatatable` against a raw `COPY` of the same rows into an
  * identical table, as a time ratio (subject / baseline; target ≤ 2, i.e. a throughput ratio
  * ≥ 0.5), and the same with 1% invalid rows — every one of them must come back in `errors`.
+ * After the last case the throughput ratios (COPY time / import time, medians over the
+ * rounds, warm-up excluded) are printed explicitly: `bench: datatable throughput ratio …`.
  *
  * Runs on the real server named by TEST_DATABASE_URL (in a database `<name>_bench`); without
  * it the cases are skipped with a message. Baseline: server-side `COPY … FROM '<file>'` (needs a
@@ -166,6 +168,22 @@ export function datatableCases(): BenchCase[] {
     }
   };
 
+  // Per case: the times of every call (ms), to print the throughput ratio after the last case.
+  const times = [0, 1].map(() => ({ base: [] as number[], subj: [] as number[] }));
+  const timed = (fn: () => Promise<void>, into: number[]) => async () => {
+    const t0 = performance.now();
+    await fn();
+    into.push(performance.now() - t0);
+  };
+  const median = (xs: number[]): number => {
+    const s = xs.slice(1).sort((a, b) => a - b); // the first call is the harness's warm-up
+    const m = Math.floor(s.length / 2);
+    return s.length === 0 ? Number.NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  };
+  const printThroughput = () => {
+    const ratio = (k: number) => (median(times[k]!.base) / median(times[k]!.subj)).toFixed(3);
+    process.stdout.write(`bench: datatable throughput ratio (COPY time / insert_from_file time, target ≥ 0.5): all valid ${ratio(0)}, 1% invalid ${ratio(1)}\n`);
+  };
   const teardown = async () => undefined;
   return [
     {
@@ -174,8 +192,8 @@ export function datatableCases(): BenchCase[] {
       iterations: 1,
       rounds: 5,
       setup,
-      baseline: baseline('valid.csv', () => valid),
-      subject: subject('valid.json', ROWS, 0),
+      baseline: timed(baseline('valid.csv', () => valid), times[0]!.base),
+      subject: timed(subject('valid.json', ROWS, 0), times[0]!.subj),
       teardown,
       target: 2,
     },
@@ -185,9 +203,10 @@ export function datatableCases(): BenchCase[] {
       iterations: 1,
       rounds: 5,
       setup,
-      baseline: baseline('valid99.csv', () => bad.rows.filter((_, i) => !bad.invalid.has(i))),
-      subject: subject('invalid.json', ROWS - 1000, 1000),
+      baseline: timed(baseline('valid99.csv', () => bad.rows.filter((_, i) => !bad.invalid.has(i))), times[1]!.base),
+      subject: timed(subject('invalid.json', ROWS - 1000, 1000), times[1]!.subj),
       teardown: async () => {
+        printThroughput();
         await db.query('DROP SCHEMA IF EXISTS org_data_bench CASCADE');
         await db.query("DELETE FROM skillgate.dt_tables WHERE org_id = 'bench'");
         await db.close();
