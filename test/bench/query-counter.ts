@@ -25,7 +25,8 @@ export function statementKind(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const head = flat.split(' ').slice(0, 2).join(' ').toUpperCase();
   const table = /skillgate\.([a-z_]+)/i.exec(flat)?.[1] ?? /public\.([a-z_]+)/i.exec(flat)?.[1] ?? '';
-  const fn = /\b(pg_[a-z_]+)\(/i.exec(flat)?.[1] ?? '';
+  // a function named only for a bare SELECT of one (pg_notify, pg_advisory_xact_lock…)
+  const fn = /^SELECT pg_/i.test(flat) ? (/\b(pg_[a-z_]+)\(/i.exec(flat)?.[1] ?? '') : '';
   return [head, table, fn].filter(Boolean).join(' ');
 }
 
