@@ -5,7 +5,7 @@
  * row lock orders concurrent senders, so seq order is commit order).
  */
 import type { Queryable } from '../../src/store/db.ts';
-import { PROTOCOL_VERSION, type StoredFrame, type StoredFrameBody } from './wire.ts';
+import { PROTOCOL_VERSION, type ServerFrame, type StoredFrame, type StoredFrameBody } from './wire.ts';
 
 /** Make sure the conversation row of a contact exists (at hello). @throws the database error. */
 export async function ensureConversation(q: Queryable, conversationId: string, orgId: string, contactKey: string): Promise<void> {
@@ -37,8 +37,9 @@ export async function lastSeq(q: Queryable, conversationId: string): Promise<num
 /**
  * Store one frame with the next seq of its conversation (creating the conversation row when
  * a message reaches a contact that never opened the page). With `notify`, the same statement
- * sends `pg_notify(notify.channel, '{"c":…,"s":seq,"r":notify.replica}')` (the hub's push to other
- * replicas; a server delivers it at commit), so the push costs no statement of its own.
+ * sends `pg_notify(notify.channel, '{"c":…,"s":seq,"r":notify.replica[,"f":notify.status]}')` (the
+ * hub's push to other replicas, with a transient status frame to show after it; a server delivers
+ * it at commit), so the push costs no statement of its own.
  * @returns the stored frame with its envelope (`v, id, ts, seq, conversation_id`).
  * @throws the database error.
  */
@@ -50,7 +51,7 @@ export async function appendFrame(
     contactKey: string;
     body: StoredFrameBody;
     nowMs: number;
-    notify?: { channel: string; replica: string };
+    notify?: { channel: string; replica: string; status?: ServerFrame };
   },
 ): Promise<StoredFrame> {
   const ts = new Date(args.nowMs).toISOString();
@@ -66,7 +67,7 @@ export async function appendFrame(
        FROM s
      RETURNING seq::text AS seq,
                CASE WHEN $6::text IS NOT NULL
-                    THEN pg_notify($6::text, json_build_object('c', conversation_id, 's', seq, 'r', $7::text)::text) END AS notified`,
+                    THEN pg_notify($6::text, ($7::jsonb || jsonb_build_object('c', conversation_id, 's', seq))::text) END AS notified`,
     [
       args.conversationId,
       args.orgId,
@@ -74,7 +75,7 @@ export async function appendFrame(
       JSON.stringify({ v: PROTOCOL_VERSION, ts, conversation_id: args.conversationId, ...args.body }),
       ts,
       args.notify?.channel ?? null,
-      args.notify?.replica ?? null,
+      args.notify ? JSON.stringify({ r: args.notify.replica, ...(args.notify.status ? { f: args.notify.status } : {}) }) : null,
     ],
   );
   const seq = Number(rows[0]!.seq);

@@ -95,13 +95,22 @@ export class WebHub {
   }
 
   /**
-   * Store a frame ({@link appendFrame}) and publish it: on a server the storing statement itself
-   * tells the other replicas (one statement, not two). @throws the database error.
+   * Store a frame ({@link appendFrame}) and publish it, then show `thenStatus` (a transient
+   * `status` frame) on every replica: on a server the storing statement itself tells the other
+   * replicas both (one statement, not three). @throws the database error.
    */
-  async append(args: { conversationId: string; orgId: string; contactKey: string; body: StoredFrameBody; nowMs: number }): Promise<StoredFrame> {
+  async append(
+    args: { conversationId: string; orgId: string; contactKey: string; body: StoredFrameBody; nowMs: number },
+    thenStatus?: ServerFrame,
+  ): Promise<StoredFrame> {
     const server = this.db.engine === 'server';
-    const frame = await appendFrame(this.db, { ...args, ...(server ? { notify: { channel: NOTIFY_CHANNEL, replica: this.replicaId } } : {}) });
+    const notify = server ? { channel: NOTIFY_CHANNEL, replica: this.replicaId, ...(thenStatus ? { status: thenStatus } : {}) } : undefined;
+    const frame = await appendFrame(this.db, { ...args, ...(notify ? { notify } : {}) });
     await this.publish(frame, server);
+    if (thenStatus) {
+      if (server) this.broadcastTransient(args.conversationId, thenStatus);
+      else await this.publishTransient(args.conversationId, thenStatus);
+    }
     return frame;
   }
 
@@ -162,8 +171,8 @@ export class WebHub {
     if (p.f !== undefined) {
       const f = p.f as ServerFrame;
       if (typeof f === 'object' && f !== null && f.type === 'status') this.broadcastTransient(p.c, f);
-      return;
     }
+    // a stored frame's push (it may carry a status frame too, see append)
     if (typeof p.s !== 'number') return;
     const seq = p.s;
     for (const conn of this.connsOf(p.c)) {

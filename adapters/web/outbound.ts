@@ -9,7 +9,7 @@ import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/chan
 import type { WebContext } from './context.ts';
 import { conversationOwner } from './frames.ts';
 import { conversationIdFor, isConversationId } from './tokens.ts';
-import { PROTOCOL_VERSION, type StoredFrameBody } from './wire.ts';
+import { PROTOCOL_VERSION, type ServerFrame, type StoredFrameBody } from './wire.ts';
 import { mediaForRecipient } from './recipient-media.ts';
 
 /** Conversation owners seen, per Db (a conversation's owner never changes; rows are never deleted). */
@@ -105,17 +105,31 @@ export async function sendToWeb(ctx: WebContext, target: OutboundTarget, message
     if (!to) return { ok: false, retryable: false, error: `unknown web conversation ${target.chat_id}`, code: 'unknown_conversation' };
     const ids: string[] = [];
     // Files from another session (send_message) become the recipient's own, servable uploads.
-    for (const body of framesOf(ctx, await mediaForRecipient(ctx, to.contactKey, message))) {
-      const frame = await ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() });
+    const bodies = framesOf(ctx, await mediaForRecipient(ctx, to.contactKey, message));
+    for (const [i, body] of bodies.entries()) {
+      // A final reply ends the turn's status line: told along with its last frame.
+      const clear = message.final && i === bodies.length - 1 ? statusFrame(ctx, to.conversationId, null) : undefined;
+      const frame = await ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() }, clear);
       ids.push(String(frame.seq));
     }
-    // A final reply ends the turn's status line.
-    if (message.final) await setStatus(ctx, target, null);
+    if (message.final && bodies.length === 0) await setStatus(ctx, target, null);
     return { ok: true, message_ids: ids };
   } catch (err) {
     ctx.log.warn({ err: (err as Error).message }, 'web: storing a frame failed');
     return { ok: false, retryable: true, error: (err as Error).message };
   }
+}
+
+/** A transient `status` frame (text null clears the line). */
+function statusFrame(ctx: Pick<WebContext, 'clock'>, conversationId: string, text: string | null): ServerFrame {
+  return {
+    v: PROTOCOL_VERSION,
+    type: 'status',
+    id: 's_' + randomBytes(6).toString('base64url'),
+    ts: new Date(ctx.clock()).toISOString(),
+    conversation_id: conversationId,
+    text: text === null ? null : text.slice(0, 500),
+  };
 }
 
 /**
@@ -125,14 +139,7 @@ export async function sendToWeb(ctx: WebContext, target: OutboundTarget, message
 export async function setStatus(ctx: WebContext, target: OutboundTarget, text: string | null): Promise<void> {
   try {
     const conversationId = isConversationId(target.chat_id) ? target.chat_id : conversationIdFor(ctx.orgId, target.chat_id);
-    await ctx.hub.publishTransient(conversationId, {
-      v: PROTOCOL_VERSION,
-      type: 'status',
-      id: 's_' + randomBytes(6).toString('base64url'),
-      ts: new Date(ctx.clock()).toISOString(),
-      conversation_id: conversationId,
-      text: text === null ? null : text.slice(0, 500),
-    });
+    await ctx.hub.publishTransient(conversationId, statusFrame(ctx, conversationId, text));
   } catch (err) {
     ctx.log.debug({ err: (err as Error).message }, 'web: status not shown');
   }
