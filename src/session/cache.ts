@@ -9,8 +9,9 @@
  * - across processes (server engine) the registering INSERT itself calls
  *   `pg_notify('skillgate_attachments', session_id)`, delivered at commit; each cache LISTENs
  *   and drops the session. Until the LISTEN is in place nothing is cached for that Db.
- * Session records: a stored session never changes but `last_active_at`, so a cached record is
- * reused and `last_active_at` refreshed at most every {@link SESSION_TOUCH_MS}.
+ * Session records: a stored session never changes but `last_active_at` (and nothing deletes
+ * one), so a cached record is reused and `last_active_at` refreshed at most every
+ * {@link SESSION_TOUCH_MS}. Code that ever deletes or changes sessions must drop this cache.
  */
 import type { Db, Queryable } from '../store/db.ts';
 
@@ -25,7 +26,8 @@ interface PerDb {
   /** false until LISTEN is active on a server (nothing is cached before). */
   ready: boolean;
   sessions: Map<string, { value: unknown; at: number }>;
-  attachments: Map<string, unknown[]>;
+  /** Lists by session id, with the registration tick they were read at. */
+  attachments: Map<string, { at: number; list: unknown[] }>;
 }
 
 const perDb = new WeakMap<object, PerDb>();
@@ -88,11 +90,11 @@ export function attachmentsChanged(sessionId: string): void {
 export async function cachedAttachments<T>(q: Queryable, sessionId: string, load: () => Promise<T[]>): Promise<T[]> {
   const c = cacheOf(q);
   if (!c) return load();
-  const hit = c.attachments.get(sessionId) as { at: number; list: T[] } | undefined;
-  if (hit && changedAt(sessionId) <= hit.at) return [...hit.list];
+  const hit = c.attachments.get(sessionId);
+  if (hit && changedAt(sessionId) <= hit.at) return [...(hit.list as T[])];
   const at = tick;
   const list = await load();
-  if (changedAt(sessionId) <= at) put(c.attachments, sessionId, { at, list: [...list] } as unknown);
+  if (changedAt(sessionId) <= at) put(c.attachments, sessionId, { at, list: [...list] });
   return list;
 }
 
