@@ -25,6 +25,8 @@ const MAX_ENTRIES = 10_000;
 interface PerDb {
   /** false until LISTEN is active on a server (nothing is cached before). */
   ready: boolean;
+  /** Settles when `ready` is final (true, or false after LISTEN failed). */
+  settled: Promise<void>;
   sessions: Map<string, { value: unknown; at: number }>;
   /** Lists by session id, with the registration tick they were read at. */
   attachments: Map<string, { at: number; list: unknown[] }>;
@@ -41,23 +43,31 @@ function isDb(q: Queryable): q is Db {
   return typeof (q as Partial<Db>).listen === 'function' && typeof (q as Partial<Db>).engine === 'string';
 }
 
-function cacheOf(q: Queryable): PerDb | undefined {
+/** The caches of a Db (created on first use; a server's starts its LISTEN), undefined for a Tx. */
+function entryOf(q: Queryable): PerDb | undefined {
   if (!isDb(q)) return undefined;
   let c = perDb.get(q);
   if (!c) {
-    c = { ready: q.engine === 'embedded', sessions: new Map(), attachments: new Map() };
+    c = { ready: q.engine === 'embedded', settled: Promise.resolve(), sessions: new Map(), attachments: new Map() };
     perDb.set(q, c);
     if (q.engine === 'server') {
       const entry = c;
-      q.listen(ATTACHMENTS_CHANNEL, (sessionId) => {
-        bump(sessionId);
-        entry.attachments.delete(sessionId);
-      })
-        .then(() => (entry.ready = true))
+      entry.settled = q
+        .listen(ATTACHMENTS_CHANNEL, (sessionId) => {
+          bump(sessionId);
+          entry.attachments.delete(sessionId);
+        })
+        .then(() => void (entry.ready = true))
         .catch(() => undefined); // stays uncached: every read goes to the database
     }
   }
-  return c.ready ? c : undefined;
+  return c;
+}
+
+/** The caches of a Db whose attachment lists may be cached (invalidation in place). */
+function cacheOf(q: Queryable): PerDb | undefined {
+  const c = entryOf(q);
+  return c?.ready ? c : undefined;
 }
 
 function put<V>(map: Map<string, V>, key: string, value: V): void {
@@ -77,6 +87,16 @@ function bump(sessionId: string): void {
 }
 
 const changedAt = (sessionId: string): number => lastChange.get(sessionId) ?? floor;
+
+/**
+ * Start the caches of `db` and wait until they are in use (on a server: LISTEN active).
+ * @returns false when they stay off (LISTEN failed; every read then goes to the database)
+ */
+export async function cacheReady(db: Db): Promise<boolean> {
+  const c = entryOf(db)!;
+  await c.settled;
+  return c.ready;
+}
 
 /** An attachment of `sessionId` was registered (or may be, inside a transaction): drop its lists. */
 export function attachmentsChanged(sessionId: string): void {
@@ -100,12 +120,12 @@ export async function cachedAttachments<T>(q: Queryable, sessionId: string, load
 
 /** A cached session record of `id` on `q` younger than {@link SESSION_TOUCH_MS}, or undefined. */
 export function cachedSession<T>(q: Queryable, id: string, nowMs: number): T | undefined {
-  const hit = cacheOf(q)?.sessions.get(id);
+  const hit = entryOf(q)?.sessions.get(id); // needs no invalidation: usable before LISTEN
   return hit && nowMs - hit.at < SESSION_TOUCH_MS ? (hit.value as T) : undefined;
 }
 
 /** Remember the session record `id` just read or written on `q`. */
 export function rememberSession(q: Queryable, id: string, value: unknown, nowMs: number): void {
-  const c = cacheOf(q);
+  const c = entryOf(q);
   if (c) put(c.sessions, id, { value, at: nowMs });
 }
