@@ -22,8 +22,8 @@ export type { BatchCounts, RowError, ValidRow } from './batch-insert.ts';
 /** Rows per set-wise INSERT statement (and per transaction). */
 export const CHUNK_ROWS = 5000;
 
-/** Tuning knobs of {@link importRecords} (defaults: {@link CHUNK_ROWS}, {@link INSERT_CONCURRENCY}); the bench varies them. */
-export const BATCH_TUNING = { chunkRows: CHUNK_ROWS, concurrency: 3 };
+/** Tuning knobs of {@link importRecords} (defaults: {@link CHUNK_ROWS}, {@link INSERT_CONCURRENCY}, ids per sequence round trip); the bench and tests vary them. */
+export const BATCH_TUNING = { chunkRows: CHUNK_ROWS, concurrency: 3, idBlock: 100_000 };
 
 /** Most records of insert_batch / upsert / a `data` array (R-DT-62, D-10). */
 export const BATCH_MAX = 100;
@@ -110,10 +110,53 @@ async function allocateIds(env: DtEnv, seq: string, n: number): Promise<IdBlock>
 }
 
 /**
+ * Ids for an import of `total` records, in input order: drawn from the sequence in blocks of
+ * up to `BATCH_TUNING.idBlock` (the first block requested at once, the next one as soon as the
+ * previous is in use), so a chunk rarely waits for a round trip. Rows that fail validation
+ * leave gaps, as any sequence may.
+ * @returns `take(n)`: the ids of the next `n` rows (a range when they come from one block).
+ */
+function idAllocator(env: DtEnv, seq: string, total: number): (n: number) => Promise<IdBlock> {
+  let left = total;
+  const fetch = (): Promise<{ block: IdBlock; size: number }> | null => {
+    if (left <= 0) return null;
+    const size = Math.min(BATCH_TUNING.idBlock, left);
+    left -= size;
+    const p = allocateIds(env, seq, size).then((block) => ({ block, size }));
+    p.catch(() => undefined); // awaited (and its error reported) when the ids are needed
+    return p;
+  };
+  let current = fetch();
+  let next: ReturnType<typeof fetch> = null;
+  let used = 0;
+  return async (n) => {
+    const parts: string[] = [];
+    let range: IdBlock | null = null;
+    let want = n;
+    while (want > 0) {
+      if (!current) throw new Error('id allocation: more rows than records');
+      const { block, size } = await current;
+      next ??= fetch();
+      const k = Math.min(want, size - used);
+      if (k === n && 'lo' in block) range = { lo: block.lo + BigInt(used) };
+      else for (let i = 0; i < k; i++) parts.push(idAt(block, used + i));
+      used += k;
+      want -= k;
+      if (used === size) {
+        current = next;
+        next = null;
+        used = 0;
+      }
+    }
+    return range ?? { list: parts };
+  };
+}
+
+/**
  * Validate and insert `records` (R-DT-34/35, R-DT-98): chunks of {@link CHUNK_ROWS}; each
  * chunk is validated in the application straight into column arrays (column-chunk.ts; owner
  * stamped when `owner` is set, R-DT-18) while the database inserts earlier chunks, gets ids
- * pre-allocated from the table's sequence in input order, and is inserted in its own short
+ * pre-allocated from the table's sequence in input order ({@link idAllocator}), and is inserted in its own short
  * transaction holding one set-wise INSERT in a SAVEPOINT (column-insert.ts) — up to
  * {@link INSERT_CONCURRENCY} chunk transactions at once. A failing chunk is split in halves
  * until the failing rows are isolated, each in its own SAVEPOINT (R-DT-99: the transaction
@@ -138,6 +181,7 @@ export async function importRecords(
   const size = BATCH_TUNING.chunkRows;
   const seq = src.length > size ? await idSequence(env, table) : null;
   const concurrency = seq ? BATCH_TUNING.concurrency : 1;
+  const takeIds = seq ? idAllocator(env, seq, src.length) : null;
   const part: PartOptions = { skip: opts.skip, returning: false };
   part.adaptive = () => {
     part.returning = true;
@@ -205,9 +249,9 @@ export async function importRecords(
       continue;
     }
     let ids: IdBlock | null = null;
-    if (seq) {
+    if (takeIds) {
       try {
-        ids = await allocateIds(env, seq, chunk.rows.length);
+        ids = await takeIds(chunk.rows.length);
       } catch (err) {
         broken ??= err;
         failAll(chunk.rows, err);
