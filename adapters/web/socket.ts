@@ -60,6 +60,17 @@ function transient<T extends TransientFrame['type']>(type: T, body: Omit<Extract
   return { v: PROTOCOL_VERSION, type, id: 's_' + randomBytes(6).toString('base64url'), ts: new Date(now).toISOString(), ...body } as TransientFrame;
 }
 
+/**
+ * Client frames allowed per socket per 10 s: `SKILLGATE_WEB_MAX_FRAMES_PER_10S` when set to a
+ * positive integer (load tests; the gateway bench lifts it so it measures the pipeline, not this
+ * anti-abuse limit), else {@link LIMITS}.max_frames_per_10s (20, docs/web-protocol.md; `hello.ok`
+ * states that documented value either way).
+ */
+export function frameLimit(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.SKILLGATE_WEB_MAX_FRAMES_PER_10S);
+  return Number.isInteger(n) && n > 0 ? n : LIMITS.max_frames_per_10s;
+}
+
 /** The ws side of a web channel. */
 export class WebSocketEndpoint {
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
@@ -104,7 +115,7 @@ export class WebSocketEndpoint {
   #onConnection(ws: WebSocket, req: IncomingMessage): void {
     const ctx = this.ctx;
     const cookieToken = bearerOf(req) ?? readCookie(req.headers.cookie, COOKIE_NAME);
-    const limit = new FrameRateLimit(LIMITS.max_frames_per_10s, RATE_WINDOW_MS);
+    const limit = new FrameRateLimit(frameLimit(), RATE_WINDOW_MS);
     let sender: WebSender | null = null;
     let conn: HubConn | null = null;
     let helloStarted = false;

@@ -141,8 +141,8 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
   }
 
   /**
-   * Run one event and record the outcome. @returns false when the outcome statement also took
-   * due events and found no more than the free slots (no further look needed), else true
+   * Run one event and record the outcome. @returns false when the done mark looked for the next
+   * due event and found none (no further look needed), else true
    */
   async function execute(row: ClaimedRow): Promise<boolean> {
     const ctx = { event_id: row.id, chat_key: row.chat_key, attempts: row.attempts };
@@ -172,9 +172,9 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         if (!ours) log.warn(ctx, 'inbox: lease was lost before the failure was recorded');
         return true;
       }
-      // Done, and the freed slot (plus any other free one) refilled in the same statement.
-      // This event's own slot counts as free: the statement that ends it may refill it.
-      const free = running ? Math.max(0, concurrency - busy() + 1) : 0;
+      // Done, and this event's slot refilled by the same statement (other free slots are the
+      // pump's: two takers of one slot would exceed the concurrency).
+      const free = running ? 1 : 0;
       const { done, claimed } = await markDoneAndClaim(db, row.id, owner, now(), leaseMs, free);
       released.add(row.id);
       if (!done) log.warn(ctx, 'inbox: lease was lost before the event was marked done');
