@@ -39,11 +39,46 @@ const pins = new Map<string, string>();
  * Keep serving version `version` (`<mtimeMs>-<size>` at its load) of handler `file` while the
  * file on disk holds a broken edit (skill lifecycle, issue 10 §4: "a broken edit keeps the last
  * good version running"); `undefined` removes the pin. A pin only helps when that version was
- * loaded in this process before (its module is still cached); otherwise the file is loaded as is.
+ * loaded in this process before (its module is still cached) — the live skill set makes sure of
+ * that with {@link preloadHandlerModule}; otherwise the file is loaded as is.
  */
 export function pinHandlerVersion(file: string, version: string | undefined): void {
   if (version === undefined) pins.delete(file);
   else pins.set(file, version);
+}
+
+/**
+ * Import handler `file` now, so that the version on disk stays servable after a later broken
+ * edit (the live skill set calls it on each good (re)load of a non-built-in in-process handler,
+ * then pins the returned version while an edit is broken — issue 10 §4, R-LOAD-04).
+ * @returns the `<mtimeMs>-<size>` version that was imported and is cached, or undefined when
+ *   the file changed while it was being imported (which content was compiled is then unknown:
+ *   the entry is dropped, the next reload sees the change).
+ * @throws when the file cannot be read, does not compile, or throws while evaluating.
+ */
+export async function preloadHandlerModule(file: string): Promise<string | undefined> {
+  const version = await fileVersion(file);
+  const key = `${file}?v=${version}`;
+  await loadVersion(file, version);
+  if ((await fileVersion(file).catch(() => undefined)) === version) return version;
+  cache.delete(key);
+  return undefined;
+}
+
+async function fileVersion(file: string): Promise<string> {
+  const st = await stat(file);
+  return `${Math.trunc(st.mtimeMs)}-${st.size}`;
+}
+
+function loadVersion(file: string, version: string): Promise<Record<string, unknown>> {
+  const key = `${file}?v=${version}`;
+  let loading = cache.get(key);
+  if (!loading) {
+    loading = importer()(`${pathToFileURL(file).href}?v=${version}`, import.meta.url) as Promise<Record<string, unknown>>;
+    cache.set(key, loading);
+    loading.catch(() => cache.delete(key));
+  }
+  return loading;
 }
 
 /**
@@ -56,14 +91,5 @@ export async function loadHandlerModule(file: string): Promise<Record<string, un
   const pinned = pins.get(file);
   const pinnedModule = pinned === undefined ? undefined : cache.get(`${file}?v=${pinned}`);
   if (pinnedModule) return pinnedModule;
-  const st = await stat(file);
-  const key = `${file}?v=${Math.trunc(st.mtimeMs)}-${st.size}`;
-  let loading = cache.get(key);
-  if (!loading) {
-    const url = `${pathToFileURL(file).href}?v=${Math.trunc(st.mtimeMs)}-${st.size}`;
-    loading = importer()(url, import.meta.url) as Promise<Record<string, unknown>>;
-    cache.set(key, loading);
-    loading.catch(() => cache.delete(key));
-  }
-  return loading;
+  return loadVersion(file, await fileVersion(file));
 }

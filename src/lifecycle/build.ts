@@ -5,13 +5,20 @@
  * record and only changed ones are loaded again. A changed folder whose new version is broken
  * keeps its last good record (`keptLastGood`); a role skill never shadows a built-in or shared
  * name (CONTRACTS.md §3: earlier roots win, the role skill is flagged).
+ *
+ * The last good in-process handler keeps answering even when it was never called before the
+ * broken edit (issue 10 §4): with `preloadHandlers`, each good (re)load of a non-built-in
+ * in-process handler imports it at once ({@link preloadHandlerModule}) and remembers the
+ * version imported; a later broken edit pins that cached module. A new version that passes the
+ * static checks but does not import (a top-level throw, an unresolvable import) is a broken
+ * edit too (`handler.load_failed`).
  */
 import { createHash } from 'node:crypto';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isSkillFolder, loadSkill, makeRegistry, type Registry, type RegistryIssue, type SkillRoot } from '../registry/discover.ts';
 import type { SkillRecord } from '../registry/types.ts';
-import { pinHandlerVersion } from '../executor/module-loader.ts';
+import { pinHandlerVersion, preloadHandlerModule } from '../executor/module-loader.ts';
 import { ROLE_ID_RE, ROLE_SKILLS_DIR } from './role-paths.ts';
 import type { ReloadReport } from './types.ts';
 
@@ -113,10 +120,22 @@ export interface BuildResult {
   kept: ReadonlyMap<string, RegistryIssue[]>;
 }
 
+/** Options of {@link SkillSetBuilder}. */
+export interface BuilderOptions {
+  /**
+   * Import each good non-built-in in-process handler when it is (re)loaded, so a broken edit
+   * can always fall back to it (default false; a long-running gateway sets it, one-shot CLI
+   * commands do not). The handler's top-level code then runs at load time, not at first call.
+   */
+  preloadHandlers?: boolean;
+}
+
 /** Keeps folder state between builds; `build` is not re-entrant (the lifecycle serialises it). */
 export class SkillSetBuilder {
   private folders = new Map<string, FolderState>();
   private served = new Map<string, SkillRecord>();
+
+  constructor(private readonly opts: BuilderOptions = {}) {}
 
   /** Re-discover `roots` (see the module comment). */
   async build(roots: readonly LiveRoot[]): Promise<BuildResult> {
@@ -197,8 +216,20 @@ export class SkillSetBuilder {
     if (rec.status === 'broken' && old && old.rec.status === 'ok' && old.rec.name === rec.name) {
       return this.keep(old, fp, rec.issues.map((i) => ({ ...i, dir, skill: rec.name })), report);
     }
+    let version: string | undefined;
+    if (this.opts.preloadHandlers && root.source !== 'builtin' && rec.status === 'ok' && rec.execType === 'IN_PROCESS' && rec.entryFile) {
+      try {
+        version = await preloadHandlerModule(rec.entryFile);
+      } catch (e) {
+        const message = `handler does not load: ${(e as Error)?.message ?? String(e)}`.slice(0, 2000);
+        if (old && old.rec.status === 'ok' && old.rec.name === rec.name) {
+          return this.keep(old, fp, [{ severity: 'error', code: 'handler.load_failed', message, dir, skill: rec.name }], report);
+        }
+        // Nothing good to fall back to: served as is; a call reports the load error.
+      }
+    }
     if (rec.entryFile) pinHandlerVersion(rec.entryFile, undefined);
-    return { fp, rec, entryVersion: await entryVersion(rec) };
+    return { fp, rec, entryVersion: version ?? (await entryVersion(rec)) };
   }
 
   private keep(old: FolderState, fp: string, problems: RegistryIssue[], report: ReloadReport): FolderState {

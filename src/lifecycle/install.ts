@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, realpath, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -20,7 +20,7 @@ import { loadSkill } from '../registry/load-skill.ts';
 import { confine, isInside } from '../registry/paths.ts';
 import { preflight } from '../registry/preflight.ts';
 import { SHARED_SKILLS_DIR } from './build.ts';
-import { ensureRoleDir, ROLE_ID_RE, SKILL_NAME_RE } from './role-paths.ts';
+import { ensureRoleDir, ROLE_ID_RE, roleSkillsDir, SKILL_NAME_RE } from './role-paths.ts';
 import type { InstallResult } from './types.ts';
 
 /** Caps of one package: total uncompressed bytes, number of files, bytes per file. */
@@ -151,8 +151,15 @@ export async function installPackage(sourceArg: string, opts: InstallOptions): P
   const source = resolve(sourceArg);
   const caps = { ...INSTALL_CAPS, ...opts.caps };
   let staging: string | undefined;
+  // A role folder this call creates is removed again when the install fails (nothing left behind).
+  let newRoleDir: string | undefined;
+  let installed = false;
   try {
     if (opts.roleId !== undefined && !ROLE_ID_RE.test(opts.roleId)) refuse(`角色名 "${opts.roleId}" 不合法`, `invalid role id "${opts.roleId}"`);
+    if (opts.roleId !== undefined) {
+      const dir = roleSkillsDir(opts.dataDir, opts.roleId);
+      if (!(await lstat(dir).then(() => true, () => false))) newRoleDir = dir;
+    }
     const root = opts.roleId !== undefined ? await ensureRoleDir(opts.dataDir, opts.roleId) : join(opts.dataDir, SHARED_SKILLS_DIR);
     if (root === null) return refuse('角色技能目录是符号链接或不在数据目录内', 'the role skill folder is a link or outside the data dir');
     await mkdir(root, { recursive: true });
@@ -197,11 +204,14 @@ export async function installPackage(sourceArg: string, opts: InstallOptions): P
     const hadOld = await stat(final).then(() => true, () => false);
     if (hadOld) await rename(final, old);
     await rename(named, final);
+    installed = true;
     return { ok: true, skill: name, dir: final, warnings };
   } catch (err) {
     if (err instanceof InstallRefusal) return { ok: false, warnings: [], error: err.message };
     return { ok: false, warnings: [], error: `安装失败：${(err as Error).message} / install failed: ${(err as Error).message}` };
   } finally {
     if (staging) await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    // rmdir removes only an empty folder: a concurrent install's files are never touched.
+    if (newRoleDir && !installed) await rmdir(newRoleDir).catch(() => undefined);
   }
 }

@@ -63,6 +63,15 @@ function noOverrides(): EnablementStore {
   };
 }
 
+/**
+ * The refusal of an install for a role that `skillgate.config.yaml` does not configure (zh-CN /
+ * en, one text for the CLI and the console; issue 10 fresh-user test).
+ */
+export function unknownRoleMessage(roleId: string, config: ConfigFile): string {
+  const ids = config.roles.map((r) => r.id).join(', ');
+  return `未知角色 "${roleId}"（已配置：${ids}）/ unknown role "${roleId}" (roles: ${ids})`;
+}
+
 /** The lifecycle plus helpers the gateway and CLI use. */
 export interface LiveSkillLifecycle extends SkillLifecycle {
   /** Problems of broken newer versions whose last good version serves, by skill. */
@@ -83,7 +92,9 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
     await mkdir(join(dataDir, ROLE_SKILLS_DIR), { recursive: true }).catch(() => undefined);
   }
 
-  const builder = new SkillSetBuilder();
+  // A long-running gateway imports good handlers as they load, so a broken edit always falls
+  // back to a cached module (build.ts); a one-shot CLI lifecycle (watch false) does not.
+  const builder = new SkillSetBuilder({ preloadHandlers: opts.watch !== false });
   const store: EnablementStore = db ? createEnablementStore(db) : noOverrides();
   await store.refresh();
   let roots: LiveRoot[] = await liveRoots(dataDir, configured);
@@ -134,6 +145,9 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
 
   let installs: Promise<unknown> = Promise.resolve();
   const installNow = async (source: string, roleId: string | undefined): Promise<InstallResult> => {
+    if (roleId !== undefined && !config.roles.some((r) => r.id === roleId)) {
+      return { ok: false, warnings: [], error: unknownRoleMessage(roleId, config) };
+    }
     const result = await installPackage(source, { dataDir, roleId, registry: built.registry });
     if (!result.ok || !result.skill) return result;
     await reload('install');

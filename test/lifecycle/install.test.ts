@@ -188,4 +188,20 @@ describe('skillgate skill install (CLI, in process)', () => {
     expect(refused.err).toMatch(/\.\.\/\.\.\/evil2\.txt/);
     expect(refused.out).toBe('');
   });
+
+  it('install --role <unknown role> exits 1 with the zh-CN/en refusal and writes no role-skills/<role>/ folder', async () => {
+    const zip = await zipFile('typo_tool.zip', Object.entries(skillFiles('typo_tool', 't')).map(([name, data]) => ({ name, data })));
+    const refused = await cli('skill', 'install', zip, '--role', 'typo_role');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/未知角色 "typo_role"（已配置：.*sales, ops）\/ unknown role "typo_role" \(roles: .*sales, ops\)/);
+    expect(refused.out).toBe('');
+    expect(await readdir(join(dataDir, 'role-skills')).catch(() => [])).not.toContain('typo_role');
+  });
+});
+
+it('a refused install for a configured role that had no folder yet leaves no empty role-skills/<role>/ behind', async () => {
+  const zip = await zipFile('noskill.zip', [{ name: 'readme.txt', data: 'no skill here' }]);
+  const r = await h.lifecycle.install(zip, { roleId: 'sales' });
+  expect(r.ok).toBe(false);
+  expect(await readdir(join(h.dataDir, 'role-skills'))).not.toContain('sales');
 });

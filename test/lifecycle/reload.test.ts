@@ -63,6 +63,28 @@ it('R-LOAD-04 a broken edit keeps the last good version serving and reports why 
   expect(h.lifecycle.registry().issues().some((i) => i.skill === 'hot' && i.severity === 'error')).toBe(false);
 });
 
+it('R-LOAD-04 issue 10 §4: a good handler never called before a broken edit still answers (syntax error, then a top-level throw)', async () => {
+  await writeSkill(join(shared, 'cold'), skillFiles('cold', 'good1'));
+  await expect.poll(() => h.lifecycle.registry().get('cold')?.status, POLL).toBe('ok');
+  // Never called; now a syntax error is saved.
+  await writeFile(join(shared, 'cold', 'handler.ts'), 'export async function execute( {\n  return { version: ;\n');
+  await expect.poll(() => reports.flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold'), POLL).toBeDefined();
+  expect(reports.flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold')!.issues.map((i) => i.code)).toContain('handler.parse');
+  expect(h.lifecycle.keptIssues('cold').map((i) => i.code)).toContain('handler.parse');
+  expect(await run('cold')).toMatchObject({ version: 'good1' });
+  // A good edit, never called, then one that parses but throws while loading: the good one answers.
+  await writeFile(join(shared, 'cold', 'handler.ts'), skillFiles('cold', 'good2')['handler.ts']!);
+  await expect.poll(() => h.lifecycle.keptIssues('cold').length, POLL).toBe(0);
+  const n = reports.length;
+  await writeFile(join(shared, 'cold', 'handler.ts'), `throw new Error('boom at load');\n${skillFiles('cold', 'bad')['handler.ts']!}`);
+  await expect.poll(() => reports.slice(n).flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold'), POLL).toBeDefined();
+  const issue = reports.slice(n).flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold')!.issues[0]!;
+  expect(issue).toMatchObject({ code: 'handler.load_failed' });
+  expect(issue.message).toContain('boom at load');
+  expect(await run('cold')).toMatchObject({ version: 'good2' });
+  expect(h.lifecycle.registry().get('cold')).toMatchObject({ status: 'ok' });
+});
+
 it("a new role skill folder appears in that role's scope without a restart", async () => {
   await writeSkill(join(h.dataDir, 'role-skills', 'ops', 'fresh'), skillFiles('fresh', 'f1'));
   await expect.poll(() => h.lifecycle.skillsFor('ops').includes('fresh'), POLL).toBe(true);
