@@ -279,6 +279,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
           const rec = await selectMessage(db, id);
           if (!rec) throw new Error(`no outbox message ${id}`);
           if (rec.status === 'sent' || rec.status === 'failed') return rec.status;
+          if (rec.status === 'discarded') return 'failed';
           const left = deadline - clock.now();
           if (left <= 0) return 'queued';
           if (!finished) {

@@ -9,8 +9,11 @@ import type { Logger } from '../log/logger.ts';
 import type { Queryable } from '../store/db.ts';
 import type { RateLimit } from './rate-limit.ts';
 
-/** Row states: queued → sending → sent | failed (back to queued on a retryable failure). */
-export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed';
+/**
+ * Row states: queued → sending → sent | failed (back to queued on a retryable failure);
+ * `discarded`: a failed row an operator dropped in the console (src/outbox/admin.ts).
+ */
+export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'discarded';
 
 /** One message to enqueue. */
 export interface OutboxItem {
@@ -115,7 +118,8 @@ export interface Outbox {
   get(id: string): Promise<OutboxRecord | undefined>;
   /**
    * Wait up to `timeoutMs` (outbox clock) for the message to reach a final state (CONTRACTS.md
-   * §10 send_message). @returns `sent`, `failed`, or `queued` when still pending at the deadline
+   * §10 send_message). @returns `sent`, `failed` (also for a discarded row), or `queued` when still
+   *   pending at the deadline
    * @throws Error when no message has this id
    */
   waitFor(id: string, timeoutMs: number): Promise<'sent' | 'failed' | 'queued'>;
