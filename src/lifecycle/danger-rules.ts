@@ -9,6 +9,7 @@
  */
 import { callArgs, firstArg, isPlainLiteral, matchIndexes, stringLiterals } from './scan-text.ts';
 import type { ScanLang } from './strip-comments.ts';
+import { CAPABILITY_RULE } from './danger-capability.ts';
 
 /** How bad a finding is; only `critical` blocks a create/edit (R-PRE-07). */
 export type DangerSeverity = 'critical' | 'high' | 'medium' | 'low';
@@ -25,8 +26,15 @@ export interface DangerRule {
   severity: DangerSeverity;
   /** Message shown to the author (zh-CN default, English available). */
   message: { 'zh-CN': string; en: string };
-  /** Offsets where the rule fires in comment-stripped `code` of language `lang`. */
-  find(code: string, lang: ScanLang): RuleHit[];
+  /**
+   * Offsets where the rule fires in comment-stripped `code` of language `lang`. The scan calls
+   * it on the comment-stripped text and on its normalized form (`normalize-code.ts`, same
+   * lines); `original` is then the comment-stripped text (rules comparing the two use it).
+   * `normalizedOnly` rules are called on the normalized form only.
+   */
+  find(code: string, lang: ScanLang, original?: string): RuleHit[];
+  /** True when the rule reads only the normalized code (it needs `original`). */
+  normalizedOnly?: boolean;
 }
 
 const at = (xs: { index: number }[]): RuleHit[] => xs.map(({ index }) => ({ index }));
@@ -229,6 +237,7 @@ export const DANGER_RULES: readonly DangerRule[] = [
       return at([...matchIndexes(code, EVAL_RE[lang]), ...dynImport]);
     },
   },
+  CAPABILITY_RULE,
   {
     id: 'obfuscation.decode_exec',
     severity: 'critical',

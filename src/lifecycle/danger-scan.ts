@@ -10,6 +10,7 @@ import { extname, join, relative, sep } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { DANGER_RULES, type DangerRule, type DangerSeverity } from './danger-rules.ts';
 import { lineOf } from './scan-text.ts';
+import { normalizeCode } from './normalize-code.ts';
 import { stripComments, type ScanLang } from './strip-comments.ts';
 
 export { DANGER_RULES, type DangerRule, type DangerSeverity } from './danger-rules.ts';
@@ -47,14 +48,24 @@ export function scanLanguage(file: string, text: string): ScanLang | null {
   return null;
 }
 
-/** Run `rules` over one source text of language `lang`; `file` is the name findings carry. */
+/**
+ * Run `rules` over one source text of language `lang`; `file` is the name findings carry.
+ * Comments are stripped first; each rule then reads that text and its normalized form
+ * (`normalizeCode`: literals folded and decoded, same lines) and a finding of either counts.
+ */
 export function scanSource(file: string, text: string, lang: ScanLang, rules: readonly DangerRule[] = DANGER_RULES): DangerFinding[] {
   const code = stripComments(text, lang);
+  const norm = normalizeCode(code, lang);
   const out: DangerFinding[] = [];
   const seen = new Set<string>();
   for (const rule of rules) {
-    for (const hit of rule.find(code, lang)) {
-      const line = lineOf(code, hit.index);
+    // every rule reads the written code and its normalized form (same lines), fail closed
+    const hits = [
+      ...(rule.normalizedOnly ? [] : rule.find(code, lang).map((h) => ({ ...h, src: code }))),
+      ...(norm !== code || rule.normalizedOnly ? rule.find(norm, lang, code).map((h) => ({ ...h, src: norm })) : []),
+    ];
+    for (const hit of hits) {
+      const line = lineOf(hit.src, hit.index);
       const key = `${rule.id}:${line}`;
       if (seen.has(key)) continue;
       seen.add(key);

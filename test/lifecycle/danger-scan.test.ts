@@ -36,6 +36,12 @@ const CASES: Case[] = [
   { rule: 'code.eval', file: 'handler.py', yes: 'v = eval(s)', no: 'v = evaluate(s)' },
   { rule: 'code.eval', file: 'handler.py', yes: 'mod = __import__(input_data["module"])', no: 'when = __import__("datetime").date(2024, 1, 2)' },
   { rule: 'code.eval', file: 'run.sh', yes: 'eval "$CMD"', no: 'echo evaluated' },
+  // code.indirect_capability (normalized code)
+  { rule: 'code.indirect_capability', file: 'handler.ts', yes: "const m = process.getBuiltinModule('child_process');\nm.execSync(String(input_data.cmd));", no: "const m = await import('./lib.js');\nconst fs = require('node:fs');" },
+  { rule: 'code.indirect_capability', file: 'handler.ts', yes: "const m = await import('child' + '_process');\nm['ex' + 'ec'](input_data.cmd);", no: "import { execFileSync } from 'node:child_process';\nexecFileSync('git', ['status']);" },
+  { rule: 'code.indirect_capability', file: 'handler.js', yes: 'const m = require(input_data.name);', no: "const label = 'child' + '_care';\nconst o = obj['na' + 'me'];" },
+  { rule: 'code.indirect_capability', file: 'handler.py', yes: "import os\ngetattr(os, 'sys' + 'tem')(cmd)", no: 'v = getattr(row, field.name)' },
+  { rule: 'code.indirect_capability', file: 'handler.py', yes: "import subprocess\nsubprocess.run([input_data['bin']])", no: "import subprocess\nsubprocess.run(['git', 'log', input_data['ref']])" },
   // obfuscation.decode_exec
   { rule: 'obfuscation.decode_exec', file: 'handler.js', yes: "eval(atob('ZWNobyBoaQ=='));", no: "const s = atob('aGk=');\nconsole.log(s);" },
   { rule: 'obfuscation.decode_exec', file: 'handler.py', yes: 'import base64\nexec(base64.b64decode("cHJpbnQoMSk="))', no: 'import base64\nprint(base64.b64decode("cHJpbnQoMSk="))' },
