@@ -5,6 +5,11 @@
  * (the one configured from `.env`).
  */
 
+import { directoryOrgId } from '../identity/org.ts';
+import { findContact } from '../identity/contacts.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Queryable } from '../store/db.ts';
+
 /** One parsed address. */
 export interface Recipient {
   /** The address as given (trimmed). */
@@ -37,4 +42,25 @@ export function recipientList(to: unknown): string[] | null {
   if (!list || list.some((x) => typeof x !== 'string')) return null;
   const out = [...new Set((list as string[]).map((x) => x.trim()).filter((x) => x !== ''))];
   return out.length > 0 ? out : null;
+}
+
+/** A web conversation id (`conv_` + 22 url-safe characters): the web adapter checks its owner itself. */
+const CONVERSATION_ID_RE = /^conv_[A-Za-z0-9_-]{22}$/;
+
+/**
+ * Is web recipient `id` (a contact key) unknown — not in the directory of the calling role's
+ * org, `directoryOrgId(ctx.org_id, ctx.role_id)` (R-ORG-02; issue 10 fresh-user test: a message
+ * to `web:nobody_here` must fail, not count as delivered)? A conversation id is left to the web
+ * adapter (it refuses an unknown one). A failed lookup is logged and answers false (the message
+ * goes on; the outbox reports what happens).
+ */
+export async function unknownWebRecipient(q: Queryable, ctx: Record<string, unknown>, id: string, log?: Logger): Promise<boolean> {
+  if (CONVERSATION_ID_RE.test(id)) return false;
+  const org = directoryOrgId(typeof ctx.org_id === 'string' ? ctx.org_id : '', typeof ctx.role_id === 'string' ? ctx.role_id : '');
+  try {
+    return (await findContact(q, org, id)) === null;
+  } catch (err) {
+    log?.warn({ err: err instanceof Error ? err.message : String(err), skill: 'send_message' }, 'web recipient lookup failed');
+    return false;
+  }
 }

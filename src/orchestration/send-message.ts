@@ -3,7 +3,10 @@
  * specific people on two-way channels, through the outbox and the channel's adapter.
  *
  * - `to`: `<channel>[@<account>]:<id>` or a list (web ids are contact keys); a recipient whose
- *   channel or account is not on fails with a clear reason, the others still go;
+ *   channel or account is not on fails with a clear reason, the others still go; a web contact
+ *   key that is not in the directory of the calling role's org (`directoryOrgId`) fails as an
+ *   unknown recipient before anything is queued (other channels' ids are checked by their
+ *   platform at send time — the gateway cannot know them);
  * - `message` (markdown unless `format: "text"`), optional `attach` (files in the session
  *   workspace) sent as media;
  * - every recipient's message is stored in one outbox transaction, one idempotency key each
@@ -20,7 +23,7 @@ import type { OutboxItem } from '../outbox/types.ts';
 import { checkAttachments } from './attach-files.ts';
 import { awaitDelivery, DEFAULT_DELIVERY_WAIT_MS, langOf, messagingOf, type DeliveryOutcome } from './messaging.ts';
 import { NOTIFY_CHANNEL } from './notify.ts';
-import { parseRecipient, recipientList } from './recipients.ts';
+import { parseRecipient, recipientList, unknownWebRecipient } from './recipients.ts';
 
 /** One recipient's outcome. */
 export interface RecipientResult {
@@ -41,6 +44,7 @@ const T = {
     channel_off: (c: string) => `渠道 ${c} 未开启`,
     account_off: (c: string, a: string) => `渠道 ${c} 没有账号 ${a}`,
     no_media: (c: string) => `渠道 ${c} 不支持发送附件`,
+    unknown_web: (id: string) => `未知收件人：通讯录里没有 web 联系人 ${id}`,
     summary: (sent: number, queued: number, failed: number, total: number) =>
       `共 ${total} 位收件人：已送达 ${sent}，排队中 ${queued}，失败 ${failed}。`,
     store_failed: (why: string) => `消息未能入队：${why}`,
@@ -54,6 +58,7 @@ const T = {
     channel_off: (c: string) => `channel ${c} is not on`,
     account_off: (c: string, a: string) => `channel ${c} has no account ${a}`,
     no_media: (c: string) => `channel ${c} cannot send attachments`,
+    unknown_web: (id: string) => `unknown recipient: no web contact ${id} in the directory`,
     summary: (sent: number, queued: number, failed: number, total: number) =>
       `${total} recipients: ${sent} sent, ${queued} queued, ${failed} failed.`,
     store_failed: (why: string) => `The message could not be queued: ${why}`,
@@ -111,6 +116,10 @@ export async function runSendMessage(input: Record<string, unknown>, ctx: Record
     if (!adapter) {
       const anyAccount = m.adapterFor(r.channel, 'default');
       results.push({ to, status: 'failed', error: r.account && anyAccount ? t.account_off(r.channel, account) : t.channel_off(r.channel) });
+      continue;
+    }
+    if (r.channel === 'web' && (await unknownWebRecipient(m.db, ctx, r.id, m.log))) {
+      results.push({ to, status: 'failed', error: t.unknown_web(r.id) });
       continue;
     }
     if (files.files.length > 0 && !adapter.capabilities.media) {

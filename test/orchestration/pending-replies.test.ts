@@ -10,6 +10,7 @@ import { beforeAll, afterAll, beforeEach, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { makeTurnHarness, type TurnHarness } from '../turn/helpers.ts';
 import { runSkill } from '../../src/executor/run-skill.ts';
+import { seedDemoDirectory } from '../../src/identity/index.ts';
 import { PendingRepliesRouter, resolvePendingReply, registerPendingReply, pickPendingReply, namesRef } from '../../src/orchestration/pending-replies.ts';
 import { messagingEnv, type MessagingEnv } from './helpers.ts';
 
@@ -27,6 +28,8 @@ describeEachEngine('issue 9 pending replies', (db) => {
       pendingReplies: (services) => new PendingRepliesRouter({ db: services.db, now: clock }),
       skillRoots: [{ dir: FIXTURES, source: 'shared' }],
     });
+    // send_message refuses web contact keys that are not in the role's directory.
+    await seedDemoDirectory(db(), 'demo', 'default');
     env = messagingEnv(db(), { now: clock });
     env.adapters.set('web:default', h.adapter);
     h.services.messaging = { ...env.messaging, skillExists: (n) => h.services.registry.resolveTool(n) !== undefined };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { seedDemoDirectory } from '../../src/identity/index.ts';
 import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
 import { runSendMessage } from '../../src/orchestration/send-message.ts';
 import { createNotifyAdapter, runNotify } from '../../src/orchestration/notify.ts';
@@ -34,6 +35,8 @@ describeEachEngine('issue 9 send_message', (db) => {
   const apprise = new FakeAppriseApi();
   beforeAll(async () => {
     await migrate(db());
+    // Web recipients are directory contacts (demo_reporter, demo_worker) of org demo / role default.
+    await seedDemoDirectory(db(), 'demo', 'default');
     await apprise.listen();
     env = messagingEnv(db(), { waitMs: 1500 });
     env.adapters.set('web:default', web);
@@ -101,7 +104,7 @@ describeEachEngine('issue 9 send_message', (db) => {
 
   it('R-MSG-06 send_message and notify run concurrently from one skill', async () => {
     const [s, n] = await Promise.all([
-      runSendMessage({ to: ['web:a1', 'web:a2'], message: 'x' }, env.ctx()),
+      runSendMessage({ to: ['web:demo_worker', 'web:demo_reporter'], message: 'x' }, env.ctx()),
       runNotify({ message: 'x', target: 'json://sink/x' }, env.ctx()),
     ]);
     expect(s).toMatchObject({ ok: true, sent: 2 });
@@ -114,6 +117,22 @@ describeEachEngine('issue 9 send_message', (db) => {
     expect(await runSendMessage({ to: 'web:a', message: 'x' }, {})).toMatchObject({ ok: false, error_type: 'config' });
     const r = await runSendMessage({ to: 'notify:ops', message: 'x' }, env.ctx());
     expect((r.results as { error: string }[])[0]!.error).toBe('notify 渠道请用 notify 技能');
+  });
+
+  it('R-MSG-02 a web contact key not in the directory of the role\'s org fails as an unknown recipient; nothing is queued for it', async () => {
+    const r = await runSendMessage({ to: 'web:nobody_here', message: 'hi' }, env.ctx());
+    expect(r).toMatchObject({ ok: false, sent: 0, queued: 0, failed: 1, total: 1 });
+    expect(r.results).toEqual([{ to: 'web:nobody_here', status: 'failed', error: '未知收件人：通讯录里没有 web 联系人 nobody_here' }]);
+    expect(String(r.user_message)).toBe('共 1 位收件人：已送达 0，排队中 0，失败 1。');
+    // Another role's directory (pseudo org r_<role> for an empty org) does not hold demo_worker.
+    const other = await runSendMessage({ to: ['web:demo_worker', 'web:nobody_here'], message: 'hi', lang: 'en' }, env.ctx({ org_id: '', role_id: 'ops' }));
+    expect((other.results as { error: string }[]).map((x) => x.error)).toEqual([
+      'unknown recipient: no web contact demo_worker in the directory',
+      'unknown recipient: no web contact nobody_here in the directory',
+    ]);
+    expect(web.sent).toEqual([]);
+    const { rows } = await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM skillgate.outbox_messages WHERE idempotency_key LIKE '%:nobody_here:%'`);
+    expect(rows[0]!.n).toBe(0);
   });
 
   it('recipient addresses', () => {
