@@ -18,7 +18,10 @@ const CP_LIT = /(['"`])(?:node:)?child_process\1/;
 /** Functions of child_process that start a process. */
 const CP_FNS = 'exec|execSync|spawn|spawnSync|execFile|execFileSync|fork';
 
-/** The text of line `n` (1-based) of `code`. */
+/** A literal program that runs code given in its arguments (a shell or an interpreter). */
+const INTERPRETER = /^['"`](?:\/(?:usr\/)?(?:local\/)?bin\/)?(?:(?:ba|z|da|k|c|tc|fi)?sh|busybox|env|xargs|node|nodejs|deno|bun|python[\d.]*|perl|ruby|php|lua|pwsh|powershell|cmd(?:\.exe)?|osascript|awk|gawk)['"`]$/;
+
+/** The text of the line of `code` holding `index`. */
 function lineText(code: string, index: number): string {
   const start = code.lastIndexOf('\n', index - 1) + 1;
   const end = code.indexOf('\n', index);
@@ -35,9 +38,12 @@ function sameLine(other: string, index: number, code: string): string {
 function jsIndirect(code: string, original: string): RuleHit[] {
   const hits: { index: number }[] = [];
   const push = (re: RegExp): void => void hits.push(...matchIndexes(code, re));
+  /** `code` with the text of canonical literals blanked (same offsets): for identifier searches. */
+  const bare = code.replace(/'(?:[^'\\\n]|\\.)*'/g, (lit) => `'${' '.repeat(lit.length - 2)}'`);
   // process internals that hand out modules or native code
-  push(/(?<![\w$.])process\s*(?:\.\s*|\[\s*')(?:getBuiltinModule|binding|_linkedBinding|dlopen|mainModule)\b/);
+  push(/\b(?:getBuiltinModule|_linkedBinding|dlopen|mainModule)\b|(?<![\w$])process\s*(?:\.\s*|\[\s*')binding\b/);
   push(/(?<![\w$.])process\s*\[\s*(?!')/); // process[<computed key>]
+  hits.push(...matchIndexes(bare, /(?<![\w$.]|\}\s*=\s*)process\s*(?=[;,)\]}\n]|$)/)); // process passed around as a value
   // the module system itself
   push(/(?<![\w$.])module\s*(?:\.\s*|\[\s*')(?:constructor|require|_load|_compile)\b|\bModule\s*(?:\.\s*|\[\s*')(?:_load|_compile|_resolveFilename|wrap|prototype)\b|\._compile\s*\(/);
   push(/\b(?:require|import)\s*\(\s*'(?:node:)?(?:vm|module|inspector|v8|wasi)'\s*\)|\bfrom\s*'(?:node:)?(?:vm|module|inspector|v8|wasi)'/);
@@ -47,12 +53,13 @@ function jsIndirect(code: string, original: string): RuleHit[] {
     if (!isPlainLiteral(arg, 'js')) hits.push({ index });
   }
   push(/(?<![\w$.])require\s*(?:\.\s*(?:call|apply|bind|cache|main)\b|\[)|(?<![\w$.])(?:const|let|var)\s+[\w$]+\s*=\s*require\s*[;\n,)]/);
+  // modules loaded from outside the skill or from inline source: data:, http(s):, file:, absolute paths
+  push(/(?<![\w$.])(?:require|import)\s*\(\s*'(?:data:|https?:|blob:|file:|\/|~)|\bfrom\s*'(?:data:|https?:|blob:|file:|\/|~)/);
   // global lookups by computed key: globalThis[...], global[...], window[...], self[...]
   push(/(?<![\w$.])(?:globalThis|global|window|self)\s*\[\s*(?!'(?!(?:require|process|eval|Function|module|Buffer)')[^']*'\s*\])/);
   // the Function constructor reached through any function's .constructor
   push(/(?<!\bthis\s*)\.\s*constructor\b(?!\s*(?:\.\s*name\b|[=!]==?))|\[\s*'constructor'\s*\]|\bReflect\s*\.\s*(?:construct|apply)\s*\(\s*(?:Function|eval)\b/);
   // eval as a value, not a call: (0, eval)(x), const e = eval
-  const bare = code.replace(/'(?:[^'\\\n]|\\.)*'/g, (lit) => `'${' '.repeat(lit.length - 2)}'`);
   hits.push(...matchIndexes(bare, /(?<![\w$.])eval(?![\w$])(?!\s*\()/));
   // worker_threads running code from a string
   if (/worker_threads/.test(code)) push(/\beval\s*:\s*true\b/);
@@ -72,24 +79,38 @@ function jsIndirect(code: string, original: string): RuleHit[] {
   const namespaces = [...code.matchAll(/(?:import\s+(?:\*\s*as\s+)?|(?:const|let|var)\s+)([\w$]+)\s*(?:from|=\s*(?:await\s+)?(?:require|import)\s*\()\s*(['"`])(?:node:)?child_process\2/g)].map((m) => m[1]!);
   for (const ns of namespaces) {
     const esc = ns.replace(/\$/g, '\\$');
-    for (const { index } of matchIndexes(code, new RegExp(String.raw`(?<![\w$.])${esc}(?![\w$])`))) {
+    for (const { index } of matchIndexes(bare, new RegExp(String.raw`(?<![\w$.])${esc}(?![\w$])`))) {
       const rest = code.slice(index + ns.length, index + ns.length + 40);
       const decl = /^\s*(?:from|=\s*(?:await\s+)?(?:require|import)\b)/.test(rest);
       if (!decl && !new RegExp(String.raw`^\s*\.\s*(?:${CP_FNS})\s*\(`).test(rest)) hits.push({ index });
     }
   }
   const named = [...code.matchAll(/(?:import\s*\{([^}]*)\}\s*from|(?:const|let|var)\s*\{([^}]*)\}\s*=\s*(?:await\s+)?(?:require|import)\s*\()\s*(['"`])(?:node:)?child_process\3/g)].flatMap((m) =>
-    (m[1] ?? m[2] ?? '').split(',').map((p) => p.split(/\s+as\s+|\s*:\s*/).map((s) => s.trim())),
+    (m[1] ?? m[2] ?? '')
+      .split(',')
+      .filter((p) => !/^\s*type\s/.test(p)) // TypeScript type-only names
+      .map((p) => p.split(/\s+as\s+|\s*:\s*/).map((s) => s.trim())),
   );
   const spawners = new Set<string>(namespaces.map((n) => `${n.replace(/\$/g, '\\$')}\\s*\\.\\s*(?:spawn|spawnSync|execFile|execFileSync|fork)`));
   for (const [orig, alias] of named) {
     if (!orig) continue;
-    if (!new RegExp(`^(?:${CP_FNS})$`).test(orig)) hits.push(...matchIndexes(code, new RegExp(String.raw`(?<![\w$.])${orig}(?![\w$])`))); // unknown or computed names
+    if (!new RegExp(`^(?:${CP_FNS})$`).test(orig)) hits.push(...matchIndexes(bare, new RegExp(String.raw`(?<![\w$.])${orig.replace(/\$/g, '\\$')}(?![\w$])`))); // unknown or computed names
     if (/^(?:spawn|spawnSync|execFile|execFileSync|fork)$/.test(orig)) spawners.add((alias || orig).replace(/\$/g, '\\$'));
   }
   for (const s of spawners) {
     for (const { index, m } of matchIndexes(code, new RegExp(String.raw`(?<![\w$.])${s}\s*\(`))) {
-      if (!isPlainLiteral(firstArg(callArgs(code, index + m[0].length - 1)), 'js')) hits.push({ index });
+      const args = callArgs(code, index + m[0].length - 1);
+      const program = firstArg(args);
+      const argv = args.slice(program.length).match(/^\s*,\s*(\[[^\]]*\]|[^,]+)/)?.[1];
+      if (!isPlainLiteral(program, 'js') || (INTERPRETER.test(program) && argv !== undefined && !isPlainLiteral(argv, 'js'))) hits.push({ index });
+    }
+  }
+  // functions imported by name used other than as a call (passed around, aliased)
+  for (const [orig, alias] of named) {
+    const name = (alias || orig || '').replace(/\$/g, '\\$');
+    if (!name) continue;
+    for (const { index } of matchIndexes(bare, new RegExp(String.raw`(?<![\w$.])${name}(?![\w$])(?!\s*\()`))) {
+      if (!CP_LIT.test(lineText(code, index))) hits.push({ index });
     }
   }
   return at(hits);
@@ -109,11 +130,16 @@ function pyIndirect(code: string): RuleHit[] {
   push(/(?<![\w])__builtins__\b|\bbuiltins\s*\.\s*(?:exec|eval|compile|__import__|getattr)\b|(?<![\w.])(?:globals|vars|locals)\s*\(\s*\)\s*\[|\.\s*__(?:subclasses|globals|code|builtins)__\b/);
   push(/(?<![\w.])sys\s*\.\s*modules\s*\[|(?<![\w.])(?:import\s+(?:ctypes|pty|runpy|code|cffi)\b|from\s+(?:ctypes|pty|runpy|cffi)\s+import)|\bpty\s*\.\s*spawn\b|\bos\s*\.\s*(?:exec\w+|spawn\w+|posix_spawn\w*|fork\w*)\s*\(/);
   push(/(?<![\w.])(?:__import__|import_module)\s*\(\s*'(?:posix|pty|ctypes|runpy)'/);
-  // subprocess calls whose program is computed (no shell needed to run anything)
-  for (const { index, m } of matchIndexes(code, /(?<![\w.])subprocess\s*\.\s*(?:run|call|check_call|check_output|Popen)\s*\(/)) {
-    const arg = firstArg(callArgs(code, index + m[0].length - 1)).trim();
-    const program = arg.startsWith('[') ? firstArg(arg.slice(1, -1)) : arg;
-    if (!isPlainLiteral(program, 'py')) hits.push({ index });
+  push(/\bimportlib\s*\.\s*(?:__import__|util|machinery|reload)\b|\b(?:pickle|cPickle|_pickle|dill|marshal|shelve|jsonpickle)\s*\.\s*(?:loads?|open|Unpickler)\s*\(|\bfrom\s+(?:pickle|marshal|dill)\s+import\b/);
+  // subprocess calls whose program is computed, or an interpreter given computed arguments
+  for (const { index, m } of matchIndexes(code, /(?<![\w.])(?:subprocess\s*\.\s*(?:run|call|check_call|check_output|Popen)|asyncio\s*\.\s*create_subprocess_exec)\s*\(/)) {
+    const args = callArgs(code, index + m[0].length - 1);
+    const arg = firstArg(args).trim();
+    const list = arg.startsWith('[') || arg.startsWith('(');
+    const program = list ? firstArg(arg.slice(1, -1)) : arg;
+    const argv = list ? arg : args.slice(arg.length);
+    if (!isPlainLiteral(program, 'py') || (INTERPRETER.test(program) && !isPlainLiteral(`[${list ? arg.slice(1, -1) : ''}]`, 'py'))) hits.push({ index });
+    else if (!list && INTERPRETER.test(program) && /\S/.test(argv)) hits.push({ index });
   }
   return at(hits);
 }

@@ -191,6 +191,8 @@ export function normalizeCode(code: string, lang: ScanLang): string {
   let c = lang === 'js' ? canonJs(code) : canonPy(code);
   if (lang === 'py') {
     // `import subprocess as sp` → `sp.run` is read as `subprocess.run`
+    // `__import__('os').system` / `importlib.import_module('os').system` are read as `os.system`
+    c = c.replace(/(?<![\w.])(?:__import__|importlib\s*\.\s*import_module)\s*\(\s*'(os|subprocess|pty|posix|builtins|sys|shutil|asyncio|importlib|ctypes)'\s*\)(?=\s*\.)/g, '$1');
     for (const m of c.matchAll(/\bimport\s+(os|subprocess|pty|posix|importlib|builtins|sys|shutil|asyncio)\s+as\s+(\w+)/g)) {
       c = c.replace(new RegExp(String.raw`(?<![\w.])${m[2]}(?=\s*\.)`, 'g'), m[1]!);
     }
