@@ -57,6 +57,9 @@ function jsIndirect(code: string, original: string): RuleHit[] {
   push(/(?<![\w$.])(?:require|import)\s*\(\s*'(?:data:|https?:|blob:|file:|\/|~)|\bfrom\s*'(?:data:|https?:|blob:|file:|\/|~)/);
   // global lookups by computed key: globalThis[...], global[...], window[...], self[...]
   push(/(?<![\w$.])(?:globalThis|global|window|self)\s*\[\s*(?!'(?!(?:require|process|eval|Function|module|Buffer)')[^']*'\s*\])/);
+  // globals and the Function constructor handed around as values: Reflect.get(globalThis, 'eval'), const F = Function
+  push(/\bReflect\s*\.\s*(?:get|apply|construct|getOwnPropertyDescriptor)\s*\(\s*(?:globalThis|global|window|self|process|module|require|Function|eval)\b|\bObject\s*\.\s*(?:getOwnPropertyDescriptors?|entries|values|keys|assign)\s*\(\s*(?:globalThis|global|process|module)\s*[,)]/);
+  hits.push(...matchIndexes(bare, /(?<![\w$.])globalThis(?![\w$])(?!\s*(?:\.|\[|\?\.))|(?:=|\(|,)\s*Function\s*(?=[;,)\n]|$)/));
   // the Function constructor reached through any function's .constructor
   push(/(?<!\bthis\s*)\.\s*constructor\b(?!\s*(?:\.\s*name\b|[=!]==?))|\[\s*'constructor'\s*\]|\bReflect\s*\.\s*(?:construct|apply)\s*\(\s*(?:Function|eval)\b/);
   // eval as a value, not a call: (0, eval)(x), const e = eval
@@ -128,6 +131,7 @@ function pyIndirect(code: string): RuleHit[] {
   push(new RegExp(String.raw`(?<![\w.])getattr\s*\([^,()]*,\s*'(?:${PY_DANGER_ATTRS})'`));
   push(/(?<![\w.])getattr\s*\(\s*__import__\s*\(/);
   push(/(?<![\w])__builtins__\b|\bbuiltins\s*\.\s*(?:exec|eval|compile|__import__|getattr)\b|(?<![\w.])(?:globals|vars|locals)\s*\(\s*\)\s*\[|\.\s*__(?:subclasses|globals|code|builtins)__\b/);
+  push(/\bfrom\s+(?:os|posix|subprocess|pty|builtins|importlib)\s+import\s+\*/);
   push(/(?<![\w.])sys\s*\.\s*modules\s*\[|(?<![\w.])(?:import\s+(?:ctypes|pty|runpy|code|cffi)\b|from\s+(?:ctypes|pty|runpy|cffi)\s+import)|\bpty\s*\.\s*spawn\b|\bos\s*\.\s*(?:exec\w+|spawn\w+|posix_spawn\w*|fork\w*)\s*\(/);
   push(/(?<![\w.])(?:__import__|import_module)\s*\(\s*'(?:posix|pty|ctypes|runpy)'/);
   push(/\bimportlib\s*\.\s*(?:__import__|util|machinery|reload)\b|\b(?:pickle|cPickle|_pickle|dill|marshal|shelve|jsonpickle)\s*\.\s*(?:loads?|open|Unpickler)\s*\(|\bfrom\s+(?:pickle|marshal|dill)\s+import\b/);
