@@ -47,19 +47,31 @@ export function pinHandlerVersion(file: string, version: string | undefined): vo
   else pins.set(file, version);
 }
 
+/** How long a reload waits for one handler's preload import, ms. */
+export const PRELOAD_TIMEOUT_MS = 10_000;
+
 /**
  * Import handler `file` now, so that the version on disk stays servable after a later broken
  * edit (the live skill set calls it on each good (re)load of a non-built-in in-process handler,
  * then pins the returned version while an edit is broken — issue 10 §4, R-LOAD-04).
+ * @param timeoutMs how long to wait for the import (default {@link PRELOAD_TIMEOUT_MS}).
  * @returns the `<mtimeMs>-<size>` version that was imported and is cached, or undefined when
- *   the file changed while it was being imported (which content was compiled is then unknown:
- *   the entry is dropped, the next reload sees the change).
+ *   the import took longer than `timeoutMs` (it goes on in the background) or the file changed
+ *   while it was being imported (which content was compiled is then unknown: the entry is
+ *   dropped, the next reload sees the change).
  * @throws when the file cannot be read, does not compile, or throws while evaluating.
  */
-export async function preloadHandlerModule(file: string): Promise<string | undefined> {
+export async function preloadHandlerModule(file: string, timeoutMs = PRELOAD_TIMEOUT_MS): Promise<string | undefined> {
   const version = await fileVersion(file);
   const key = `${file}?v=${version}`;
-  await loadVersion(file, version);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
+  try {
+    // A module whose top-level await never settles must not hold the reload queue.
+    if ((await Promise.race([loadVersion(file, version), late])) === 'late') return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
   if ((await fileVersion(file).catch(() => undefined)) === version) return version;
   cache.delete(key);
   return undefined;

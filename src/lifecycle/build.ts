@@ -11,13 +11,15 @@
  * in-process handler imports it at once ({@link preloadHandlerModule}) and remembers the
  * version imported; a later broken edit pins that cached module. A new version that passes the
  * static checks but does not import (a top-level throw, an unresolvable import) is a broken
- * edit too (`handler.load_failed`).
+ * edit too (`handler.load_failed`), and so is a top-level `process.exit` (run under the exit
+ * guard, A-04). An import slower than PRELOAD_TIMEOUT_MS is not waited for (no pin then).
  */
 import { createHash } from 'node:crypto';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isSkillFolder, loadSkill, makeRegistry, type Registry, type RegistryIssue, type SkillRoot } from '../registry/discover.ts';
 import type { SkillRecord } from '../registry/types.ts';
+import { runGuarded } from '../executor/exit-guard.ts';
 import { pinHandlerVersion, preloadHandlerModule } from '../executor/module-loader.ts';
 import { ROLE_ID_RE, ROLE_SKILLS_DIR } from './role-paths.ts';
 import type { ReloadReport } from './types.ts';
@@ -219,7 +221,9 @@ export class SkillSetBuilder {
     let version: string | undefined;
     if (this.opts.preloadHandlers && root.source !== 'builtin' && rec.status === 'ok' && rec.execType === 'IN_PROCESS' && rec.entryFile) {
       try {
-        version = await preloadHandlerModule(rec.entryFile);
+        // Under the exit guard: a top-level process.exit fails the import, not the gateway (A-04).
+        const file = rec.entryFile;
+        version = await runGuarded({}, () => preloadHandlerModule(file));
       } catch (e) {
         const message = `handler does not load: ${(e as Error)?.message ?? String(e)}`.slice(0, 2000);
         if (old && old.rec.status === 'ok' && old.rec.name === rec.name) {

@@ -83,6 +83,12 @@ it('R-LOAD-04 issue 10 §4: a good handler never called before a broken edit sti
   expect(issue.message).toContain('boom at load');
   expect(await run('cold')).toMatchObject({ version: 'good2' });
   expect(h.lifecycle.registry().get('cold')).toMatchObject({ status: 'ok' });
+  // A top-level process.exit in a new version fails its import, not the gateway (A-04).
+  const m = reports.length;
+  await writeFile(join(shared, 'cold', 'handler.ts'), `if (Date.now() > 0) process.exit(3);\n${skillFiles('cold', 'exits')['handler.ts']!}`);
+  await expect.poll(() => reports.slice(m).flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold'), POLL).toBeDefined();
+  expect(reports.slice(m).flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold')!.issues[0]!.message).toContain('process.exit(3)');
+  expect(await run('cold')).toMatchObject({ version: 'good2' });
 });
 
 it("a new role skill folder appears in that role's scope without a restart", async () => {
