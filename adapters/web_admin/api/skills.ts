@@ -20,6 +20,7 @@ import type { RoleSkillState } from '../../../src/lifecycle/types.ts';
 import { preflight } from '../../../src/registry/preflight.ts';
 import type { SkillRecord } from '../../../src/registry/types.ts';
 import { fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts';
+import { unknownRoleMessage } from '../../../src/lifecycle/live.ts';
 
 /** Largest SKILL.md text returned, bytes. */
 export const SKILL_MD_MAX_BYTES = 256 * 1024;
@@ -121,7 +122,7 @@ function routes(deps: AdminDeps): express.Router {
 
   r.post('/install', express.raw({ type: () => true, limit: INSTALL_MAX_BYTES }), async (req, res) => {
     const roleId = str(req.query.role);
-    if (roleId && !roleOf(deps, roleId)) return fail(res, 404, 'unknown_role', `没有角色 ${roleId}。`);
+    if (roleId && !roleOf(deps, roleId)) return fail(res, 404, 'unknown_role', unknownRoleMessage(roleId, deps.config));
     const lc = deps.services.lifecycle;
     if (!lc) return fail(res, 503, 'no_lifecycle', '此网关未启用技能生命周期管理，无法安装技能。');
     const body = req.body as unknown;

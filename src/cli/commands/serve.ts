@@ -18,6 +18,9 @@ export async function serveCommand(_io: CliIO): Promise<number> {
     if (err instanceof DataDirBusyError) throw new CliError(err.message, EXIT_FAILED);
     throw err;
   }
+  // HTTP skills address this gateway as `${PORT}` (skills/examples/gateway_health): the port
+  // actually bound (PORT=0 picks a free one, and .env values are not in process.env).
+  process.env.PORT = String(gateway.port);
   // A terminal's Ctrl-C reaches node twice (directly and relayed by `npm start`), so the
   // handler stays installed until the shutdown is over: a repeated signal is only logged, a
   // third one within the shutdown forces the exit (in-flight turns then resume after restart).

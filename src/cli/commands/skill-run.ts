@@ -55,6 +55,8 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
     const settings = loadSettings();
     return { settings, config: loadConfigFile(settings.configPath, settings) };
   });
+  // `${PORT}` in HTTP skills (gateway_health) means the configured gateway port here too.
+  process.env.PORT ??= String(settings.port);
   // stdout carries exactly one JSON document (CONTRACTS.md §1): while the skill runs in this
   // process, whatever it writes to stdout (console.log in a handler) goes to stderr.
   const stdoutWrite = process.stdout.write;
