@@ -5,11 +5,13 @@
  * (`lo + ordinality − 1`, so no id list travels). A unique violation with rows already in the
  * table is answered with `ON CONFLICT DO NOTHING` plus one query for the ids that did not go
  * in (exactly the conflicting rows); any other failure hands the chunk, as rows, to the
- * split-in-halves engine of batch-insert.ts (down to one SAVEPOINT per row).
+ * split-in-halves engine of batch-insert.ts (down to one SAVEPOINT per row). On the server
+ * engine a chunk goes by `COPY … FROM STDIN` first (column-copy.ts) and falls back to this path.
  */
 import type { Tx } from '../store/db.ts';
 import { insertPart, uniqueRowError, type BatchCounts, type PartOptions, type ValidRow } from './batch-insert.ts';
 import type { ColumnChunk } from './column-chunk.ts';
+import { COPY_TUNING, copyChunk } from './column-copy.ts';
 import { columnSqlType } from './fields.ts';
 import { quoteIdent } from './naming.ts';
 import { sqlState, type DtLang } from './results.ts';
@@ -93,7 +95,11 @@ function account(table: TableMeta, chunk: ColumnChunk, missing: number[], skip: 
 }
 
 /**
- * Insert a column-encoded chunk (R-DT-98): one set-wise statement in a SAVEPOINT; with
+ * Insert a column-encoded chunk (R-DT-98). On the server engine (`tx.copyFrom`) and without
+ * `part.skip`: one `COPY … FROM STDIN` in a SAVEPOINT (column-copy.ts); when it fails the
+ * SAVEPOINT is rolled back and a unique violation goes to the ON CONFLICT form below, any
+ * other failure to the unnest statement and the split, so each bad row is reported as on
+ * the embedded engine. Otherwise: one set-wise statement in a SAVEPOINT; with
  * `part.returning` (a unique conflict was seen earlier in this import) directly in the
  * ON CONFLICT form. A unique violation switches to that form (and, through `part.adaptive`,
  * the rest of the import); any other failure — or a chunk that writes no column — goes to
@@ -112,6 +118,28 @@ export async function insertColumns(
 ): Promise<void> {
   const n = chunk.rows.length;
   if (n === 0) return;
+  if (tx.copyFrom && !part.skip && COPY_TUNING.enabled) {
+    // Server engine: COPY first, whatever `part.returning` says (a conflict in one chunk
+    // says little about the next). A unique conflict is then answered as below (ON CONFLICT
+    // DO NOTHING + the missing ids); any other failure takes the unnest path and its split.
+    try {
+      const got = await copyChunk(tx, table, fields, chunk, ids);
+      if (got !== null) {
+        out.inserted += got;
+        return;
+      }
+    } catch (err) {
+      if (ids && sqlState(err) === '23505') {
+        try {
+          const q = columnInsertSql(table, fields, chunk, ids)!;
+          account(table, chunk, await tx.savepoint((sp) => insertMissing(sp, table, q, ids, n)), false, out, lang);
+          return;
+        } catch {
+          return insertPart(tx, table, asRows(), part, out, lang);
+        }
+      }
+    }
+  }
   const q = columnInsertSql(table, fields, chunk, ids);
   if (q) {
     try {

@@ -4,7 +4,8 @@
  *
  * Portability rules (both engines stay correct): pass the transaction client down and never
  * call the Db while holding a Tx (PGlite is one session: that deadlocks); schema-qualify
- * names or `SET LOCAL` inside a transaction; no COPY FROM STDIN; cross-process coordination
+ * names or `SET LOCAL` inside a transaction; COPY FROM STDIN only through {@link Tx.copyFrom},
+ * which exists on the server engine only (callers keep a portable path); cross-process coordination
  * only through {@link Db.withLock} / {@link Db.listen}, which fall back to in-process
  * equivalents on the embedded engine.
  */
@@ -32,6 +33,16 @@ export interface Tx extends Queryable {
    * rethrown) on failure, leaving the outer transaction usable.
    */
   savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Server engine only (absent on the embedded engine, whose PGlite bridge has no copy
+   * protocol; DESIGN.md "Storage"): run `sql` — a `COPY <table> (<cols>) FROM STDIN` in text
+   * format — on this transaction's connection, streaming `data` (rows already escaped for the
+   * text format: `\t` between columns, `\n` after each row, `\N` for NULL).
+   * @returns the number of rows copied.
+   * @throws the driver's error (`code` = SQLSTATE, `where` = `COPY <table>, line <n>`); the
+   *   transaction is then aborted — run it inside {@link Tx.savepoint} to keep it usable.
+   */
+  copyFrom?(sql: string, data: string): Promise<number>;
 }
 
 /** Which engine is behind a Db. */

@@ -2,12 +2,29 @@
  * {@link Db} over a node-postgres Pool — the one code path for both engines.
  */
 import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import { assertIdentifier, type Db, type DbEngine, type QueryResult, type Tx } from './db.ts';
 
 class PoolTx implements Tx {
   private depth = 0;
-  constructor(private readonly client: pg.PoolClient) {}
+  /** {@link Tx.copyFrom}: set on the server engine only. */
+  readonly copyFrom?: (sql: string, data: string) => Promise<number>;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    engine: DbEngine,
+  ) {
+    if (engine === 'server') this.copyFrom = (sql, data) => this.copy(sql, data);
+  }
+
+  private async copy(sql: string, data: string): Promise<number> {
+    const stream = this.client.query(copyFromStdin(sql));
+    await pipeline(Readable.from([data], { objectMode: false }), stream);
+    return stream.rowCount;
+  }
 
   async query<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
     const res = await this.client.query(text, values as unknown[] | undefined);
@@ -66,7 +83,7 @@ export class PoolDb implements Db {
     try {
       await client.query('BEGIN');
       try {
-        const out = await fn(new PoolTx(client));
+        const out = await fn(new PoolTx(client, this.engine));
         await client.query('COMMIT');
         return out;
       } catch (err) {
