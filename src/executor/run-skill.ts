@@ -284,8 +284,9 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
             await_reply: makeAwaitReply(services.messaging, { org_id: orgId, role_id: roleId, session_id: session.id, skill: prepared.skill.name }, lang),
           }
         : {}),
-      // create_skill / edit_skill reach the data dir, the registry and the live reload (issue 10)
-      lifecycle: authoringServicesFor(services),
+      // create_skill / edit_skill (built-in) reach the data dir, the registry and the live
+      // reload (issue 10); other skills' contexts hold exactly the keys of R-CTX-01.
+      ...(prepared.skill.source === 'builtin' ? { lifecycle: authoringServicesFor(services) } : {}),
     },
     channelRegistry: req.line === 'chat' ? (services.channelRegistry ?? null) : null,
     request: req.line === 'chat' ? (req.request ?? null) : null,
