@@ -13,8 +13,13 @@ import { quoteIdent } from './naming.ts';
 import { tableRef } from './rows.ts';
 import type { FieldMeta, TableMeta } from './types.ts';
 
-/** Whether bulk imports use COPY on the server engine (default true; the bench and tests turn it off to compare). */
-export const COPY_TUNING = { enabled: true };
+/**
+ * Whether bulk imports use COPY on the server engine. Default **false**: measured 2026-12-01
+ * (docs/datatable.md "Throughput") the import's wall time is bound by the client's CPU, and
+ * building the COPY text costs the client more than the server saves, so the unnest INSERT
+ * was as fast or faster. Tests and the bench switch it on.
+ */
+export const COPY_TUNING = { enabled: false };
 
 /** Field types whose elements are bare (no quoting, nothing COPY escapes) or `NULL`. */
 const BARE = new Set(['整数', '数字', '日期', '时间', '勾选']);

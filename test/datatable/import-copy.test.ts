@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { copyField } from '../../src/datatable/column-copy.ts';
+import { COPY_TUNING, copyField } from '../../src/datatable/column-copy.ts';
 import { BATCH_TUNING } from '../../src/datatable/write-batch.ts';
 import type { Tx } from '../../src/store/db.ts';
 import { describeEachEngine } from '../helpers/db.ts';
@@ -16,6 +16,7 @@ import { rowsEnv, type RowsEnv } from './rows-env.ts';
 describeEachEngine('datatable import via COPY FROM STDIN (server engine)', (db, engine) => {
   let t: RowsEnv;
   const saved = { ...BATCH_TUNING };
+  const savedCopy = { ...COPY_TUNING };
   let copies = 0;
   // Counts COPY statements (present only on the server engine's transactions).
   const countingFactory = <T>(fn: (tx: Tx) => Promise<T>) =>
@@ -36,9 +37,11 @@ describeEachEngine('datatable import via COPY FROM STDIN (server engine)', (db, 
   beforeAll(async () => {
     t = await rowsEnv(db());
     Object.assign(BATCH_TUNING, { chunkRows: 10, concurrency: 2, idBlock: 25 });
+    COPY_TUNING.enabled = true;
   });
   afterAll(() => {
     Object.assign(BATCH_TUNING, saved);
+    Object.assign(COPY_TUNING, savedCopy);
   });
 
   it('R-DT-98: array-literal elements become COPY text fields (\\N, unquoting, \\ \\t \\n \\r escaped)', () => {
