@@ -64,6 +64,36 @@ export function columnInsertSql(table: TableMeta, fields: readonly FieldMeta[], 
 }
 
 /**
+ * The chunk's rows whose value of a unique field (`unique`: indexes into `fields`, as
+ * `ColumnEncoder.unique`) is already in the table — found before the INSERT, one indexed
+ * probe per unique field: `unnest` of the column's array literal (the INSERT's own literal
+ * and type, so equality is the column's) `WITH ORDINALITY`, kept where a row of the table has
+ * that value. Rows of every owner count (the constraint is table-wide, as the INSERT would
+ * see it). Row indexes (0-based, ascending, distinct) into `chunk`.
+ */
+export async function existingUniqueRows(
+  q: Pick<Tx, 'query'>,
+  table: TableMeta,
+  fields: readonly FieldMeta[],
+  unique: readonly number[],
+  chunk: ColumnChunk,
+): Promise<number[]> {
+  const hit = new Set<number>();
+  for (const j of unique) {
+    if (!chunk.present[j]) continue;
+    const f = fields[j]!;
+    const type = f.uidt === '数字' ? 'numeric' : columnSqlType(f);
+    const { rows } = await q.query<{ i: number }>(
+      `SELECT (u.ord - 1)::int AS i FROM unnest($1::${type}[]) WITH ORDINALITY AS u(v, ord)
+        WHERE u.v IS NOT NULL AND EXISTS (SELECT 1 FROM ${tableRef(table)} AS t WHERE t.${quoteIdent(f.title)} = u.v)`,
+      [`{${chunk.cols[j]!.join(',')}}`],
+    );
+    for (const r of rows) hit.add(Number(r.i));
+  }
+  return [...hit].sort((a, b) => a - b);
+}
+
+/**
  * Run the chunk's INSERT with `ON CONFLICT DO NOTHING`: the row indexes that did NOT go in.
  * When the row count says every row went in nothing else is asked; otherwise one query lists
  * the chunk's ids absent from the table afterwards.

@@ -7,9 +7,9 @@
  * batch-insert.ts.
  */
 import type { Tx } from '../store/db.ts';
-import { dbRowError, type BatchCounts, type PartOptions, type RowError, type ValidRow } from './batch-insert.ts';
+import { dbRowError, uniqueRowError, type BatchCounts, type PartOptions, type RowError, type ValidRow } from './batch-insert.ts';
 import { compileColumnEncoder, type ColumnChunk, type ColumnEncoder } from './column-chunk.ts';
-import { idAt, insertColumns, type IdBlock } from './column-insert.ts';
+import { existingUniqueRows, idAt, insertColumns, type IdBlock } from './column-insert.ts';
 import { arraySource, UNPARSABLE, type RecordSource } from './import-source.ts';
 import type { OwnerScope } from './permissions.ts';
 import type { DtLang } from './results.ts';
@@ -218,6 +218,7 @@ export async function importRecords(
     }
   };
   const dedupe = uniqueTracker(enc, opts.skip, lang);
+  const precheck = enc.unique.length > 0 && (await hasRows(env, table)) ? existingTracker(env, table, enc, opts.skip, lang) : null;
   const prepare = opts.prepare;
   for (let start = 0; ; start += size) {
     const batch = src.take(size);
@@ -242,6 +243,7 @@ export async function importRecords(
       }
     }
     if (dedupe) chunk = dedupe(chunk, out);
+    if (precheck && chunk.rows.length > 0) chunk = await precheck(chunk, out);
     while (inflight.length >= concurrency) await inflight.shift();
     if (chunk.rows.length === 0) continue;
     if (broken !== undefined) {
@@ -317,16 +319,65 @@ function uniqueTracker(enc: ColumnEncoder, skip: boolean, lang: DtLang): ((chunk
         });
       }
     }
-    if (drop.length === 0) return chunk;
-    const gone = new Set(drop);
-    const keep = (_: unknown, i: number) => !gone.has(i);
-    return {
-      rows: chunk.rows.filter(keep),
-      records: chunk.records.filter(keep),
-      cols: chunk.cols.map((c) => c.filter(keep)),
-      present: chunk.present,
-      keys: chunk.keys.map((c) => c.filter(keep)),
-    };
+    return dropRows(chunk, drop);
+  };
+}
+
+/** `chunk` without the rows at the indexes `drop` (the same chunk when `drop` is empty). */
+function dropRows(chunk: ColumnChunk, drop: readonly number[]): ColumnChunk {
+  if (drop.length === 0) return chunk;
+  const gone = new Set(drop);
+  const keep = (_: unknown, i: number) => !gone.has(i);
+  return {
+    rows: chunk.rows.filter(keep),
+    records: chunk.records.filter(keep),
+    cols: chunk.cols.map((c) => c.filter(keep)),
+    present: chunk.present,
+    keys: chunk.keys.map((c) => c.filter(keep)),
+  };
+}
+
+/** True when the table holds at least one row (any owner); true too when the question fails (the pre-check then just runs). */
+async function hasRows(env: DtEnv, table: TableMeta): Promise<boolean> {
+  try {
+    const { rows } = await env.q.query<{ e: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${tableRef(table)}) AS e`);
+    return rows[0]?.e !== false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Conflicts with rows already in the table, found before a chunk is sent (used when the table
+ * held rows when the import began): one indexed probe per unique field
+ * ({@link existingUniqueRows}); each row found counts exactly as the database's conflict would
+ * — `skipped` with on_conflict=skip, else failed with {@link uniqueRowError} (the text and
+ * SQLSTATE 23505 of the ON CONFLICT path) — and is never sent, so the chunk's INSERT does not
+ * fail and run twice. A probe that fails changes nothing; a row written meanwhile by someone
+ * else is still caught by the database (insertColumns' fallback).
+ */
+function existingTracker(
+  env: DtEnv,
+  table: TableMeta,
+  enc: ColumnEncoder,
+  skip: boolean,
+  lang: DtLang,
+): (chunk: ColumnChunk, out: BatchCounts) => Promise<ColumnChunk> {
+  return async (chunk, out) => {
+    let drop: number[];
+    try {
+      drop = await existingUniqueRows(env.q, table, enc.fields, enc.unique, chunk);
+    } catch {
+      return chunk;
+    }
+    for (const i of drop) {
+      if (skip) out.skipped++;
+      else {
+        out.failed++;
+        out.errors.push(uniqueRowError(chunk.rows[i]!, table, lang));
+      }
+    }
+    return dropRows(chunk, drop);
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BATCH_TUNING } from '../../src/datatable/write-batch.ts';
+import type { Tx } from '../../src/store/db.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';
 
@@ -42,5 +43,33 @@ describeEachEngine('datatable column-wise batches (spec 000 §7.8)', (db) => {
     expect(rows.some((x) => x.c !== null && x.c !== 'c')).toBe(false);
     const again = await t.call({ action: 'insert_batch', payload: { table_id: f, records: records.slice(0, 30), on_conflict: 'skip' } });
     expect(again).toMatchObject({ inserted: 0, skipped: 30, failed: 0, verified_total: 97 });
+  });
+
+  it('R-DT-34/R-DT-98: values already in the table are found before the INSERT (no chunk fails and runs again); same row numbers and text, skip counts them', async () => {
+    const f = await t.table('预查', [
+      { title: '码', uidt: '文本', unique: true },
+      { title: '号', uidt: '整数', unique: true },
+    ]);
+    expect(await t.call({ action: 'insert_batch', payload: { table_id: f, records: [{ 码: 'a', 号: 1 }, { 码: 'b', 号: 2 }] } })).toMatchObject({ inserted: 2 });
+    const sql: string[] = [];
+    const wrap = (tx: Tx): Tx =>
+      Object.assign(Object.create(tx) as Tx, {
+        query: (q: string, v?: unknown[]) => (sql.push(q), tx.query(q, v)),
+        savepoint: <T>(fn: (sp: Tx) => Promise<T>) => tx.savepoint((sp) => fn(wrap(sp))),
+      });
+    const db_factory = <T>(fn: (tx: Tx) => Promise<T>) => db().transaction((tx) => fn(wrap(tx)));
+    const records = Array.from({ length: 30 }, (_, i) => ({ 码: `k${i}`, 号: 100 + i }));
+    records[3]!.码 = 'a'; // in the table (text field)
+    records[17]!.号 = 2; // in the table (integer field)
+    records[25]!.码 = 'k4'; // repeats row 5 of the file
+    const r = await t.call({ action: 'insert_batch', payload: { table_id: f, records: records.slice(0, 30) } }, { db_factory });
+    expect(r).toMatchObject({ inserted: 27, failed: 3, verified_total: 29 });
+    const errors = r.errors as Array<{ row: number; sqlstate?: string; error: string }>;
+    expect(errors.map((e) => [e.row, e.sqlstate])).toEqual([[4, '23505'], [18, '23505'], [26, '23505']]);
+    expect(errors[0]!.error).toBe('违反唯一约束（重复值）（唯一字段：码、号）（SQLSTATE 23505）');
+    expect(sql.filter((q) => q.startsWith('INSERT')).length).toBe(5); // one per chunk of 7, none redone
+    expect(sql.filter((q) => q.includes('ON CONFLICT'))).toEqual([]);
+    const skip = await t.call({ action: 'insert_batch', payload: { table_id: f, records: records.slice(0, 10), on_conflict: 'skip' } });
+    expect(skip).toMatchObject({ inserted: 0, skipped: 10, failed: 0, verified_total: 29 });
   });
 });
