@@ -22,8 +22,11 @@ export type { BatchCounts, RowError, ValidRow } from './batch-insert.ts';
 /** Rows per set-wise INSERT statement (and per transaction). */
 export const CHUNK_ROWS = 5000;
 
-/** Tuning knobs of {@link importRecords} (defaults: {@link CHUNK_ROWS}, {@link INSERT_CONCURRENCY}, ids per sequence round trip); the bench and tests vary them. */
-export const BATCH_TUNING = { chunkRows: CHUNK_ROWS, concurrency: 3, idBlock: 100_000 };
+/**
+ * Tuning knobs of {@link importRecords} (defaults: {@link CHUNK_ROWS}, {@link INSERT_CONCURRENCY}, ids per sequence round
+ * trip, `precheck`: probe unique values against a non-empty table before each chunk's INSERT); the bench and tests vary them.
+ */
+export const BATCH_TUNING = { chunkRows: CHUNK_ROWS, concurrency: 3, idBlock: 100_000, precheck: true };
 
 /** Most records of insert_batch / upsert / a `data` array (R-DT-62, D-10). */
 export const BATCH_MAX = 100;
@@ -218,7 +221,7 @@ export async function importRecords(
     }
   };
   const dedupe = uniqueTracker(enc, opts.skip, lang);
-  const precheck = enc.unique.length > 0 && (await hasRows(env, table)) ? existingTracker(env, table, enc, opts.skip, lang) : null;
+  const precheck = BATCH_TUNING.precheck && enc.unique.length > 0 && (await hasRows(env, table)) ? existingTracker(env, table, enc, opts.skip, lang) : null;
   const prepare = opts.prepare;
   for (let start = 0; ; start += size) {
     const batch = src.take(size);
