@@ -72,6 +72,11 @@ export function unknownRoleMessage(roleId: string, config: ConfigFile): string {
   return `未知角色 "${roleId}"（已配置：${ids}）/ unknown role "${roleId}" (roles: ${ids})`;
 }
 
+/** A role's `skills:` as written (`*` and names may stand together), undefined for an unknown role. */
+function roleList(config: ConfigFile, roleId: string): readonly string[] | undefined {
+  return config.roles.find((r) => r.id === roleId)?.skills;
+}
+
 /** The lifecycle plus helpers the gateway and CLI use. */
 export interface LiveSkillLifecycle extends SkillLifecycle {
   /** Problems of broken newer versions whose last good version serves, by skill. */
@@ -166,14 +171,14 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
 
   return {
     registry,
-    skillsFor: (roleId) => scopeNames(scopeRegistry().all(), roleId, roleSkills(config, roleId), store.current()),
+    skillsFor: (roleId) => scopeNames(scopeRegistry().all(), roleId, roleList(config, roleId), store.current()),
     reload,
     async setEnabled(roleId, skill, enabled) {
       await store.set(roleId, skill, enabled);
     },
     async roleState(roleId): Promise<RoleSkillState[]> {
       await store.refresh();
-      const list = roleSkills(config, roleId);
+      const list = roleList(config, roleId);
       const overrides = store.current();
       return scopeRegistry()
         .all()

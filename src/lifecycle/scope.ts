@@ -5,6 +5,10 @@
  * the ones the console enabled although the list omits them, plus the role's own skills
  * (`source: role` with `ownerRole` = the role; the console may disable those too).
  * Another role's own skills are never in scope.
+ *
+ * Opt-in skills (frontmatter `opt-in: true`: `create_skill`, `edit_skill` — code written from
+ * chat runs with the gateway's rights) are never given by `*`: a role gets one only by naming it
+ * in `skills:` or by the console's override (docs/skill-lifecycle.md "Opt-in skills").
  */
 import type { SkillRecord } from '../registry/types.ts';
 import type { Overrides } from './enablement.ts';
@@ -14,13 +18,19 @@ export function isOwnedRoleSkill(rec: Pick<SkillRecord, 'source' | 'ownerRole'>)
   return rec.source === 'role' && rec.ownerRole !== undefined;
 }
 
+/** True when the skill's frontmatter says `opt-in: true` (never enabled by `*`). */
+export function isOptIn(rec: { frontmatter?: { raw?: Record<string, unknown> } }): boolean {
+  const v = rec.frontmatter?.raw?.['opt-in'];
+  return v === true || v === 'true';
+}
+
 /**
  * Whether role `roleId` has `rec` enabled.
- * @param configList the role's config `skills:` (`roleSkills(config, roleId)`); undefined
- *   (unknown role) is treated as `*`.
+ * @param configList the role's config `skills:` as written (may hold `*` and names together);
+ *   undefined (unknown role) is treated as `*`.
  */
 export function enabledFor(
-  rec: Pick<SkillRecord, 'name' | 'source' | 'ownerRole'>,
+  rec: Pick<SkillRecord, 'name' | 'source' | 'ownerRole'> & { frontmatter?: { raw?: Record<string, unknown> } },
   roleId: string,
   configList: readonly string[] | '*' | undefined,
   overrides: Overrides,
@@ -28,7 +38,9 @@ export function enabledFor(
   const override = overrides.get(roleId)?.get(rec.name);
   if (isOwnedRoleSkill(rec)) return rec.ownerRole === roleId && override !== false;
   if (override !== undefined) return override;
-  return configList === undefined || configList === '*' || configList.includes(rec.name);
+  if (configList === undefined || configList === '*') return !isOptIn(rec);
+  if (configList.includes(rec.name)) return true;
+  return configList.includes('*') && !isOptIn(rec);
 }
 
 /** The names (registry order) of the records `roleId` may call. */

@@ -6,7 +6,7 @@
  * version keeps serving; a built-in skill cannot be edited; create writes only SKILL.md, the
  * handler and skill.toml. The model planner reaches the same tools (fake LLM, real turn).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +43,8 @@ describe('create_skill / edit_skill through a running gateway (web channel, comm
   let seq = 0;
 
   beforeAll(async () => {
+    // create_skill / edit_skill are opt-in: `*` does not give them, the role names them.
+    writeFileSync(join(dir, 'skillgate.config.yaml'), 'roles:\n  - id: default\n    org_id: demo\n    skills: ["*", create_skill, edit_skill]\n');
     const settings = loadSettings({ SKILLGATE_DATA_DIR: dataDir, PORT: '0' }, dir);
     gateway = await startGateway(settings, createLogger({ level: 'silent' }), {});
     client = await Client.open(`ws://127.0.0.1:${gateway.port}/ws`);
@@ -140,7 +142,7 @@ describeEachEngine('create_skill through the model planner (fake LLM, real turn,
       { dir: TURN_FIXTURES, source: 'shared' as const },
       { dir: PLANNER_FIXTURES, source: 'shared' as const },
     ];
-    lifecycle = await createSkillLifecycle({ db: db(), settings: { dataDir: h.services.settings.dataDir, skillRoots }, config: parseConfigFile('', { orgId: 'demo', roleId: 'default' }), log, watch: false });
+    lifecycle = await createSkillLifecycle({ db: db(), settings: { dataDir: h.services.settings.dataDir, skillRoots }, config: parseConfigFile('roles:\n  - id: default\n    skills: ["*", create_skill, edit_skill]\n', { orgId: 'demo', roleId: 'default' }), log, watch: false });
     // what the gateway does: the turn reads the live registry after every reload
     h.services.lifecycle = lifecycle;
     h.services.registry = lifecycle.registry();
