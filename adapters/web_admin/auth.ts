@@ -106,11 +106,22 @@ export class AdminAuth {
     return who ? { who, via: 'cookie' } : null;
   }
 
-  /** Express middleware: 401 unless signed in; 403 on a cookie request failing the CSRF check. */
+  /**
+   * Express middleware: 401 unless signed in (a wrong bearer token counts as a failed sign-in;
+   * 429 past the limit); 403 on a cookie request failing the CSRF check.
+   */
   middleware(): express.RequestHandler {
     return async (req, res, next) => {
+      // A bearer token is a sign-in attempt too: wrong ones count toward the same per-address
+      // limit as the sign-in form, so the API is no unlimited guessing oracle.
+      const addr = req.socket.remoteAddress ?? '?';
+      const bearer = bearerOf(req) !== null;
+      if (bearer && !this.allowAttempt(addr)) return fail(res, 429, 'too_many_attempts', '登录失败次数过多，请稍后再试。');
       const found = await this.identify(req);
-      if (!found) return fail(res, 401, 'unauthorized', '请先登录管理控制台。');
+      if (!found) {
+        if (bearer) this.recordFailure(addr);
+        return fail(res, 401, 'unauthorized', '请先登录管理控制台。');
+      }
       if (found.via === 'cookie' && !csrfOk(req)) return fail(res, 403, 'csrf', '请求被拒绝：缺少控制台请求头或来源不符。');
       res.locals.admin = found.who;
       next();

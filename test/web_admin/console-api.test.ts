@@ -34,6 +34,18 @@ describeEachEngine('operators console API', (db) => {
     }
   });
 
+  it('counts wrong bearer tokens as failed sign-ins: past the limit the API answers 429', async () => {
+    const own = await startConsoleRig(db());
+    try {
+      const wrong = { auth: null, headers: { authorization: 'Bearer not-the-token' } } as const;
+      for (let i = 0; i < 20; i++) expect((await own.call('sections', wrong)).status).toBe(401);
+      expect((await own.call('sections', wrong)).status).toBe(429);
+      expect((await own.call('sections', { auth: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(429);
+    } finally {
+      await own.close();
+    }
+  });
+
   describe('sign-in', () => {
     it('refuses every section without a credential, and with a wrong token (401)', async () => {
       expect((await rig.call('sections', { auth: null })).status).toBe(401);
