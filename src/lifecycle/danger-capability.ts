@@ -21,6 +21,19 @@ const CP_FNS = 'exec|execSync|spawn|spawnSync|execFile|execFileSync|fork';
 /** A literal program that runs code given in its arguments (a shell or an interpreter). */
 const INTERPRETER = /^['"`](?:\/(?:usr\/)?(?:local\/)?bin\/)?(?:(?:ba|z|da|k|c|tc|fi)?sh|busybox|env|xargs|node|nodejs|deno|bun|python[\d.]*|perl|ruby|php|lua|pwsh|powershell|cmd(?:\.exe)?|osascript|awk|gawk)['"`]$/;
 
+/** A program that runs code given inline after a flag (a shell, an interpreter, `find -exec`). */
+const INLINE_HOST = /^['"`](?:\/(?:usr\/)?(?:local\/)?bin\/)?(?:(?:ba|z|da|k|c|tc|fi|a)?sh|busybox|env|xargs|nohup|timeout|nice|stdbuf|setsid|sudo|node|nodejs|deno|bun|python[\d.]*|perl|ruby|php|lua|pwsh|powershell|cmd(?:\.exe)?|osascript|awk|gawk|find)['"`]$/;
+/** A literal flag that hands inline code to the program: `-c`, `-lc`, `-e`, `--eval`, `-exec`, `/c`, … */
+const INLINE_FLAG = /(['"`])(?:-[a-zA-Z]*[ce]|--eval|--exec|-p|--print|-exec|-execdir|-ok|-okdir|\/[cC]|-Command|-EncodedCommand)\1/;
+
+/**
+ * True when a spawn's program is a shell/interpreter (or `find`, `env`, `xargs`) and a literal
+ * inline-code flag appears in its argument text (R-PRE-07: `execFileSync('sh', ['-c', '…'])`).
+ */
+export function spawnsInlineCode(program: string, args: string): boolean {
+  return INLINE_HOST.test(program.trim()) && INLINE_FLAG.test(args);
+}
+
 /** The text of the line of `code` holding `index`. */
 function lineText(code: string, index: number): string {
   const start = code.lastIndexOf('\n', index - 1) + 1;
@@ -106,7 +119,16 @@ function jsIndirect(code: string, original: string): RuleHit[] {
       const program = firstArg(args);
       const argv = args.slice(program.length).match(/^\s*,\s*(\[[^\]]*\]|[^,]+)/)?.[1];
       if (!isPlainLiteral(program, 'js') || (INTERPRETER.test(program) && argv !== undefined && !isPlainLiteral(argv, 'js'))) hits.push({ index });
+      else if (spawnsInlineCode(program, args.slice(program.length)) || /\bshell\s*:\s*(?!false\b|undefined\b)[^,}\s]/.test(args)) hits.push({ index });
     }
+  }
+  // worker threads: code loaded from a computed path, a remote/absolute URL, or a string (eval: true)
+  for (const { index, m } of matchIndexes(code, /\bnew\s+(?:[\w$]+\s*\.\s*)?Worker\s*\(/)) {
+    const args = callArgs(code, index + m[0].length - 1);
+    const first = firstArg(args);
+    const url = /^new\s+URL\s*\(\s*('(?:[^'\\\n]|\\.)*')\s*,\s*import\s*\.\s*meta\s*\.\s*url\s*\)$/.exec(first)?.[1];
+    const literal = url ?? (isPlainLiteral(first, 'js') ? first : undefined);
+    if (literal === undefined || /^['"`](?:data:|https?:|blob:|file:|\/|~|\.\.\/)/.test(literal) || /\beval\s*:\s*(?!false\b)/.test(args)) hits.push({ index });
   }
   // functions imported by name used other than as a call (passed around, aliased)
   for (const [orig, alias] of named) {
@@ -130,13 +152,22 @@ function pyIndirect(code: string): RuleHit[] {
   push(new RegExp(String.raw`(?<![\w.])getattr\s*\(\s*(?:${PY_DANGER_MODULES})\s*,`));
   push(new RegExp(String.raw`(?<![\w.])getattr\s*\([^,()]*,\s*'(?:${PY_DANGER_ATTRS})'`));
   push(/(?<![\w.])getattr\s*\(\s*__import__\s*\(/);
+  push(/(?<![\w.])vars\s*\(\s*[\w.]+\s*\)|\.\s*__dict__\b/); // vars(os)['system'], os.__dict__[…]
+  // modules imported under another name: getattr(o, x) on `import os as o`
+  for (const { m } of matchIndexes(code, new RegExp(String.raw`\bimport\s+(?:${PY_DANGER_MODULES})\s+as\s+(\w+)`))) {
+    push(new RegExp(String.raw`(?<![\w.])getattr\s*\(\s*${m[1]}\s*,`));
+  }
   push(/(?<![\w])__builtins__\b|\bbuiltins\s*\.\s*(?:exec|eval|compile|__import__|getattr)\b|(?<![\w.])(?:globals|vars|locals)\s*\(\s*\)\s*\[|\.\s*__(?:subclasses|globals|code|builtins)__\b/);
   push(/\bfrom\s+(?:os|posix|subprocess|pty|builtins|importlib)\s+import\s+\*/);
   push(/(?<![\w.])sys\s*\.\s*modules\s*\[|(?<![\w.])(?:import\s+(?:ctypes|pty|runpy|code|cffi)\b|from\s+(?:ctypes|pty|runpy|cffi)\s+import)|\bpty\s*\.\s*spawn\b|\bos\s*\.\s*(?:exec\w+|spawn\w+|posix_spawn\w*|fork\w*)\s*\(/);
   push(/(?<![\w.])(?:__import__|import_module)\s*\(\s*'(?:posix|pty|ctypes|runpy)'/);
   push(/\bimportlib\s*\.\s*(?:__import__|util|machinery|reload)\b|\b(?:pickle|cPickle|_pickle|dill|marshal|shelve|jsonpickle)\s*\.\s*(?:loads?|open|Unpickler)\s*\(|\bfrom\s+(?:pickle|marshal|dill)\s+import\b/);
   // subprocess calls whose program is computed, or an interpreter given computed arguments
-  for (const { index, m } of matchIndexes(code, /(?<![\w.])(?:subprocess\s*\.\s*(?:run|call|check_call|check_output|Popen)|asyncio\s*\.\s*create_subprocess_exec)\s*\(/)) {
+  const fromImported = [...code.matchAll(/\bfrom\s+subprocess\s+import\s+(?:\(([\w\s,]+)\)|([\w \t,]+))/g)].flatMap((m) =>
+    (m[1] ?? m[2] ?? '').split(',').map((p) => p.trim().split(/\s+as\s+/)).filter(([o]) => /^(?:run|call|check_call|check_output|Popen)$/.test(o ?? '')).map(([o, a]) => a ?? o ?? ''),
+  );
+  const callee = ['subprocess\\s*\\.\\s*(?:run|call|check_call|check_output|Popen)', 'asyncio\\s*\\.\\s*create_subprocess_exec', ...fromImported].join('|');
+  for (const { index, m } of matchIndexes(code, new RegExp(String.raw`(?<![\w.])(?:${callee})\s*\(`))) {
     const args = callArgs(code, index + m[0].length - 1);
     const arg = firstArg(args).trim();
     const list = arg.startsWith('[') || arg.startsWith('(');
@@ -144,6 +175,7 @@ function pyIndirect(code: string): RuleHit[] {
     const argv = list ? arg : args.slice(arg.length);
     if (!isPlainLiteral(program, 'py') || (INTERPRETER.test(program) && !isPlainLiteral(`[${list ? arg.slice(1, -1) : ''}]`, 'py'))) hits.push({ index });
     else if (!list && INTERPRETER.test(program) && /\S/.test(argv)) hits.push({ index });
+    else if (spawnsInlineCode(program, arg)) hits.push({ index });
   }
   return at(hits);
 }

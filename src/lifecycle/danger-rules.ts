@@ -10,6 +10,7 @@
 import { callArgs, firstArg, isPlainLiteral, matchIndexes, stringLiterals } from './scan-text.ts';
 import type { ScanLang } from './strip-comments.ts';
 import { CAPABILITY_RULE } from './danger-capability.ts';
+import { climbOutHits, platformSecretHits } from './danger-escape.ts';
 
 /** How bad a finding is; only `critical` blocks a create/edit (R-PRE-07). */
 export type DangerSeverity = 'critical' | 'high' | 'medium' | 'low';
@@ -256,17 +257,20 @@ export const DANGER_RULES: readonly DangerRule[] = [
   {
     id: 'fs.write_system',
     severity: 'critical',
-    message: { 'zh-CN': '写入系统位置（/etc、/usr、~/.ssh 等）', en: 'writes to a system location (/etc, /usr, ~/.ssh, …)' },
-    find: (code, lang) => at(writtenPaths(code, lang).filter((p) => SYSTEM_PATH.test(p.value))),
+    message: {
+      'zh-CN': '写入系统位置（/etc、/usr、~/.ssh 等），或用 .. 拼出工作区以外的路径、指向 role-skills/（为其他角色植入技能）；请只在 runtime_context.workspace_dir 之下读写',
+      en: 'writes to a system location (/etc, /usr, ~/.ssh, …), or builds a path that climbs out of the workspace with .. or names role-skills/ (planting skills for another role); stay under runtime_context.workspace_dir',
+    },
+    find: (code, lang) => at([...writtenPaths(code, lang).filter((p) => SYSTEM_PATH.test(p.value)), ...climbOutHits(code, lang)]),
   },
   {
     id: 'secrets.credential_file',
     severity: 'critical',
     message: {
-      'zh-CN': '读取凭据文件（~/.ssh、/etc/shadow、.aws/credentials、/proc/self/environ 等）',
-      en: 'touches credential files (~/.ssh, /etc/shadow, .aws/credentials, /proc/self/environ, …)',
+      'zh-CN': '读取凭据文件或平台密钥（~/.ssh、/etc/shadow、.aws/credentials、/proc/<pid>/environ、SKILLGATE_ 环境变量、数据目录的 secret.key 等）；技能需要的值请用技能参数',
+      en: "touches credential files or the platform's keys (~/.ssh, /etc/shadow, .aws/credentials, /proc/<pid>/environ, SKILLGATE_ variables, the data dir's secret.key, …); pass what the skill needs as parameters",
     },
-    find: (code) => at([...stringLiterals(code).filter((s) => CREDENTIAL_FILE.test(s.value)), ...matchIndexes(code, /(?<![\w'"`])(?:~\/\.ssh|\/etc\/shadow)\b/)]),
+    find: (code, lang) => at([...stringLiterals(code).filter((s) => CREDENTIAL_FILE.test(s.value)), ...matchIndexes(code, /(?<![\w'"`])(?:~\/\.ssh|\/etc\/shadow)\b/), ...platformSecretHits(code, lang)]),
   },
   {
     id: 'net.metadata',

@@ -16,6 +16,8 @@ const corpus = (dir: string): { name: string; text: string }[] =>
     .sort()
     .map((name) => ({ name, text: readFileSync(join(ROOT, dir, name), 'utf8') }));
 
+/** `x.skill.toml` fixtures are scanned as `x/skill.toml` (the INLINE_SHELL command). */
+const asFile = (name: string): string => name.replace(/\.skill\.toml$/, '/skill.toml');
 const bypass = corpus('bypass');
 const benign = corpus('benign');
 
@@ -27,14 +29,14 @@ describe('danger scan bypass corpus (R-PRE-07)', () => {
 
   for (const { name, text } of bypass) {
     it(`R-PRE-07 hostile ${name} is critical`, () => {
-      const found = scanFile(name, text);
+      const found = scanFile(asFile(name), text);
       expect(hasCritical(found), JSON.stringify(found)).toBe(true);
     });
   }
 
   for (const { name, text } of benign) {
     it(`R-PRE-07 honest ${name} has no critical finding`, () => {
-      const found = scanFile(name, text);
+      const found = scanFile(asFile(name), text);
       expect(found.filter((f) => f.severity === 'critical')).toEqual([]);
     });
   }
@@ -45,6 +47,28 @@ describe('danger scan bypass corpus (R-PRE-07)', () => {
     const lines = (code: string): number[] => scanFile('handler.ts', code).filter((f) => f.severity === 'critical').map((f) => f.line);
     expect(lines(a)).toContain(2);
     expect(lines(b)).toEqual(expect.arrayContaining([2, 3]));
+  });
+});
+
+describe('danger scan: the second tester round (R-PRE-07)', () => {
+  const critical = (file: string, code: string): string[] => scanFile(file, code).filter((f) => f.severity === 'critical').map((f) => `${f.line}:${f.rule}`);
+
+  it('R-PRE-07 a shell spawned with literal inline code, and shell: true, are critical on their lines', () => {
+    const js = "import {execFileSync, spawn} from 'node:child_process';\nexecFileSync('git', ['status']);\nexecFileSync('sh',['-c','id > /tmp/x']);\nspawn('ls', ['-l'], { shell: true });\nspawn('ls', ['-l'], { shell: false });\n";
+    expect(critical('handler.ts', js)).toEqual(['3:code.indirect_capability', '4:code.indirect_capability']);
+    const py = "import subprocess\nsubprocess.run(['ls', '-l'])\nsubprocess.run(['bash', '-lc', 'id'])\n";
+    expect(critical('handler.py', py)).toEqual(['3:code.indirect_capability']);
+  });
+
+  it('R-PRE-07 skill.toml INLINE_SHELL reading another process environment is critical on the command line', () => {
+    const toml = '[exec]\ntype = "INLINE_SHELL"\ncommand = "cat /proc/$PPID/environ"\n';
+    expect(critical('skill.toml', toml)).toEqual(['3:secrets.credential_file']);
+  });
+
+  it('R-PRE-07 climbing out of the workspace into role-skills is critical; a plain workspace join is not', () => {
+    const bad = "import { join } from 'node:path';\nconst p = join(runtime_context.workspace_dir, '../..');\n";
+    expect(critical('handler.ts', bad)).toEqual(['2:fs.write_system']);
+    expect(critical('handler.ts', "import { join } from 'node:path';\nconst p = join(runtime_context.workspace_dir, 'out', 'a..b.txt');\n")).toEqual([]);
   });
 });
 
