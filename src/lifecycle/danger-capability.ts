@@ -152,11 +152,10 @@ function pyIndirect(code: string): RuleHit[] {
   push(new RegExp(String.raw`(?<![\w.])getattr\s*\(\s*(?:${PY_DANGER_MODULES})\s*,`));
   push(new RegExp(String.raw`(?<![\w.])getattr\s*\([^,()]*,\s*'(?:${PY_DANGER_ATTRS})'`));
   push(/(?<![\w.])getattr\s*\(\s*__import__\s*\(/);
-  push(/(?<![\w.])vars\s*\(\s*[\w.]+\s*\)|\.\s*__dict__\b/); // vars(os)['system'], os.__dict__[…]
-  // modules imported under another name: getattr(o, x) on `import os as o`
-  for (const { m } of matchIndexes(code, new RegExp(String.raw`\bimport\s+(?:${PY_DANGER_MODULES})\s+as\s+(\w+)`))) {
-    push(new RegExp(String.raw`(?<![\w.])getattr\s*\(\s*${m[1]}\s*,`));
-  }
+  // a dangerous module's namespace read as a dict (vars(os)['system'], os.__dict__[…]) or through
+  // getattr, also under an alias (`import os as o`); vars(obj) / self.__dict__ of plain objects stay quiet
+  const mods = [PY_DANGER_MODULES, ...[...code.matchAll(new RegExp(String.raw`\bimport\s+(?:${PY_DANGER_MODULES})\s+as\s+(\w+)`, 'g'))].map((m) => m[1]!)].join('|');
+  push(new RegExp(String.raw`(?<![\w.])vars\s*\(\s*(?:${mods})\s*\)|(?<![\w.])(?:${mods})\s*\.\s*__dict__\b|(?<![\w.])getattr\s*\(\s*(?:${mods})\s*,`));
   push(/(?<![\w])__builtins__\b|\bbuiltins\s*\.\s*(?:exec|eval|compile|__import__|getattr)\b|(?<![\w.])(?:globals|vars|locals)\s*\(\s*\)\s*\[|\.\s*__(?:subclasses|globals|code|builtins)__\b/);
   push(/\bfrom\s+(?:os|posix|subprocess|pty|builtins|importlib)\s+import\s+\*/);
   push(/(?<![\w.])sys\s*\.\s*modules\s*\[|(?<![\w.])(?:import\s+(?:ctypes|pty|runpy|code|cffi)\b|from\s+(?:ctypes|pty|runpy|cffi)\s+import)|\bpty\s*\.\s*spawn\b|\bos\s*\.\s*(?:exec\w+|spawn\w+|posix_spawn\w*|fork\w*)\s*\(/);
