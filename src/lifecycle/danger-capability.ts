@@ -108,6 +108,7 @@ function jsIndirect(code: string, original: string): RuleHit[] {
       .map((p) => p.split(/\s+as\s+|\s*:\s*/).map((s) => s.trim())),
   );
   const spawners = new Set<string>(namespaces.map((n) => `${n.replace(/\$/g, '\\$')}\\s*\\.\\s*(?:spawn|spawnSync|execFile|execFileSync|fork)`));
+  spawners.add(String.raw`require\s*\(\s*['"\`](?:node:)?child_process['"\`]\s*\)\s*\.\s*(?:spawn|spawnSync|execFile|execFileSync|fork)`);
   for (const [orig, alias] of named) {
     if (!orig) continue;
     if (!new RegExp(`^(?:${CP_FNS})$`).test(orig)) hits.push(...matchIndexes(bare, new RegExp(String.raw`(?<![\w$.])${orig.replace(/\$/g, '\\$')}(?![\w$])`))); // unknown or computed names

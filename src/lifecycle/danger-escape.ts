@@ -20,6 +20,8 @@ export function platformSecretHits(code: string, lang: ScanLang): { index: numbe
   const hits: { index: number }[] = [...matchIndexes(code, /SKILLGATE_|\bsecret\.key\b/), ...matchIndexes(code, PROC_SECRET)];
   // shell: `for p in /proc/[0-9]*; do cat $p/environ` — the /proc path and the file apart
   if (lang === 'sh' && /\/proc\b/.test(code)) hits.push(...matchIndexes(code, /\/(?:environ|cmdline|mem)\b/));
+  // JS/Python: `'/proc/' + pid + '/environ'`, `os.path.join('/proc', pid, 'environ')`
+  if (lang !== 'sh' && /\/proc\b/.test(code)) hits.push(...stringLiterals(code).filter((l) => /(?:^|\/)(?:environ|cmdline|mem|maps|auxv)$/.test(l.value)));
   return hits;
 }
 
