@@ -159,6 +159,7 @@ function pyIndirect(code: string): RuleHit[] {
   push(new RegExp(String.raw`(?<![\w.])vars\s*\(\s*(?:${mods})\s*\)|(?<![\w.])(?:${mods})\s*\.\s*__dict__\b|(?<![\w.])getattr\s*\(\s*(?:${mods})\s*,`));
   push(/(?<![\w])__builtins__\b|\bbuiltins\s*\.\s*(?:exec|eval|compile|__import__|getattr)\b|(?<![\w.])(?:globals|vars|locals)\s*\(\s*\)\s*\[|\.\s*__(?:subclasses|globals|code|builtins)__\b/);
   push(/\bfrom\s+(?:os|posix|subprocess|pty|builtins|importlib)\s+import\s+\*/);
+  push(/\bfrom\s+(?:os|posix)\s+import\s+(?:\([^)]*|[^\n]*)\b(?:exec\w*|spawn\w*|posix_spawn\w*|fork\w*)\b/); // from os import execv
   push(/(?<![\w.])sys\s*\.\s*modules\s*\[|(?<![\w.])(?:import\s+(?:ctypes|pty|runpy|code|cffi)\b|from\s+(?:ctypes|pty|runpy|cffi)\s+import)|\bpty\s*\.\s*spawn\b|\bos\s*\.\s*(?:exec\w+|spawn\w+|posix_spawn\w*|fork\w*)\s*\(/);
   push(/(?<![\w.])(?:__import__|import_module)\s*\(\s*'(?:posix|pty|ctypes|runpy)'/);
   push(/\bimportlib\s*\.\s*(?:__import__|util|machinery|reload)\b|\b(?:pickle|cPickle|_pickle|dill|marshal|shelve|jsonpickle)\s*\.\s*(?:loads?|open|Unpickler)\s*\(|\bfrom\s+(?:pickle|marshal|dill)\s+import\b/);

@@ -33,6 +33,7 @@ const DOTDOT = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 /**
  * Offsets of paths that climb out of the workspace or name `role-skills/`: a path-building call
  * (`join`, `resolve`, `os.path.join`, `Path`, …) with a literal `..` segment, pathlib `/ '..'`,
+ * two levels up without `..` (`dirname(dirname(ws))`, `.parent.parent`, `.parents[…]`),
  * and `role-skills` / `role_skills` anywhere.
  */
 export function climbOutHits(code: string, lang: ScanLang): { index: number }[] {
@@ -43,6 +44,8 @@ export function climbOutHits(code: string, lang: ScanLang): { index: number }[] 
       if (stringLiterals(args).some((s) => DOTDOT.test(s.value))) hits.push({ index });
     }
     hits.push(...matchIndexes(code, /\/\s*(['"])\.\.(?:\/[^'"]*)?\1/)); // pathlib: ws / '..'
+    // two levels up without '..': dirname(dirname(ws)), os.path.dirname(os.path.dirname(ws)), Path(ws).parent.parent / .parents[1]
+    hits.push(...matchIndexes(code, /\bdirname\s*\(\s*(?:(?:os\s*\.\s*)?path\s*\.\s*)?dirname\s*\(|\.\s*parent\s*\.\s*parent\b|\.\s*parents\s*\[/));
   }
   return hits;
 }
