@@ -22,7 +22,7 @@ import { getChain } from '../../../src/chain/store.ts';
 import { isAppriseUrl, maskUrl } from '../../../src/orchestration/notify-targets.ts';
 import { isSecretName } from '../../../src/registry/secrets.ts';
 import { Scheduler, ScheduleError } from '../../../src/schedule/scheduler.ts';
-import { getSchedule, listSchedules, type StoredSchedule } from '../../../src/schedule/store.ts';
+import { getSchedule, listSchedules, type Schedule, type StoredSchedule } from '../../../src/schedule/store.ts';
 import { fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 
@@ -32,17 +32,11 @@ import { adminOfSafe } from './directory.ts';
  */
 export type ScheduleDeps = AdminDeps & { scheduler?: Scheduler };
 
-/** A schedule as the console shows it. */
-export interface ScheduleView {
-  name: string;
-  cron: string;
-  timezone: string;
-  kind: 'skill' | 'chain';
-  target: string;
-  input: Record<string, unknown>;
-  /** Masked when it holds an Apprise URL. */
-  deliver_to: string;
-  role_id: string;
+/**
+ * A schedule as the console shows it: the stored {@link Schedule} with `deliver_to` masked when
+ * it holds an Apprise URL, secret-looking input keys masked, and the last run as ISO text.
+ */
+export interface ScheduleView extends Schedule {
   last_run_at: string | null;
   last_ok: boolean | null;
 }

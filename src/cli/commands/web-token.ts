@@ -1,6 +1,7 @@
 /**
  * `skillgate web token <contact_key> [--role R] [--json]` — issue a web chat sign-in token
- * for a directory contact (docs/web-protocol.md "Authentication"). The token is printed once
+ * for a directory contact (docs/web-protocol.md "Authentication"). `--role` only picks the
+ * organisation whose directory holds the contact; the web chat answers as the default role. The token is printed once
  * (only its hash is stored) with the sign-in URL `http://localhost:<PORT>/#token=…`
  * (`SKILLGATE_PUBLIC_URL` instead of localhost when set).
  *
