@@ -158,7 +158,7 @@ export interface ColumnEncoder {
    * @returns null when appended, else the row's errors (exactly `coerceRecord`'s, owner stamped).
    */
   add(chunk: ColumnChunk, rec: unknown, row: number): EncodedRowError[] | null;
-  /** The coerced values of a record as `validateRows` gives them (owner stamped); null when invalid. */
+  /** The coerced values of a record as `coerceRecord` gives them (owner stamped); null when invalid. */
   values(rec: unknown): Record<string, DbValue> | null;
   /** An empty chunk. */
   chunk(): ColumnChunk;
@@ -166,7 +166,7 @@ export interface ColumnEncoder {
 
 /**
  * Compile the column encoder of `table`: owner fields (R-DT-18) take `owner.empNo` in every
- * object record, whatever the record says (a forged value is overwritten, as `validateRows`
+ * object record, whatever the record says (a forged value is overwritten, as the row path
  * does); unknown keys and system columns are ignored (R-DT-73, R-DT-08); required fields are
  * checked (insert mode, R-DT-75).
  */

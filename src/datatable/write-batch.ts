@@ -14,7 +14,6 @@ import { arraySource, UNPARSABLE, type RecordSource } from './import-source.ts';
 import type { OwnerScope } from './permissions.ts';
 import type { DtLang } from './results.ts';
 import { ownerSql, SqlParams, tableRef } from './rows.ts';
-import { compileValidator, type RecordValidator } from './record-validator.ts';
 import type { DtEnv, TableMeta } from './types.ts';
 
 export type { BatchCounts, RowError, ValidRow } from './batch-insert.ts';
@@ -30,42 +29,6 @@ export const BATCH_TUNING = { chunkRows: CHUNK_ROWS, concurrency: 3, idBlock: 10
 
 /** Most records of insert_batch / upsert / a `data` array (R-DT-62, D-10). */
 export const BATCH_MAX = 100;
-
-/**
- * Validate `records` for insertion (R-DT-59, R-DT-66..75): each must be an object; the owner
- * fields are stamped first when `owner` is set (R-DT-18, a forged value is overwritten);
- * unknown keys dropped; required fields checked. `rowBase` numbers the rows (default 1).
- */
-export function validateRows(
-  table: TableMeta,
-  records: readonly unknown[],
-  owner: OwnerScope | null,
-  lang: DtLang,
-  rowBase = 1,
-  validator: RecordValidator = compileValidator(table, lang),
-): { valid: ValidRow[]; errors: RowError[] } {
-  const valid: ValidRow[] = [];
-  const errors: RowError[] = [];
-  for (let i = 0; i < records.length; i++) {
-    let rec = records[i];
-    if (owner && rec && typeof rec === 'object' && !Array.isArray(rec)) {
-      rec = { ...(rec as Record<string, unknown>) };
-      for (const f of owner.fields) (rec as Record<string, unknown>)[f] = owner.empNo;
-    }
-    const c = validator.validate(rec, 'insert');
-    if (c.errors.length > 0) {
-      for (const e of c.errors) {
-        const entry: RowError = { row: rowBase + i, error: e.error };
-        if (e.field) entry.field = e.field;
-        if (e.value !== undefined) entry.value = e.value;
-        errors.push(entry);
-      }
-      continue;
-    }
-    valid.push({ row: rowBase + i, values: c.values });
-  }
-  return { valid, errors };
-}
 
 /**
  * True when the table has a UNIQUE constraint or unique index besides its primary key

@@ -9,7 +9,8 @@ import type { Envelope } from '../envelope/types.ts';
 import { quoteIdent } from './naming.ts';
 import { guardOwnerPatch, ownFilter, type OwnerScope } from './permissions.ts';
 import { dbErrorEnvelope, dtFail, recordEnvelope, type DtLang } from './results.ts';
-import { applyMapping, checkMappingDefaults, readImportRecords, resolveImportPath } from './import-file.ts';
+import { applyMapping, checkMappingDefaults, openImportRecords, resolveImportPath } from './import-file.ts';
+import type { RecordSource } from './import-source.ts';
 import { joinNotes, ownerSql, rowOut, scopedWhere, selectList, SqlParams, tableRef, type RowHandler } from './rows.ts';
 import { coerceRecord, type FieldError } from './values.ts';
 import { BATCH_MAX, hasUniqueConstraint, importRecords, verifiedTotal, type BatchCounts } from './write-batch.ts';
@@ -64,7 +65,14 @@ async function batchEnvelope(env: DtEnv, table: TableMeta, owner: OwnerScope | n
   return { success: true, ...body, partial: failed > 0, user_message: lang === 'en' ? summaryEn : summaryZh };
 }
 
-async function runBatch(env: DtEnv, table: TableMeta, access: EffectiveAccess, records: readonly unknown[], skip: boolean): Promise<Envelope> {
+async function runBatch(
+  env: DtEnv,
+  table: TableMeta,
+  access: EffectiveAccess,
+  records: readonly unknown[] | RecordSource,
+  skip: boolean,
+  prepare?: (rec: unknown) => unknown,
+): Promise<Envelope> {
   const lang = env.caller.lang;
   const scope = ownFilter(access, env.caller, table);
   if (!scope.ok) return scope.envelope;
@@ -76,7 +84,7 @@ async function runBatch(env: DtEnv, table: TableMeta, access: EffectiveAccess, r
       { need_param: 'on_conflict' },
     );
   }
-  const counts = await importRecords(env, table, records, scope.owner, { skip });
+  const counts = await importRecords(env, table, records, scope.owner, prepare ? { skip, prepare } : { skip });
   return batchEnvelope(env, table, scope.owner, counts, records.length);
 }
 
@@ -152,13 +160,13 @@ export const insertFromFile: RowHandler = async (env, payload, { table, access }
   if (md) return dtFail('recoverable', md.error, lang, { need_param: md.param });
   const skip = onConflictSkip(payload, lang);
   if ('envelope' in skip) return skip.envelope;
-  const read = readImportRecords(where.path);
+  const read = openImportRecords(where.path);
   if ('error' in read) return dtFail('recoverable', read.error, lang, { need_param: 'file' });
-  if (read.records.length === 0) return dtFail('recoverable', { zh: '导入文件里没有记录。', en: 'the import file holds no records' }, lang, { need_param: 'file' });
+  if (read.source.length === 0) return dtFail('recoverable', { zh: '导入文件里没有记录。', en: 'the import file holds no records' }, lang, { need_param: 'file' });
   const mapping = payload.mapping as Record<string, string> | undefined;
   const defaults = payload.defaults as Record<string, unknown> | undefined;
-  const records = mapping || defaults ? read.records.map((r) => applyMapping(r, mapping ?? undefined, defaults ?? undefined)) : read.records;
-  return runBatch(env, table, access, records, skip.skip);
+  const prepare = mapping || defaults ? (r: unknown) => applyMapping(r, mapping ?? undefined, defaults ?? undefined) : undefined;
+  return runBatch(env, table, access, read.source, skip.skip, prepare);
 };
 
 function rowIdOf(v: unknown): string | null {

@@ -14,7 +14,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { roleSkills, type ConfigFile } from '../config/file.ts';
+import type { ConfigFile } from '../config/file.ts';
 import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Registry, RegistryIssue } from '../registry/discover.ts';
