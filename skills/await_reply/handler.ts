@@ -5,8 +5,19 @@
 import { messagingOf } from '../../src/orchestration/messaging.ts';
 import { registerPendingReply, type AwaitReplyRequest } from '../../src/orchestration/pending-replies.ts';
 
+/**
+ * Register the pending reply `input_data` (`{to, skill, state?, ref?, expires_in_s?}`).
+ * @returns `{ok: true, id, expires_at, to, ref}`; `{ok: false, error, error_type: "recoverable",
+ *   need_param}` when a required field (`to`, `skill`, schema.json) is missing; `config` off the gateway
+ */
 export async function execute(input_data: Record<string, unknown>, runtime_context: Record<string, unknown>) {
   const lang = input_data.lang === 'en' ? 'en' : 'zh-CN';
+  for (const field of ['to', 'skill'] as const) {
+    const v = input_data[field];
+    if (typeof v === 'string' && v.trim() !== '') continue;
+    const error = lang === 'en' ? `${field} is required` : field === 'to' ? '缺少 to：等谁回复（<渠道>[@<账号>]:<ID>）' : '缺少 skill：收到回复后调用的技能名';
+    return { ok: false, error, error_type: 'recoverable', need_param: field };
+  }
   const m = messagingOf(runtime_context);
   if (!m) {
     const error = lang === 'en' ? 'pending replies are not available here (no gateway)' : '此处无法登记等待回复（没有运行中的网关）';

@@ -114,7 +114,7 @@ export function ticketRef(id: number | string): string {
 
 /** A number as written: digits with optional groups of three separated by commas, optional decimals. */
 const NUM = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?`;
-const KEYWORD_RE = new RegExp(String.raw`(?:费用|花费|花了|共计|合计|总计|收费|价格|金额|cost|fee)\s*(?:是|为|:|：|共)?\s*(?:rmb|cny|人民币)?\s*[¥￥]?\s*${NUM}\s*(万|千|k|w)?`, 'i');
+const COST_WORD_RE = new RegExp(String.raw`(?:费用|花费|花了|共计|合计|总计|收费|价格|金额|cost|fee)\s*(?:是|为|:|：|共)?\s*(?:rmb|cny|人民币)?\s*[¥￥]?\s*${NUM}\s*(万|千|k|w)?`, 'i');
 const CURRENCY_RE = new RegExp(String.raw`[¥￥]\s*${NUM}\s*(万|千|k|w)?|${NUM}\s*(万|千|k|w)?\s*(?:元|块|rmb|cny|yuan)`, 'i');
 
 /** What {@link parseCost} found. */
@@ -129,7 +129,7 @@ export type CostParse = { cost: number } | { cost: null; reason: 'none' | 'magni
  */
 export function parseCost(text: string): CostParse {
   const s = text.normalize('NFKC');
-  const m = KEYWORD_RE.exec(s);
+  const m = COST_WORD_RE.exec(s);
   let whole: string | undefined;
   let frac: string | undefined;
   let mag: string | undefined;

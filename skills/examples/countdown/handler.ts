@@ -13,8 +13,23 @@ function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
   });
 }
 
+/**
+ * Count `input_data.seconds` (1–600, required: schema.json and this check agree, R-SCH-06).
+ * @returns `{seconds, completed, stopped, message, user_message}`; a missing or non-numeric
+ *   `seconds` → `{success: false, error_type: "recoverable", need_param: "seconds"}`
+ */
 export async function execute(input_data: { seconds?: number }, runtime_context: { abort_signal?: AbortSignal | null }): Promise<Record<string, unknown>> {
-  const total = Math.max(1, Math.min(600, Math.floor(Number(input_data.seconds) || 1)));
+  const asked = Number(input_data.seconds);
+  if (input_data.seconds === undefined || input_data.seconds === null || !Number.isFinite(asked)) {
+    return {
+      success: false,
+      error: 'seconds is required: a number of seconds from 1 to 600',
+      error_type: 'recoverable',
+      need_param: 'seconds',
+      user_message: '请给出倒计时秒数（1–600），例如 /countdown seconds=10。',
+    };
+  }
+  const total = Math.max(1, Math.min(600, Math.floor(asked)));
   const signal = runtime_context.abort_signal ?? null;
   let done = 0;
   while (done < total && !signal?.aborted) {
