@@ -5,7 +5,8 @@
  * (schema `pgboss`, both engines) and answered at once with `{ok: true, async: true, message}`.
  * One worker (pg-boss `work`, batch 1) runs each job through `runSkill` on the `async` line —
  * no request, channel_registry or abort_signal; the skill's stored configuration is read
- * before it starts; the skill wall but not the chat tool wall applies — and pushes the
+ * before it starts; neither the single-tool skill wall nor the chat tool wall applies, only
+ * the background cap SKILL_WALL_HARDCAP × `hardcapFactor` (R-ASYNC-08, A-48) — and pushes the
  * composed result (text, display_md, artifacts as media) or the failure's `user_message` to
  * the originating chat through the outbox, one idempotency key per job and message.
  * A job survives a restart: it stays in PostgreSQL until a worker completes it.
@@ -13,7 +14,7 @@
 import type PgBoss from 'pg-boss';
 import type { ChannelAdapter } from '../channel/types.ts';
 import type { Envelope } from '../envelope/types.ts';
-import { prepareCall, runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
+import { ASYNC_HARDCAP_FACTOR, prepareCall, runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
 import type { Logger } from '../log/logger.ts';
 import { createBoss, startBoss } from '../schedule/boss.ts';
 import type { Db } from '../store/db.ts';
@@ -38,8 +39,9 @@ export interface AsyncRunnerOptions {
   /** Worker polling when not woken, seconds (pg-boss minimum 0.5; default 2). */
   pollingIntervalSeconds?: number;
   /**
-   * A-48: the longest background run = SKILL_WALL_HARDCAP × this factor (default 2); a job
-   * still active after it expires and is retried once.
+   * A-48: the longest background run = SKILL_WALL_HARDCAP × this factor (default 2,
+   * ASYNC_HARDCAP_FACTOR): the run's wall. The pg-boss job expires 60 s after that (a job
+   * still active then is retried once).
    */
   hardcapFactor?: number;
   /** Retries of a job that failed or expired (default 1; the outbox keys stop duplicate pushes). */
@@ -81,7 +83,8 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
   const services: SkillServices = { ...opts.services, db, channelRegistry: null };
   let boss: PgBoss | undefined;
   let workerId: string | undefined;
-  const expireInSeconds = Math.max(60, Math.round(services.settings.walls.skillWallHardcapSec * (opts.hardcapFactor ?? 2)));
+  const backgroundWallSec = services.settings.walls.skillWallHardcapSec * (opts.hardcapFactor ?? ASYNC_HARDCAP_FACTOR);
+  const expireInSeconds = Math.ceil(backgroundWallSec) + 60;
 
   /** True when the call would be refused before execution (the synchronous run says why). */
   const refusedNow = async (req: RunSkillRequest): Promise<boolean> => {
@@ -116,6 +119,7 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
         line: 'async',
         lang: data.lang,
         clock,
+        backgroundWallSec,
       });
     } catch (err) {
       log.error({ err, skill: data.skill, job: jobId }, 'async skill run failed on infrastructure');

@@ -33,6 +33,7 @@ import { applyForceRawPrompt } from './raw-prompt.ts';
 import { resolveSubcommandInput, validateInput } from './validate.ts';
 import { makeCallSkill } from '../orchestration/call-skill.ts';
 import { makeAwaitReply } from '../orchestration/await-reply.ts';
+import { trackedDbFactory } from '../orchestration/db-factory.ts';
 import type { MessagingServices } from '../orchestration/messaging.ts';
 import { auditedRun } from '../audit/hook.ts';
 import type { SkillLifecycle } from '../lifecycle/types.ts';
@@ -92,6 +93,11 @@ export interface RunSkillRequest {
   lang?: 'zh-CN' | 'en';
   /** Clock for the trigger time (tests). */
   clock?: () => Date;
+  /**
+   * The background cap of an `async: true` skill, seconds (A-48; the async runner passes
+   * SKILL_WALL_HARDCAP × its factor). Ignored for other skills; default see `wallFor`.
+   */
+  backgroundWallSec?: number;
 }
 
 /** A prepared call: everything resolved up to the point of execution. */
@@ -170,10 +176,39 @@ export async function prepareCall(
   return { skill, input: withPrompt, config, secretParams };
 }
 
-/** Effective wall of a call, seconds (D-06): the skill's wall, capped by a deadline. */
-function wallFor(services: SkillServices, skill: SkillRecord, line: RunLine | 'call_skill', deadline?: number): number {
-  let wall = skillWallSec(services.settings.walls, { wallSec: skill.frontmatter.wallSec, timeoutSec: skill.frontmatter.timeoutSec });
-  if (line === 'chat') wall = Math.min(wall, services.settings.walls.toolWallSec);
+/**
+ * Default factor of the background cap of async skills (A-48): a background run may take
+ * SKILL_WALL_HARDCAP × this factor seconds. The async runner's `hardcapFactor` overrides it.
+ */
+export const ASYNC_HARDCAP_FACTOR = 2;
+
+/**
+ * Effective wall of a call, seconds (D-06, R-WALL-01..04, R-ASYNC-08/09, D-16, A-48):
+ * - a non-async skill: its own wall (`wall_sec` / `timeout_sec` up to SKILL_WALL_HARDCAP,
+ *   else SKILL_WALL_DEFAULT);
+ * - an `async: true` skill is exempt from that single-tool wall (R-ASYNC-08, spec 000 §8):
+ *   `backgroundWallSec` when given (the async runner's cap), else SKILL_WALL_HARDCAP ×
+ *   {@link ASYNC_HARDCAP_FACTOR} (A-48);
+ * then, by line: `chat` is capped by TOOL_WALL_SEC (R-WALL-03); `cli` — `skill run`, the
+ * console's and the HTTP trial runs — by SKILL_WALL_HARDCAP (D-16: trial runs never go
+ * unbounded); a `deadline` (epoch ms, the caller's wall for call_skill, R-ASYNC-09 /
+ * R-WALL-06) caps every line.
+ */
+function wallFor(
+  services: SkillServices,
+  skill: SkillRecord,
+  line: RunLine | 'call_skill',
+  deadline?: number,
+  backgroundWallSec?: number,
+): number {
+  const walls = services.settings.walls;
+  let wall = skill.frontmatter.async
+    ? backgroundWallSec !== undefined && Number.isFinite(backgroundWallSec) && backgroundWallSec > 0
+      ? backgroundWallSec
+      : walls.skillWallHardcapSec * ASYNC_HARDCAP_FACTOR
+    : skillWallSec(walls, { wallSec: skill.frontmatter.wallSec, timeoutSec: skill.frontmatter.timeoutSec });
+  if (line === 'chat') wall = Math.min(wall, walls.toolWallSec);
+  if (line === 'cli') wall = Math.min(wall, walls.skillWallHardcapSec);
   if (deadline !== undefined) wall = Math.max(0.001, Math.min(wall, (deadline - Date.now()) / 1000));
   return wall;
 }
@@ -257,17 +292,19 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
   }
   prepared.input = files.input;
 
-  const wallSec = wallFor(services, prepared.skill, req.line);
+  const wallSec = wallFor(services, prepared.skill, req.line, undefined, req.backgroundWallSec);
   const deadline = Date.now() + wallSec * 1000;
   const givenAttachments = Array.isArray(given.attachments) ? given.attachments : [];
   const ctxGiven = { ...given, attachments: [...toAttachmentItems(records), ...givenAttachments] };
   let ctx!: RuntimeContext;
+  const tx = trackedDbFactory(services.db);
   const callSkill = makeCallSkill(services, {
     caller: prepared.skill.name,
     depth: 1,
     deadline,
     parent: () => ctx,
     lang,
+    openTransactions: tx.open,
   });
   ctx = buildRuntimeContext({
     given: ctxGiven,
@@ -275,7 +312,7 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
     config: { skill: prepared.skill.name, values: prepared.config },
     inProcess: {
       db: services.db,
-      db_factory: (fn) => services.db.transaction(fn),
+      db_factory: tx.factory,
       call_skill: callSkill,
       abort_signal: req.abortSignal ?? null,
       ...(services.messaging

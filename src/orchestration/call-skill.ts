@@ -17,7 +17,13 @@
  *   (normalised: a non-object is wrapped as `{result}`); a platform-level failure (unknown
  *   skill, depth, self-call, requires, validation, timeout, exception) is
  *   `{ok:false, error, skill}` (A-20).
- * - The callee's wall is its own, capped by what is left of the caller's (R-ASYNC-09).
+ * - The callee's wall is its own, capped by what is left of the caller's (R-ASYNC-09,
+ *   R-WALL-06). An `async: true` callee runs synchronously here (background dispatch is a
+ *   dialog-layer feature) and a warning is logged (R-CALL-16; the registry lints it too).
+ * - Commit before calling (R-CALL-15): the callee's session never sees the caller's
+ *   uncommitted writes. A call made while the caller holds an open `db_factory` transaction is
+ *   logged as a warning; on the embedded engine (one session) it is refused at once with a
+ *   failure object, since the callee could never get a session and both would wait forever.
  */
 import { normalizeEnvelope } from '../envelope/normalize.ts';
 import { jsonSafeOutcome } from '../envelope/json-safe.ts';
@@ -28,6 +34,7 @@ import type { SkillServices } from '../executor/run-skill.ts';
 import { executePrepared, prepareCall, wallFor } from '../executor/run-skill.ts';
 import { attachmentRefs, listAttachments } from '../session/attachments.ts';
 import { attachmentStoreDir } from '../session/workspace.ts';
+import { trackedDbFactory } from './db-factory.ts';
 
 /** Deepest level a call chain may reach; the top-level skill is level 1 (A-19). */
 export const MAX_CALL_DEPTH = 3;
@@ -43,6 +50,8 @@ export interface CallSite {
   /** The caller's context (read lazily: built after the function is made). */
   parent: () => RuntimeContext;
   lang: 'zh-CN' | 'en';
+  /** Transactions the caller holds open through its `db_factory` (R-CALL-15); absent → 0. */
+  openTransactions?: () => number;
 }
 
 const RESERVED_OPTIONS = new Set(['source', 'template', 'passthrough']);
@@ -96,6 +105,20 @@ export function makeCallSkill(services: SkillServices, site: CallSite): CallSkil
       if (resolved && resolved.record.name === site.caller) {
         return failure(target, 'a skill may not call itself (R-CALL-12)');
       }
+      const open = site.openTransactions?.() ?? 0;
+      if (open > 0) {
+        if (services.db.engine === 'embedded') {
+          return failure(
+            target,
+            `"${site.caller}" called call_skill inside an open db_factory transaction: commit your writes before calling another skill ` +
+              '(it uses its own database session, which cannot see uncommitted rows and, on the embedded database, would wait for yours forever; R-CALL-15)',
+          );
+        }
+        services.log.warn({ skill: target, caller: site.caller, open_transactions: open }, 'call_skill inside an open db_factory transaction: the callee cannot see the uncommitted writes (commit first, R-CALL-15)');
+      }
+      if (resolved?.record.frontmatter.async) {
+        services.log.warn({ skill: resolved.record.name, caller: site.caller }, 'call_skill of an async: true skill: it runs synchronously on the caller\'s wall clock (do not call async skills through call_skill, R-CALL-16)');
+      }
       const parent = site.parent();
       const roleId = String(parent.role_id ?? '');
       // The caller's role scope applies to the callee too (issue 10: role scope).
@@ -130,19 +153,21 @@ export function makeCallSkill(services: SkillServices, site: CallSite): CallSkil
       const wallSec = wallFor(services, prepared.skill, 'call_skill', site.deadline);
       if (wallSec <= 0.001) return failure(target, "no time left in the caller's wall clock");
       let child!: RuntimeContext;
+      const childTx = trackedDbFactory(services.db);
       const childCall = makeCallSkill(services, {
         caller: prepared.skill.name,
         depth,
         deadline: Math.min(site.deadline, Date.now() + wallSec * 1000),
         parent: () => child,
         lang: site.lang,
+        openTransactions: childTx.open,
       });
       child = callSkillChildContext(
         parent,
         { skill: prepared.skill.name, values: prepared.config },
         {
           db: services.db,
-          db_factory: (fn) => services.db.transaction(fn),
+          db_factory: childTx.factory,
           call_skill: childCall,
         },
       );

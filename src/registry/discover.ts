@@ -7,6 +7,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { HANDLER_FILES } from './exec-type.ts';
+import { asyncCalleeIssues } from './async-callees.ts';
 import { loadSkill, type LoadOptions, type SkillRoot } from './load-skill.ts';
 import { locateSkillMd } from './locate.ts';
 import { resolveToolName, type ResolvedToolName } from './subcommands.ts';
@@ -153,6 +154,8 @@ export function makeRegistry(
   opts: Pick<ToolOptions, 'secretSubstrings'> = {},
 ): Registry {
   const byName = new Map(records.map((r) => [r.name, r]));
+  // Cross-skill lint (R-CALL-16), read from the handler files on first use.
+  let lint: Map<string, SkillIssue[]> | undefined;
   return {
     all: () => [...records],
     get: (name) => byName.get(name),
@@ -164,9 +167,12 @@ export function makeRegistry(
       if (resolved.subcommand !== undefined && !(record.subcommands && resolved.subcommand in record.subcommands)) return undefined;
       return { ...resolved, record };
     },
-    issues: () => [
-      ...records.flatMap((r) => r.issues.map((i) => ({ ...i, dir: r.dir, skill: r.name }))),
-      ...extraIssues,
-    ],
+    issues: () => {
+      lint ??= asyncCalleeIssues(records);
+      return [
+        ...records.flatMap((r) => [...r.issues, ...(lint!.get(r.name) ?? [])].map((i) => ({ ...i, dir: r.dir, skill: r.name }))),
+        ...extraIssues,
+      ];
+    },
   };
 }

@@ -13,9 +13,9 @@ import { createAsyncRunner, type AsyncRunner } from '../../src/async/runner.ts';
 import type { InboundMessage, OutboundMessage } from '../../src/channel/types.ts';
 import { parseConfigFile } from '../../src/config/file.ts';
 import { BUILTIN_SKILLS_DIR } from '../../src/config/settings.ts';
-import { resolveWalls } from '../../src/config/walls.ts';
+import { resolveWalls, type WallSettings } from '../../src/config/walls.ts';
 import type { SkillServices } from '../../src/executor/run-skill.ts';
-import { createLogger } from '../../src/log/logger.ts';
+import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { createOutbox, type Outbox } from '../../src/outbox/index.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -61,7 +61,7 @@ export interface AsyncHarness {
   /** The runner the turn defers to (a test may replace it to simulate a restart). */
   runner: AsyncRunner;
   /** Build another runner over the same database, services and outbox (not started). */
-  newRunner(opts?: { work?: boolean }): AsyncRunner;
+  newRunner(opts?: RunnerOpts): AsyncRunner;
   outbox: Outbox;
   /** The text channel (`telegram`, display text, media) and the web channel. */
   telegram: RecordingAdapter;
@@ -73,18 +73,38 @@ export interface AsyncHarness {
 
 let seq = 0;
 
+/** Options of a runner the harness builds (see AsyncRunnerOptions). */
+export interface RunnerOpts {
+  work?: boolean;
+  hardcapFactor?: number;
+  ackWaitMs?: number;
+}
+
+/** Options of {@link makeAsyncHarness}. */
+export interface AsyncHarnessOptions {
+  planner?: Planner;
+  /** Skill roots after the built-ins (default: test/fixtures/async). */
+  fixtures?: string[];
+  /** Wall clocks (default: the D-06 defaults); fractions of a second keep tests short. */
+  walls?: WallSettings;
+  /** Defaults of the harness's runners. */
+  runner?: RunnerOpts;
+  /** Logger (default silent). */
+  log?: Logger;
+}
+
 /** Build the harness over `db` (migrations applied, runner and outbox started). */
-export async function makeAsyncHarness(db: Db, opts: { planner?: Planner } = {}): Promise<AsyncHarness> {
+export async function makeAsyncHarness(db: Db, opts: AsyncHarnessOptions = {}): Promise<AsyncHarness> {
   await migrate(db);
-  const log = createLogger({ level: 'silent' });
+  const log = opts.log ?? createLogger({ level: 'silent' });
   const registry = await discoverSkills([
     { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
-    { dir: ASYNC_FIXTURES, source: 'shared' },
+    ...(opts.fixtures ?? [ASYNC_FIXTURES]).map((dir) => ({ dir, source: 'shared' as const })),
   ]);
   const services: SkillServices = {
     db,
     registry,
-    settings: { dataDir: mkdtempSync(join(tmpdir(), 'sg-async-')), walls: resolveWalls({}), fetchAllow: [], llm: undefined },
+    settings: { dataDir: mkdtempSync(join(tmpdir(), 'sg-async-')), walls: opts.walls ?? resolveWalls({}), fetchAllow: [], llm: undefined },
     secretKey: randomBytes(32),
     log,
   };
@@ -93,8 +113,8 @@ export async function makeAsyncHarness(db: Db, opts: { planner?: Planner } = {})
   const adapterFor = (channel: string): RecordingAdapter | undefined => (channel === 'telegram' ? telegram : channel === 'web' ? web : undefined);
   const outbox = createOutbox(db, { log, adapterFor, pollMs: 50, baseDelayMs: 60_000 });
   outbox.start();
-  const newRunner = (o: { work?: boolean } = {}): AsyncRunner =>
-    createAsyncRunner({ db, services, outbox, log, adapterFor, pollingIntervalSeconds: 0.5, work: o.work });
+  const newRunner = (o: RunnerOpts = {}): AsyncRunner =>
+    createAsyncRunner({ db, services, outbox, log, adapterFor, pollingIntervalSeconds: 0.5, ...opts.runner, ...o });
   const runner = newRunner();
   await runner.start();
   const handle = createTurnHandler({
