@@ -38,6 +38,12 @@ export interface ChainDocument {
   enabled?: boolean;
 }
 
+/**
+ * The keys a step may have (R-CHAIN-08, CONTRACTS.md §5). There is no step type, condition,
+ * loop or pause key: chains do not pause, wait, branch or loop (R-CHAIN-01).
+ */
+export const STEP_KEYS: readonly string[] = ['skill_name', 'alias', 'params', 'on_fail', 'default_value', 'natural_desc'];
+
 /** Allowed cost tiers (R-CHAIN-24). */
 export const COST_TIERS: readonly string[] = ['zero', 'low', 'medium', 'high'];
 
@@ -58,6 +64,7 @@ export const CHAIN_DOCUMENT_SCHEMA = {
           alias: { type: 'string' },
           params: { type: 'object' },
           on_fail: { enum: ['abort', 'skip', 'continue'] },
+          default_value: {},
           natural_desc: { type: 'string' },
         },
       },

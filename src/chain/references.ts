@@ -18,6 +18,11 @@
 
 /** One name segment: letters (any script), digits, underscore. */
 const SEG = String.raw`[\p{L}\p{N}_]+`;
+/**
+ * A whole alias, field or input name a reference can name (R-CHAIN-34): letters of any script
+ * (Chinese included), digits, underscore — never `.`, whitespace, `{`, `}`, `$` or quotes.
+ */
+export const REFERENCE_NAME_RE = new RegExp(String.raw`^${SEG}$`, 'u');
 const DOLLAR_REF = String.raw`\$(?:steps|ctx|prev)(?:\.${SEG})+`;
 const DEFAULT = String.raw`-?\d+(?:\.\d+)?|true|false|null|"(?:[^"\\]|\\.)*"|'[^']*'`;
 const BRACED = String.raw`\{\s*(${DOLLAR_REF}|${SEG})\s*(?:\?\?\s*(${DEFAULT})\s*)?\}`;

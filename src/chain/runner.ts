@@ -7,6 +7,9 @@
  * product: the normal skill pipeline with `chat_mode = false`, see skill.ts). A failed step
  * follows its `on_fail`. The chain wall cuts everything; each step has its own wall as well.
  * The runner never throws: every problem ends in the return object.
+ *
+ * There are no pause, wait, branch or loop step types (R-CHAIN-01): a step is a skill call
+ * (R-CHAIN-08); keys a step does not define are ignored here and refused at save.
  */
 import type { ChainDocument, OnFail } from './document.ts';
 import { planLayers, placeSteps, type PlacedStep } from './layers.ts';
@@ -55,6 +58,11 @@ export interface RunChainOptions {
   chainWallSec: number;
   /** CHAIN_STEP_WALL_SEC, seconds; default = chain wall. */
   stepWallSec?: number;
+  /**
+   * A skill's own wall, seconds, when it declares one (R-CHAIN-05, D-06): it replaces
+   * `stepWallSec` for that step; the chain wall still cuts it. Undefined → `stepWallSec`.
+   */
+  stepWallFor?: (skill: string) => number | undefined;
   /** The caller's stop. */
   abortSignal?: AbortSignal;
   /** Clock for duration_ms (epoch ms). */
@@ -158,15 +166,18 @@ export async function runChain(doc: Pick<ChainDocument, 'steps'>, opts: RunChain
         prevAlias: p.index > 0 ? placed[p.index - 1]!.alias : undefined,
       });
       const remainingSec = (deadline - Date.now()) / 1000;
-      const wallSec = Math.max(0.001, Math.min(stepWallSec, remainingSec));
+      // Effective step wall (D-06): the skill's own wall, else the step wall; never past the
+      // chain wall.
+      const ownWallSec = opts.stepWallFor?.(skill) ?? stepWallSec;
+      const wallSec = Math.max(0.001, Math.min(ownWallSec, remainingSec));
       const stepCtl = new AbortController();
       // When the chain wall is the nearer limit, the chain's own timer ends the step (and the
       // chain, R-CHAIN-05); the step timer only enforces a shorter step wall.
       const stepTimer =
-        stepWallSec < remainingSec
+        ownWallSec < remainingSec
           ? setTimeout(
-              () => stepCtl.abort(new WallError(en ? `step "${p.alias}" ran past its wall clock (${stepWallSec} s)` : `步骤「${p.alias}」超过单步墙钟 ${stepWallSec} 秒`)),
-              stepWallSec * 1000,
+              () => stepCtl.abort(new WallError(en ? `step "${p.alias}" ran past its wall clock (${ownWallSec} s)` : `步骤「${p.alias}」超过单步墙钟 ${ownWallSec} 秒`)),
+              ownWallSec * 1000,
             )
           : undefined;
       const signal = AbortSignal.any([layerSignal, stepCtl.signal]);

@@ -1,6 +1,6 @@
 /**
  * Chains as skills (spec 004 §保存校验 "保存成功即注册为 skill_type=chain"; R-CHAIN-07, R-CHAIN-25,
- * R-CHAIN-38..41, D-05, D-07, D-08): a saved chain becomes a {@link SkillRecord} of type `chain`
+ * R-CHAIN-38..41, R-CHAIN-43/44/46, D-05, D-07, D-08): a saved chain becomes a {@link SkillRecord} of type `chain`
  * with trigger `explicit`, and every step runs through the normal skill pipeline
  * ({@link runSkill}, line `chain`) with `chat_mode = false`.
  */
@@ -13,6 +13,7 @@ import { buildRuntimeContext } from '../runtime/context.ts';
 import { directoryOrgId } from '../identity/org.ts';
 import { isFixedOrPlatformKey } from '../runtime/keys.ts';
 import type { ChainDocument } from './document.ts';
+import { confirmationAsFailure, declaredStepWallSec, policyForLine, type SkillRunPolicy } from './policy.ts';
 import { runChain, type ChainResult, type StepExecutor } from './runner.ts';
 import { getChain, type StoredChain } from './store.ts';
 
@@ -95,23 +96,32 @@ export interface ChainRunRequest {
   line?: 'chain' | 'schedule';
   /** Replace the step executor (default: {@link pipelineStepExecutor}). */
   execute?: StepExecutor;
+  /**
+   * The per-step policy (R-CHAIN-46, D-05); default by line: `CHAIN_POLICY` or
+   * `SCHEDULE_POLICY` (both `chat_mode` false).
+   */
+  policy?: Readonly<SkillRunPolicy>;
 }
 
 /**
- * The step executor of the product: each step is one {@link runSkill} call on the chain line,
- * `chat_mode = false` (D-05), the caller's identity and full fixed context (R-CHAIN-38/40,
- * D-07), one shared session and workspace (R-CHAIN-44). A step naming a chain fails
- * (R-CHAIN-23).
+ * The step executor of the product: each step is one {@link runSkill} call on the chain line
+ * (the chat line's pipeline, R-CHAIN-07), `chat_mode` from the policy (false, D-05,
+ * R-CHAIN-46), the caller's identity and full fixed context (R-CHAIN-38/40, D-07), one shared
+ * session and workspace (R-CHAIN-44), and no inbound request (R-CHAIN-43). A step naming a
+ * chain fails (R-CHAIN-23); a step asking for a confirmation fails at once (D-05).
  */
 export function pipelineStepExecutor(services: SkillServices, req: ChainRunRequest): StepExecutor {
-  const given = { ...(req.given ?? {}), chat_mode: false };
-  const defaults = { ...req.defaults, chat_mode: false };
+  const line = req.line ?? 'chain';
+  const policy = req.policy ?? policyForLine(line);
+  const given = { ...(req.given ?? {}), chat_mode: policy.chatMode };
+  const defaults = { ...req.defaults, chat_mode: policy.chatMode };
   return async (call) => {
     const rec = services.registry.resolveTool(call.skill)?.record;
     if (rec?.skillType === 'chain') {
       return { success: false, error: `step "${call.alias}" calls chain "${call.skill}": chains cannot contain chains` };
     }
-    return runSkill(services, { skill: call.skill, input: call.params, given, defaults, line: req.line ?? 'chain', abortSignal: call.signal, lang: req.lang });
+    const out = await runSkill(services, { skill: call.skill, input: call.params, given, defaults, line, abortSignal: call.signal, lang: req.lang });
+    return confirmationAsFailure(out, call.alias, req.lang);
   };
 }
 
@@ -139,14 +149,17 @@ export async function runChainDocument(services: SkillServices, req: ChainRunReq
   const walls = services.settings.walls;
   const teamRole = await chainTeamRole(services, req.given ?? {}, req.defaults);
   req = { ...req, given: { ...(req.given ?? {}), team_role: teamRole } };
-  const given = { ...(req.given ?? {}), chat_mode: false };
-  const runCtx = buildRuntimeContext({ given, defaults: { workspace_dir: '', ...req.defaults, chat_mode: false } });
+  const policy = req.policy ?? policyForLine(req.line ?? 'chain');
+  const given = { ...(req.given ?? {}), chat_mode: policy.chatMode };
+  const runCtx = buildRuntimeContext({ given, defaults: { workspace_dir: '', ...req.defaults, chat_mode: policy.chatMode } });
   return runChain(req.doc, {
     lookup: lookupContext(runCtx, req.input),
     execute: req.execute ?? pipelineStepExecutor(services, req),
     maxConcurrent: walls.maxConcurrentChainSteps,
     chainWallSec: req.chainWallSec ?? walls.chainWallSec,
-    stepWallSec: req.stepWallSec ?? req.chainWallSec ?? walls.chainStepWallSec,
+    stepWallSec: req.stepWallSec ?? req.chainWallSec ?? policy.stepWallSec ?? walls.chainStepWallSec,
+    // The skill's own declared wall takes precedence over the step wall (R-CHAIN-05, D-06).
+    stepWallFor: (skill) => declaredStepWallSec(walls, services.registry.resolveTool(skill)?.record),
     abortSignal: req.abortSignal,
     lang: req.lang,
   });

@@ -1,13 +1,14 @@
 /**
- * Save validation of a chain (spec 004 §保存校验; R-CHAIN-16..24, R-CHAIN-09/10, R-CHAIN-34).
+ * Save validation of a chain (spec 004 §保存校验; R-CHAIN-01, R-CHAIN-08, R-CHAIN-16..24,
+ * R-CHAIN-09/10, R-CHAIN-34, R-CHAIN-42).
  * One module for `chain check`, `chain save` and `POST /skills/chain/save`, so every entry
  * refuses the same chains. Each problem names the offending item.
  */
 import type { Registry } from '../registry/discover.ts';
 import { isFixedOrPlatformKey } from '../runtime/keys.ts';
-import { COST_TIERS, declaredInputs, shapeProblems, type ChainDocument } from './document.ts';
+import { COST_TIERS, STEP_KEYS, declaredInputs, shapeProblems, type ChainDocument } from './document.ts';
 import { placeSteps } from './layers.ts';
-import { collectReferences, referencesIn } from './references.ts';
+import { REFERENCE_NAME_RE, collectReferences, referencesIn } from './references.ts';
 
 /** One refusal reason. */
 export interface ChainProblem {
@@ -68,9 +69,27 @@ export function validateChain(doc: unknown, ctx: ValidateContext): ChainProblem[
 
   // Inputs: reserved names (R-CHAIN-22).
   const inputs = declaredInputs(d);
+  const badNames = new Set<string>();
   for (const name of Object.keys(inputs)) {
     if (isFixedOrPlatformKey(name)) add('input.reserved', `input_schema.properties.${name}`, `input "${name}" collides with a reserved context key`);
+    else if (!REFERENCE_NAME_RE.test(name)) {
+      // R-CHAIN-34: `{a.b}` or `{my city}` can never reference it.
+      badNames.add(name);
+      add('input.name', `input_schema.properties.${name}`, `input "${name}" may only hold letters (Chinese too), digits and underscore — no ".", whitespace, braces, "$" or quotes`);
+    }
   }
+
+  // Step keys (R-CHAIN-01, R-CHAIN-08): no step type, condition, loop or pause.
+  d.steps.forEach((s, i) => {
+    for (const key of Object.keys(s)) {
+      if (STEP_KEYS.includes(key)) continue;
+      add(
+        'step.unknown_key',
+        `steps[${i}].${key}`,
+        `a step has only ${STEP_KEYS.join(', ')}; chains do not pause, wait, branch or loop (that belongs to workflows)`,
+      );
+    }
+  });
 
   // Aliases (R-CHAIN-09/10).
   const seen = new Set<string>();
@@ -121,7 +140,7 @@ export function validateChain(doc: unknown, ctx: ValidateContext): ChainProblem[
     }
   });
   for (const name of Object.keys(inputs)) {
-    if (!used.has(name) && !isFixedOrPlatformKey(name)) add('param.unused', `{${name}}`, `input "${name}" is declared but no step references it`);
+    if (!used.has(name) && !isFixedOrPlatformKey(name) && !badNames.has(name)) add('param.unused', `{${name}}`, `input "${name}" is declared but no step references it`);
   }
   return problems;
 }

@@ -1,6 +1,6 @@
 /**
  * One schedule run (issue 9 item 6): run the skill or saved chain through the normal
- * pipeline on the `schedule` line with `chat_mode = false` (D-05), then deliver the result to
+ * pipeline on the `schedule` line with `chat_mode = false` (SCHEDULE_POLICY, D-05), then deliver the result to
  * the schedule's target by calling the built-in skill `notify` (`notify:<alias|url>`) or
  * `send_message` (`<channel>[@<account>]:<id>`) by name — the same path any skill uses.
  */
@@ -9,6 +9,7 @@ import { runSkill, type SkillServices } from '../executor/run-skill.ts';
 import { withChainRegistry } from '../chain/services.ts';
 import { runChainDocument, runSkillOrChain } from '../chain/skill.ts';
 import { getChain } from '../chain/store.ts';
+import { SCHEDULE_POLICY } from '../chain/policy.ts';
 import type { StoredSchedule } from './store.ts';
 
 /** What a run produced. */
@@ -63,7 +64,7 @@ export function pipelineFire(services: SkillServices, orgFor: (roleId: string) =
       org_id: orgFor(s.role_id),
       session_id: `schedule:${s.name}`,
       channel: 'schedule',
-      chat_mode: false,
+      chat_mode: SCHEDULE_POLICY.chatMode,
       allow_sql: true,
       team_role: 'member',
       is_admin: false,
@@ -81,11 +82,11 @@ export function pipelineFire(services: SkillServices, orgFor: (roleId: string) =
         result = { ...r };
       }
     } else {
-      result = await runSkillOrChain(svc, { skill: s.target, input: s.input, defaults, given: { chat_mode: false }, line: 'schedule' });
+      result = await runSkillOrChain(svc, { skill: s.target, input: s.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' });
       ok = !isFailure(result);
     }
     const call = deliveryCall(s.deliver_to, deliveryText(s, ok, result));
-    const delivery = call ? await runSkill(svc, { skill: call.skill, input: call.input, defaults, given: { chat_mode: false }, line: 'schedule' }) : null;
+    const delivery = call ? await runSkill(svc, { skill: call.skill, input: call.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' }) : null;
     return { ok, result, delivery };
   };
 }
