@@ -57,6 +57,8 @@ export interface FakeReply {
   body?: string | Buffer;
   /** Destroy the socket without answering (a network failure seen by the client). */
   destroy?: boolean;
+  /** From a script: answer this request as the routes would (lets one request through, e.g. "the 2nd send fails"). */
+  pass?: boolean;
 }
 
 /** Computes a reply; may be async. A throw answers 500 with the error text. */
@@ -243,29 +245,32 @@ export class FakePlatform {
     }
     this.requests.push(rec);
 
-    let handler: FakeHandler | undefined;
-    const si = this.#scripts.findIndex((s) => methodMatches(s.method, rec.method) && s.match(path) !== null);
-    if (si >= 0) {
-      const s = this.#scripts[si]!;
-      rec.params = s.match(path) ?? {};
-      handler = s.handler;
-      if (--s.remaining <= 0) this.#scripts.splice(si, 1);
-    } else {
+    const routeHandler = (): FakeHandler | undefined => {
       for (const r of this.#routes) {
         const params = methodMatches(r.method, rec.method) ? r.match(path) : null;
         if (params) {
           rec.params = params;
-          handler = r.handler;
-          break;
+          return r.handler;
         }
       }
-    }
+      return undefined;
+    };
+    const answer = async (handler: FakeHandler | undefined): Promise<FakeReply> => {
+      try {
+        return handler ? await handler(rec) : { status: 404, json: { ok: false, error: `no fake route for ${rec.method} ${path}` } };
+      } catch (err) {
+        return { status: 500, body: `fake handler failed: ${(err as Error).message}` };
+      }
+    };
     let reply: FakeReply;
-    try {
-      reply = handler ? await handler(rec) : { status: 404, json: { ok: false, error: `no fake route for ${rec.method} ${path}` } };
-    } catch (err) {
-      reply = { status: 500, body: `fake handler failed: ${(err as Error).message}` };
-    }
+    const si = this.#scripts.findIndex((s) => methodMatches(s.method, rec.method) && s.match(path) !== null);
+    if (si >= 0) {
+      const s = this.#scripts[si]!;
+      rec.params = s.match(path) ?? {};
+      if (--s.remaining <= 0) this.#scripts.splice(si, 1);
+      reply = await answer(s.handler);
+      if (reply.pass) reply = await answer(routeHandler());
+    } else reply = await answer(routeHandler());
     if (reply.destroy) {
       req.socket.destroy();
       return;

@@ -194,6 +194,47 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     expect(sends(b).length).toBeLessThanOrEqual(5);
   });
 
+  /** An ASCII text of at least three chunks (any unit measures it alike). */
+  const threeChunks = (): string => {
+    const para = (i: number) => `part ${i}: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(p.maxLength / 60))}`.trim();
+    return Array.from({ length: 8 }, (_, i) => para(i)).join('\n\n');
+  };
+  const sentTexts = (b: Bed): string[] => sends(b).map((r) => p.sentText(r)).filter((t): t is string => t !== null);
+
+  it('outbox resume: parts an earlier attempt delivered (SendOptions.partsDone) are not sent again', async () => {
+    const b = bed();
+    const text = threeChunks();
+    b.fake.reset();
+    const full = await b.adapter.send(p.target, reply(text));
+    expect(full.ok).toBe(true);
+    const all = sentTexts(b);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    b.fake.reset();
+    const rest = await b.adapter.send(p.target, reply(text), { partsDone: 1 });
+    expect(rest.ok).toBe(true);
+    expect(sentTexts(b)).toEqual(all.slice(1));
+  });
+
+  it('outbox resume: a part failing after earlier parts went out reports parts_done; the retry sends only the rest', async () => {
+    const b = bed();
+    const text = threeChunks();
+    b.fake.reset();
+    expect((await b.adapter.send(p.target, reply(text))).ok).toBe(true);
+    const all = sentTexts(b);
+    b.fake.reset();
+    let n = 0;
+    b.fake.script('*', p.sendPath, () => (n++ === 0 ? { pass: true } : p.rateLimited(3600)), 50);
+    const res = await b.adapter.send(p.target, reply(text));
+    expect(res.ok).toBe(false);
+    if (res.ok) return;
+    expect(res.parts_done).toBe(1);
+    expect(res.retryable).toBe(true);
+    b.fake.reset();
+    const retry = await b.adapter.send(p.target, reply(text), { partsDone: res.parts_done });
+    expect(retry.ok).toBe(true);
+    expect(sentTexts(b)).toEqual(all.slice(1));
+  });
+
   const failures = [
     ['a permanent failure', () => p.permanentFailure, false],
     ['a server failure (5xx)', () => p.serverFailure, true],

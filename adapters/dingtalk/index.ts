@@ -79,7 +79,7 @@ export function createDingtalkAdapter(o: DingtalkAdapterOptions): WebhookAdapter
     channel: 'dingtalk',
     account: o.account,
     capabilities: DINGTALK_CAPABILITIES,
-    send: (target, message) => sendDingtalk(deps, target, message),
+    send: (target, message, opts) => sendDingtalk(deps, target, message, opts),
     async fetchAttachment(att: InboundAttachment, _msg: InboundMessage): Promise<FetchedAttachment> {
       const code = att.platform_ref.download_code;
       if (typeof code !== 'string' || code === '') throw new Error('dingtalk attachment without a download code');

@@ -31,7 +31,8 @@ import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { splitMessage } from '../../src/channel/chunk.ts';
 import { dingtalkTitle, renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
 import { renderPlain } from '../../src/channel/render/plain.ts';
-import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import { PartCursor } from '../../src/channel/parts.ts';
+import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { ApiFailure, ApiOutcome, DingtalkApi } from './api.ts';
 import { BUTTON_WORDS } from './inbound.ts';
@@ -124,11 +125,22 @@ function queryKey(v: Record<string, unknown>): string | null {
   return typeof v.processQueryKey === 'string' ? v.processQueryKey : null;
 }
 
-/** Deliver one message. */
-export async function sendDingtalk(deps: SendDeps, target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+/** A part the platform refused (carried out of {@link PartCursor.part}). */
+class PartFailed extends Error {
+  constructor(readonly failure: ApiFailure) {
+    super(failure.error);
+  }
+}
+
+/**
+ * Deliver one message: text parts, the confirmation, then media. Parts delivered by an earlier
+ * attempt (`opts.partsDone`) are skipped; a failure after some parts went out reports them
+ * (`parts_done`, src/channel/parts.ts) so the outbox's retry resumes there.
+ */
+export async function sendDingtalk(deps: SendDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
   const route = deps.book.get(target.chat_id);
   let session = route?.webhook && deps.now() < route.expiresAt - SESSION_MARGIN_MS ? route.webhook : null;
-  const ids: string[] = [];
+  const cursor = new PartCursor(opts.partsDone);
 
   async function viaOpenApi(msg: OpenApiMessage): Promise<ApiOutcome<Record<string, unknown>>> {
     const where = openApiAddress(target, route);
@@ -152,23 +164,30 @@ export async function sendDingtalk(deps: SendDeps, target: OutboundTarget, messa
   } catch (err) {
     return { ok: false, retryable: true, error: `could not store a button payload: ${(err as Error).message}` };
   }
-  for (const p of parts) {
-    let r = await deliver(p);
-    if (!r.ok && !r.retryable && p.kind === 'markdown') {
-      deps.log.info({ error: r.error }, 'dingtalk refused the markdown message; resending as plain text');
-      r = await deliver({ kind: 'text', text: p.plain.trim() === '' ? p.text : p.plain });
+  try {
+    for (const p of parts) {
+      await cursor.part(async () => {
+        let r = await deliver(p);
+        if (!r.ok && !r.retryable && p.kind === 'markdown') {
+          deps.log.info({ error: r.error }, 'dingtalk refused the markdown message; resending as plain text');
+          r = await deliver({ kind: 'text', text: p.plain.trim() === '' ? p.text : p.plain });
+        }
+        if (!r.ok) throw new PartFailed(r);
+        return queryKey(r.value);
+      });
     }
-    if (!r.ok) return failure(r);
-    const id = queryKey(r.value);
-    if (id) ids.push(id);
+    for (const m of message.media ?? []) {
+      await cursor.part(async () => {
+        const r = await sendMedia(deps, m, viaOpenApi);
+        if (!r.ok) throw new PartFailed(r);
+        return queryKey(r.value);
+      });
+    }
+  } catch (err) {
+    if (err instanceof PartFailed) return cursor.fail(failure(err.failure));
+    throw err;
   }
-  for (const m of message.media ?? []) {
-    const r = await sendMedia(deps, m, viaOpenApi);
-    if (!r.ok) return failure(r);
-    const id = queryKey(r.value);
-    if (id) ids.push(id);
-  }
-  return { ok: true, message_ids: ids };
+  return { ok: true, message_ids: cursor.ids };
 }
 
 async function sendMedia(
@@ -190,6 +209,6 @@ async function sendMedia(
   return viaOpenApi({ msgKey: 'sampleFile', msgParam: { mediaId: up.value, fileName: m.filename, fileType } });
 }
 
-function failure(r: ApiFailure): SendResult {
+function failure(r: ApiFailure): Extract<SendResult, { ok: false }> {
   return { ok: false, retryable: r.retryable, retry_after_ms: r.retry_after_ms ?? null, error: r.error, code: r.code ?? null };
 }

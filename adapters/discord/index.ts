@@ -23,6 +23,7 @@ import type {
   InboundAttachment,
   OutboundMessage,
   OutboundTarget,
+  SendOptions,
   SendResult,
   WebhookAdapter,
   WebhookRequest,
@@ -175,8 +176,8 @@ export class DiscordAdapter implements WebhookAdapter {
     return reply;
   }
 
-  send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
-    return sendDiscord({ rest: this.rest, payloads: this.#payloads, now: this.#now }, target, message);
+  send(target: OutboundTarget, message: OutboundMessage, opts?: SendOptions): Promise<SendResult> {
+    return sendDiscord({ rest: this.rest, payloads: this.#payloads, now: this.#now }, target, message, opts);
   }
 
   async typing(target: OutboundTarget): Promise<void> {

@@ -21,7 +21,8 @@ import { splitMessage } from '../../src/channel/chunk.ts';
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { renderPlain } from '../../src/channel/render/index.ts';
 import { renderDiscordMarkdown } from '../../src/channel/render/discord.ts';
-import type { OutboundConfirm, OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import { PartCursor } from '../../src/channel/parts.ts';
+import type { OutboundConfirm, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import {
   BUTTON_STYLE,
   COMPONENT_BUTTON,
@@ -148,11 +149,13 @@ async function sendChunk(rest: REST, channelId: string, chunk: TextChunk, common
 
 /**
  * Deliver one {@link OutboundMessage}: text chunks, then each file (its caption as content),
- * the buttons on the last message. Never throws for a platform failure; a failure after some
- * chunks went out returns the failure (the outbox retries; Discord has no idempotency key
- * besides `nonce`, which only dedups within minutes).
+ * the buttons on the last message. Never throws for a platform failure. Parts delivered by an
+ * earlier attempt (`opts.partsDone`) are skipped; a failure after some parts went out reports
+ * them (`parts_done`, src/channel/parts.ts) so the outbox's retry resumes there (Discord has no
+ * idempotency key besides `nonce`, which only dedups within minutes).
  */
-export async function sendDiscord(deps: SendDeps, target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+export async function sendDiscord(deps: SendDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
+  const cursor = new PartCursor(opts.partsDone);
   try {
     const chunks = textChunks(message);
     const media = message.media ?? [];
@@ -164,7 +167,6 @@ export async function sendDiscord(deps: SendDeps, target: OutboundTarget, messag
     }
     const replyTo = message.reply_to && /^\d{1,20}$/.test(message.reply_to) ? message.reply_to : null;
     const total = chunks.length + media.length;
-    const ids: string[] = [];
     let index = 0;
     const common = (): Body => {
       const b: Body = { allowed_mentions: { parse: [], replied_user: false } };
@@ -173,21 +175,23 @@ export async function sendDiscord(deps: SendDeps, target: OutboundTarget, messag
       index++;
       return b;
     };
-    for (const chunk of chunks) ids.push(await sendChunk(deps.rest, target.chat_id, chunk, common()));
+    for (const chunk of chunks) {
+      const body = common();
+      await cursor.part(() => sendChunk(deps.rest, target.chat_id, chunk, body));
+    }
     for (const m of media) {
-      const data = await readFile(m.path);
       const caption = (m.caption ?? '').trim();
       const body = common();
       if (caption) {
         const parts = splitMessage(caption, TEXT_LIMIT, 'utf16');
-        for (const part of parts.slice(0, -1)) ids.push(await post(deps.rest, target.chat_id, { allowed_mentions: body.allowed_mentions, content: part }));
+        for (const part of parts.slice(0, -1)) await cursor.part(() => post(deps.rest, target.chat_id, { allowed_mentions: body.allowed_mentions, content: part }));
         body.content = parts.at(-1);
       }
       body.attachments = [{ id: 0, filename: m.filename }];
-      ids.push(await post(deps.rest, target.chat_id, body, [{ key: 'files[0]', name: m.filename, data, contentType: m.mime_type ?? undefined }]));
+      await cursor.part(async () => post(deps.rest, target.chat_id, body, [{ key: 'files[0]', name: m.filename, data: await readFile(m.path), contentType: m.mime_type ?? undefined }]));
     }
-    return { ok: true, message_ids: ids };
+    return { ok: true, message_ids: cursor.ids };
   } catch (err) {
-    return failed(failureOf(err));
+    return cursor.fail(failed(failureOf(err)));
   }
 }

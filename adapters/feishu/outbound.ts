@@ -26,7 +26,7 @@ import type * as lark from '@larksuiteoapi/node-sdk';
 import { splitMessage } from '../../src/channel/chunk.ts';
 import { renderFeishuCardMd, escapeFeishuMd } from '../../src/channel/render/feishu.ts';
 import { renderPlain } from '../../src/channel/render/plain.ts';
-import type { OutboundMedia, OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import type { OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { apiCall, type ApiResult } from './api.ts';
 import { bodyBytes, cardBody, textBody, type FeishuBody } from './cards.ts';
@@ -42,11 +42,8 @@ export interface OutboundDeps {
   readFile?: (path: string) => Promise<Buffer>;
 }
 
-/** Options of one send. */
-export interface SendOptions {
-  /** Stable key of the outbox row (retries of one row share it); default: a hash of the message. */
-  idempotencyKey?: string | null;
-}
+/** Options of one send (the channel contract's): `idempotencyKey` (default: a hash of the message), `partsDone`. */
+export type { SendOptions };
 
 /** Rendered-text budget per message (exported for the contract probes), UTF-8 bytes, leaving room for JSON escaping of the content. */
 export const CARD_TEXT_BUDGET = Math.floor(CARD_BODY_LIMIT * 0.6);
@@ -176,25 +173,36 @@ async function sendBody(deps: OutboundDeps, target: OutboundTarget, body: Feishu
 
 /**
  * Deliver `message` to `target`. Never throws for platform failures (see the module doc).
+ * Parts delivered by an earlier attempt (`opts.partsDone`, src/channel/parts.ts) are skipped
+ * and their media not uploaded again; a failure after some parts went out reports them
+ * (`parts_done`) so the outbox's retry resumes there (each part also carries its own `uuid`,
+ * which Feishu deduplicates for an hour).
  */
 export async function sendFeishu(deps: OutboundDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
   const base = baseUuid(target, message, opts.idempotencyKey);
-  // 1. Uploads first: nothing is sent when one fails.
-  const mediaBodies: FeishuBody[] = [];
-  for (const m of message.media ?? []) {
+  const done = Number.isInteger(opts.partsDone) && (opts.partsDone as number) > 0 ? (opts.partsDone as number) : 0;
+  const hasText = message.text.trim() !== '' || !!message.confirm;
+  const textBodies = hasText ? textParts(message, deps.tableLimit) : [];
+  // 1. Uploads first (of the media not delivered yet): nothing is sent when one fails.
+  const mediaBodies: (FeishuBody | null)[] = [];
+  for (const [k, m] of (message.media ?? []).entries()) {
+    if (textBodies.length + k < done) {
+      mediaBodies.push(null);
+      continue;
+    }
     const b = await upload(deps, m);
     if ('ok' in b) return b;
     mediaBodies.push(b);
   }
   // 2. Text parts, then media.
-  const hasText = message.text.trim() !== '' || !!message.confirm;
-  const parts = [...(hasText ? textParts(message, deps.tableLimit) : []), ...mediaBodies];
+  const parts = [...textBodies, ...mediaBodies];
   const ids: string[] = [];
-  let replyTo = message.reply_to ?? null;
-  for (let i = 0; i < parts.length; i++) {
+  const progress = (f: Extract<SendResult, { ok: false }>, i: number): SendResult => (i > 0 ? { ...f, parts_done: i, message_ids: ids } : f);
+  let replyTo = done > 0 ? null : (message.reply_to ?? null);
+  for (let i = done; i < parts.length; i++) {
     const body = parts[i]!;
     const limit = body.msg_type === 'text' ? TEXT_BODY_LIMIT : CARD_BODY_LIMIT;
-    if (bodyBytes(body) > limit) return { ok: false, retryable: false, error: `part ${i} is ${bodyBytes(body)} bytes, over the ${limit}-byte limit`, code: 'too_large' };
+    if (bodyBytes(body) > limit) return progress({ ok: false, retryable: false, error: `part ${i} is ${bodyBytes(body)} bytes, over the ${limit}-byte limit`, code: 'too_large' }, i);
     let r = await sendBody(deps, target, body, partUuid(base, i), replyTo);
     if (!r.ok && body.msg_type === 'interactive' && cardRejected(r)) {
       deps.log.warn({ channel: 'feishu', code: r.code, msg: r.msg }, 'card rejected; sending as plain text');
@@ -204,12 +212,12 @@ export async function sendFeishu(deps: OutboundDeps, target: OutboundTarget, mes
         if (r.data?.message_id) ids.push(r.data.message_id);
         replyTo = null;
       }
-      if (!r.ok) return classify(r, 'send');
+      if (!r.ok) return progress(classify(r, 'send'), i);
       // The fallback carried every text part at once; skip the remaining card parts.
       while (i + 1 < parts.length && parts[i + 1]!.msg_type === 'interactive') i++;
       continue;
     }
-    if (!r.ok) return classify(r, replyTo ? 'reply' : 'send');
+    if (!r.ok) return progress(classify(r, replyTo ? 'reply' : 'send'), i);
     if (r.data?.message_id) ids.push(r.data.message_id);
     replyTo = null; // only the first part is a threaded reply
   }

@@ -22,6 +22,7 @@ import type {
   InboundAttachment,
   OutboundMessage,
   OutboundTarget,
+  SendOptions,
   SendResult,
   WebhookAdapter,
   WebhookRequest,
@@ -184,8 +185,8 @@ export class TelegramAdapter implements WebhookAdapter {
     }
   }
 
-  send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
-    return sendTelegram({ api: this.api, payloads: this.#payloads, now: this.#now }, target, message);
+  send(target: OutboundTarget, message: OutboundMessage, opts?: SendOptions): Promise<SendResult> {
+    return sendTelegram({ api: this.api, payloads: this.#payloads, now: this.#now }, target, message, opts);
   }
 
   async typing(target: OutboundTarget): Promise<void> {

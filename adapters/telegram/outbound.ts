@@ -21,7 +21,8 @@ import type { InlineKeyboardMarkup, ReplyParameters } from 'grammy/types';
 import { splitMessage } from '../../src/channel/chunk.ts';
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { renderTelegramHtml } from '../../src/channel/render/index.ts';
-import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import { PartCursor } from '../../src/channel/parts.ts';
+import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import { CALLBACK_DATA_LIMIT, CAPTION_LIMIT, TEXT_LIMIT, isEntityParseError, isRetryable, type ApiFailure } from './wire.ts';
 
 /** What sending needs. */
@@ -148,10 +149,12 @@ export function textChunks(message: OutboundMessage): { text: string; html: bool
 
 /**
  * Deliver one {@link OutboundMessage}: text chunks, then media, the keyboard on the last one.
- * Never throws for a platform failure. A failure after some chunks went out returns the failure
- * (the outbox retries the message; Telegram has no idempotency key).
+ * Never throws for a platform failure. Parts delivered by an earlier attempt (`opts.partsDone`)
+ * are skipped; a failure after some parts went out reports them (`parts_done`, src/channel/parts.ts)
+ * so the outbox's retry resumes there (Telegram has no idempotency key).
  */
-export async function sendTelegram(deps: SendDeps, target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+export async function sendTelegram(deps: SendDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
+  const cursor = new PartCursor(opts.partsDone);
   try {
     const chunks = textChunks(message);
     const media = message.media ?? [];
@@ -165,7 +168,6 @@ export async function sendTelegram(deps: SendDeps, target: OutboundTarget, messa
     const thread = target.thread_id && /^\d+$/.test(target.thread_id) ? { message_thread_id: Number(target.thread_id) } : {};
     const replyTo = message.reply_to && /^\d+$/.test(message.reply_to) ? Number(message.reply_to) : null;
     const total = chunks.length + media.length;
-    const ids: string[] = [];
     let index = 0;
     const common = (): Common => {
       const c: Common = { ...thread };
@@ -174,16 +176,20 @@ export async function sendTelegram(deps: SendDeps, target: OutboundTarget, messa
       index++;
       return c;
     };
-    for (const chunk of chunks) ids.push(String(await sendChunk(deps.api, target.chat_id, chunk, common())));
+    for (const chunk of chunks) {
+      const c = common();
+      await cursor.part(() => sendChunk(deps.api, target.chat_id, chunk, c));
+    }
     for (const m of media) {
       const caption = (m.caption ?? '').trim();
       if (caption.length > CAPTION_LIMIT) {
-        for (const part of splitMessage(caption, TEXT_LIMIT, 'utf16')) ids.push(String((await deps.api.sendMessage(target.chat_id, part, { ...thread })).message_id));
+        for (const part of splitMessage(caption, TEXT_LIMIT, 'utf16')) await cursor.part(async () => (await deps.api.sendMessage(target.chat_id, part, { ...thread })).message_id);
       }
-      ids.push(String(await sendMedia(deps.api, target.chat_id, m, caption && caption.length <= CAPTION_LIMIT ? caption : undefined, common())));
+      const c = common();
+      await cursor.part(() => sendMedia(deps.api, target.chat_id, m, caption && caption.length <= CAPTION_LIMIT ? caption : undefined, c));
     }
-    return { ok: true, message_ids: ids };
+    return { ok: true, message_ids: cursor.ids };
   } catch (err) {
-    return failed(failureOf(err));
+    return cursor.fail(failed(failureOf(err)));
   }
 }

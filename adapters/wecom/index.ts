@@ -88,7 +88,7 @@ export function createWecomAdapter(o: WecomAdapterOptions): WecomAdapter {
     account: o.account,
     capabilities: WECOM_CAPABILITIES,
     api,
-    send: (target, message) => sendWecom({ api, agentId: o.agentId, payloads, now }, target, message),
+    send: (target, message, opts) => sendWecom({ api, agentId: o.agentId, payloads, now }, target, message, opts),
     async fetchAttachment(att: InboundAttachment, _msg: InboundMessage): Promise<FetchedAttachment> {
       const mediaId = att.platform_ref.media_id;
       if (typeof mediaId !== 'string' || mediaId === '') throw new Error('wecom attachment without media_id');

@@ -23,7 +23,8 @@ import { buttonPayload } from '../../src/channel/button-payload.ts';
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { splitMessage } from '../../src/channel/chunk.ts';
 import { renderPlain } from '../../src/channel/render/index.ts';
-import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import { PartCursor } from '../../src/channel/parts.ts';
+import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import { WecomApiError, type WecomApi } from './api.ts';
 import { BUTTON_KEY_LIMIT, TEXT_LIMIT_BYTES } from './wire.ts';
 
@@ -81,31 +82,37 @@ async function buttonCard(deps: SendDeps, confirm: OutboundConfirm): Promise<Rec
 
 /**
  * Deliver one {@link OutboundMessage} to the member `target.chat_id` (UserID): text chunks, then
- * media, then the button card. Never throws for a platform failure; a failure after some parts
- * went out returns the failure (the outbox retries the message).
+ * media, then the button card. Never throws for a platform failure. Parts delivered by an
+ * earlier attempt (`opts.partsDone`) are skipped (a skipped medium is not uploaded again); a
+ * failure after some parts went out reports them (`parts_done`, src/channel/parts.ts) so the
+ * outbox's retry resumes there.
  */
-export async function sendWecom(deps: SendDeps, target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+export async function sendWecom(deps: SendDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
   const agentid = /^\d+$/.test(deps.agentId) ? Number(deps.agentId) : deps.agentId;
   const common = { touser: target.chat_id, agentid, ...(message.kind === 'notice' ? { enable_duplicate_check: 1, duplicate_check_interval: 1800 } : {}) };
-  const ids: string[] = [];
-  const send = async (payload: Record<string, unknown>): Promise<void> => {
+  const cursor = new PartCursor(opts.partsDone);
+  const post = async (payload: Record<string, unknown>): Promise<string> => {
     const a = await deps.api.postJson('/cgi-bin/message/send', { ...common, ...payload });
-    ids.push(typeof a.msgid === 'string' ? a.msgid : String(a.msgid ?? ''));
+    return typeof a.msgid === 'string' ? a.msgid : String(a.msgid ?? '');
   };
+  const send = (payload: Record<string, unknown> | (() => Promise<Record<string, unknown>>)) =>
+    cursor.part(async () => post(typeof payload === 'function' ? await payload() : payload));
   try {
     const card = message.confirm ? await buttonCard(deps, message.confirm) : null;
     for (const content of textChunks(message)) await send({ msgtype: 'text', text: { content } });
     for (const m of message.media ?? []) {
       const type = mediaType(m);
-      const data = await readFile(m.path);
-      const mediaId = await deps.api.uploadMedia(type, { filename: m.filename, data, mimeType: m.mime_type });
-      await send({ msgtype: type, [type]: { media_id: mediaId } });
+      await send(async () => {
+        const data = await readFile(m.path);
+        const mediaId = await deps.api.uploadMedia(type, { filename: m.filename, data, mimeType: m.mime_type });
+        return { msgtype: type, [type]: { media_id: mediaId } };
+      });
       const caption = (m.caption ?? '').trim();
       if (caption !== '') for (const content of splitMessage(caption, TEXT_LIMIT_BYTES, 'bytes')) await send({ msgtype: 'text', text: { content } });
     }
     if (card) await send({ msgtype: 'template_card', template_card: card });
-    return { ok: true, message_ids: ids };
+    return { ok: true, message_ids: cursor.ids };
   } catch (err) {
-    return failed(err);
+    return cursor.fail(failed(err));
   }
 }

@@ -186,6 +186,13 @@ export type SendResult =
       /** The platform's own error text, recorded and logged. */
       error: string;
       code?: string | number | null;
+      /**
+       * Parts of a multi-part message delivered before the failure, earlier attempts included
+       * (src/channel/parts.ts); the outbox stores it and the retry resumes there. Absent = 0.
+       */
+      parts_done?: number;
+      /** Platform message ids of the parts this attempt delivered before failing. */
+      message_ids?: string[];
     };
 
 /** What the outbox tells an adapter about one send. */
@@ -195,6 +202,12 @@ export interface SendOptions {
    * any platform-side idempotency). Absent when the caller is not the outbox.
    */
   idempotencyKey?: string | null;
+  /**
+   * Parts of this message (text chunks, media, captions, button card) that earlier attempts
+   * delivered: the adapter skips them so the user never gets a part twice (src/channel/parts.ts).
+   * Absent or 0 on a first attempt.
+   */
+  partsDone?: number;
 }
 
 /** Bytes of a fetched attachment. */

@@ -5,7 +5,8 @@
  *
  * - retry: a `failed` row goes back to `queued`, attempts reset to 0, due now, and the delivery
  *   loops are woken (NOTIFY `skillgate_outbox`); the platform's last error stays on the row
- *   until a later attempt overwrites it.
+ *   until a later attempt overwrites it; `parts_done` stays too, so a message that failed
+ *   mid-way resumes after the parts already delivered (src/channel/parts.ts).
  * - discard: a `failed` row becomes `discarded` (migration 0016) — kept for the record, never
  *   sent again. Neither touches a row in any other state.
  */

@@ -35,6 +35,16 @@ function errorText(err: unknown): string {
   return text.slice(0, 2000);
 }
 
+/** What a failed multi-part attempt delivered (src/channel/parts.ts), to store on the row. */
+type Progress = { partsDone: number; messageIds: string[] };
+
+/** The progress a failed result reports, or undefined when it delivered nothing new. */
+function progressOf(row: OutboxRecord, result: Extract<SendResult, { ok: false }>): Progress | undefined {
+  const partsDone = Number.isInteger(result.parts_done) ? Math.max(0, result.parts_done as number) : 0;
+  if (partsDone <= (row.parts_done ?? 0) && !(result.message_ids?.length)) return undefined;
+  return { partsDone, messageIds: (result.message_ids ?? []).map(String) };
+}
+
 function isDb(q: Queryable): q is Db {
   return typeof (q as Partial<Db>).transaction === 'function';
 }
@@ -79,8 +89,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     }
   }
 
-  async function fail(row: OutboxRecord, error: string, code: string | null): Promise<void> {
-    const ours = await markAttemptFailed(db, row.id, owner, error, code, null);
+  async function fail(row: OutboxRecord, error: string, code: string | null, progress?: Progress): Promise<void> {
+    const ours = await markAttemptFailed(db, row.id, owner, error, code, null, progress);
     // The platform's error and code, never the message text (it may carry user data).
     log.warn(
       { outbox_id: row.id, channel: row.channel, account: row.account, chat_key: row.chat_key, attempts: row.attempts, error, code, origin: row.origin },
@@ -105,7 +115,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       if (wait > 0) await clock.sleep(wait);
       let result: SendResult;
       try {
-        result = await adapter.send(row.target, row.message, { idempotencyKey: `outbox:${row.id}` });
+        result = await adapter.send(row.target, row.message, { idempotencyKey: `outbox:${row.id}`, partsDone: row.parts_done ?? 0 });
       } catch (err) {
         // Adapters return platform failures; a throw is a bug or a network surprise: retry it.
         result = { ok: false, retryable: true, error: errorText(err), code: 'adapter_threw' };
@@ -121,12 +131,13 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       }
       const code = result.code === undefined || result.code === null ? null : String(result.code);
       const error = String(result.error ?? '').slice(0, 2000);
+      const progress = progressOf(row, result);
       if (!result.retryable || row.attempts >= maxAttempts) {
-        await fail(row, error, code);
+        await fail(row, error, code, progress);
         return false;
       }
       const at = retryAt(now, backoffMs(row.attempts, baseDelayMs, maxDelayMs, random), result.retry_after_ms);
-      await markAttemptFailed(db, row.id, owner, error, code, at);
+      await markAttemptFailed(db, row.id, owner, error, code, at, progress);
       log.info(
         { outbox_id: row.id, channel: row.channel, chat_key: row.chat_key, attempts: row.attempts, error, code, retry_at: new Date(at).toISOString() },
         'outbox: send failed; will retry',

@@ -15,7 +15,7 @@ export function targetChatKey(t: Pick<OutboundTarget, 'channel' | 'account' | 'c
 }
 
 const COLUMNS = `id::text AS id, idempotency_key, channel, account, chat_key, target, message, status,
-  attempts, next_attempt_at, last_error, error_code, platform_message_ids, origin, created_at, sent_at`;
+  attempts, next_attempt_at, last_error, error_code, platform_message_ids, origin, created_at, sent_at, parts_done`;
 
 /** A lease to take in the INSERT itself (see {@link insertMessage}). */
 export interface InsertClaim {
@@ -106,11 +106,16 @@ export async function claimMessages(q: Queryable, owner: string, nowMs: number, 
   return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
 }
 
-/** Record a delivery. @returns false when the lease was no longer ours */
+/**
+ * Record a delivery. `messageIds` are the ids of the parts this attempt sent; they are added to
+ * those of earlier attempts that delivered some parts (`parts_done`), so the row lists them all.
+ * @returns false when the lease was no longer ours
+ */
 export async function markSent(q: Queryable, id: string, owner: string, messageIds: string[], nowMs: number): Promise<boolean> {
   const res = await q.query(
     `UPDATE skillgate.outbox_messages
-        SET status = 'sent', sent_at = $4::timestamptz, platform_message_ids = $3::jsonb,
+        SET status = 'sent', sent_at = $4::timestamptz,
+            platform_message_ids = CASE WHEN parts_done > 0 THEN COALESCE(platform_message_ids, '[]'::jsonb) || $3::jsonb ELSE $3::jsonb END,
             lease_owner = NULL, lease_until = NULL
       WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`,
     [id, owner, JSON.stringify(messageIds), iso(nowMs)],
@@ -120,7 +125,10 @@ export async function markSent(q: Queryable, id: string, owner: string, messageI
 
 /**
  * Record a failed attempt with the platform's error: `queued` again, due at `retryAtMs`, or
- * `failed` for good when `retryAtMs` is null. @returns false when the lease was no longer ours
+ * `failed` for good when `retryAtMs` is null. `progress` (a multi-part message that failed
+ * mid-way, src/channel/parts.ts): the parts delivered so far, earlier attempts included, and
+ * the ids this attempt produced — stored so the retry resumes after them.
+ * @returns false when the lease was no longer ours
  */
 export async function markAttemptFailed(
   q: Queryable,
@@ -129,14 +137,18 @@ export async function markAttemptFailed(
   error: string,
   code: string | null,
   retryAtMs: number | null,
+  progress?: { partsDone: number; messageIds: string[] },
 ): Promise<boolean> {
   const res = await q.query(
     `UPDATE skillgate.outbox_messages
         SET status = CASE WHEN $5::timestamptz IS NULL THEN 'failed' ELSE 'queued' END,
             next_attempt_at = COALESCE($5::timestamptz, next_attempt_at),
-            last_error = $3, error_code = $4, lease_owner = NULL, lease_until = NULL
+            last_error = $3, error_code = $4, lease_owner = NULL, lease_until = NULL,
+            parts_done = GREATEST(parts_done, COALESCE($6::int, 0)),
+            platform_message_ids = CASE WHEN $7::jsonb = '[]'::jsonb THEN platform_message_ids
+                                        ELSE COALESCE(platform_message_ids, '[]'::jsonb) || $7::jsonb END
       WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`,
-    [id, owner, error, code, retryAtMs === null ? null : iso(retryAtMs)],
+    [id, owner, error, code, retryAtMs === null ? null : iso(retryAtMs), progress?.partsDone ?? null, JSON.stringify(progress?.messageIds ?? [])],
   );
   return res.rowCount > 0;
 }

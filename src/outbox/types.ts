@@ -43,7 +43,10 @@ export interface OutboxRecord {
   /** The platform's error text / code of the last failed attempt (kept after success). */
   last_error: string | null;
   error_code: string | null;
+  /** Platform message ids of the parts delivered (all of them once `sent`). */
   platform_message_ids: string[] | null;
+  /** Parts of a multi-part message delivered by earlier attempts (src/channel/parts.ts); 0 before any. */
+  parts_done: number;
   origin: Record<string, unknown> | null;
   created_at: Date;
   sent_at: Date | null;

@@ -60,7 +60,7 @@ function kitAdapter(a: DiscordAdapter, now: () => Date): WebhookAdapter {
     channel: a.channel,
     account: a.account,
     capabilities: a.capabilities,
-    send: (t, m) => a.send(t, m),
+    send: (t, m, o) => a.send(t, m, o),
     fetchAttachment: (att) => a.fetchAttachment(att),
     stop: () => a.stop(),
     async handleWebhook(req, host) {
