@@ -139,6 +139,53 @@ export function dbErrorEnvelope(err: unknown, what: string, lang: DtLang): Envel
   return dtFail('transient', { zh: `${what} 暂时失败，请稍后重试（SQLSTATE ${code}）`, en: `${what} failed (SQLSTATE ${code}), retry later: ${detail}` }, lang, { sqlstate: code });
 }
 
+/**
+ * The names a write error is reported with (R-DT-101): captured from the table's metadata as
+ * plain strings BEFORE the statement runs, so they are still at hand after the rollback (the
+ * failed transaction is gone by then; nothing is read back from it).
+ */
+export interface ErrorNames {
+  /** The table's title. */
+  table: string;
+  /** Every field of the table (title, unique flag). */
+  fields: ReadonlyArray<{ title: string; unique: boolean }>;
+  /** The fields the statement wrote (a unique conflict is narrowed to these). */
+  written?: readonly string[];
+}
+
+/** The fields a database error concerns: the driver's `column` when it is a field of the table, else for 23505 the written unique fields. */
+export function errorFields(err: unknown, names: ErrorNames): string[] {
+  const column = (err as { column?: unknown } | null)?.column;
+  if (typeof column === 'string' && names.fields.some((f) => f.title === column)) return [column];
+  if (sqlState(err) === '23505') {
+    const unique = names.fields.filter((f) => f.unique).map((f) => f.title);
+    const written = names.written ? unique.filter((t) => names.written!.includes(t)) : unique;
+    return written.length ? written : unique;
+  }
+  return [];
+}
+
+/**
+ * {@link dbErrorEnvelope} for an error on a known table (R-DT-101, R-DT-100): the envelope also
+ * carries `table` (its title) and, when the error concerns particular fields, `fields`; both
+ * are named in `user_message` and `error`. Example (zh):
+ * `表「客户」：insert 失败：违反唯一约束（重复值）（字段：编号）`.
+ */
+export function tableDbErrorEnvelope(err: unknown, what: string, lang: DtLang, names: ErrorNames): Envelope {
+  const base = dbErrorEnvelope(err, what, lang);
+  const fields = errorFields(err, names);
+  const zhFields = fields.length ? `（字段：${fields.join('、')}）` : '';
+  const enFields = fields.length ? ` (field${fields.length > 1 ? 's' : ''}: ${fields.join(', ')})` : '';
+  const user = String(base.user_message ?? '');
+  return {
+    ...base,
+    error: `table "${names.table}": ${String(base.error ?? '')}${enFields}`,
+    user_message: lang === 'en' ? `table "${names.table}": ${user}${enFields}` : `表「${names.table}」：${user}${zhFields}`,
+    table: names.table,
+    ...(fields.length ? { fields } : {}),
+  };
+}
+
 /** The SQLSTATE of a driver error, or undefined (R-DT-100). */
 export function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;

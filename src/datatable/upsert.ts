@@ -13,7 +13,7 @@ import type { Envelope } from '../envelope/types.ts';
 import { canonicalJson } from '../turn/confirm-tokens.ts';
 import { quoteIdent } from './naming.ts';
 import { ownFilter } from './permissions.ts';
-import { dtFail, sqlState } from './results.ts';
+import { dtFail, errorFields, sqlState } from './results.ts';
 import { ownerSql, SqlParams, tableRef, type RowHandler } from './rows.ts';
 import { coerceRecord, type DbValue } from './values.ts';
 import { BATCH_MAX, verifiedTotal, type RowError } from './write-batch.ts';
@@ -119,8 +119,10 @@ export const upsert: RowHandler = async (env, payload, { table, access }) => {
             else if (outcome.kind === 'invalid') for (const e of r.insertErrors) fail(r.row, e);
             else fail(r.row, { error: lang === 'en' ? `${outcome.n} rows match key_fields; refine the key` : `有 ${outcome.n} 行匹配 key_fields，无法确定更新哪一行，请换用能唯一确定记录的字段` });
           } catch (err) {
+            // Names from the metadata captured before the statement (R-DT-101), not from the failed transaction.
             const code = sqlState(err);
-            fail(r.row, { error: err instanceof Error ? err.message : String(err), ...(code ? { sqlstate: code } : {}) });
+            const [field] = errorFields(err, { table: table.title, fields: table.fields, written: Object.keys(r.values) });
+            fail(r.row, { error: err instanceof Error ? err.message : String(err), ...(field ? { field } : {}), ...(code ? { sqlstate: code } : {}) });
           }
         }
       });

@@ -8,7 +8,7 @@
 import type { Envelope } from '../envelope/types.ts';
 import { quoteIdent } from './naming.ts';
 import { guardOwnerPatch, ownFilter, type OwnerScope } from './permissions.ts';
-import { dbErrorEnvelope, dtFail, recordEnvelope, type DtLang } from './results.ts';
+import { dtFail, recordEnvelope, tableDbErrorEnvelope, type DtLang } from './results.ts';
 import { applyMapping, checkMappingDefaults, openImportRecords, resolveImportPath } from './import-file.ts';
 import type { RecordSource } from './import-source.ts';
 import { joinNotes, ownerSql, rowOut, scopedWhere, selectList, SqlParams, tableRef, type RowHandler } from './rows.ts';
@@ -123,7 +123,7 @@ export const insert: RowHandler = async (env, payload, call) => {
     const { rows } = await env.tx((tx) => tx.query(sql, p.values));
     return withNote(recordEnvelope(rowOut(table, rows[0]!)), note);
   } catch (err) {
-    return withNote(dbErrorEnvelope(err, 'insert', lang), note);
+    return withNote(tableDbErrorEnvelope(err, 'insert', lang, { table: table.title, fields: table.fields, written: cols }), note);
   }
 };
 
@@ -224,7 +224,7 @@ export const update: RowHandler = async (env, payload, { table, access }) => {
     }
     return withNote(recordEnvelope(rowOut(table, rows[0]!)), patch.note);
   } catch (err) {
-    return withNote(dbErrorEnvelope(err, 'update', lang), patch.note);
+    return withNote(tableDbErrorEnvelope(err, 'update', lang, { table: table.title, fields: table.fields, written: Object.keys(patch.values) }), patch.note);
   }
 };
 
@@ -245,6 +245,6 @@ export const updateBy: RowHandler = async (env, payload, { table, access }) => {
     const res = await env.tx((tx) => tx.query(`UPDATE ${tableRef(table)} SET ${sets.join(', ')} WHERE ${where.sql}`, p.values));
     return withNote({ success: true, updated: res.rowCount }, note);
   } catch (err) {
-    return withNote(dbErrorEnvelope(err, 'update_by', lang), note);
+    return withNote(tableDbErrorEnvelope(err, 'update_by', lang, { table: table.title, fields: table.fields, written: Object.keys(patch.values) }), note);
   }
 };

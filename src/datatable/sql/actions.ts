@@ -1,16 +1,24 @@
 /**
  * The SQL channel's two datatable actions for the dispatcher (spec 000 §7.3; R-DT-42/43):
  * `sql_query` and `sql_execute`, payload `{sql}` (`sql_execute` also reads `confirm_token`
- * for a protected DELETE, R-DT-88). Thin adapters over execute.ts.
+ * for a protected DELETE, R-DT-88). Thin adapters over execute.ts; a `sql_execute` text of
+ * several statements is a batch script (script.ts: admin line only, R-DT-27, A-27).
  */
 import type { ActionHandler } from '../types.ts';
 import { runSqlExecute, runSqlQuery } from './execute.ts';
+import { isAdminLine, runSqlScript, scriptRefusal, scriptStatements } from './script.ts';
 
 /** `sql_query` — payload `{sql}` → `{rows, row_count, sql}` (R-DT-42). */
 export const sqlQueryAction: ActionHandler = (env, payload) => runSqlQuery(env, payload.sql);
 
 /**
  * `sql_execute` — payload `{sql, confirm_token?}` → `{affected, rows?, created?, table_id?}`
- * (R-DT-43, R-DT-86), or the confirmation envelope of a protected DELETE (R-DT-87).
+ * (R-DT-43, R-DT-86), or the confirmation envelope of a protected DELETE (R-DT-87). Several
+ * statements: run as a script on the admin line, else refused with `error_type: "config"`
+ * (R-DT-27, A-27).
  */
-export const sqlExecuteAction: ActionHandler = (env, payload) => runSqlExecute(env, payload.sql, { confirmToken: payload.confirm_token });
+export const sqlExecuteAction: ActionHandler = async (env, payload) => {
+  const script = await scriptStatements(payload.sql);
+  if (script) return isAdminLine(env.caller) ? runSqlScript(env, script) : scriptRefusal(script.length, env.caller.lang);
+  return runSqlExecute(env, payload.sql, { confirmToken: payload.confirm_token });
+};
