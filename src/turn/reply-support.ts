@@ -2,7 +2,9 @@
  * What the turn adds around reply composition: remembering confirmation requests and
  * mapping artifacts to servable media (issue 5 §6, §7).
  */
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import mime from 'mime-types';
 import type { OutboundMedia } from '../channel/types.ts';
 import type { ArtifactRef } from '../envelope/types.ts';
 import type { AttachmentRecord } from '../session/attachments.ts';
@@ -28,10 +30,23 @@ export async function rememberConfirms(
   }
 }
 
+/** The file's size in bytes, or null when it cannot be read. */
+function sizeOf(path: string): number | null {
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A resolver from an envelope artifact to an outbound media item: the session attachment
  * with the same local path gives the `/files/<id>` id; an artifact not registered in the
- * session is not sent (null).
+ * session is not sent (null). The item carries what an adapter dispatches on (spec 000
+ * §6.3(3), R-ART-11): `kind` (the attachment's media), `mime_type` — the stored one, else
+ * looked up from the file extension (artifacts are registered without one) — and `size`
+ * (stored, else read from the file), so e.g. Telegram sends a `.svg` or an over-10-MB image
+ * as a document rather than a photo the platform rejects.
  */
 export function mediaResolver(records: readonly AttachmentRecord[]): (artifact: ArtifactRef) => OutboundMedia | null {
   const byPath = new Map(records.filter((r) => r.localPath).map((r) => [resolve(r.localPath), r]));
@@ -42,8 +57,8 @@ export function mediaResolver(records: readonly AttachmentRecord[]): (artifact: 
       kind: rec.type,
       path: rec.localPath,
       filename: rec.filename,
-      mime_type: rec.mime,
-      size: rec.sizeBytes,
+      mime_type: rec.mime ?? (mime.lookup(rec.filename) || null),
+      size: rec.sizeBytes ?? sizeOf(rec.localPath),
       file_id: rec.id,
     };
   };
