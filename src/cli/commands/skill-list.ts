@@ -49,7 +49,7 @@ export async function skillListCommand(opts: { role?: string; json?: boolean }, 
     const lifecycle = await createSkillLifecycle({ db, settings, config, log, watch: false });
     try {
       for (const issue of lifecycle.registry().issues()) {
-        if (issue.severity === 'error' || issue.code === 'registry.name_clash' || issue.code === 'registry.root_missing' || issue.code === 'lifecycle.role_shadows')
+        if (issue.severity === 'error' || issue.code === 'registry.name_clash' || issue.code === 'registry.root_missing' || issue.code === 'lifecycle.role_shadows' || issue.code === 'call_skill.async_callee')
           io.stderr(`skillgate: ${issue.skill ?? issue.dir}: ${issue.severity}: ${issue.message}\n`);
       }
       return lifecycle.registry().tools({ skills: lifecycle.skillsFor(roleId) });
