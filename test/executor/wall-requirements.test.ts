@@ -91,7 +91,7 @@ describeEachEngine('wall clocks: traced requirements', (db, engine) => {
     // Its own wall would be SKILL_WALL_HARDCAP × 2 (A-48) …
     expect(wallFor(s, record('long_async'), 'call_skill')).toBe(2 * resolveWalls({}).skillWallHardcapSec);
     // … but the parent has 1 s left.
-    const parent = { role_id: 'default', org_id: 'demo', session_id: `wall-parent-${engine}`, channel: 'web', workspace_dir: '', abort_signal: null } as unknown as RuntimeContext;
+    const parent = { role_id: 'default', org_id: 'demo', session_id: `wall-parent-${engine}`, channel: 'web', workspace_dir: mkdtempSync(join(tmpdir(), 'sg-wallreq-parent-')), abort_signal: null } as unknown as RuntimeContext;
     const call = makeCallSkill(s, { caller: 'async_caller', depth: 1, deadline: Date.now() + 1000, parent: () => parent, lang: 'zh-CN' });
     const tag = `w6-${engine}-${Date.now()}`;
     gate(tag);
