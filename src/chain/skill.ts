@@ -120,7 +120,7 @@ export function pipelineStepExecutor(services: SkillServices, req: ChainRunReque
     if (rec?.skillType === 'chain') {
       return { success: false, error: `step "${call.alias}" calls chain "${call.skill}": chains cannot contain chains` };
     }
-    const out = await runSkill(services, { skill: call.skill, input: call.params, given, defaults, line, abortSignal: call.signal, lang: req.lang });
+    const out = await runSkill(services, { skill: call.skill, input: call.params, given, defaults, line, abortSignal: call.signal, wallSec: call.wallSec, lang: req.lang });
     return confirmationAsFailure(out, call.alias, req.lang);
   };
 }

@@ -98,6 +98,12 @@ export interface RunSkillRequest {
    * SKILL_WALL_HARDCAP × its factor). Ignored for other skills; default see `wallFor`.
    */
   backgroundWallSec?: number;
+  /**
+   * The wall the caller decided, seconds; replaces {@link wallFor}. Chain steps (D-06,
+   * R-CHAIN-05/06): the skill's own wall, else CHAIN_STEP_WALL_SEC, cut by what is left of
+   * the chain wall — so an undeclared skill is not held to SKILL_WALL_DEFAULT inside a chain.
+   */
+  wallSec?: number;
 }
 
 /** A prepared call: everything resolved up to the point of execution. */
@@ -292,7 +298,10 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
   }
   prepared.input = files.input;
 
-  const wallSec = wallFor(services, prepared.skill, req.line, undefined, req.backgroundWallSec);
+  const wallSec =
+    typeof req.wallSec === 'number' && Number.isFinite(req.wallSec) && req.wallSec > 0
+      ? req.wallSec
+      : wallFor(services, prepared.skill, req.line, undefined, req.backgroundWallSec);
   const deadline = Date.now() + wallSec * 1000;
   const givenAttachments = Array.isArray(given.attachments) ? given.attachments : [];
   const ctxGiven = { ...given, attachments: [...toAttachmentItems(records), ...givenAttachments] };

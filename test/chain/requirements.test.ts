@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CHAIN_DOCUMENT_SCHEMA, STEP_KEYS } from '../../src/chain/document.ts';
@@ -250,12 +251,28 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
   const svc = async () => (services ??= await reqServices(db()));
 
   it('R-CHAIN-06, R-CHAIN-05, D-06: TOOL_WALL_SEC or CHAIN_WALL_SEC lengthen chains; a skill\'s own wall takes precedence over the step wall, cut by the chain wall', async () => {
+    // The wall each step's skill call actually ran under, from the pipeline's own log line.
+    const ranUnder: Record<string, number> = {};
+    const log = createLogger({
+      level: 'info',
+      destination: new Writable({
+        write(chunk, _e, cb) {
+          for (const line of String(chunk).split('\n').filter(Boolean)) {
+            const o = JSON.parse(line) as { msg?: string; skill?: string; wall_sec?: number };
+            if (o.msg === 'skill call started' && o.skill) ranUnder[o.skill] = o.wall_sec!;
+          }
+          cb();
+        },
+      }),
+    });
     const wallsOf = async (env: NodeJS.ProcessEnv, extra: Partial<ChainRunRequest> = {}) => {
       const base = await svc();
-      const s = { ...base, settings: { ...base.settings, walls: resolveWalls(env) } };
+      const s = { ...base, log, settings: { ...base.settings, walls: resolveWalls(env) } };
       const { walls, req } = recordingWalls(s, { doc: { steps: [{ skill_name: 'echo', alias: 'e' }, { skill_name: 'walled', alias: 'w' }] }, input: {}, defaults: callerDefaults(), ...extra });
       const r = await runChainDocument(s, req);
       expect(r.ok).toBe(true);
+      // The skill call runs under exactly the step wall the runner decided (not SKILL_WALL_DEFAULT 600).
+      expect(ranUnder).toEqual({ echo: walls.e, walled: walls.w });
       return walls;
     };
     const dflt = await wallsOf({});
