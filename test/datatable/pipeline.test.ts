@@ -73,7 +73,7 @@ describeEachEngine('datatable through the skill pipeline and call_skill', (db) =
     expect(JSON.stringify(viaAlias)).toContain('商机');
   });
 
-  it('R-DT-16/R-DT-22 (acceptance): through skill run, a non-admin sees only their rows (query and count)', async () => {
+  it('R-DT-16/R-DT-22/R-DT-106 (acceptance): through skill run, a non-admin sees only their rows (query and count)', async () => {
     const q = await run('datatable', { action: 'query', payload: { table_name: '商机' } }, e1);
     expect((q.list as Array<Record<string, unknown>>).map((r) => r.负责人)).toEqual(['E1', 'E1']);
     expect(q.pageInfo).toMatchObject({ totalRows: 2 });
@@ -83,7 +83,7 @@ describeEachEngine('datatable through the skill pipeline and call_skill', (db) =
     expect(all.pageInfo).toMatchObject({ totalRows: 13 });
   });
 
-  it('R-DT-24 (acceptance): via call_skill the callee sees actor_emp_no, so own rows are visible', async () => {
+  it('R-DT-24/R-DT-106 (acceptance): via call_skill the callee sees actor_emp_no, so own rows are visible', async () => {
     const r = await run('caller', { target: 'datatable', input: { action: 'query', payload: { table_name: '商机' } } }, e1);
     expect(r.success).toBe(true);
     const inner = r.result as Envelope;

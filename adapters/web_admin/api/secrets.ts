@@ -3,16 +3,21 @@
  * §6 "skill parameters including secrets (write-only: a stored secret is never shown again)";
  * spec 000 §5; R-CFG-01, R-CFG-03, R-CFG-05; src/runtime/skill-config.ts; docs/console.md).
  *
- * A parameter is secret when its name matches the secret substrings (R-CFG-05) or the skill's
- * input schema declares it secret (`secretParams`, `x-secret: true`); it is stored encrypted
- * and listed only as `{set: true}` — never its value, not even a prefix.
+ * A parameter is secret when its name matches the secret substrings (R-CFG-05), the skill's
+ * input schema declares it secret (`secretParams`, `x-secret: true`) or it is the skill's main
+ * credential (`metadata.openclaw.primaryEnv`, R-LOAD-10); it is stored encrypted and listed
+ * only as `{set: true}` — never its value, not even a prefix. The parameters the skill declares
+ * (primaryEnv, requires.env, secret inputs — src/registry/credentials.ts) are listed before
+ * anything is stored, the primary credential first and marked `primary: true`.
  *
- *   GET    :role/:skill          {role, skill, params: [{key, secret, set, value?, updated_at?}]}
+ *   GET    :role/:skill          {role, skill, primary_env, params: [{key, secret, set, primary?, required?, value?, updated_at?}]}
  *   PUT    :role/:skill/:key     {value: string} → {ok, key, secret}   (via 'operator')
  *   DELETE :role/:skill/:key     → {ok, deleted}
  */
 import express from 'express';
+import { declaredParams, secretParamNames } from '../../../src/registry/credentials.ts';
 import { isSecretName } from '../../../src/registry/secrets.ts';
+import type { SkillRecord } from '../../../src/registry/types.ts';
 import { deleteSkillConfig, listSkillConfig, normalizeConfigKey, setSkillConfig } from '../../../src/runtime/skill-config.ts';
 import { fail, roleOf, type AdminDeps, type AdminSection } from '../kit.ts';
 
@@ -21,6 +26,10 @@ export interface ConsoleParam {
   key: string;
   secret: boolean;
   set: boolean;
+  /** The skill's main credential (`metadata.openclaw.primaryEnv`, R-LOAD-10). */
+  primary?: boolean;
+  /** Declared in requires.env as required (the skill does not run without it, A-07). */
+  required?: boolean;
   value?: string;
   updated_at?: string;
 }
@@ -38,44 +47,52 @@ function routes(deps: AdminDeps): express.Router {
   const r = express.Router();
   const registry = () => deps.services.lifecycle?.registry() ?? deps.services.registry;
 
-  /** 404 unless role and skill exist. @returns the skill's declared secret parameters. */
-  const target = (res: express.Response, roleId: string, skill: string): string[] | null => {
+  /** 404 unless role and skill exist. @returns the skill's record. */
+  const target = (res: express.Response, roleId: string, skill: string): SkillRecord | null => {
     const rec = registry().get(skill);
     if (!roleOf(deps, roleId) || !rec || (rec.source === 'role' && rec.ownerRole !== roleId)) {
       fail(res, 404, 'unknown_target', `角色 ${roleId} 没有技能 ${skill}。`);
       return null;
     }
-    return rec.secretParams;
+    return rec;
   };
 
   r.get('/:role/:skill', async (req, res) => {
     const { role, skill } = req.params;
-    const declared = target(res, role, skill);
-    if (!declared) return;
+    const rec = target(res, role, skill);
+    if (!rec) return;
+    const declared = declaredParams(rec);
+    const secretNames = secretParamNames(rec);
     const stored = await listSkillConfig(deps.db, role, skill);
     const params = new Map<string, ConsoleParam>();
-    for (const key of declared) params.set(key, { key, secret: true, set: false });
+    const flags = (key: string) => {
+      const d = declared.find((p) => p.key === key);
+      return { ...(d?.primary ? { primary: true } : {}), ...(d?.required ? { required: true } : {}) };
+    };
+    for (const d of declared) params.set(d.key, { key: d.key, secret: d.secret, set: false, ...flags(d.key) });
     for (const e of stored) {
-      const secret = e.encrypted || declared.includes(e.key) || isSecretName(e.key);
+      const secret = e.encrypted || secretNames.includes(e.key) || isSecretName(e.key);
       params.set(e.key, {
         key: e.key,
         secret,
         set: true,
+        ...flags(e.key),
         ...(secret || e.value === null ? {} : { value: e.value }),
         updated_at: new Date(e.updated_at).toISOString(),
       });
     }
-    res.json({ role, skill, params: [...params.values()].sort((a, b) => a.key.localeCompare(b.key)) });
+    const list = [...params.values()].sort((a, b) => Number(b.primary === true) - Number(a.primary === true) || a.key.localeCompare(b.key));
+    res.json({ role, skill, primary_env: rec.frontmatter.primaryEnv ?? null, params: list });
   });
 
   r.put('/:role/:skill/:key', async (req, res) => {
     const { role, skill } = req.params;
-    const declared = target(res, role, skill);
-    if (!declared) return;
+    const rec = target(res, role, skill);
+    if (!rec) return;
     const value = (req.body as { value?: unknown } | undefined)?.value;
     if (typeof value !== 'string') return fail(res, 400, 'bad_request', '需要字符串 value。');
     const key = normalizeConfigKey(req.params.key);
-    const secret = declared.includes(key) || isSecretName(key);
+    const secret = secretParamNames(rec).includes(key) || isSecretName(key);
     const out = await setSkillConfig(deps.db, deps.services.secretKey, { roleId: role, skill, key, value, encrypt: secret, via: 'operator' });
     if (!out.ok) return fail(res, 400, out.code, REFUSAL_ZH[out.code] ?? '参数未保存。');
     res.json({ ok: true, key: out.key, secret: out.encrypted });

@@ -7,7 +7,7 @@
  *
  *   GET  roles                                   [{id, org_id, skills, access}]
  *   GET  roles/:role                             {role, live, skills: [{skill, source, owner_role?, enabled, status, issues, description}]}
- *   GET  roles/:role/skills/:skill               {skill, source, skill_md (raw text, ≤ 256 KiB), issues (preflight, install mode)}
+ *   GET  roles/:role/skills/:skill               {skill, source, primary_env (metadata.openclaw.primaryEnv or null, R-LOAD-10), skill_md (raw text, ≤ 256 KiB), issues (preflight, install mode)}
  *   POST roles/:role/skills/:skill/enabled       {enabled: boolean} → {ok, enabled}
  *   POST install?role=<id>&filename=<name>.zip   body: the zip (application/zip, ≤ 20 MiB); no role = shared → InstallResult
  */
@@ -101,6 +101,7 @@ function routes(deps: AdminDeps): express.Router {
     res.json({
       skill: rec.name,
       source: rec.source,
+      primary_env: rec.frontmatter.primaryEnv ?? null,
       skill_md: md?.text ?? null,
       truncated: md?.truncated ?? false,
       issues: await preflight(rec.dir, { mode: 'install' }),

@@ -28,7 +28,7 @@ export async function mount(container, api, t) {
       ? h('p', { class: 'muted' }, t('没有参数。', 'No parameters.'))
       : table([
         { title: t('参数', 'Name'), cell: (p) => h('code', {}, p.key) },
-        { title: t('类型', 'Kind'), cell: (p) => p.secret ? t('密钥', 'secret') : t('参数', 'parameter') },
+        { title: t('类型', 'Kind'), cell: (p) => p.primary ? t('主凭证', 'main credential') : p.secret ? t('密钥', 'secret') : t('参数', 'parameter') },
         { title: t('值', 'Value'), cell: (p) => h('span', { 'data-testid': 'param-state-' + p.key }, p.secret ? (p.set ? t('已设置', 'set') : t('未设置', 'not set')) : (p.value !== undefined ? p.value : t('未设置', 'not set'))) },
         { title: t('更新时间', 'Updated'), cell: (p) => when(p.updated_at) },
         { title: '', cell: (p) => h('span', {},
