@@ -7,7 +7,8 @@ import { createInbox } from '../../src/inbox/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import type { Db } from '../../src/store/db.ts';
-import type { AdapterHost, InboundMessage, WebhookAdapter, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import type { AdapterHost, ChannelAdapter, InboundMessage, WebhookAdapter, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import { createOutbox, eventNoticeItem } from '../../src/outbox/index.ts';
 import { startFakePlatform, type FakePlatform } from './fake-server.ts';
 import type { AdapterContractOptions, ContractClock, ContractContext } from './types.ts';
 
@@ -45,11 +46,24 @@ export function createClock(start: string): ContractClock {
   };
 }
 
-/** A host whose `receive` is the real inbox's (PostgreSQL dedup), recording each call. */
-export function createRecordingHost(db: Db, clock: ContractClock): RecordingHost {
-  const inbox = createInbox(db, { log: createLogger({ level: 'silent' }), clock: () => clock.now().getTime() });
+/**
+ * A host whose `receive` is the real inbox's (PostgreSQL dedup), recording each call, and whose
+ * `notice` is the core's: queued in the real outbox (once per event key), then delivered at once
+ * through `adapter` (a function: the adapter may be created after the host; none = only queued).
+ */
+export function createRecordingHost(db: Db, clock: ContractClock, adapter?: () => ChannelAdapter | undefined): RecordingHost {
+  const log = createLogger({ level: 'silent' });
+  const inbox = createInbox(db, { log, clock: () => clock.now().getTime() });
+  const outbox = createOutbox(db, { log, adapterFor: () => adapter?.() });
   const calls: HostCall[] = [];
   return {
+    async notice(event, message) {
+      await outbox.enqueue(db, [eventNoticeItem(event, message)]);
+      if (!adapter?.()) return;
+      while ((await outbox.deliverDue()) > 0) {
+        /* deliver what is due now (a retry waits for its time, as in the gateway) */
+      }
+    },
     calls,
     accepted: () => calls.filter((c) => c.result === 'accepted').map((c) => c.msg),
     async receive(msg) {
@@ -106,7 +120,7 @@ export async function openBed(opts: AdapterContractOptions, openDb: () => Promis
   const clock = createClock(opts.startTime ?? '2026-01-01T00:00:00Z');
   const ctx: ContractContext = { fake, db, clock, account: 'default' };
   const adapter = await opts.createAdapter(ctx);
-  const host = createRecordingHost(db, clock);
+  const host = createRecordingHost(db, clock, () => adapter);
   return {
     ctx,
     fake,

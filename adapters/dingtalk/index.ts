@@ -48,8 +48,7 @@ export const DINGTALK_CAPABILITIES: AdapterCapabilities = {
   media: true,
 };
 
-/** The polite answer to an unsupported message type (zh-CN first, English after). */
-export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片或文件。\nThis message type is not supported yet; please send text, an image or a file.';
+export { UNSUPPORTED_NOTICE } from './transport-webhook.ts';
 
 /** Settings of one DingTalk account. */
 export interface DingtalkAdapterOptions {
@@ -99,13 +98,6 @@ export function createDingtalkAdapter(o: DingtalkAdapterOptions): WebhookAdapter
         book,
         oapiRoot,
         payloads,
-        async notifyUnsupported(msg) {
-          const r = await adapter.send(
-            { channel: 'dingtalk', account: o.account, chat_id: msg.chat.id, chat_type: msg.chat.type },
-            { kind: 'notice', text: UNSUPPORTED_NOTICE, format: 'plain', reply_to: msg.message_id },
-          );
-          if (!r.ok) o.log.warn({ channel: 'dingtalk', account: o.account, error: r.error }, 'could not send the unsupported-type notice');
-        },
       }),
   };
   return adapter;

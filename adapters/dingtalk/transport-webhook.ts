@@ -28,9 +28,10 @@ export interface DingtalkWebhookContext {
   book: SessionBook;
   oapiRoot: string;
   payloads: CallbackPayloads;
-  /** Tell the sender their message type is not supported (best effort, never throws). */
-  notifyUnsupported(msg: InboundMessage): Promise<void>;
 }
+
+/** The polite answer to an unsupported message type (zh-CN first, English after). */
+export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片或文件。\nThis message type is not supported yet; please send text, an image or a file.';
 
 const unauthorized = (reason: string): WebhookResponse => ({ status: 401, body: { error: 'unauthorized', reason } });
 const badRequest = (reason: string): WebhookResponse => ({ status: 400, body: { error: 'bad_request', reason } });
@@ -57,7 +58,8 @@ export async function handleDingtalkWebhook(req: WebhookRequest, host: AdapterHo
   if (n.kind === 'ignore') return OK;
   ctx.book.remember(n.msg.chat.id, { ...n.route, webhook: sessionWebhookUrl(n.route.webhook, ctx.oapiRoot) });
   if (n.kind === 'unsupported') {
-    await ctx.notifyUnsupported(n.msg);
+    // Queued once per event by the core (outbox, keyed by the event's dedup key).
+    await host.notice(n.msg, { kind: 'notice', text: UNSUPPORTED_NOTICE, format: 'plain' });
     return OK;
   }
   let msg = n.msg;

@@ -14,9 +14,13 @@ export interface DispatchContext {
   account: string;
   look: FeishuLookups;
   log: Logger;
-  /** Tell the user a message type is not supported (best effort; never throws). */
-  notifyUnsupported?(msg: InboundMessage, type: string): Promise<void>;
 }
+
+/** The polite answer to an unsupported message type, per language (zh-CN default). */
+export const UNSUPPORTED_NOTICE: Record<'zh-CN' | 'en', string> = {
+  'zh-CN': '暂不支持这种消息类型，请发送文字、图片或文件。',
+  en: 'This message type is not supported yet; please send text, an image or a file.',
+};
 
 /** Outcome of one event (the transports turn it into their answer). */
 export type DispatchOutcome =
@@ -51,7 +55,9 @@ export async function dispatchEvent(header: EventHeader, event: unknown, ctx: Di
   if (normalized.outcome === 'ignored') return { result: 'ignored', normalized };
   if (normalized.outcome === 'unsupported') {
     ctx.log.info({ channel: 'feishu', account: ctx.account, type: normalized.unsupported_type }, 'unsupported message type');
-    if (normalized.message.addressed_to_bot) await ctx.notifyUnsupported?.(normalized.message, normalized.unsupported_type).catch(() => undefined);
+    // Queued once per event by the core (outbox, keyed by the event's dedup key); a failure to
+    // store it throws, so Feishu redelivers.
+    if (normalized.message.addressed_to_bot) await host.notice(normalized.message, { kind: 'notice', text: UNSUPPORTED_NOTICE[normalized.message.lang ?? 'zh-CN'], format: 'plain' });
     return { result: 'ignored', normalized };
   }
   const result = await host.receive(toStorable(normalized.message));

@@ -81,11 +81,7 @@ export interface FeishuAdapter extends WebhookAdapter {
   send(target: OutboundTarget, message: OutboundMessage, opts?: SendOptions): Promise<SendResult>;
 }
 
-/** The polite answer to an unsupported message type, per language (zh-CN default). */
-export const UNSUPPORTED_NOTICE: Record<'zh-CN' | 'en', string> = {
-  'zh-CN': '暂不支持这种消息类型，请发送文字、图片或文件。',
-  en: 'This message type is not supported yet; please send text, an image or a file.',
-};
+export { UNSUPPORTED_NOTICE } from './dispatch.ts';
 
 /** Create the adapter of one account. */
 export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
@@ -110,26 +106,16 @@ export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
         encryptKey: o.encryptKey,
         verificationToken: o.verificationToken,
         now,
-        notifyUnsupported,
       }),
     async start(host: AdapterHost): Promise<void> {
       if (o.mode !== 'ws' || ws) return;
-      ws = await startWsTransport({ account: o.account, look, log: o.log, appId: o.appId, appSecret: o.appSecret, domain, notifyUnsupported }, host);
+      ws = await startWsTransport({ account: o.account, look, log: o.log, appId: o.appId, appSecret: o.appSecret, domain }, host);
     },
     async stop(): Promise<void> {
       ws?.close();
       ws = undefined;
     },
   };
-
-  async function notifyUnsupported(msg: InboundMessage): Promise<void> {
-    const r = await adapter.send(
-      { channel: 'feishu', account: o.account, chat_id: msg.chat.id, chat_type: msg.chat.type },
-      { kind: 'notice', text: UNSUPPORTED_NOTICE[msg.lang ?? 'zh-CN'], format: 'plain', reply_to: msg.message_id },
-      { idempotencyKey: `unsupported:${msg.dedupe_key}` },
-    );
-    if (!r.ok) o.log.warn({ channel: 'feishu', account: o.account, error: r.error }, 'could not send the unsupported-type notice');
-  }
 
   return adapter;
 }

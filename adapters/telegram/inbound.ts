@@ -39,7 +39,7 @@ export type Normalized =
       data: string;
       build(resolved: string | null): InboundMessage | null;
     }
-  | { type: 'unsupported'; what: string; chat_id: string; thread_id: string | null; message_id: number; lang: Lang; callback_id?: undefined }
+  | { type: 'unsupported'; what: string; chat_id: string; thread_id: string | null; message_id: number; lang: Lang; dedupe_key: string; callback_id?: undefined }
   | { type: 'ignore'; reason: string; callback_id?: string };
 
 /** Unsupported content kinds, in the order checked (the field name is the kind). */
@@ -199,7 +199,7 @@ function normalizeMessage(update: Update, m: Message, edit: boolean, account: st
     const what = UNSUPPORTED.find((k) => rec[k] !== undefined && rec[k] !== null);
     if (!what) return { type: 'ignore', reason: 'service message' };
     if (type !== 'direct') return { type: 'ignore', reason: `unsupported ${what} in a group` };
-    return { type: 'unsupported', what, chat_id: String(m.chat.id), thread_id: thread, message_id: m.message_id, lang: lang ?? 'zh-CN' };
+    return { type: 'unsupported', what, chat_id: String(m.chat.id), thread_id: thread, message_id: m.message_id, lang: lang ?? 'zh-CN', dedupe_key: `telegram:update:${update.update_id}` };
   }
   const a = addressing(text, Array.isArray(entities) ? entities : [], bot);
   const quoted = m.reply_to_message;

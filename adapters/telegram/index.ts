@@ -173,11 +173,14 @@ export class TelegramAdapter implements WebhookAdapter {
         if (msg) await host.receive(msg);
         return;
       }
-      case 'unsupported': {
-        const common = { reply_parameters: { message_id: n.message_id, allow_sending_without_reply: true }, ...(n.thread_id ? { message_thread_id: Number(n.thread_id) } : {}) };
-        this.api.sendMessage(n.chat_id, unsupportedText(n.what, n.lang), common).catch((err: unknown) => log.warn({ err: failureOf(err).description }, 'telegram: the unsupported-content reply failed'));
+      case 'unsupported':
+        // Queued once per update by the core (outbox, keyed by the update id): a redelivered
+        // update does not repeat it, a failed send is retried.
+        await host.notice(
+          { channel: 'telegram', account: this.account, dedupe_key: n.dedupe_key, message_id: String(n.message_id), chat: { id: n.chat_id, type: 'direct', thread_id: n.thread_id } },
+          { kind: 'notice', text: unsupportedText(n.what, n.lang), format: 'plain' },
+        );
         return;
-      }
       case 'ignore':
         if (n.callback_id) this.api.answerCallbackQuery(n.callback_id).catch(() => undefined);
         log.debug({ reason: n.reason, update_id: update.update_id }, 'telegram: update ignored');

@@ -34,8 +34,7 @@ export const WECOM_CAPABILITIES: AdapterCapabilities = {
   media: true,
 };
 
-/** The polite answer to an unsupported message type (zh-CN first, English after). */
-export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片、语音或文件。\nThis message type is not supported yet; please send text, an image, a voice message or a file.';
+export { UNSUPPORTED_NOTICE } from './transport-webhook.ts';
 
 /** Settings of one WeCom account. */
 export interface WecomAdapterOptions {
@@ -104,10 +103,6 @@ export function createWecomAdapter(o: WecomAdapterOptions): WecomAdapter {
         now: () => now().getTime(),
         displayName,
         payloads,
-        notifyUnsupported: async (msg) => {
-          const r = await adapter.send({ channel: 'wecom', account: o.account, chat_id: msg.chat.id, chat_type: 'direct' }, { kind: 'notice', text: UNSUPPORTED_NOTICE, format: 'plain' });
-          if (!r.ok) o.log.warn({ channel: 'wecom', account: o.account, error: r.error }, 'could not send the unsupported-type notice');
-        },
       }),
   };
   return adapter;

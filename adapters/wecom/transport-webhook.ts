@@ -40,9 +40,10 @@ export interface WecomWebhookContext {
   /** The member's display name ('' when unknown); never throws. */
   displayName(userId: string): Promise<string>;
   payloads: CallbackPayloads;
-  /** Tell the member their message type is not supported (best effort, not awaited by the answer). */
-  notifyUnsupported(msg: InboundMessage): Promise<void>;
 }
+
+/** The polite answer to an unsupported message type (zh-CN first, English after). */
+export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片、语音或文件。\nThis message type is not supported yet; please send text, an image, a voice message or a file.';
 
 const unauthorized = (reason: string): WebhookResponse => ({ status: 401, body: { error: 'unauthorized', reason } });
 const badRequest = (reason: string): WebhookResponse => ({ status: 400, body: { error: 'bad_request', reason } });
@@ -99,8 +100,8 @@ export async function handleWecomWebhook(req: WebhookRequest, host: AdapterHost,
     case 'ignore':
       return empty();
     case 'unsupported':
-      // Not handed to the core; redeliveries of the notice are folded by WeCom's duplicate check.
-      void ctx.notifyUnsupported(out.msg).catch(() => undefined);
+      // Not handed to the core; the notice is queued once per event (outbox, keyed by the event's dedup key).
+      await host.notice(out.msg, { kind: 'notice', text: UNSUPPORTED_NOTICE, format: 'plain' });
       return empty();
     case 'message':
       await host.receive(out.msg); // the inbox makes NUL / lone surrogates storable

@@ -226,7 +226,20 @@ export interface AdapterHost {
    * @throws when it could not be stored (answer the platform with a retryable error).
    */
   receive(msg: InboundMessage): Promise<'accepted' | 'duplicate' | 'ignored'>;
+  /**
+   * Answer an event the core will not process (an unsupported message type, a file over the
+   * limit) with a platform notice, once per event: the core queues `message` in the outbox
+   * under a key derived from the event's `dedupe_key`, so a redelivered event never repeats
+   * the notice and a failed send is retried like any reply. Resolves once queued.
+   * @throws when it could not be stored (answer the platform with a retryable error).
+   */
+  notice(event: NoticeEvent, message: OutboundMessage): Promise<void>;
 }
+
+/** The parts of an inbound event that {@link AdapterHost.notice} needs (an {@link InboundMessage} has them). */
+export type NoticeEvent = Pick<InboundMessage, 'channel' | 'account' | 'dedupe_key' | 'message_id'> & {
+  chat: Pick<InboundMessage['chat'], 'id' | 'type'> & { thread_id?: string | null };
+};
 
 /**
  * A channel adapter: one instance per channel account.

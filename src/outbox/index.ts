@@ -3,5 +3,6 @@ export { createOutbox, OUTBOX_CHANNEL, systemClock } from './outbox.ts';
 export { backoffMs, retryAt } from './backoff.ts';
 export { DEFAULT_RATE_LIMITS, RateLimiter, TokenBucket, type RateLimit } from './rate-limit.ts';
 export { targetChatKey } from './store.ts';
+export { eventNoticeItem } from './event-notice.ts';
 export type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord, OutboxStatus, OutboxStatusInfo } from './types.ts';
 export { listFailedDeliveries, countByStatus, retryFailedDelivery, discardFailedDelivery, FAILED_PAGE_MAX, type FailedDelivery, type OutboxAdminStatus } from './admin.ts';

@@ -2,6 +2,7 @@
  * SQL of the outbox (table `skillgate.outbox_messages`, migration 0006). One statement per
  * function; no transaction is held across a send. Times are ms from the outbox clock.
  */
+import { storableCopy, storableText } from '../channel/storable.ts';
 import type { OutboundTarget } from '../channel/types.ts';
 import type { Queryable } from '../store/db.ts';
 import type { OutboxItem, OutboxRecord } from './types.ts';
@@ -39,8 +40,9 @@ export async function insertMessage(
   nowMs: number,
   claim?: InsertClaim,
 ): Promise<{ id: string; claimed: OutboxRecord | null }> {
-  const t = item.target;
-  const key = item.idempotency_key ?? null;
+  // NUL / lone surrogates (a hostile event's chat id, a skill echoing one) cannot be stored in jsonb/text.
+  const t = storableCopy(item.target);
+  const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
   const chatKey = targetChatKey(t);
   const { rows } = await q.query<OutboxRecord>(
     `INSERT INTO skillgate.outbox_messages
@@ -62,8 +64,8 @@ export async function insertMessage(
       t.account,
       chatKey,
       JSON.stringify(t),
-      JSON.stringify(item.message),
-      item.origin ? JSON.stringify(item.origin) : null,
+      JSON.stringify(storableCopy(item.message)),
+      item.origin ? JSON.stringify(storableCopy(item.origin)) : null,
       iso(nowMs),
       claim?.owner ?? null,
       claim ? iso(nowMs + claim.leaseMs) : null,

@@ -5,6 +5,7 @@
  * before the adapter acknowledges the platform.
  */
 import type { AdapterHost, InboundMessage } from '../channel/types.ts';
+import { eventNoticeItem } from '../outbox/event-notice.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Db } from '../store/db.ts';
 import { notice } from './notices.ts';
@@ -41,6 +42,9 @@ async function runningAnywhere(db: Db, chatKey: string): Promise<boolean> {
  * - anything else → stored in the inbox (`accepted` or `duplicate`).
  * @throws when the inbox cannot store the event (the adapter answers the platform with a
  *   retryable error so it redelivers).
+ *
+ * `notice` queues an adapter's answer to an event the core does not process (unsupported
+ * type, file too large) in the outbox, once per event ({@link eventNoticeItem}).
  */
 export function createCoreHost(deps: CoreHostDeps): AdapterHost {
   return {
@@ -70,6 +74,9 @@ export function createCoreHost(deps: CoreHostDeps): AdapterHost {
       const result = await deps.inbox.receive(msg);
       deps.onInbound?.(msg.channel, result);
       return result;
+    },
+    async notice(event, message) {
+      await deps.outbox.enqueue(deps.db, [eventNoticeItem(event, message)]);
     },
   };
 }

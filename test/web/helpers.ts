@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { WebSocket } from 'ws';
-import type { AdapterHost, InboundMessage, OutboundMessage } from '../../src/channel/types.ts';
+import type { AdapterHost, InboundMessage, NoticeEvent, OutboundMessage } from '../../src/channel/types.ts';
 import type { Db } from '../../src/store/db.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { createWebChannel, staticDirectory, type WebChannel } from '../../adapters/web/index.ts';
@@ -29,6 +29,13 @@ export class EchoHost implements AdapterHost {
   answer: (msg: InboundMessage) => OutboundMessage | null = (msg) =>
     msg.kind === 'message' ? { kind: 'reply', text: `echo: ${msg.raw_input}`, format: 'markdown', reply_to: msg.message_id, final: true } : null;
   channel: WebChannel | undefined;
+
+  /** Notices asked for (AdapterHost.notice), in order. */
+  readonly notices: OutboundMessage[] = [];
+
+  async notice(_event: NoticeEvent, message: OutboundMessage): Promise<void> {
+    this.notices.push(message);
+  }
 
   async receive(msg: InboundMessage): Promise<'accepted' | 'duplicate' | 'ignored'> {
     if (this.#seen.has(msg.dedupe_key)) return 'duplicate';

@@ -36,7 +36,7 @@ describeEachEngine('dingtalk replies', (db) => {
     await migrate(db());
     fake = await startFakePlatform();
     state = installDingtalk(fake);
-    host = createRecordingHost(db(), clock);
+    host = createRecordingHost(db(), clock, () => adapter);
   });
   afterAll(async () => {
     await fake.close();

@@ -42,7 +42,7 @@ for (const engine of ENGINES) {
       db = await openTestDb(engine);
       await migrate(db);
       const clock = createClock('2026-01-01T00:00:00Z');
-      host = createRecordingHost(db, clock);
+      host = createRecordingHost(db, clock, () => adapter);
       adapter = new DiscordAdapter(
         { account: 'default', token: TOKEN, apiRoot: `${fake.baseUrl}/api`, messageContent: true, publicKey: null, maxRetryDelayMs: 1000 },
         { db, log: createLogger({ level: 'silent' }), now: () => clock.now() },

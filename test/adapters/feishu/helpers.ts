@@ -1,7 +1,8 @@
 /** Shared bits of the Feishu adapter tests: fixtures, secrets, signed/encrypted requests, a recording host. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AdapterHost, InboundMessage, WebhookRequest } from '../../../src/channel/types.ts';
+import type { AdapterHost, ChannelAdapter, InboundMessage, WebhookRequest } from '../../../src/channel/types.ts';
+import { eventNoticeItem, type OutboxItem } from '../../../src/outbox/index.ts';
 import { encryptEvent, eventSignature } from '../../../adapters/feishu/verify.ts';
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'adapters', 'feishu');
@@ -39,18 +40,30 @@ export function encryptedRequest(plain: Buffer | string, opts: { key?: string; t
   });
 }
 
-/** A host that records what it received and dedups by dedupe_key in memory (tests without a database). */
-export function recordingHost(): AdapterHost & { received: InboundMessage[]; seen: Set<string> } {
+/**
+ * A host that records what it received and dedups by dedupe_key in memory (tests without a
+ * database). Notices are recorded and, with `deliver`, sent at once through that adapter, as the
+ * core's outbox would (once per event key).
+ */
+export function recordingHost(deliver?: ChannelAdapter): AdapterHost & { received: InboundMessage[]; seen: Set<string>; notices: OutboxItem[] } {
   const received: InboundMessage[] = [];
   const seen = new Set<string>();
+  const notices: OutboxItem[] = [];
   return {
     received,
     seen,
+    notices,
     async receive(msg) {
       if (seen.has(msg.dedupe_key)) return 'duplicate';
       seen.add(msg.dedupe_key);
       received.push(msg);
       return 'accepted';
+    },
+    async notice(event, message) {
+      const item = eventNoticeItem(event, message);
+      if (notices.some((n) => n.idempotency_key === item.idempotency_key)) return;
+      notices.push(item);
+      if (deliver) await deliver.send(item.target, item.message, { idempotencyKey: item.idempotency_key ?? null });
     },
   };
 }

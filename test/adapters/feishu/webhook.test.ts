@@ -60,8 +60,8 @@ function expectNormalized(msg: InboundMessage, exp: Record<string, unknown>): vo
 describe('Feishu golden cases (shared/fixtures/feishu)', () => {
   for (const form of ['plain', 'encrypted'] as const) {
     it(`every case normalizes as expected.json says (${form} delivery; R-CTX-04 raw_input verbatim)`, async () => {
-      const host = recordingHost();
       const adapter = form === 'plain' ? plainAdapter : encAdapter;
+      const host = recordingHost(adapter);
       fake.reset();
       for (const name of CASES) {
         const exp = EXPECTED.cases[name]!;

@@ -86,7 +86,7 @@ describe('telegram adapter against the fake Bot API', () => {
 
   it('webhook mode registers <public url>/webhooks/telegram/<account> with the secret token on start', async () => {
     fake.reset();
-    await make('webhook', 'https://gw.example.com/').start({ receive: async () => 'accepted' });
+    await make('webhook', 'https://gw.example.com/').start({ receive: async () => 'accepted', notice: async () => undefined });
     const [call] = fake.calls(/\/setWebhook$/);
     expect(call?.json).toMatchObject({ url: 'https://gw.example.com/webhooks/telegram/default', secret_token: SECRET });
     expect((call?.json as { allowed_updates: string[] }).allowed_updates).toContain('callback_query');
@@ -100,7 +100,7 @@ describe('telegram adapter against the fake Bot API', () => {
     ];
     fake.route('POST', '/bot:token/getUpdates', () => ({ json: { ok: true, result: batches.shift() ?? [] } }));
     const got: InboundMessage[] = [];
-    const host: AdapterHost = { receive: async (m) => (got.push(m), 'accepted') };
+    const host: AdapterHost = { receive: async (m) => (got.push(m), 'accepted'), notice: async () => undefined };
     const a = make('polling');
     await a.start(host);
     await until(() => got.length === 2, 'two polled updates');
@@ -131,6 +131,7 @@ describe('telegram adapter against the fake Bot API', () => {
         if (advancedEarly < 0) advancedEarly = fake.calls(/\/getUpdates$/).filter((r) => (r.json as { offset?: number }).offset === 21).length;
         return 'accepted';
       },
+      notice: async () => undefined,
     };
     const a = make('polling');
     await a.start(host);

@@ -52,7 +52,7 @@ describeEachEngine('WeCom known failures', (db) => {
     fake = await startFakePlatform();
     state = installWecomApi(fake);
     adapter = createWecomAdapter({ account: 'default', corpId: WECOM.corpId, agentId: WECOM.agentId, secret: WECOM.secret, token: WECOM.token, aesKey: WECOM.aesKey, apiRoot: fake.baseUrl, db: db(), log, now: () => clock.now() });
-    host = createRecordingHost(db(), clock);
+    host = createRecordingHost(db(), clock, () => adapter);
   });
   afterAll(async () => {
     await fake.close();
