@@ -230,6 +230,7 @@ function normalizeMessage(update: Update, m: Message, edit: boolean, account: st
     received_at: isoFromUnix(edit ? (m.edit_date ?? m.date) : m.date, now),
   };
   if (lang) msg.lang = lang;
+  if (!edit && typeof m.media_group_id === 'string' && m.media_group_id !== '') msg.media_group_id = m.media_group_id;
   return { type: 'message', msg: storableCopy(msg) };
 }
 

@@ -98,6 +98,12 @@ export interface InboundMessage {
   received_at?: string;
   /** The client's language when the platform tells it (`zh-CN` default). */
   lang?: Lang;
+  /**
+   * Items of one album (Telegram `media_group_id`): the platform sends each photo / file of an
+   * album as its own event; the inbox merges the items of a chat that arrive within a short
+   * window into one turn (src/inbox/album.ts). Absent on platforms that send albums whole.
+   */
+  media_group_id?: string | null;
 }
 
 /** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */

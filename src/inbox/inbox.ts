@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../channel/types.ts';
 import { storableCopy } from '../channel/storable.ts';
+import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
 import { claimEvents, countBacklog, insertEvent, lockChat, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
@@ -55,6 +56,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
   const retryBaseMs = opts.retryBaseMs ?? 1000;
   const now = opts.clock ?? Date.now;
   const random = opts.random ?? Math.random;
+  const albumWaitMs = Math.max(0, opts.albumWaitMs ?? ALBUM_WAIT_MS);
 
   let handler: InboxHandler | undefined;
   let concurrency = 4;
@@ -162,6 +164,18 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         received_at: row.received_at,
       };
       try {
+        if (row.payload.media_group_id) {
+          event.message = await absorbAlbum(db, {
+            headId: row.id,
+            owner,
+            chatKey: row.chat_key,
+            head: row.payload,
+            receivedAt: new Date(row.received_at),
+            nowMs: now,
+            waitMs: albumWaitMs,
+            sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          });
+        }
         await handler!(event);
       } catch (err) {
         const last = row.attempts >= maxAttempts;

@@ -39,6 +39,8 @@ export interface InboxOptions {
   clock?: () => number;
   /** Jitter source in [0,1) (default Math.random). */
   random?: () => number;
+  /** How long after the first item of an album is stored its other items are awaited, ms (default 1000; src/inbox/album.ts). */
+  albumWaitMs?: number;
 }
 
 /** Options of {@link Inbox.start}. */
