@@ -1,11 +1,14 @@
 /**
  * The embedded data dir is opened by one process only (CONTRACTS.md §1): a lock file
  * (`<data>/skillgate.lock`, via proper-lockfile: refreshed while held, stale after 15 s so a
- * crashed process does not lock the dir forever) and, while `serve` runs, `<data>/server.json`
+ * crashed process does not lock the dir forever; `<data>/skillgate.lock.owner` names the holder's
+ * pid and host, so a lock left by a process that no longer runs on this host is taken over at
+ * once instead of after 15 s) and, while `serve` runs, `<data>/server.json`
  * with the port and a per-start token (mode 0600) so that CLI commands reach the running
  * server instead.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 
@@ -41,32 +44,83 @@ export interface DataDirLock {
 }
 
 const LOCK_NAME = 'skillgate.lock';
+const OWNER_FILE = 'skillgate.lock.owner';
 const SERVER_FILE = 'server.json';
 
+/** Who holds the lock: written right after taking it. */
+interface LockOwner {
+  pid: number;
+  host: string;
+}
+
+/** True when a process with this pid exists here (EPERM: it exists, owned by another user). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * Take the data dir for this process (creating the dir when missing).
+ * True when the recorded holder of the lock is a process of this host that no longer runs (a
+ * crash or `kill -9`): its lock may be taken at once. A holder on another host (a shared
+ * volume), or one that cannot be read, is never judged dead here — proper-lockfile's 15 s
+ * staleness still applies.
+ */
+function holderIsGone(dataDir: string): boolean {
+  try {
+    const o = JSON.parse(readFileSync(join(dataDir, OWNER_FILE), 'utf8')) as Partial<LockOwner>;
+    if (typeof o.pid !== 'number' || !Number.isInteger(o.pid) || o.pid <= 0 || o.host !== hostname()) return false;
+    return o.pid !== process.pid && !processAlive(o.pid);
+  } catch {
+    return false;
+  }
+}
+
+function takeLock(dataDir: string): Promise<() => Promise<void>> {
+  return lockfile.lock(dataDir, {
+    lockfilePath: join(dataDir, LOCK_NAME),
+    realpath: false,
+    stale: 15_000,
+    update: 5_000,
+    retries: 0,
+    // Losing the lock (e.g. the dir was removed) must not crash the process with a throw
+    // from a timer; the next start re-checks.
+    onCompromised: () => undefined,
+  });
+}
+
+/**
+ * Take the data dir for this process (creating the dir when missing). A lock whose recorded
+ * holder no longer runs on this host is removed and taken (see {@link holderIsGone}).
  * @throws DataDirBusyError when another live process holds it.
  */
 export async function acquireDataDir(dataDir: string): Promise<DataDirLock> {
   mkdirSync(dataDir, { recursive: true });
+  let release: () => Promise<void>;
   try {
-    const release = await lockfile.lock(dataDir, {
-      lockfilePath: join(dataDir, LOCK_NAME),
-      realpath: false,
-      stale: 15_000,
-      update: 5_000,
-      retries: 0,
-      // Losing the lock (e.g. the dir was removed) must not crash the process with a throw
-      // from a timer; the next start re-checks.
-      onCompromised: () => undefined,
-    });
-    return { release: () => release().catch(() => undefined) };
+    release = await takeLock(dataDir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new DataDirBusyError(dataDir, readServerInfo(dataDir));
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    if (!holderIsGone(dataDir)) throw new DataDirBusyError(dataDir, readServerInfo(dataDir));
+    rmSync(join(dataDir, LOCK_NAME), { recursive: true, force: true });
+    try {
+      release = await takeLock(dataDir);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw new DataDirBusyError(dataDir, readServerInfo(dataDir));
+      throw again;
     }
-    throw err;
   }
+  const owner: LockOwner = { pid: process.pid, host: hostname() };
+  writeFileSync(join(dataDir, OWNER_FILE), JSON.stringify(owner) + '\n');
+  return {
+    release: async () => {
+      rmSync(join(dataDir, OWNER_FILE), { force: true });
+      await release().catch(() => undefined);
+    },
+  };
 }
 
 /** Write `<data>/server.json` with mode 0600. */
