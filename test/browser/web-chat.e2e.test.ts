@@ -114,6 +114,20 @@ describe('web chat page (browser)', () => {
     await expect.poll(() => rig.host.received.some((m) => m.raw_input === '/stop' && m.actor.id === 'alice')).toBe(true);
   });
 
+  it('a reload while a turn runs: the next status (typing refresh) shows the stop button again', async () => {
+    await page.getByTestId('chat-input').fill('slow');
+    await page.getByTestId('chat-input').press('Enter');
+    await expect.poll(() => rig.host.received.filter((m) => m.raw_input === 'slow').length).toBe(2);
+    const slow = rig.host.received.filter((m) => m.raw_input === 'slow').at(-1)!;
+    await page.reload();
+    await page.getByTestId('signed-in-name').waitFor();
+    const stop = page.getByTestId('stop-button');
+    expect(await stop.isVisible()).toBe(false);
+    await rig.channel.typing!({ channel: 'web', account: 'default', chat_id: slow.chat.id });
+    await stop.waitFor({ state: 'visible' });
+    await page.getByTestId('chat-status').filter({ hasText: '处理中…' }).waitFor();
+  });
+
   it('a hostile display_md never executes script (server rendering)', async () => {
     await page.getByTestId('chat-input').fill('hostile');
     await page.getByTestId('chat-input').press('Enter');

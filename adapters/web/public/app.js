@@ -214,6 +214,7 @@
         el.conn.textContent = T.online;
         el.conn.classList.add('online');
         el.hint.classList.add('hidden');
+        if (el.error.textContent === T.offline) showError(''); // the "reconnecting" note is stale now
         startHeartbeat();
         for (const frame of state.unacked.values()) rawSend(frame);
         break;
@@ -226,7 +227,14 @@
       case 'assistant.message': renderAssistantMessage(f); break;
       case 'assistant.media': renderMedia(f); break;
       case 'confirm.request': renderConfirm(f); setStatus(null); break;
-      case 'status': setStatus(f.text); break;
+      case 'status':
+        setStatus(f.text);
+        // A status means a turn of this conversation runs (also one started before a reload): offer stop.
+        if (f.text !== null && f.text !== undefined) {
+          state.running = true;
+          el.stop.classList.remove('hidden');
+        }
+        break;
       case 'user.ack': state.unacked.delete(f.client_msg_id); break;
       case 'ping': rawSend({ v: 1, type: 'pong' }); break;
       case 'error':

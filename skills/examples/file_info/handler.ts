@@ -37,6 +37,6 @@ export async function execute(input_data: { file?: string }, runtime_context: { 
   }
   const rows = [`| 项目 | 值 |`, `|---|---|`, `| 文件名 | ${name.replace(/\|/g, '\\|')} |`, `| 大小 | ${data.length} 字节 |`, `| SHA-256 | \`${sha256.slice(0, 16)}…\` |`];
   const preview = lines.length ? `\n\n前 ${lines.length} 行：\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`` : '';
-  result.display_md = `**${runtime_context.actor_name || '你'}上传的文件**\n\n${rows.join('\n')}${preview}`;
+  result.display_md = `**文件信息**\n\n${rows.join('\n')}${preview}`;
   return result;
 }
