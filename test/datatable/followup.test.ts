@@ -127,6 +127,13 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
       }
       const ok = await t.call({ action: 'sql_query', sql: 'SELECT count(*) AS n FROM generate_series(1, 1000) AS g' });
       expect(ok).toMatchObject({ success: true, rows: [{ n: 1000 }] });
+      // A CTE cross-joined with itself: each series is small, the planner's estimate is not (10¹² rows).
+      const selfJoin = 'WITH s AS (SELECT generate_series(1, 1000) AS g) SELECT count(*) FROM s a, s b, s c, s d';
+      const refused = await t.call({ action: 'sql_query', sql: selfJoin });
+      expect(refused, JSON.stringify(refused)).toMatchObject({ success: false, error_type: 'recoverable', refused: 'unbounded' });
+      expect(String(refused.user_message)).toContain('预估代价');
+      const modest = await t.call({ action: 'sql_query', sql: 'WITH s AS (SELECT generate_series(1, 300) AS g) SELECT count(*) AS n FROM s a, s b' });
+      expect(modest).toMatchObject({ success: true, rows: [{ n: 90000 }] });
     } else {
       const env = sqlEnv(db(), 'acme');
       const r = await runSqlQuery(env, huge, { statementTimeoutMs: 200 });

@@ -12,12 +12,55 @@
  *   or LIMIT does not prove termination — e.g. a LIMIT over an aggregate, or `WHERE n > 0` —
  *   so this only catches the obvious case).
  *
- * This is a heuristic, not a time limit: joins of large tables, heavy functions or huge
- * sorts are not detected. The real server needs none of it — there `statement_timeout`
- * (session.ts) cancels any statement. Documented in docs/datatable.md ("SQL channel limits").
+ * - any SELECT / INSERT / UPDATE / DELETE whose plan PostgreSQL itself estimates above
+ *   {@link MAX_EMBEDDED_PLAN_COST} (`EXPLAIN`, which plans without executing): cross joins of a
+ *   CTE with itself, joins of large tables without a usable condition, huge sorts.
+ *
+ * These are estimates, not a time limit: a statement the planner misjudges, or a heavy function
+ * call, still runs. The real server needs none of it — there `statement_timeout` (session.ts)
+ * cancels any statement. Documented in docs/datatable.md ("SQL channel limits").
  */
+import type { Tx } from '../../store/db.ts';
 import type { RawNode } from './parser.ts';
 import type { Bilingual } from '../results.ts';
+import type { SqlKind } from './check.ts';
+
+/**
+ * Highest planner cost (PostgreSQL cost units) a statement may have on the embedded engine.
+ * Measured on PGlite 0.5 on the 2-core reference machine: cost 2·10⁵ ≈ 1 s, so this allows
+ * roughly 10 s of work; a 200 000-row table can be scanned, grouped, sorted and joined on a key
+ * many times over within it.
+ */
+export const MAX_EMBEDDED_PLAN_COST = 2_000_000;
+
+/** Statement kinds `EXPLAIN` can plan (DDL cannot be explained). */
+export const EXPLAINABLE_KINDS: ReadonlySet<SqlKind> = new Set<SqlKind>(['select', 'insert', 'update', 'delete']);
+
+/**
+ * The refusal when PostgreSQL's plan of `sql` costs more than {@link MAX_EMBEDDED_PLAN_COST},
+ * else null. Runs `EXPLAIN (FORMAT JSON)` in `tx` (the caller's search_path and read-only
+ * transaction; nothing is executed). A statement that cannot be planned is left to the
+ * execution, which reports the database's own error.
+ */
+export async function planTooCostly(tx: Pick<Tx, 'query'>, sql: string): Promise<Bilingual | null> {
+  let cost: number;
+  try {
+    await tx.query('SAVEPOINT sg_explain');
+    const { rows } = await tx.query<{ 'QUERY PLAN': Array<{ Plan?: { 'Total Cost'?: number } }> }>(`EXPLAIN (FORMAT JSON) ${sql}`);
+    await tx.query('RELEASE SAVEPOINT sg_explain');
+    const plan = rows[0]?.['QUERY PLAN'];
+    cost = Number((Array.isArray(plan) ? plan[0]?.Plan?.['Total Cost'] : undefined) ?? 0);
+  } catch {
+    await tx.query('ROLLBACK TO SAVEPOINT sg_explain').catch(() => undefined);
+    return null;
+  }
+  if (!(cost > MAX_EMBEDDED_PLAN_COST)) return null;
+  const est = cost >= 1e9 ? `${(cost / 1e9).toFixed(1)}e9` : cost >= 1e6 ? `${(cost / 1e6).toFixed(1)}e6` : String(Math.round(cost));
+  return {
+    zh: `这条语句的预估代价过高（${est}，上限 ${MAX_EMBEDDED_PLAN_COST / 1e6}e6）。内置数据库没有语句超时，这样的查询会长时间占住网关唯一的数据库连接。请加上筛选条件或连接条件、缩小范围后再试（或改用 PostgreSQL 服务器：设置 DATABASE_URL）。`,
+    en: `the statement's estimated cost is too high (${est}; the limit is ${MAX_EMBEDDED_PLAN_COST / 1e6}e6). The embedded database has no statement timeout, so such a query would hold the gateway's only database connection for a long time. Add filter or join conditions to narrow it (or use a PostgreSQL server: set DATABASE_URL).`,
+  };
+}
 
 /** Most rows one generate_series may produce on the embedded engine. */
 export const MAX_SERIES_ROWS = 1_000_000;

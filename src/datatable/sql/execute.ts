@@ -21,6 +21,7 @@ import { dbErrorEnvelope, dtFail, dtOk, emptyOrgEnvelope } from '../results.ts';
 import { structuralGate } from '../structure-ddl.ts';
 import type { DatatableAction, DtEnv, TableMeta } from '../types.ts';
 import { checkSql, checkSqlSync, type SqlPlan } from './check.ts';
+import { EXPLAINABLE_KINDS, planTooCostly } from './embedded-guard.ts';
 import { runSqlDdl } from './execute-ddl.ts';
 import { runSqlDelete } from './execute-delete.ts';
 import {
@@ -87,19 +88,27 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
   }
   const tables = await listTables(env.q, env.caller.orgId);
   const mustExist = [...new Set([...plan.tables, ...(plan.kind === 'alter' || plan.kind === 'create_index' ? [plan.target ?? ''] : [])])].filter(Boolean);
-  const { missing, closure, embedded } = await env.tx(async (tx) => {
+  const { missing, closure, embedded, costly } = await env.tx(async (tx) => {
     await prepareSqlTx(tx, schema, { readOnly: true, timeoutMs: opts.statementTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS });
+    const missing = await missingRelations(tx, schema, mustExist);
+    const embedded = await isEmbeddedEngine(tx, env.engine);
     return {
-      missing: await missingRelations(tx, schema, mustExist),
+      missing,
       closure: await relationClosure(tx, schema, mustExist),
-      embedded: plan.unbounded ? await isEmbeddedEngine(tx, env.engine) : false,
+      embedded,
+      // The planner's estimate, before anything runs (EXPLAIN without ANALYZE executes nothing).
+      costly: embedded && !plan.unbounded && missing.length === 0 && EXPLAINABLE_KINDS.has(plan.kind)
+          ? await planTooCostly(tx, plan.kind === 'select' ? wrapSelect(plan.rewrittenSql, opts.maxRows ?? MAX_SQL_ROWS) : plan.rewrittenSql)
+          : null,
     };
   });
-  if (plan.unbounded && embedded) {
-    // The embedded engine has no statement_timeout: refuse what obviously runs unbounded (embedded-guard.ts).
+  if (embedded && (plan.unbounded || costly)) {
+    // The embedded engine has no statement_timeout: refuse what obviously runs unbounded, or
+    // what the planner expects to be too heavy for the gateway's only connection (embedded-guard.ts).
+    const why = plan.unbounded ?? costly!;
     return {
       ok: false,
-      envelope: dtFail('recoverable', { zh: `SQL 被拒绝：${plan.unbounded.zh}`, en: `SQL refused: ${plan.unbounded.en}` }, lang, { need_param: 'sql', refused: 'unbounded', sql }),
+      envelope: dtFail('recoverable', { zh: `SQL 被拒绝：${why.zh}`, en: `SQL refused: ${why.en}` }, lang, { need_param: 'sql', refused: 'unbounded', sql }),
     };
   }
   if (missing.length > 0) {
