@@ -27,7 +27,7 @@ import type { Envelope } from '../envelope/types.ts';
 import { log as processLog } from '../log/logger.ts';
 import type { Tx } from '../store/db.ts';
 import { issueConfirmToken, redeemConfirmToken, type ConfirmBinding, type RedeemRefusal } from '../turn/confirm-tokens.ts';
-import { dbErrorEnvelope, dtFail, type DtLang } from './results.ts';
+import { dbErrorEnvelope, dtFail, type Bilingual, type DtLang } from './results.ts';
 import type { DtEnv } from './types.ts';
 
 /** More rows than this need a confirmation in chat mode (R-DT-87). */
@@ -183,6 +183,20 @@ class TokenRefused extends Error {
     super(`confirm token refused: ${reason}`);
   }
 }
+
+/**
+ * Thrown by a `runDelete` that finds the statement did not delete exactly the rows fetched and
+ * backed up (a volatile condition such as `random()`, or rows changed concurrently): the
+ * transaction rolls back, the backup is removed, and the caller gets `reason` as a recoverable
+ * error (`refused: "unstable_delete"`). Nothing is deleted that the backup does not hold.
+ */
+export class DeleteMismatch extends Error {
+  constructor(readonly reason: Bilingual) {
+    super(reason.en);
+    this.name = 'DeleteMismatch';
+  }
+}
+
 class NeedsConfirmation extends Error {
   constructor(readonly count: number) {
     super('needs confirmation');
@@ -303,6 +317,7 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
     }
     // Rolled back: a backup of rows that were not deleted would mislead the user.
     if (backupFile !== null) rmSync(join(env.caller.workspaceDir, backupFile), { force: true });
+    if (err instanceof DeleteMismatch) return { status: 'refused', envelope: dtFail('recoverable', err.reason, lang, { need_param: 'sql', refused: 'unstable_delete' }) };
     return { status: 'refused', envelope: dbErrorEnvelope(err, req.action, lang) };
   }
 }

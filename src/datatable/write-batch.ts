@@ -204,7 +204,7 @@ export async function importRecords(
       for (const e of errs) {
         const entry: RowError = { row, error: e.error };
         if (e.field) entry.field = e.field;
-        if (e.value !== undefined) entry.value = e.value;
+        if (e.value !== undefined) entry.value = echoValue(e.value);
         out.errors.push(entry);
       }
     }
@@ -231,6 +231,26 @@ export async function importRecords(
   await Promise.all(inflight);
   out.errors.sort((x, y) => x.row - y.row);
   return out;
+}
+
+/** Longest JSON text of an object / array value echoed in a row error; longer ones become a preview string. */
+const ECHO_MAX_CHARS = 1000;
+
+/**
+ * The offending value as a row error shows it: scalars as they are; an object or array as is
+ * when its JSON is short, else (too long, or nested too deeply to serialise — a hostile import
+ * file) a cut JSON preview or a placeholder, so one bad record can never make the whole result
+ * unserialisable.
+ */
+function echoValue(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  let text: string;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    return Array.isArray(v) ? '[…]' : '{…}';
+  }
+  return text.length <= ECHO_MAX_CHARS ? v : `${text.slice(0, ECHO_MAX_CHARS)}…`;
 }
 
 /**

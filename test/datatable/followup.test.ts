@@ -9,6 +9,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { dbErrorEnvelope } from '../../src/datatable/results.ts';
 import { checkSql } from '../../src/datatable/sql/check.ts';
 import { runSqlQuery } from '../../src/datatable/sql/execute.ts';
+import { wrapSelectBounded } from '../../src/datatable/sql/session.ts';
 import { describeEachEngine, TEST_DATABASE_URL } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';
 import { sqlEnv } from './sql-helpers.ts';
@@ -56,6 +57,14 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     const latest = (q.list as Array<Record<string, unknown>>)[0]!;
     expect(row).toEqual({ 最晚日: '2026-03-04', 最早日: '2025-12-31', 最晚时刻: latest.时刻 });
     expect(row.最晚时刻).toBe('2026-03-04 08:15:00');
+  });
+
+  it('R-DT-35: an import file whose record is nested 100 000 levels deep is reported as a row error; the result stays serialisable', async () => {
+    writeFileSync(join(t.ws, 'deep.json'), `[${'['.repeat(100_000)}${']'.repeat(100_000)}, {"名称": "ok"}]`);
+    const r = await t.call({ action: 'insert_from_file', table_id: id, file: 'deep.json' });
+    expect(() => JSON.stringify(r)).not.toThrow();
+    expect(r, JSON.stringify(r).slice(0, 400)).toMatchObject({ success: true, inserted: 1, failed: 1 });
+    expect((r.errors as Array<{ row: number }>)[0]!.row).toBe(1);
   });
 
   it('R-DT-55 (item 1): max/min on a 勾选 field is refused as recoverable, naming the field (no SQLSTATE 42883)', async () => {
@@ -107,6 +116,15 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     expect(String(deep.error)).not.toMatch(/call stack/i);
     const long = await t.call({ action: 'sql_query', sql: `SELECT '${'x'.repeat(100_001)}'` });
     expect(long).toMatchObject({ success: false, error_type: 'recoverable', refused: 'too_long' });
+  });
+
+  it('R-DT-42 (item 4): a value over the size cap never travels to the gateway — the crossing row comes without its text, later rows not at all', async () => {
+    const { rows } = await db().query<{ r: string | null; len: number }>(wrapSelectBounded("SELECT g, repeat('x', 3000) AS pad FROM generate_series(1, 3) AS g", 1000, 5000));
+    expect(rows.map((x) => x.r === null)).toEqual([false, true]);
+    expect(Number(rows[1]!.len)).toBeGreaterThan(3000);
+    const env = sqlEnv(db(), 'acme');
+    const huge = await runSqlQuery(env, "SELECT repeat('x', 30000000) AS big");
+    expect(huge).toMatchObject({ success: true, rows: [], truncated: true, truncated_by: 'size' });
   });
 
   it('R-DT-42 (item 4): the result size is capped too', async () => {

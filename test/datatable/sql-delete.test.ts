@@ -69,6 +69,16 @@ describeEachEngine('datatable SQL DELETE protection', (db) => {
     expect(again).toMatchObject({ success: false, token_refused: 'consumed' });
   });
 
+  it('R-DT-91: a DELETE whose condition gives other rows each time (random()) is rolled back whole: no row is deleted without being in the backup', async () => {
+    const env = await seeded(db(), 40);
+    const token = (await runSqlExecute(env, 'DELETE FROM 工单 WHERE random() < 0.5')).confirm_token; // unknown/large count: confirmation first
+    const r = await runSqlExecute(env, 'DELETE FROM 工单 WHERE random() < 0.5', { confirmToken: token });
+    expect(r, JSON.stringify(r)).toMatchObject({ success: false, error_type: 'recoverable', refused: 'unstable_delete' });
+    expect(String(r.user_message)).toContain('未删除任何数据');
+    expect(await count(env)).toBe(40);
+    expect(backups(env)).toEqual([]);
+  });
+
   it('A-29, CONTRACTS §10: a token presented with a different statement is refused, deletes nothing and is not consumed', async () => {
     const env = await seeded(db(), 12);
     const sql = 'DELETE FROM 工单 WHERE 编号 > 0';

@@ -7,11 +7,33 @@
  * confirmation service of CONTRACTS.md §10); the token is bound to the statement text.
  */
 import type { Envelope } from '../../envelope/types.ts';
-import { protectDelete } from '../delete-protection.ts';
+import type { Tx } from '../../store/db.ts';
+import { DeleteMismatch, protectDelete } from '../delete-protection.ts';
+import { quoteIdent } from '../naming.ts';
 import { dtOk } from '../results.ts';
 import type { DtEnv, TableMeta } from '../types.ts';
 import { checkSqlSync, type SqlPlan } from './check.ts';
 import { parseJsonLossless, prepareSqlTx, wrapReturning } from './session.ts';
+
+/**
+ * The statement must have deleted exactly the rows fetched for the backup (`backedUp`, each with
+ * its `id`): as many, and none of them left. A volatile condition (`random()`, `now()` near a
+ * boundary) or a concurrent change makes the two sets differ; then {@link DeleteMismatch} rolls
+ * the whole delete back, so no row is ever deleted without being in the backup file.
+ */
+async function expectDeletedExactly(tx: Tx, ref: string, backedUp: readonly Record<string, unknown>[], deleted: number): Promise<void> {
+  const ids = backedUp.map((r) => r.id).filter((id) => id !== undefined && id !== null).map(String);
+  let left = 0;
+  if (ids.length > 0) {
+    const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${ref} WHERE "id"::text = ANY($1::text[])`, [ids]);
+    left = rows[0]?.n ?? 0;
+  }
+  if (deleted === backedUp.length && left === 0) return;
+  throw new DeleteMismatch({
+    zh: `这条 DELETE 实际删除的行（${deleted} 行）与删除前备份的行（${backedUp.length} 行）不一致——条件里可能有 random() 之类每次结果不同的函数，或数据同时被修改。为保证每一条被删的行都有备份，本次已全部回滚，未删除任何数据。请改用确定的条件（例如按 id）。`,
+    en: `this DELETE removed different rows (${deleted}) than those backed up before it (${backedUp.length}) — its condition may use a function whose result changes each time, such as random(), or the rows changed meanwhile. So that every deleted row is in the backup, everything was rolled back and nothing was deleted. Use a deterministic condition (e.g. by id).`,
+  });
+}
 
 /** Options of {@link runSqlDelete}. */
 export interface SqlDeleteOptions {
@@ -54,11 +76,16 @@ export async function runSqlDelete(env: DtEnv, plan: SqlPlan, schema: string, ta
       const { rows } = await tx.query<{ r: string }>(`SELECT row_to_json(b)::text AS r FROM (\n${pre.rowsSql}\n) AS b`);
       return rows.map((row) => parseJsonLossless(row.r) as Record<string, unknown>);
     },
-    runDelete: async (tx) => {
-      if (!plan.hasReturning) return (await tx.query(plan.rewrittenSql)).rowCount;
-      const { rows } = await tx.query<{ r: string }>(wrapReturning(plan.rewrittenSql));
-      returned = rows.map((row) => parseJsonLossless(row.r) as Record<string, unknown>);
-      return rows.length;
+    runDelete: async (tx, backedUp) => {
+      let deleted: number;
+      if (!plan.hasReturning) deleted = (await tx.query(plan.rewrittenSql)).rowCount;
+      else {
+        const { rows } = await tx.query<{ r: string }>(wrapReturning(plan.rewrittenSql));
+        returned = rows.map((row) => parseJsonLossless(row.r) as Record<string, unknown>);
+        deleted = rows.length;
+      }
+      await expectDeletedExactly(tx, `${quoteIdent(schema)}.${quoteIdent(target)}`, backedUp, deleted);
+      return deleted;
     },
   });
   if (out.status !== 'deleted') return out.envelope;

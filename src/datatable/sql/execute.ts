@@ -27,6 +27,7 @@ import { runSqlDelete } from './execute-delete.ts';
 import {
   DEFAULT_SQL_TIMEOUT_MS,
   isEmbeddedEngine,
+  wrapSelectBounded,
   MAX_SQL_RESULT_CHARS,
   MAX_SQL_ROWS,
   missingRelations,
@@ -145,18 +146,17 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
 async function selectRows(env: DtEnv, plan: SqlPlan, schema: string, readOnly: boolean, opts: SqlRunOptions): Promise<{ rows: unknown[]; truncated: boolean; by?: 'rows' | 'size' }> {
   const cap = opts.maxRows ?? MAX_SQL_ROWS;
   const maxChars = opts.maxResultChars ?? MAX_SQL_RESULT_CHARS;
-  const wrapped = wrapSelect(plan.rewrittenSql, cap);
+  const wrapped = wrapSelectBounded(plan.rewrittenSql, cap, maxChars);
   const again = checkSqlSync(wrapped, { schema });
   if (!again.ok || again.kind !== 'select') throw new Error(`internal: the wrapped SELECT did not pass the checker (${again.ok ? again.kind : again.code})`);
   return env.tx(async (tx) => {
     await prepareSqlTx(tx, schema, { readOnly, timeoutMs: opts.statementTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS });
-    const { rows } = await tx.query<{ r: string }>(wrapped);
+    // Rows come in order with their JSON text; the one crossing the size cap comes without it (wrapSelectBounded).
+    const { rows } = await tx.query<{ r: string | null }>(wrapped);
     const parsed: unknown[] = [];
-    let size = 0;
     for (let i = 0; i < rows.length && i < cap; i++) {
       const text = rows[i]!.r;
-      size += text.length;
-      if (size > maxChars) return { rows: parsed, truncated: true, by: 'size' as const };
+      if (text === null) return { rows: parsed, truncated: true, by: 'size' as const };
       parsed.push(parseJsonLossless(text));
     }
     return rows.length > cap ? { rows: parsed, truncated: true, by: 'rows' as const } : { rows: parsed, truncated: false };

@@ -112,6 +112,24 @@ export function wrapSelect(sql: string, cap: number): string {
 }
 
 /**
+ * {@link wrapSelect} with the result size bounded in the database: each row comes with its JSON
+ * length (`len`, UTF-16 units as PostgreSQL's `length`, characters) and the running total; rows
+ * after the first one that crosses `maxChars` are not sent, and that one is sent without its
+ * text (`r` NULL). So a huge value (`repeat('x', 5e8)`) never travels to the gateway — it stays
+ * a database-side cost bounded by `statement_timeout` — and the caller learns the result was cut.
+ */
+export function wrapSelectBounded(sql: string, cap: number, maxChars: number): string {
+  if (!Number.isInteger(cap) || cap < 1) throw new Error(`invalid row cap ${cap}`);
+  if (!Number.isInteger(maxChars) || maxChars < 1) throw new Error(`invalid size cap ${maxChars}`);
+  return `SELECT CASE WHEN s.total <= ${maxChars} THEN s.r END AS r, s.len FROM (
+  SELECT w.r, w.n, length(w.r) AS len, sum(length(w.r)) OVER (ORDER BY w.n ROWS UNBOUNDED PRECEDING) AS total
+    FROM (SELECT row_to_json(q)::text AS r, row_number() OVER () AS n FROM (
+${sql}
+) AS q LIMIT ${cap + 1}) AS w
+) AS s WHERE s.total - s.len <= ${maxChars} ORDER BY s.n`;
+}
+
+/**
  * Wrap a checked INSERT / UPDATE / DELETE … RETURNING as a top-level data-modifying CTE so the
  * returned rows come back as PostgreSQL's JSON too (`WITH q AS (<stmt>) SELECT row_to_json(q)`).
  * The statement runs to completion exactly as written; the wrapper's row count is the number
