@@ -22,7 +22,7 @@ import { installTelegram, SECRET, TOKEN } from '../adapters/telegram/fake-telegr
 import { FakeClock } from '../outbox/fakes.ts';
 
 const silent = createLogger({ level: 'silent', pretty: false });
-const STICKER = readFileSync(join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'telegram', 'sticker_unsupported.json'));
+const STICKER = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'adapters', 'telegram', 'sticker_unsupported.json'));
 
 describeEachEngine('AdapterHost.notice: once per event, through the outbox', (db) => {
   let fake: FakePlatform;
