@@ -5,14 +5,12 @@
  * "delivered once, in order"). The real Telegram adapter against the loopback fake Bot API; both
  * engines.
  */
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startFakePlatform, type FakePlatform } from '../../adapters/contract/index.ts';
+import { expect, it } from 'vitest';
 import { TelegramAdapter } from '../../adapters/telegram/index.ts';
 import { createOutbox } from '../../src/outbox/index.ts';
-import { migrate } from '../../src/store/migrate.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { describeEachEngine } from '../helpers/db.ts';
-import { installTelegram, SECRET, TOKEN } from '../adapters/telegram/fake-telegram.ts';
+import { SECRET, TOKEN, useFakeTelegram } from '../adapters/telegram/fake-telegram.ts';
 import { captureLog } from '../inbox/helpers.ts';
 import { FakeClock } from './fakes.ts';
 
@@ -24,30 +22,18 @@ function longReply(): string {
 }
 
 describeEachEngine('issue 5 outbox: multi-part resume', (db) => {
-  let fake: FakePlatform;
-  beforeAll(async () => {
-    await migrate(db());
-    fake = await startFakePlatform();
-    installTelegram(fake);
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
-  beforeEach(async () => {
-    await db().query('TRUNCATE skillgate.outbox_messages');
-    fake.reset();
-  });
+  const platform = useFakeTelegram(db, 'TRUNCATE skillgate.outbox_messages');
 
-  const sentTexts = (): string[] => fake.calls(/\/sendMessage$/).map((r) => String((r.json as { text?: string }).text ?? ''));
+  const sentTexts = (): string[] => platform().calls(/\/sendMessage$/).map((r) => String((r.json as { text?: string }).text ?? ''));
 
   it('the 2nd part answers 429 retry_after: the retry waits, then sends parts 2… only; each part arrives once, in order', async () => {
     const clock = new FakeClock();
     const { log } = captureLog();
-    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: fake.baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
+    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
     const outbox = createOutbox(db(), { log, clock, adapterFor: () => adapter, random: () => 0.5 });
     const text = longReply();
     let n = 0;
-    fake.script('POST', /\/sendMessage$/, () =>
+    platform().script('POST', /\/sendMessage$/, () =>
       n++ === 1 ? { status: 429, json: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } } } : { pass: true },
     2);
     const [id] = await outbox.enqueue(db(), [{ target: { channel: 'telegram', account: 'default', chat_id: '4242', chat_type: 'direct' }, message: { kind: 'reply', text, format: 'plain', final: true } }]);
@@ -80,10 +66,10 @@ describeEachEngine('issue 5 outbox: multi-part resume', (db) => {
   it('a permanent failure mid-way keeps the progress on the failed row (a console retry resumes there)', async () => {
     const clock = new FakeClock();
     const { log } = captureLog();
-    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: fake.baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
+    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
     const outbox = createOutbox(db(), { log, clock, adapterFor: () => adapter });
     let n = 0;
-    fake.script('POST', /\/sendMessage$/, () => (n++ < 2 ? { pass: true } : { status: 403, json: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } }), 3);
+    platform().script('POST', /\/sendMessage$/, () => (n++ < 2 ? { pass: true } : { status: 403, json: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } }), 3);
     const [id] = await outbox.enqueue(db(), [{ target: { channel: 'telegram', account: 'default', chat_id: '4243', chat_type: 'direct' }, message: { kind: 'reply', text: longReply(), format: 'plain', final: true } }]);
     await outbox.deliverDue();
     expect(await outbox.get(id!)).toMatchObject({ status: 'failed', parts_done: 2, error_code: '403' });

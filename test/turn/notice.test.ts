@@ -8,46 +8,32 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startFakePlatform, type FakePlatform } from '../../adapters/contract/index.ts';
+import { expect, it } from 'vitest';
 import { TelegramAdapter } from '../../adapters/telegram/index.ts';
 import { createInbox } from '../../src/inbox/index.ts';
 import { createOutbox } from '../../src/outbox/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import { migrate } from '../../src/store/migrate.ts';
 import { createCoreHost } from '../../src/turn/host.ts';
 import { RunningTurns } from '../../src/turn/running.ts';
 import { describeEachEngine } from '../helpers/db.ts';
-import { installTelegram, SECRET, TOKEN } from '../adapters/telegram/fake-telegram.ts';
+import { SECRET, TOKEN, useFakeTelegram } from '../adapters/telegram/fake-telegram.ts';
 import { FakeClock } from '../outbox/fakes.ts';
 
 const silent = createLogger({ level: 'silent', pretty: false });
 const STICKER = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'adapters', 'telegram', 'sticker_unsupported.json'));
 
 describeEachEngine('AdapterHost.notice: once per event, through the outbox', (db) => {
-  let fake: FakePlatform;
-  beforeAll(async () => {
-    await migrate(db());
-    fake = await startFakePlatform();
-    installTelegram(fake);
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
-  beforeEach(async () => {
-    await db().query('TRUNCATE skillgate.outbox_messages, skillgate.inbox_events');
-    fake.reset();
-  });
+  const platform = useFakeTelegram(db, 'TRUNCATE skillgate.outbox_messages, skillgate.inbox_events');
 
   it('a sticker delivered twice gets one polite notice, replying to it; the inbox stores nothing', async () => {
     const clock = new FakeClock();
-    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: fake.baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
+    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
     const outbox = createOutbox(db(), { log: silent, clock, adapterFor: () => adapter });
     const host = createCoreHost({ db: db(), log: silent, inbox: createInbox(db(), { log: silent }), running: new RunningTurns(), outbox });
     const deliver = () => adapter.handleWebhook({ method: 'POST', path: '/webhooks/telegram/default', headers: { 'x-telegram-bot-api-secret-token': SECRET, 'content-type': 'application/json' }, query: {}, body: STICKER }, host);
 
     // The first send of the notice fails (500): the outbox keeps it for a retry.
-    fake.script('POST', /\/sendMessage$/, { status: 500, json: { ok: false, error_code: 500, description: 'Internal Server Error' } }, 1);
+    platform().script('POST', /\/sendMessage$/, { status: 500, json: { ok: false, error_code: 500, description: 'Internal Server Error' } }, 1);
     expect((await deliver()).status).toBe(200);
     await outbox.deliverDue();
     expect((await deliver()).status).toBe(200); // a redelivery of the same update
@@ -57,7 +43,7 @@ describeEachEngine('AdapterHost.notice: once per event, through the outbox', (db
     clock.advance(60_000);
     await outbox.deliverDue();
 
-    const sends = fake.calls(/\/sendMessage$/);
+    const sends = platform().calls(/\/sendMessage$/);
     expect(sends).toHaveLength(2); // the failed attempt and its retry: one notice reached the user
     const body = sends[1]!.json as { chat_id: number | string; text: string; reply_parameters?: { message_id: number } };
     expect(String(body.chat_id)).toBe('10000001');

@@ -7,7 +7,10 @@
  * callback_data over 64 bytes, HTML outside the documented tags or unbalanced
  * ("can't parse entities"), and a wrong token (401).
  */
-import { bodyObject, type FakePlatform, type FakeReply, type RecordedRequest } from '../../../adapters/contract/index.ts';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { bodyObject, startFakePlatform, type FakePlatform, type FakeReply, type RecordedRequest } from '../../../adapters/contract/index.ts';
+import { migrate } from '../../../src/store/migrate.ts';
+import type { Db } from '../../../src/store/db.ts';
 import { htmlToText } from '../../../adapters/telegram/outbound.ts';
 
 export const TOKEN = '10000099:TEST_token_do_not_use';
@@ -93,4 +96,26 @@ export function installTelegram(fake: FakePlatform, files: Map<string, { file_pa
         return ok(true);
     }
   });
+}
+
+/**
+ * A loopback fake Bot API for one suite over a migrated `db`: started before all tests, closed
+ * after all; before each, `truncate` (a SQL statement, e.g. `TRUNCATE skillgate.outbox_messages`)
+ * runs and the recorded requests and scripts are cleared. @returns the running fake (after beforeAll)
+ */
+export function useFakeTelegram(db: () => Db, truncate: string): () => FakePlatform {
+  let fake: FakePlatform | undefined;
+  beforeAll(async () => {
+    await migrate(db());
+    fake = await startFakePlatform();
+    installTelegram(fake);
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+  beforeEach(async () => {
+    await db().query(truncate);
+    fake?.reset();
+  });
+  return () => fake!;
 }
