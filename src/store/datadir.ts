@@ -64,20 +64,36 @@ function processAlive(pid: number): boolean {
 }
 
 /**
- * True when the recorded holder of the lock is a process of this host that no longer runs (a
- * crash or `kill -9`): its lock may be taken at once. A holder on another host (a shared
+ * The owner record (its text) when the recorded holder of the lock is a process of this host
+ * that no longer runs (a crash or `kill -9`), else null. A holder on another host (a shared
  * volume), or one that cannot be read, is never judged dead here — proper-lockfile's 15 s
  * staleness still applies.
  */
-function holderIsGone(dataDir: string): boolean {
+function deadHolder(dataDir: string): string | null {
   try {
-    const o = JSON.parse(readFileSync(join(dataDir, OWNER_FILE), 'utf8')) as Partial<LockOwner>;
-    if (typeof o.pid !== 'number' || !Number.isInteger(o.pid) || o.pid <= 0 || o.host !== hostname()) return false;
-    return o.pid !== process.pid && !processAlive(o.pid);
+    const text = readFileSync(join(dataDir, OWNER_FILE), 'utf8');
+    const o = JSON.parse(text) as Partial<LockOwner>;
+    if (typeof o.pid !== 'number' || !Number.isInteger(o.pid) || o.pid <= 0 || o.host !== hostname()) return null;
+    return o.pid !== process.pid && !processAlive(o.pid) ? text : null;
   } catch {
-    return false;
+    return null;
   }
 }
+
+/**
+ * {@link deadHolder}, asked twice {@link TAKEOVER_SETTLE_MS} apart with the same answer: a process
+ * that has just taken a stale lock writes its own owner record right after, so a record that
+ * still names the same dead pid a moment later is really left over.
+ */
+async function holderIsGone(dataDir: string): Promise<boolean> {
+  const first = deadHolder(dataDir);
+  if (first === null) return false;
+  await new Promise((r) => setTimeout(r, TAKEOVER_SETTLE_MS));
+  return deadHolder(dataDir) === first;
+}
+
+/** Pause between the two looks of {@link holderIsGone}, ms. */
+const TAKEOVER_SETTLE_MS = 150;
 
 function takeLock(dataDir: string): Promise<() => Promise<void>> {
   return lockfile.lock(dataDir, {
@@ -104,7 +120,7 @@ export async function acquireDataDir(dataDir: string): Promise<DataDirLock> {
     release = await takeLock(dataDir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-    if (!holderIsGone(dataDir)) throw new DataDirBusyError(dataDir, readServerInfo(dataDir));
+    if (!(await holderIsGone(dataDir))) throw new DataDirBusyError(dataDir, readServerInfo(dataDir));
     rmSync(join(dataDir, LOCK_NAME), { recursive: true, force: true });
     try {
       release = await takeLock(dataDir);
