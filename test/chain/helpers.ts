@@ -19,10 +19,14 @@ import type { ChainResult } from '../../src/chain/runner.ts';
 
 export const CHAIN_FIXTURES = fileURLToPath(new URL('../fixtures/chains/', import.meta.url));
 
-/** Services over `db` with the chain fixture skills (migrations applied). */
-export async function chainServices(db: Db, env: NodeJS.ProcessEnv = {}): Promise<SkillServices> {
+/** Services over `db` with the chain fixture skills, or the given skill roots (migrations applied). */
+export async function chainServices(
+  db: Db,
+  env: NodeJS.ProcessEnv = {},
+  roots: Parameters<typeof discoverSkills>[0] = [{ dir: CHAIN_FIXTURES, source: 'shared' }],
+): Promise<SkillServices> {
   await migrate(db);
-  const registry = await discoverSkills([{ dir: CHAIN_FIXTURES, source: 'shared' }]);
+  const registry = await discoverSkills(roots);
   return {
     db,
     registry,

@@ -3,7 +3,6 @@
  * 06, 07, 08, 14, 34, 39 (R-ID-02), 40, 42, 43, 44, 46, 47, 48, 49 (R-DT-95), with the D-05 /
  * D-06 resolutions. Database tests run on PGlite and, with TEST_DATABASE_URL, on the server.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,29 +24,20 @@ import { discoverSkills } from '../../src/registry/discover.ts';
 import { formatTriggeredAt } from '../../src/runtime/coerce.ts';
 import { pipelineFire } from '../../src/schedule/fire.ts';
 import type { Db } from '../../src/store/db.ts';
-import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';
-import { CHAIN_FIXTURES, callerDefaults, probeKey, probeState } from './helpers.ts';
+import { CHAIN_FIXTURES, callerDefaults, chainServices, probeKey, probeState } from './helpers.ts';
 
 const REQ_FIXTURES = join(CHAIN_FIXTURES, 'requirements');
 const BUILTIN_SKILLS = fileURLToPath(new URL('../../skills/', import.meta.url));
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** Services with the chain fixtures, this file's fixtures and the built-in skills (datatable). */
-async function reqServices(db: Db, env: NodeJS.ProcessEnv = {}): Promise<SkillServices> {
-  await migrate(db);
-  const registry = await discoverSkills([
+function reqServices(db: Db, env: NodeJS.ProcessEnv = {}): Promise<SkillServices> {
+  return chainServices(db, env, [
     { dir: BUILTIN_SKILLS, source: 'builtin' },
     { dir: CHAIN_FIXTURES, source: 'shared' },
     { dir: REQ_FIXTURES, source: 'shared' },
   ]);
-  return {
-    db,
-    registry,
-    settings: { dataDir: mkdtempSync(join(tmpdir(), 'sg-chain-req-')), walls: resolveWalls(env), fetchAllow: [], llm: undefined },
-    secretKey: randomBytes(32),
-    log: createLogger({ level: 'silent' }),
-  };
 }
 
 function run(services: SkillServices, steps: ChainRunRequest['doc']['steps'], extra: Partial<Omit<ChainRunRequest, 'doc' | 'defaults'>> = {}, defaults = callerDefaults()): Promise<ChainResult> {
