@@ -10,7 +10,7 @@ import { createApp } from './http/app.ts';
 import { createAdminConsole } from '../adapters/web_admin/index.ts';
 import { loadConfigFile, type ConfigFile } from './config/file.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
-import type { Settings } from './config/settings.ts';
+import { demoIdentitiesOn, isLoopbackHost, type Settings } from './config/settings.ts';
 import type { Logger } from './log/logger.ts';
 import { acquireDataDir, removeServerInfo, writeServerInfo, type DataDirLock } from './store/datadir.ts';
 import type { Db } from './store/db.ts';
@@ -121,7 +121,8 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     lifecycle.onChange(rebuildRegistry);
     services.runChain = (req) => runSkillOrChain({ ...services, runChain: undefined }, req);
     const defaultRole = config.roles.find((r) => r.id === settings.roleId) ?? config.roles[0]!;
-    const demo = !settings.databaseUrl;
+    // Demo identities only on loopback (docs/configuration.md "Demo identities").
+    const demo = demoIdentitiesOn(settings);
     if (demo) await seedDemoDirectory(db, defaultRole.org_id, defaultRole.id);
 
     const adapters = new AdapterSet();
@@ -233,7 +234,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     stops.push(() => adminConsole.close());
     const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router] });
     server = await new Promise<Server>((resolveListen, reject) => {
-      const s = app.listen(settings.port, '0.0.0.0', () => resolveListen(s));
+      const s = app.listen(settings.port, settings.host, () => resolveListen(s));
       s.once('error', reject);
     });
     web.attach(server);
@@ -241,13 +242,15 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     if (lock) {
       writeServerInfo(settings.dataDir, { pid: process.pid, port, token: localToken, started_at: new Date().toISOString() });
     }
+    const shownHost = isLoopbackHost(settings.host) ? 'localhost' : settings.host;
     log.info(
-      { port, channels: adapters.describe(), database: db.engine, data_dir: lock ? settings.dataDir : undefined },
-      `skillgate listening on http://localhost:${port} — channels on: ${adapters.describe().join(', ')}`,
+      { host: settings.host, port, channels: adapters.describe(), database: db.engine, data_dir: lock ? settings.dataDir : undefined, demo },
+      `skillgate listening on http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port} — channels on: ${adapters.describe().join(', ')}`,
     );
+    log.info(accessLine(settings, demo, port));
     let closed: Promise<void> | undefined;
     return {
-      url: `http://127.0.0.1:${port}`,
+      url: `http://${urlHost(settings.host)}:${port}`,
       port,
       db,
       config,
@@ -257,4 +260,24 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     await cleanup();
     throw err;
   }
+}
+
+/** The start-up line that says who can get in: loopback or network, demo identities, console. */
+function accessLine(settings: Settings, demo: boolean, port: number): string {
+  const where = isLoopbackHost(settings.host)
+    ? `listening on loopback only (${settings.host}); set HOST=0.0.0.0 to serve a network`
+    : `listening on ${settings.host}: reachable from the network`;
+  const who = demo
+    ? 'demo identities ON (anyone on this machine can sign in as 张三 / 李四; SKILLGATE_DEMO=off turns them off)'
+    : 'demo identities off: people sign in with a link (`skillgate web token <contact>`)';
+  const console = settings.adminToken
+    ? `console at /admin (SKILLGATE_ADMIN_TOKEN or an is_admin contact's sign-in)`
+    : `console at /admin (is_admin contacts only; SKILLGATE_ADMIN_TOKEN is not set)`;
+  return `${where}; ${who}; ${console}; port ${port}`;
+}
+
+/** The address a local client reaches a server listening on `host` at. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '' || host === 'localhost') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
 }
