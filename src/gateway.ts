@@ -43,6 +43,8 @@ import { startAuditRetention } from './audit/retention.ts';
 import { PendingRepliesRouter } from './orchestration/pending-replies.ts';
 import { attachmentStoreDir } from './session/workspace.ts';
 import type { AdapterHost } from './channel/types.ts';
+import { createInvalidatedCache, DIRECTORY_CHANNEL, SKILL_CONFIG_CHANNEL } from './store/invalidated-cache.ts';
+import type { ResolvedActor } from './identity/index.ts';
 
 /** A running gateway. */
 export interface Gateway {
@@ -108,7 +110,13 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     stops.push(() => lifecycle.close());
     const broken = lifecycle.registry().all().filter((s) => s.status === 'broken').map((s) => s.name);
     log.info({ skills: lifecycle.registry().all().length, broken }, 'skills discovered');
-    const services: SkillServices = { db, registry: lifecycle.registry(), settings, secretKey, log, lifecycle };
+    // Rows read at every turn but rarely written, cached per process and emptied by the
+    // writers' notifications on every replica (src/store/invalidated-cache.ts).
+    const skillConfigCache = await createInvalidatedCache<Record<string, string>>(db, SKILL_CONFIG_CHANNEL);
+    const actorCache = await createInvalidatedCache<ResolvedActor>(db, DIRECTORY_CHANNEL);
+    stops.push(() => skillConfigCache.close());
+    stops.push(() => actorCache.close());
+    const services: SkillServices = { db, registry: lifecycle.registry(), settings, secretKey, log, lifecycle, skillConfigCache };
     servicesRef = services;
     // Saved chains are skills of type `chain` (spec 004): the registry holds the enabled ones
     // and the executor hands them to the chain runner. Rebuilt after a save or enable, and
@@ -199,6 +207,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       pendingReplies: new PendingRepliesRouter({ db }),
       deferAsync: (req, origin) => asyncRunner.maybeDefer(req, origin),
       onTurn: (t) => metrics.turn(t.channel, t.ms, t.failures),
+      actorCache,
     });
     const host = createCoreHost({ db, log, inbox, running, outbox, onInbound: (channel, result) => metrics.inbound(channel, result) });
     outbox.start();

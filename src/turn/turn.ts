@@ -24,6 +24,7 @@ import { chatKeyOf, sessionIdFor } from './session-key.ts';
 import { storeInboundAttachments } from './uploads.ts';
 import { notice, type Lang } from './notices.ts';
 import { roleSkills } from '../config/file.ts';
+import type { InvalidatedCache } from '../store/invalidated-cache.ts';
 
 /** Where composed messages go (the outbox's enqueue). */
 export interface ReplySink {
@@ -81,6 +82,11 @@ export interface TurnDeps {
    * background. Absent: every skill runs synchronously.
    */
   deferAsync?(req: RunSkillRequest, origin: { target: OutboundTarget; reply_to?: string | null; event_id: string }): Promise<Envelope | null>;
+  /**
+   * Resolved senders by (role, channel, platform ids), emptied on every directory import
+   * (src/store/invalidated-cache.ts). Absent: looked up at every turn.
+   */
+  actorCache?: InvalidatedCache<ResolvedActor>;
   /** Wall clock (tests inject one). */
   now?: () => Date;
   /** Show progress after this long, ms (default 2000, issue 5 §8). */
@@ -133,14 +139,17 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<vo
     const sendNotice = (text: string): Promise<void> =>
       send([{ kind: 'notice', text, format: 'plain', reply_to: msg.message_id, final: true }]);
 
-    const actor = await resolveActor(db, {
+    const actorArgs = {
       orgId: role.org_id,
       roleId: role.id,
       channel: msg.channel,
       platformId: msg.actor.id,
       platformIds: msg.actor.ids,
       nickname: msg.actor.display_name,
-    });
+    };
+    const actor = deps.actorCache
+      ? structuredClone(await deps.actorCache.get(JSON.stringify(actorArgs), () => resolveActor(db, actorArgs)))
+      : await resolveActor(db, actorArgs);
     const access = checkAccess(role, actor, msg.channel, msg.actor.id, lang);
     if (!access.allowed) {
       services.log.info({ channel: msg.channel, actor: actor.contactKey, role: role.id }, 'sender refused by the access policy');
