@@ -15,7 +15,7 @@ import { storableCopy } from '../channel/storable.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
-import { claimEvents, countBacklog, insertEvent, lockChat, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import { claimEvents, countBacklog, insertEvent, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
 import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxStartOptions, InboxStopOptions } from './types.ts';
 
 /** The NOTIFY channel that wakes inbox workers. */
@@ -217,14 +217,9 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
       const receivedAt = now();
       try {
         const claim = take ? { owner, leaseMs } : undefined;
-        stored =
-          db.engine === 'server'
-            ? await db.transaction(async (tx) => {
-                await lockChat(tx, 'inbox', key);
-                // a row left `received` is announced to every replica at commit by the INSERT itself
-                return insertEvent(tx, msg, key, receivedAt, claim, INBOX_CHANNEL);
-              })
-            : await insertEvent(db, msg, key, receivedAt, claim); // one session: inserts are serial already
+        // One statement on both engines; on a server a row left `received` is announced to every
+        // replica at commit by the INSERT itself.
+        stored = await insertEvent(db, msg, key, receivedAt, claim, db.engine === 'server' ? INBOX_CHANNEL : undefined);
       } finally {
         if (take) reserved--;
       }

@@ -17,7 +17,6 @@ import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../inbox/inbox.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { lockChat } from '../inbox/store.ts';
 import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSent, releaseMessages, selectMessage, targetChatKey } from './store.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
@@ -215,26 +214,25 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       const now = clock.now();
       // Called with the Db (we commit), a running outbox takes each new chat head in its INSERT
       // and sends it right after commit: no NOTIFY, no claim statement (issue 5 bench).
-      const claim = isDb(q) && running && !stopping ? { owner, leaseMs } : undefined;
+      // Only a single item is taken in its INSERT: several commit in one transaction, where a
+      // lost race for a chat's head would only show at COMMIT (migration 0030 is deferred).
+      const claim = isDb(q) && items.length === 1 && running && !stopping ? { owner, leaseMs } : undefined;
       const claimed: OutboxRecord[] = [];
+      // On a server a `queued` row is announced by its INSERT (delivered at commit only).
+      const notifyChannel = db.engine === 'server' ? OUTBOX_CHANNEL : undefined;
       const insertAll = async (tx: Queryable): Promise<string[]> => {
         claimed.length = 0;
-        if (db.engine === 'server') {
-          // Per-chat commit order = id order (see lockChat); sorted keys, so two enqueues never deadlock.
-          for (const key of [...new Set(items.map((i) => targetChatKey(i.target)))].sort()) await lockChat(tx, 'outbox', key);
-        }
         const ids: string[] = [];
         for (const item of items) {
-          const r = await insertMessage(tx, item, now, claim);
+          const r = await insertMessage(tx, item, now, claim, notifyChannel);
           ids.push(r.id);
           if (r.claimed) claimed.push(r.claimed);
         }
-        // On a server the notification is part of the transaction: delivered on commit only.
-        if (db.engine === 'server' && claimed.length < ids.length) await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, ids[ids.length - 1]]);
         return ids;
       };
-      // Embedded, one item: one statement needs no transaction (one session, nothing to lock).
-      const ids = !isDb(q) ? await insertAll(q) : db.engine === 'embedded' && items.length === 1 ? await insertAll(q) : await q.transaction(insertAll);
+      // One item: one statement, no transaction. Several: one transaction, so they commit
+      // together and in id order; no chat lock (one sender per chat, migration 0030).
+      const ids = !isDb(q) || items.length === 1 ? await insertAll(q) : await q.transaction(insertAll);
       for (const row of claimed) deliverDirect(row);
       if (claimed.length === ids.length) return ids;
       queuedTick++;

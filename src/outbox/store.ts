@@ -30,21 +30,47 @@ export interface InsertClaim {
  * the INSERT waited on it.
  *
  * With `claim`, the new row is taken for `claim.owner` in the same statement (`sending`, lease,
- * attempt 1) when it is the head of its chat (no earlier `queued`/`sending` message of the chat
- * — on a server the caller holds the chat's lock, so every earlier one is visible), and returned
- * as `claimed` so the caller delivers it after commit without a claim statement.
+ * attempt 1) when it is the head of its chat (no earlier `queued`/`sending` message visible),
+ * and returned as `claimed` so the caller delivers it after commit without a claim statement.
+ * Two processes taking one chat's head at once cannot both win (migration 0030); the loser's
+ * row is stored `queued`. With `notifyChannel`, a `queued` row is announced in the statement.
  */
 export async function insertMessage(
   q: Queryable,
   item: OutboxItem,
   nowMs: number,
   claim?: InsertClaim,
+  notifyChannel?: string,
+): Promise<{ id: string; claimed: OutboxRecord | null }> {
+  try {
+    return await insertMessageOnce(q, item, nowMs, claim, notifyChannel);
+  } catch (err) {
+    // Another process took the chat's head at the same moment (migration 0030): store it queued.
+    if (!claim || !isChatSending(err)) throw err;
+    return insertMessageOnce(q, item, nowMs, undefined, notifyChannel);
+  }
+}
+
+/**
+ * True for the error of a statement that would have left two messages of one chat `sending`
+ * (constraint `outbox_one_sending_per_chat`, migration 0030). The statement changed nothing.
+ */
+export function isChatSending(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '23P01';
+}
+
+async function insertMessageOnce(
+  q: Queryable,
+  item: OutboxItem,
+  nowMs: number,
+  claim?: InsertClaim,
+  notifyChannel?: string,
 ): Promise<{ id: string; claimed: OutboxRecord | null }> {
   // NUL / lone surrogates (a hostile event's chat id, a skill echoing one) cannot be stored in jsonb/text.
   const t = storableCopy(item.target);
   const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
   const chatKey = targetChatKey(t);
-  const { rows } = await q.query<OutboxRecord>(
+  const { rows } = await q.query<OutboxRecord & { notified?: unknown }>(
     `INSERT INTO skillgate.outbox_messages
        (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at,
         status, lease_owner, lease_until, attempts)
@@ -57,7 +83,8 @@ export async function insertMessage(
                SELECT 1 FROM skillgate.outbox_messages p
                 WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending')) AS head) h
      ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING ${COLUMNS}`,
+     RETURNING ${COLUMNS},
+               CASE WHEN status = 'queued' AND $11::text IS NOT NULL THEN pg_notify($11::text, id::text) END AS notified`,
     [
       key,
       t.channel,
@@ -69,9 +96,13 @@ export async function insertMessage(
       iso(nowMs),
       claim?.owner ?? null,
       claim ? iso(nowMs + claim.leaseMs) : null,
+      notifyChannel ?? null,
     ],
   );
-  if (rows[0]) return { id: rows[0].id, claimed: rows[0].status === 'sending' ? rows[0] : null };
+  if (rows[0]) {
+    const { notified: _notified, ...row } = rows[0] as OutboxRecord & { notified?: unknown };
+    return { id: row.id, claimed: row.status === 'sending' ? row : null };
+  }
   const existing = await q.query<{ id: string }>(
     'SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1',
     [key],
@@ -86,6 +117,19 @@ export async function insertMessage(
  * `FOR UPDATE SKIP LOCKED` + lease: two replicas never send the same row at once.
  */
 export async function claimMessages(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxRecord[]> {
+  try {
+    return await claimMessagesOnce(q, owner, nowMs, leaseMs, limit);
+  } catch (err) {
+    // A chat of the selection was taken by an insert meanwhile: once more, it is no head now.
+    if (!isChatSending(err)) throw err;
+    return claimMessagesOnce(q, owner, nowMs, leaseMs, limit).catch((again: unknown) => {
+      if (isChatSending(again)) return [];
+      throw again;
+    });
+  }
+}
+
+async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxRecord[]> {
   const { rows } = await q.query<OutboxRecord>(
     `UPDATE skillgate.outbox_messages m
         SET status = 'sending', lease_owner = $1, lease_until = $3::timestamptz, attempts = m.attempts + 1
