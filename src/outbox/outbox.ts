@@ -12,6 +12,7 @@
  * sent again once its lease expired.
  */
 import { EventEmitter } from 'node:events';
+import type { CompletesEvent } from './types.ts';
 import type { SendResult } from '../channel/types.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../inbox/inbox.ts';
@@ -208,38 +209,50 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     void loop();
   }
 
+  /** Store `items` (see Outbox.enqueue); with `completes`, the last one carries the event's done mark. */
+  async function store(q: Queryable, items: OutboxItem[], completes?: CompletesEvent): Promise<{ ids: string[]; completed: boolean }> {
+    if (items.length === 0) return { ids: [], completed: false };
+    const now = clock.now();
+    // Called with the Db (we commit), a running outbox takes each new chat head in its INSERT
+    // and sends it right after commit: no NOTIFY, no claim statement (issue 5 bench).
+    // Only a single item is taken in its INSERT: several commit in one transaction, where a
+    // lost race for a chat's head would only show at COMMIT (migration 0030 is deferred).
+    const claim = isDb(q) && items.length === 1 && running && !stopping ? { owner, leaseMs } : undefined;
+    const claimed: OutboxRecord[] = [];
+    let completed = false;
+    // On a server a `queued` row is announced by its INSERT (delivered at commit only).
+    const notifyChannel = db.engine === 'server' ? OUTBOX_CHANNEL : undefined;
+    const insertAll = async (tx: Queryable): Promise<string[]> => {
+      claimed.length = 0;
+      const ids: string[] = [];
+      for (const [i, item] of items.entries()) {
+        const r = await insertMessage(tx, item, now, claim, notifyChannel, i === items.length - 1 ? completes : undefined);
+        ids.push(r.id);
+        if (r.claimed) claimed.push(r.claimed);
+        completed = r.completed;
+      }
+      return ids;
+    };
+    // One item: one statement, no transaction. Several: one transaction, so they commit
+    // together and in id order; no chat lock (one sender per chat, migration 0030).
+    const ids = !isDb(q) || items.length === 1 ? await insertAll(q) : await q.transaction(insertAll);
+    for (const row of claimed) deliverDirect(row);
+    if (claimed.length === ids.length) return { ids, completed };
+    queuedTick++;
+    // Embedded: one session, so a pass woken now queues behind the caller's transaction.
+    if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, ids[ids.length - 1]!).catch(() => undefined);
+    else if (isDb(q) && running) queueMicrotask(wake); // committed already; don't wait for the round trip
+    return { ids, completed };
+  }
+
   return {
     async enqueue(q, items: OutboxItem[]) {
-      if (items.length === 0) return [];
-      const now = clock.now();
-      // Called with the Db (we commit), a running outbox takes each new chat head in its INSERT
-      // and sends it right after commit: no NOTIFY, no claim statement (issue 5 bench).
-      // Only a single item is taken in its INSERT: several commit in one transaction, where a
-      // lost race for a chat's head would only show at COMMIT (migration 0030 is deferred).
-      const claim = isDb(q) && items.length === 1 && running && !stopping ? { owner, leaseMs } : undefined;
-      const claimed: OutboxRecord[] = [];
-      // On a server a `queued` row is announced by its INSERT (delivered at commit only).
-      const notifyChannel = db.engine === 'server' ? OUTBOX_CHANNEL : undefined;
-      const insertAll = async (tx: Queryable): Promise<string[]> => {
-        claimed.length = 0;
-        const ids: string[] = [];
-        for (const item of items) {
-          const r = await insertMessage(tx, item, now, claim, notifyChannel);
-          ids.push(r.id);
-          if (r.claimed) claimed.push(r.claimed);
-        }
-        return ids;
-      };
-      // One item: one statement, no transaction. Several: one transaction, so they commit
-      // together and in id order; no chat lock (one sender per chat, migration 0030).
-      const ids = !isDb(q) || items.length === 1 ? await insertAll(q) : await q.transaction(insertAll);
-      for (const row of claimed) deliverDirect(row);
-      if (claimed.length === ids.length) return ids;
-      queuedTick++;
-      // Embedded: one session, so a pass woken now queues behind the caller's transaction.
-      if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, ids[ids.length - 1]!).catch(() => undefined);
-      else if (isDb(q) && running) queueMicrotask(wake); // committed already; don't wait for the round trip
-      return ids;
+      return (await store(q, items)).ids;
+    },
+
+    async enqueueFinal(items, completes) {
+      if (items.length === 0) throw new Error('outbox: enqueueFinal needs at least one message');
+      return store(db, items, completes);
     },
 
     start() {

@@ -5,7 +5,7 @@
 import { storableCopy, storableText } from '../channel/storable.ts';
 import type { OutboundTarget } from '../channel/types.ts';
 import type { Queryable } from '../store/db.ts';
-import type { OutboxItem, OutboxRecord } from './types.ts';
+import type { CompletesEvent, OutboxItem, OutboxRecord } from './types.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -41,13 +41,14 @@ export async function insertMessage(
   nowMs: number,
   claim?: InsertClaim,
   notifyChannel?: string,
-): Promise<{ id: string; claimed: OutboxRecord | null }> {
+  completes?: CompletesEvent,
+): Promise<{ id: string; claimed: OutboxRecord | null; completed: boolean }> {
   try {
-    return await insertMessageOnce(q, item, nowMs, claim, notifyChannel);
+    return await insertMessageOnce(q, item, nowMs, claim, notifyChannel, completes);
   } catch (err) {
     // Another process took the chat's head at the same moment (migration 0030): store it queued.
     if (!claim || !isChatSending(err)) throw err;
-    return insertMessageOnce(q, item, nowMs, undefined, notifyChannel);
+    return insertMessageOnce(q, item, nowMs, undefined, notifyChannel, completes);
   }
 }
 
@@ -65,13 +66,13 @@ async function insertMessageOnce(
   nowMs: number,
   claim?: InsertClaim,
   notifyChannel?: string,
-): Promise<{ id: string; claimed: OutboxRecord | null }> {
+  completes?: CompletesEvent,
+): Promise<{ id: string; claimed: OutboxRecord | null; completed: boolean }> {
   // NUL / lone surrogates (a hostile event's chat id, a skill echoing one) cannot be stored in jsonb/text.
   const t = storableCopy(item.target);
   const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
   const chatKey = targetChatKey(t);
-  const { rows } = await q.query<OutboxRecord & { notified?: unknown }>(
-    `INSERT INTO skillgate.outbox_messages
+  const insert = `INSERT INTO skillgate.outbox_messages
        (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at,
         status, lease_owner, lease_until, attempts)
      SELECT $1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::timestamptz, $8::timestamptz,
@@ -84,31 +85,43 @@ async function insertMessageOnce(
                 WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending')) AS head) h
      ON CONFLICT (idempotency_key) DO NOTHING
      RETURNING ${COLUMNS},
-               CASE WHEN status = 'queued' AND $11::text IS NOT NULL THEN pg_notify($11::text, id::text) END AS notified`,
-    [
-      key,
-      t.channel,
-      t.account,
-      chatKey,
-      JSON.stringify(t),
-      JSON.stringify(storableCopy(item.message)),
-      item.origin ? JSON.stringify(storableCopy(item.origin)) : null,
-      iso(nowMs),
-      claim?.owner ?? null,
-      claim ? iso(nowMs + claim.leaseMs) : null,
-      notifyChannel ?? null,
-    ],
-  );
-  if (rows[0]) {
-    const { notified: _notified, ...row } = rows[0] as OutboxRecord & { notified?: unknown };
-    return { id: row.id, claimed: row.status === 'sending' ? row : null };
+               CASE WHEN status = 'queued' AND $11::text IS NOT NULL THEN pg_notify($11::text, id::text) END AS notified`;
+  // With `completes`: the done mark of the inbox event this message ends, in the same statement
+  // (as src/inbox/store.ts markDone); one row comes back also when the INSERT conflicted.
+  const sql = completes
+    ? `WITH done AS (
+         UPDATE skillgate.inbox_events
+            SET status = 'done', processed_at = $8::timestamptz, lease_owner = NULL, lease_until = NULL, error = NULL
+          WHERE id = $12::bigint AND lease_owner = $13 AND status = 'processing'
+          RETURNING id),
+       ins AS (${insert})
+       SELECT ins.*, EXISTS (SELECT 1 FROM done) AS completed FROM (SELECT 1) one LEFT JOIN ins ON true`
+    : insert;
+  const { rows } = await q.query<OutboxRecord & { notified?: unknown; completed?: boolean }>(sql, [
+    key,
+    t.channel,
+    t.account,
+    chatKey,
+    JSON.stringify(t),
+    JSON.stringify(storableCopy(item.message)),
+    item.origin ? JSON.stringify(storableCopy(item.origin)) : null,
+    iso(nowMs),
+    claim?.owner ?? null,
+    claim ? iso(nowMs + claim.leaseMs) : null,
+    notifyChannel ?? null,
+    ...(completes ? [completes.inboxEventId, completes.leaseOwner] : []),
+  ]);
+  const completed = rows[0]?.completed === true;
+  if (rows[0]?.id) {
+    const { notified: _notified, completed: _completed, ...row } = rows[0];
+    return { id: row.id, claimed: row.status === 'sending' ? row : null, completed };
   }
   const existing = await q.query<{ id: string }>(
     'SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1',
     [key],
   );
   if (!existing.rows[0]) throw new Error(`outbox: idempotency key ${JSON.stringify(key)} conflicted but no row was found`);
-  return { id: existing.rows[0].id, claimed: null };
+  return { id: existing.rows[0].id, claimed: null, completed };
 }
 
 /**

@@ -89,7 +89,7 @@ describe.runIf(TEST_DATABASE_URL)('one in flight per chat across processes (serv
   });
 
   it('16 replies to one chat enqueued at once: all stored, exactly one sending', async () => {
-    const target = { channel: 'telegram', account: 'default', chat_id: 'race2', thread_id: null, chat_type: 'private' as const };
+    const target = { channel: 'telegram', account: 'default', chat_id: 'race2', thread_id: null, chat_type: 'direct' as const };
     const results = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
         insertMessage(dbs[i % 4]!, { target, message: { kind: 'reply', text: `m${i}`, format: 'plain', final: true }, idempotency_key: `race2:${i}` }, Date.now(), claim(`o${i % 4}`)),
