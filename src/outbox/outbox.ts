@@ -18,7 +18,8 @@ import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../inbox/inbox.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSent, releaseMessages, selectMessage, targetChatKey } from './store.ts';
+import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSentMany, releaseMessages, selectMessage, targetChatKey, type SentMark } from './store.ts';
+import { createBatcher } from '../store/batch.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -57,6 +58,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const log = opts.log;
   const clock = opts.clock ?? systemClock;
   const owner = opts.instanceId ?? defaultInstanceId();
+  // Delivery marks of sends finishing at the same time share one statement (src/store/batch.ts).
+  const sentMarks = createBatcher<SentMark, boolean>((marks) => markSentMany(db, marks));
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 8);
   const baseDelayMs = opts.baseDelayMs ?? 1000;
   const maxDelayMs = opts.maxDelayMs ?? 300_000;
@@ -122,7 +125,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       }
       const now = clock.now();
       if (result.ok) {
-        if (await markSent(db, row.id, owner, result.message_ids, now)) {
+        if (await sentMarks.submit({ id: row.id, owner, messageIds: result.message_ids, nowMs: now })) {
           final(row, 'sent');
           return true;
         }

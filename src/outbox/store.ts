@@ -182,6 +182,37 @@ export async function markSent(q: Queryable, id: string, owner: string, messageI
   return res.rowCount > 0;
 }
 
+/** One delivery to record with {@link markSentMany}. */
+export interface SentMark {
+  id: string;
+  owner: string;
+  messageIds: string[];
+  nowMs: number;
+}
+
+/**
+ * {@link markSent} for many rows in one statement (the outbox's group commit,
+ * src/store/batch.ts). @returns per mark, in order, whether it took effect (the lease was ours)
+ */
+export async function markSentMany(q: Queryable, marks: SentMark[]): Promise<boolean[]> {
+  if (marks.length === 1) {
+    const m = marks[0]!;
+    return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs)];
+  }
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE skillgate.outbox_messages m
+        SET status = 'sent', sent_at = v.at,
+            platform_message_ids = CASE WHEN m.parts_done > 0 THEN COALESCE(m.platform_message_ids, '[]'::jsonb) || v.ids ELSE v.ids END,
+            lease_owner = NULL, lease_until = NULL
+       FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[]) AS v(id, owner, ids, at)
+      WHERE m.id = v.id AND m.lease_owner = v.owner AND m.status = 'sending'
+      RETURNING m.id::text AS id`,
+    [marks.map((m) => m.id), marks.map((m) => m.owner), marks.map((m) => JSON.stringify(m.messageIds)), marks.map((m) => iso(m.nowMs))],
+  );
+  const done = new Set(rows.map((r) => r.id));
+  return marks.map((m) => done.has(m.id));
+}
+
 /**
  * Record a failed attempt with the platform's error: `queued` again, due at `retryAtMs`, or
  * `failed` for good when `retryAtMs` is null. `progress` (a multi-part message that failed
