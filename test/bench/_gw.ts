@@ -1,2 +1,2 @@
-import { runGatewayBench } from '/work/main/test/bench/gateway.bench.ts';
+import { runGatewayBench } from './_gwprof.ts';
 await runGatewayBench(process.env.BENCH_DATABASE_URL);
