@@ -29,6 +29,7 @@ import { plannerForRole, plannerStartupLine } from './turn/planners/model.ts';
 import type { Planner } from './turn/planner.ts';
 import { RunningTurns } from './turn/running.ts';
 import { createTurnHandler } from './turn/turn.ts';
+import type { TurnInput } from './turn/input.ts';
 import { createWebChannel } from '../adapters/web/index.ts';
 import { channelFactories } from '../adapters/index.ts';
 import { createWebhookRouter } from './channel/webhooks.ts';
@@ -181,7 +182,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const asyncRunner = createAsyncRunner({ db, services, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
     await asyncRunner.start();
     stops.push(() => asyncRunner.stop());
-    const inbox = createInbox(db, { log });
+    const inbox = createInbox<TurnInput>(db, { log });
     const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
     metricsRef = metrics;
     // One planner per role: the model planner when the role has a model endpoint

@@ -10,12 +10,13 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { chatKeyOf } from '../channel/chat-key.ts';
 import type { InboundMessage } from '../channel/types.ts';
 import { storableCopy } from '../channel/storable.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
-import { claimEvents, countBacklog, insertEvent, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import { chatIsProcessing, claimDue, countBacklog, insertEvent, lockChat, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
 import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxOutcome, InboxStartOptions, InboxStopOptions } from './types.ts';
 
 /** The NOTIFY channel that wakes inbox workers. */
@@ -24,14 +25,8 @@ export const INBOX_CHANNEL = 'skillgate_inbox';
 /** Longest retry delay after a handler throw, ms. */
 const MAX_RETRY_MS = 60_000;
 
-/**
- * The chat key of an inbound message: `<channel>:<account>:<chat.id>[:<thread_id>]` — the unit
- * of ordering in the inbox and the outbox (same format as the turn's session key).
- */
-export function chatKey(msg: Pick<InboundMessage, 'channel' | 'account' | 'chat'>): string {
-  const base = `${msg.channel}:${msg.account}:${msg.chat.id}`;
-  return msg.chat.thread_id ? `${base}:${msg.chat.thread_id}` : base;
-}
+/** The chat key of an inbound message (src/channel/chat-key.ts). */
+export const chatKey = chatKeyOf;
 
 /** A default worker name, unique per inbox instance. */
 export function defaultInstanceId(): string {
@@ -47,7 +42,7 @@ function errorText(err: unknown): string {
  * Create the inbox of one gateway process over `db` (migration 0006 applied).
  * Nothing runs until {@link Inbox.start}; `receive` works without it.
  */
-export function createInbox(db: Db, opts: InboxOptions): Inbox {
+export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
   const log = opts.log;
   const owner = opts.instanceId ?? defaultInstanceId();
   const leaseMs = opts.leaseMs ?? 120_000;
@@ -58,7 +53,9 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
   const random = opts.random ?? Math.random;
   const albumWaitMs = Math.max(0, opts.albumWaitMs ?? ALBUM_WAIT_MS);
 
-  let handler: InboxHandler | undefined;
+  let handler: InboxHandler<P> | undefined;
+  /** What the intake made of messages this process took as it stored them, by event id. */
+  const parsedOf = new Map<string, P>();
   let concurrency = 4;
   let running = false;
   let pumping = false;
@@ -77,13 +74,19 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
    * for the next event only while it is set: no claim statement when nothing waits.
    */
   let waiting = true;
+  /** Counts the signals that set {@link waiting}, so a claim's answer never hides a later one. */
+  let signals = 0;
+  const signal = (): void => {
+    signals++;
+    waiting = true;
+  };
   const busy = (): number => inflight.size - released.size + reserved;
 
   const schedulePoll = (): void => {
     if (!running) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
-      waiting = true;
+      signal();
       wake();
     }, pollMs);
     timer.unref();
@@ -103,15 +106,17 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         while (running) {
           const free = concurrency - busy();
           if (free <= 0) break;
-          waiting = false;
-          const rows = await claimEvents(db, owner, now(), leaseMs, free);
+          const seen = signals;
+          const { rows, more } = await claimDue(db, owner, now(), leaseMs, free);
+          // Events left waiting (behind a chat's running event, for a slot, or a retry time): a
+          // finished turn then looks again; none left: it need not (see `waiting`).
+          waiting = more || signals !== seen;
           if (!running) {
             await releaseEvents(db, rows.map((r) => r.id), owner);
             break;
           }
           for (const row of rows) run(row);
           if (rows.length < free) break;
-          waiting = true;
         }
       } while (again && running);
     } catch (err) {
@@ -167,7 +172,10 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         log.error(ctx, 'inbox: event failed for good (no run finished)');
         return true;
       }
-      const event: InboxEvent = {
+      const parsed = parsedOf.get(row.id);
+      parsedOf.delete(row.id);
+      const event: InboxEvent<P> = {
+        ...(parsed !== undefined ? { parsed } : {}),
         id: row.id,
         message: row.payload,
         chat_key: row.chat_key,
@@ -225,7 +233,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
   }
 
   return {
-    async receive(incoming) {
+    async receive(incoming, parsed) {
       const msg = storableCopy(incoming); // NUL / lone surrogates cannot be stored as JSON
       const key = chatKey(msg);
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:
@@ -236,9 +244,17 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
       const receivedAt = now();
       try {
         const claim = take ? { owner, leaseMs } : undefined;
-        // One statement on both engines; on a server a row left `received` is announced to every
-        // replica at commit by the INSERT itself.
-        stored = await insertEvent(db, msg, key, receivedAt, claim, db.engine === 'server' ? INBOX_CHANNEL : undefined);
+        // On a server the chat's lock makes a chat's ids its commit order, so no worker sees a later
+        // event of a chat while an earlier one is still uncommitted (events of one chat may arrive
+        // on several connections at once); a row left `received` is announced to every replica at
+        // commit by the INSERT itself. Embedded: one session, inserts are serial already.
+        stored =
+          db.engine === 'server'
+            ? await db.transaction(async (tx) => {
+                await lockChat(tx, key);
+                return insertEvent(tx, msg, key, receivedAt, claim, INBOX_CHANNEL);
+              })
+            : await insertEvent(db, msg, key, receivedAt, claim);
       } finally {
         if (take) reserved--;
       }
@@ -251,13 +267,15 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
           attempts: 1,
           received_at: new Date(receivedAt),
         };
-        if (running) run(row);
-        else await releaseEvents(db, [row.id], owner).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: giving back an event failed'));
+        if (running) {
+          if (parsed !== undefined) parsedOf.set(row.id, parsed);
+          run(row);
+        } else await releaseEvents(db, [row.id], owner).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: giving back an event failed'));
         if (running) return 'accepted';
       }
       // The row is committed: wake this process now and other replicas through NOTIFY (sent by
       // the INSERT on a server; in-process on the embedded engine, reaching other inboxes of this Db).
-      waiting = true;
+      signal();
       if (running) queueMicrotask(wake);
       if (db.engine !== 'server' || stored.claimed) {
         await db.notify(INBOX_CHANNEL, stored.id).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: notify failed'));
@@ -265,13 +283,13 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
       return 'accepted';
     },
 
-    start(h, startOpts: InboxStartOptions = {}) {
+    start(h: InboxHandler<P>, startOpts: InboxStartOptions = {}) {
       if (running) throw new Error('inbox already started');
       handler = h;
       concurrency = Math.max(1, startOpts.concurrency ?? 4);
       running = true;
       db.listen(INBOX_CHANNEL, () => {
-        waiting = true;
+        signal();
         wake();
       })
         .then((off) => {
@@ -310,6 +328,8 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         }
       }
     },
+
+    processing: (key) => chatIsProcessing(db, key),
 
     backlog: () => countBacklog(db),
   };

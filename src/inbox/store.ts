@@ -18,6 +18,15 @@ export interface ClaimedRow {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
+ * Take the transaction-scoped advisory lock of `chatKey` (server engine). Inserts of one chat
+ * then get their ids in commit order, so a worker never sees a later event of a chat while an
+ * earlier one is still uncommitted (ids are the order of a chat).
+ */
+export async function lockChat(tx: Queryable, chatKey: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`skillgate.inbox:${chatKey}`]);
+}
+
+/**
  * True for the error of a statement that would have left two events of one chat
  * `processing` (constraint `inbox_one_processing_per_chat`, migration 0030): another process
  * took the chat first. The statement changed nothing.
@@ -100,40 +109,57 @@ async function insertEventOnce(
  * workers never take the same row; `attempts` counts the run.
  */
 export async function claimEvents(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRow[]> {
+  return (await claimDue(q, owner, nowMs, leaseMs, limit)).rows;
+}
+
+/**
+ * {@link claimEvents}, and whether events are left `received` after it (waiting behind a chat's
+ * running event, for a slot, or for their retry time) — the inbox then keeps looking after
+ * each finished turn; with none left it need not.
+ */
+export async function claimDue(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<{ rows: ClaimedRow[]; more: boolean }> {
   try {
-    return await claimEventsOnce(q, owner, nowMs, leaseMs, limit);
+    return await claimDueOnce(q, owner, nowMs, leaseMs, limit);
   } catch (err) {
     // A chat of the selection was taken by an insert meanwhile: once more, it is no head now.
     if (!isChatTaken(err)) throw err;
-    return claimEventsOnce(q, owner, nowMs, leaseMs, limit).catch((again: unknown) => {
-      if (isChatTaken(again)) return [];
+    return claimDueOnce(q, owner, nowMs, leaseMs, limit).catch((again: unknown) => {
+      if (isChatTaken(again)) return { rows: [], more: true };
       throw again;
     });
   }
 }
 
-async function claimEventsOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRow[]> {
-  const { rows } = await q.query<ClaimedRow>(
-    `UPDATE skillgate.inbox_events e
-        SET status = 'processing', lease_owner = $1, lease_until = $3::timestamptz,
-            attempts = e.attempts + 1
-      WHERE e.id IN (
-        SELECT h.id FROM skillgate.inbox_events h
-         WHERE h.status IN ('received', 'processing')
-           AND ((h.status = 'received' AND h.next_attempt_at <= $2::timestamptz)
-             OR (h.status = 'processing' AND h.lease_until <= $2::timestamptz))
-           AND NOT EXISTS (
-             SELECT 1 FROM skillgate.inbox_events p
-              WHERE p.chat_key = h.chat_key AND p.id < h.id
-                AND p.status IN ('received', 'processing'))
-         ORDER BY h.id
-         LIMIT $4
-         FOR UPDATE OF h SKIP LOCKED)
-        AND (e.status = 'received' OR e.lease_until <= $2::timestamptz)
-      RETURNING e.id::text AS id, e.payload, e.chat_key, e.attempts, e.received_at`,
+async function claimDueOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<{ rows: ClaimedRow[]; more: boolean }> {
+  const { rows } = await q.query<ClaimedRow & { id: string | null; more: boolean }>(
+    `WITH c AS (
+       UPDATE skillgate.inbox_events e
+          SET status = 'processing', lease_owner = $1, lease_until = $3::timestamptz,
+              attempts = e.attempts + 1
+        WHERE e.id IN (
+          SELECT h.id FROM skillgate.inbox_events h
+           WHERE h.status IN ('received', 'processing')
+             AND ((h.status = 'received' AND h.next_attempt_at <= $2::timestamptz)
+               OR (h.status = 'processing' AND h.lease_until <= $2::timestamptz))
+             AND NOT EXISTS (
+               SELECT 1 FROM skillgate.inbox_events p
+                WHERE p.chat_key = h.chat_key AND p.id < h.id
+                  AND p.status IN ('received', 'processing'))
+           ORDER BY h.id
+           LIMIT $4
+           FOR UPDATE OF h SKIP LOCKED)
+          AND (e.status = 'received' OR e.lease_until <= $2::timestamptz)
+        RETURNING e.id, e.payload, e.chat_key, e.attempts, e.received_at
+     )
+     SELECT c.id::text AS id, c.payload, c.chat_key, c.attempts, c.received_at,
+            EXISTS (SELECT 1 FROM skillgate.inbox_events r
+                     WHERE r.status = 'received' AND r.id NOT IN (SELECT id FROM c)) AS more
+       FROM (SELECT 1) one LEFT JOIN c ON true`,
     [owner, iso(nowMs), iso(nowMs + leaseMs), limit],
   );
-  return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  const more = rows[0]?.more === true;
+  const claimed = rows.filter((r) => r.id !== null).map(({ more: _more, ...r }) => r as ClaimedRow);
+  return { rows: claimed.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)), more };
 }
 
 /** Extend the lease of a running event. @returns false when the lease is no longer ours */
@@ -250,6 +276,12 @@ export async function releaseEvents(q: Queryable, ids: string[], owner: string):
       WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'processing'`,
     [ids, owner],
   );
+}
+
+/** True when an event of `chatKey` is `processing` (any process). */
+export async function chatIsProcessing(q: Queryable, chatKey: string): Promise<boolean> {
+  const { rows } = await q.query(`SELECT 1 FROM skillgate.inbox_events WHERE chat_key = $1 AND status = 'processing' LIMIT 1`, [chatKey]);
+  return rows.length > 0;
 }
 
 /** Events not finished yet (`received` or `processing`). */

@@ -5,8 +5,14 @@
 import type { InboundMessage } from '../channel/types.ts';
 import type { Logger } from '../log/logger.ts';
 
-/** One stored inbound event, as handed to the handler. */
-export interface InboxEvent {
+/**
+ * One stored inbound event, as handed to the handler. `P` is what the intake made of the
+ * message (the parsed text), carried in memory when this process took the event as it stored
+ * it; absent when the event was read back from the table.
+ */
+export interface InboxEvent<P = unknown> {
+  /** What {@link Inbox.receive} was given with the message, when this process stored it. */
+  parsed?: P;
   /** The row id (bigint as a decimal string). */
   id: string;
   /** The InboundMessage exactly as {@link Inbox.receive} got it. */
@@ -30,7 +36,7 @@ export interface InboxOutcome {
 }
 
 /** Handles one event; a throw is retried with backoff, then recorded as `failed`. */
-export type InboxHandler = (event: InboxEvent) => Promise<void | InboxOutcome>;
+export type InboxHandler<P = unknown> = (event: InboxEvent<P>) => Promise<void | InboxOutcome>;
 
 /** Options of `createInbox`. */
 export interface InboxOptions {
@@ -70,21 +76,23 @@ export interface InboxStopOptions {
 }
 
 /** The durable inbound queue of one gateway process. */
-export interface Inbox {
+export interface Inbox<P = unknown> {
   /**
    * Store `msg` (one INSERT … ON CONFLICT DO NOTHING: atomic, also across processes).
    * @returns `accepted` when new, `duplicate` when (channel, account, dedupe_key) was stored before
    * @throws the database error when it could not be stored (the adapter then answers the platform
    *   with a retryable error so it redelivers)
    */
-  receive(msg: InboundMessage): Promise<'accepted' | 'duplicate'>;
+  receive(msg: InboundMessage, parsed?: P): Promise<'accepted' | 'duplicate'>;
+  /** True when an event of `chatKey` is being processed by any process of this database. @throws the database error. */
+  processing(chatKey: string): Promise<boolean>;
   /**
    * Start the workers: due events are taken (per chat strictly in receive order, one at a time;
    * different chats in parallel up to `concurrency`) and passed to `handler`. Events left by a
    * stopped or crashed process are resumed once their lease expired.
    * @throws Error when already started
    */
-  start(handler: InboxHandler, opts?: InboxStartOptions): void;
+  start(handler: InboxHandler<P>, opts?: InboxStartOptions): void;
   /** Stop taking events and wait for running handlers (see {@link InboxStopOptions}). */
   stop(opts?: InboxStopOptions): Promise<void>;
   /** Unfinished events (`received` or `processing`), for the backlog gauge. */

@@ -16,7 +16,6 @@
  *   a race looks again. A redelivered inbox event may take the record its first run took (the
  *   run died before it finished), so a crash does not lose the reply.
  */
-import { parseCommand } from '../turn/planners/command.ts';
 import type { PendingReplyRouter, TurnContext } from '../turn/turn.ts';
 import { listAttachments } from '../session/attachments.ts';
 import type { Queryable } from '../store/db.ts';
@@ -219,7 +218,7 @@ export class PendingRepliesRouter implements PendingReplyRouter {
     if (msg.kind !== 'message') return false;
     const text = ctx.text;
     if (text.startsWith('/') || text.startsWith('／')) return false;
-    const cancel = parseCommand(text).kind === 'cancel';
+    const cancel = ctx.input.kind === 'cancel';
     const q = this.#db;
     const ids = new Set<string>([msg.actor.id, ...Object.values(msg.actor.ids ?? {}), ctx.actor.contactKey]);
     if (msg.chat.type === 'direct') ids.add(msg.chat.id);

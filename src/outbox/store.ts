@@ -3,17 +3,13 @@
  * function; no transaction is held across a send. Times are ms from the outbox clock.
  */
 import { storableCopy, storableText } from '../channel/storable.ts';
-import type { OutboundTarget } from '../channel/types.ts';
+import { targetChatKey } from '../channel/chat-key.ts';
 import type { Queryable } from '../store/db.ts';
 import type { CompletesEvent, OutboxItem, OutboxRecord } from './types.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** `<channel>:<account>:<chat_id>[:<thread_id>]`, the same key as the inbox's `chatKey`. */
-export function targetChatKey(t: Pick<OutboundTarget, 'channel' | 'account' | 'chat_id' | 'thread_id'>): string {
-  const base = `${t.channel}:${t.account}:${t.chat_id}`;
-  return t.thread_id ? `${base}:${t.thread_id}` : base;
-}
+export { targetChatKey };
 
 const COLUMNS = `id::text AS id, idempotency_key, channel, account, chat_key, target, message, status,
   attempts, next_attempt_at, last_error, error_code, platform_message_ids, origin, created_at, sent_at, parts_done`;

@@ -4,6 +4,7 @@
  * planner (OpenAI-compatible tool calling) both implement it; the turn runs whichever the
  * role uses and composes the reply from what it returns.
  */
+import type { ParsedCommand } from './planners/command-parse.ts';
 import type { Envelope } from '../envelope/types.ts';
 import type { ModelTool } from '../registry/types.ts';
 
@@ -27,6 +28,8 @@ export interface MaterialRef {
 export interface PlannerTurn {
   /** The text addressed to the bot (mention removed, trimmed). */
   text: string;
+  /** {@link text} parsed once (src/turn/input.ts); planners act on it instead of parsing again. */
+  input?: ParsedCommand;
   /** The verbatim platform text (R-CTX-04). */
   raw_input: string;
   lang: 'zh-CN' | 'en';

@@ -3,16 +3,10 @@
  * account + chat (+ thread), so a group chat shares one workspace and a forum topic has its own.
  */
 import { createHash } from 'node:crypto';
+import { chatKeyOf } from '../channel/chat-key.ts';
 import type { InboundMessage } from '../channel/types.ts';
 
-/**
- * The chat key of a message: `<channel>:<account>:<chat id>[:<thread id>]` — the unit of
- * ordering (inbox, outbox) and of stopping a running turn.
- */
-export function chatKeyOf(msg: Pick<InboundMessage, 'channel' | 'account' | 'chat'>): string {
-  const base = `${msg.channel}:${msg.account}:${msg.chat.id}`;
-  return msg.chat.thread_id ? `${base}:${msg.chat.thread_id}` : base;
-}
+export { chatKeyOf };
 
 /**
  * The stable session id of a role's conversation in a chat: `c_` + the first 24 base64url

@@ -13,7 +13,7 @@ import { runSkill, type RunSkillRequest, type SkillServices } from '../executor/
 import { actorFieldsFor, checkAccess, resolveActor, type ResolvedActor } from '../identity/index.ts';
 import { listAttachments } from '../session/attachments.ts';
 import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
-import { parseCommand } from './planners/command.ts';
+import { addressedText, parseTurnInput, type TurnInput } from './input.ts';
 import type { MaterialRef, Planner, PlannerResult, ToolInvocation } from './planner.ts';
 import { composeReply } from './reply/index.ts';
 import { takeConfirmByToken, takeLatestConfirm } from './confirm-flow.ts';
@@ -59,6 +59,8 @@ export interface TurnContext {
   lang: Lang;
   /** Text addressed to the bot (mention removed). */
   text: string;
+  /** {@link text} parsed once: a command, help, stop, confirm, cancel, invalid or plain text. */
+  input: TurnInput;
   signal: AbortSignal;
   /** Run one tool through the whole pipeline for this turn's actor and session. */
   invoke(tool: string, args: Record<string, unknown>): Promise<Envelope>;
@@ -104,6 +106,8 @@ export interface TurnEvent {
   message: InboundMessage;
   /** The inbox lease holding it; with it the reply commits the event's done mark. */
   lease_owner?: string;
+  /** The text as the intake parsed it (absent for an event read back from the table). */
+  parsed?: TurnInput;
 }
 
 function targetOf(msg: InboundMessage, chatType = msg.chat.type): OutboundTarget {
@@ -239,7 +243,8 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       target,
       adapter,
       lang,
-      text: (msg.input_without_bot_mention ?? msg.raw_input ?? '').trim(),
+      text: addressedText(msg),
+      input: ev.parsed ?? parseTurnInput(msg),
       signal: run.signal,
       invoke,
       notice: sendNotice,
@@ -284,7 +289,7 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
     await answerConfirm(ctx, pending, choice);
     return;
   }
-  const parsed = parseCommand(ctx.text);
+  const parsed = ctx.input;
   if (parsed.kind === 'confirm' || parsed.kind === 'cancel') {
     const choice = parsed.kind === 'cancel' ? 'cancelled' : 'confirmed';
     const pending = await takeLatestConfirm(services.db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, resolution: choice, now: opts.now() });
@@ -308,6 +313,7 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
   const materials: MaterialRef[] = (await listAttachments(services.db, session.id)).map((a) => ({ ref: a.ref, type: a.type, filename: a.filename }));
   const result = await planner.handle({
     text: ctx.text,
+    input: ctx.input,
     raw_input: msg.raw_input ?? '',
     lang,
     tools,

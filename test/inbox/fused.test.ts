@@ -14,7 +14,8 @@ import { captureLog, inbound, latch, until } from './helpers.ts';
 function recording(db: Db): { db: Db; claims: () => number; claimsDone: () => number } {
   let claims = 0;
   let claimsDone = 0;
-  const isClaim = (text: string): boolean => /^\s*UPDATE skillgate\.inbox_events e\b/.test(text);
+  // a claim: the inbox's UPDATE of due heads (src/inbox/store.ts claimDue), alone or as a CTE
+  const isClaim = (text: string): boolean => /^\s*(?:WITH c AS \(\s*)?UPDATE skillgate\.inbox_events e\b/.test(text);
   const proxy = new Proxy(db, {
     get(target, prop) {
       if (prop === 'query') {

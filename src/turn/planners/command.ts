@@ -50,7 +50,7 @@ export class CommandPlanner implements Planner {
   /** Never throws for a skill failure (an envelope with `success:false` is returned as is). */
   async handle(turn: PlannerTurn): Promise<PlannerResult> {
     const lang = turn.lang;
-    const parsed = parseCommand(turn.text, { botUsername: this.opts.botUsername });
+    const parsed = turn.input && !this.opts.botUsername ? turn.input : parseCommand(turn.text, { botUsername: this.opts.botUsername });
     switch (parsed.kind) {
       case 'call': {
         const found = lookupTool(parsed.tool, turn.tools);
