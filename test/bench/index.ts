@@ -19,6 +19,11 @@ import { renderReport, type LoadFigure } from './report.ts';
 import { median, type LoadResult } from './load.ts';
 
 const only = process.env.BENCH_ONLY?.trim() || undefined;
+// A pg client given a query while it executes another (two flows on one client) fails the run.
+const overlaps: string[] = [];
+process.on('warning', (w) => {
+  if (/already executing a query/.test(w.message)) overlaps.push(w.stack ?? w.message);
+});
 const repeat = Math.max(1, Number(process.env.BENCH_REPEAT ?? 1) || 1);
 const startedAt = new Date();
 const runs = (group: string): boolean => only === undefined || only === group;
@@ -80,3 +85,8 @@ if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
 }
 // pg-boss, pools and sockets of the gateways are closed; exit even if a timer lingers.
 process.exit(0);
+
+if (overlaps.length > 0) {
+  console.error(`\nbench: FAILED: a pg client was given a query while executing another (${overlaps.length}×):\n${overlaps[0]}`);
+  process.exitCode = 1;
+}
