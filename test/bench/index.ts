@@ -83,10 +83,8 @@ if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
   writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped }));
   console.log(`\nwrote ${file}`);
 }
-// pg-boss, pools and sockets of the gateways are closed; exit even if a timer lingers.
-process.exit(0);
-
 if (overlaps.length > 0) {
   console.error(`\nbench: FAILED: a pg client was given a query while executing another (${overlaps.length}×):\n${overlaps[0]}`);
-  process.exitCode = 1;
 }
+// pg-boss, pools and sockets of the gateways are closed; exit even if a timer lingers.
+process.exit(overlaps.length > 0 ? 1 : 0);
