@@ -103,8 +103,10 @@ export class AccountPacer {
   private tat = 0;
   private pausedUntil = 0;
   private rate: { perSecond: number; sinceMs: number } | null = null;
-  /** Send times of the last second (to know what was being sent when a 429 came). */
-  private recent: number[] = [];
+  /** Sends counted per 1 s window (to know what was being sent when a 429 came). */
+  private windowStart = Number.NEGATIVE_INFINITY;
+  private windowCount = 0;
+  private lastWindowCount = 0;
 
   constructor(private readonly limits: RateLimit[]) {}
 
@@ -141,8 +143,17 @@ export class AccountPacer {
       now = clock.now();
       at = Math.max(at, this.pausedUntil);
     }
-    this.recent.push(now);
-    this.recent = this.recent.filter((t) => t > now - 1000);
+    if (now - this.windowStart >= 1000) {
+      this.lastWindowCount = now - this.windowStart < 2000 ? this.windowCount : 0;
+      this.windowStart = now;
+      this.windowCount = 0;
+    }
+    this.windowCount++;
+  }
+
+  /** Sends per second lately (the fuller of the current and the previous 1 s window). */
+  private observed(): number {
+    return Math.max(this.windowCount, this.lastWindowCount);
   }
 
   /**
@@ -151,7 +162,7 @@ export class AccountPacer {
    */
   rateLimited(nowMs: number, retryAfterMs: number | null): SharedAccountPace {
     this.pausedUntil = Math.max(this.pausedUntil, nowMs + Math.max(0, retryAfterMs ?? 1000));
-    const current = this.rateAt(nowMs) ?? Math.max(MIN_ADAPTIVE_RATE, this.recent.filter((t) => t > nowMs - 1000).length);
+    const current = this.rateAt(nowMs) ?? Math.max(MIN_ADAPTIVE_RATE, this.observed());
     this.rate = { perSecond: Math.max(MIN_ADAPTIVE_RATE, current / 2), sinceMs: nowMs };
     this.tat = Math.max(this.tat, this.pausedUntil);
     return { notBeforeMs: this.pausedUntil, rate: this.rate };
