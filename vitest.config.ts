@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Fails a test on node-postgres' "client is already executing a query" warning.
+    setupFiles: ['test/helpers/pg-overlap-guard.ts'],
     maxWorkers: 2,
     // The JSON report is what .ci/run reads for its closing `N passed, N failed` line.
     reporters: ['default', 'json'],

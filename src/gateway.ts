@@ -23,7 +23,7 @@ import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
 import { seedDemoDirectory } from './identity/index.ts';
 import { createInbox } from './inbox/index.ts';
-import { createOutbox } from './outbox/index.ts';
+import { createOutbox, operatorCeilings } from './outbox/index.ts';
 import { createCoreHost } from './turn/host.ts';
 import { plannerForRole, plannerStartupLine } from './turn/planners/model.ts';
 import type { Planner } from './turn/planner.ts';
@@ -168,6 +168,8 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const outbox = createOutbox(db, {
       log,
       adapterFor: deliveryFor,
+      // `max_sends_per_s` per account (off by default): docs/operations-delivery.md "Flood control".
+      ceilingOf: operatorCeilings(process.env, config.accounts),
       onStatus: (channel: string, status: string) => metricsRef?.outbound(channel, status),
     });
     services.messaging = {

@@ -7,10 +7,9 @@
  * at another Bot API server (tests: a loopback fake).
  */
 import { basename } from 'node:path';
-import { autoRetry } from '@grammyjs/auto-retry';
 import { Api } from 'grammy';
 import type { Update } from 'grammy/types';
-import { apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
+import { apiRootSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import type { ChannelFactory } from '../../src/channel/factory.ts';
 import { Lazy } from '../../src/channel/lazy.ts';
@@ -47,8 +46,11 @@ export interface TelegramSettings {
   mode: 'webhook' | 'polling';
   /** Bot API root without a trailing `/` (default https://api.telegram.org). */
   apiRoot: string;
-  /** Longest 429 wait grammY's auto-retry sits out, seconds (default 5); longer ones go to the outbox. */
-  maxRetryDelayS: number;
+  /**
+   * Unused: a 429 is never waited out in the SDK any more (the outbox waits its retry_after
+   * once, docs/operations-delivery.md). Kept so existing settings objects still type-check.
+   */
+  maxRetryDelayS?: number;
 }
 
 /** What the adapter uses besides its settings. */
@@ -74,7 +76,7 @@ export function telegramSettings(a: ChannelAccount): TelegramSettings {
   const mode = setting(a, 'mode').toLowerCase() || (secret ? 'webhook' : 'polling');
   if (mode !== 'webhook' && mode !== 'polling') throw settingError(a, 'mode', 'mode must be webhook or polling');
   if (mode === 'webhook' && !secret) throw settingError(a, 'webhook_secret', 'webhook mode needs a webhook secret');
-  return { account: a.id, token, webhookSecret: secret, mode, apiRoot: apiRootSetting(a, 'api_root', DEFAULT_API_ROOT), maxRetryDelayS: numberSetting(a, 'max_retry_delay_s', 5) };
+  return { account: a.id, token, webhookSecret: secret, mode, apiRoot: apiRootSetting(a, 'api_root', DEFAULT_API_ROOT) };
 }
 
 /** One Telegram bot account as a {@link WebhookAdapter} (polling accounts answer webhooks 404). */
@@ -96,8 +98,8 @@ export class TelegramAdapter implements WebhookAdapter {
     this.#d = deps;
     this.#now = deps.now ?? (() => new Date());
     this.api = new Api(settings.token, { apiRoot: settings.apiRoot });
-    // Bounded: at most 2 retries, only for 429s asking ≤ maxRetryDelayS; 5xx/network go to the outbox.
-    this.api.config.use(autoRetry({ maxRetryAttempts: 2, maxDelaySeconds: settings.maxRetryDelayS, rethrowInternalServerErrors: true, rethrowHttpErrors: true }));
+    // No SDK retries: a 429 goes back to the outbox with its retry_after, which waits it once
+    // and paces the chat and account (src/outbox/pacing.ts); 5xx/network errors back off there too.
     this.#payloads = createCallbackPayloads(deps.db, 'telegram', settings.account, this.#now);
     this.#bot = new Lazy(() => this.api.getMe().then((me) => ({ id: me.id, username: me.username })), deps.botInfo);
   }

@@ -12,9 +12,9 @@
  *   (`confirm:<token>`) ≤ 64 bytes, longer ones stored via src/channel/callback-payloads.ts;
  *   `confirm.prompt_md` is the text when the message has none;
  * - every failure returns `{ok:false, retryable, retry_after_ms?, error}` (never thrown).
- *   Rate limits: grammY's auto-retry waits out a 429 only when `retry_after` ≤ the adapter's
- *   `maxRetryDelayS` (default 5 s, at most 2 retries); a longer wait goes back to the outbox as
- *   `retry_after_ms`. 5xx and network errors are not retried here (the outbox backs off).
+ *   Rate limits: a 429 is not retried here; it goes back to the outbox as `retry_after_ms`,
+ *   which waits it once and paces the chat and the account (src/outbox/pacing.ts). 5xx and
+ *   network errors are not retried here either (the outbox backs off).
  */
 import { GrammyError, HttpError, InputFile, type Api } from 'grammy';
 import type { InlineKeyboardMarkup, ReplyParameters } from 'grammy/types';

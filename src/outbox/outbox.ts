@@ -1,9 +1,12 @@
 /**
  * The outbox (issue 5: durable outbound). `enqueue` stores messages (inside the caller's
- * transaction when given one); the delivery loop takes the due head message of each chat,
- * waits for the channel's rate limit, sends it through the channel adapter and records the
- * outcome: `sent`, `queued` again with a retry time that honours the platform's `retry_after`,
- * or `failed` with the platform's error.
+ * transaction when given one); the delivery loop takes the due head message of each chat whose
+ * chat and account flood control allow it (src/outbox/pacing.ts), waits for the account's
+ * pace, sends it through the channel adapter and records the outcome: `sent` (moving the
+ * chat's pace on), `queued` again with a retry time that honours the platform's `retry_after`
+ * (waited once: here, never also in the SDK; a 429 also pauses the account for every replica),
+ * or `failed` with the platform's error. Each message is delivered on its own: a chat or an
+ * account that has to wait never holds a message of another.
  *
  * Cross-process safety: a message is taken with `FOR UPDATE SKIP LOCKED` and a lease, and only
  * the head of a chat's unsent messages can be taken, so per-chat order holds across replicas
@@ -17,9 +20,19 @@ import type { SendResult } from '../channel/types.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../inbox/inbox.ts';
 import { backoffMs, retryAt } from './backoff.ts';
-import { RateLimiter } from './rate-limit.ts';
-import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSentMany, releaseMessages, selectMessage, targetChatKey, type SentMark } from './store.ts';
-import { createBatcher } from '../store/batch.ts';
+import { AccountPacers, CHANNEL_POLICIES, chatPaceOf, type RateLimit } from './pacing.ts';
+import {
+  claimMessages,
+  countBacklog,
+  insertMessage,
+  markAttemptFailed,
+  markSent,
+  recordAccountPause,
+  releaseMessages,
+  selectMessage,
+  targetChatKey,
+  type ClaimedRecord,
+} from './store.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -58,8 +71,6 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const log = opts.log;
   const clock = opts.clock ?? systemClock;
   const owner = opts.instanceId ?? defaultInstanceId();
-  // Delivery marks of sends finishing at the same time share one statement (src/store/batch.ts).
-  const sentMarks = createBatcher<SentMark, boolean>((marks) => markSentMany(db, marks));
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 8);
   const baseDelayMs = opts.baseDelayMs ?? 1000;
   const maxDelayMs = opts.maxDelayMs ?? 300_000;
@@ -67,7 +78,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const batchSize = Math.max(1, opts.batchSize ?? 16);
   const leaseMs = opts.leaseMs ?? 60_000;
   const random = opts.random ?? Math.random;
-  const limiter = new RateLimiter(opts.rateLimits);
+  const policies = opts.policies ?? CHANNEL_POLICIES;
+  const ceilingOf = (channel: string, account: string): RateLimit | undefined =>
+    opts.ceilingOf?.(channel, account) ?? (opts.rateLimits && Object.hasOwn(opts.rateLimits, channel) ? opts.rateLimits[channel] : undefined);
+  const pacers = new AccountPacers(policies, ceilingOf);
   const finals = new EventEmitter();
   finals.setMaxListeners(0);
 
@@ -80,6 +94,11 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   let unlisten: (() => Promise<void>) | undefined;
   /** Deliveries of rows claimed in their INSERT (see enqueue), awaited by stop. */
   const directs = new Set<Promise<void>>();
+  /** Deliveries of rows the loop took, each on its own (at most batchSize at once). */
+  const inflight = new Set<Promise<void>>();
+  /** A wake-up when a paced chat or a paused account becomes due (wall-clock timer). */
+  let paceTimer: NodeJS.Timeout | undefined;
+  let paceAt = Number.POSITIVE_INFINITY;
   /** Bumped whenever this process stores a row it did not claim (someone must take it later). */
   let queuedTick = 0;
 
@@ -102,8 +121,21 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     if (ours) final(row, 'failed', error, code);
   }
 
+  /** Wake the loop at outbox-clock time `at` (the earliest asked for wins). */
+  function wakeAt(at: number): void {
+    if (!running || at >= paceAt) return;
+    if (paceTimer) clearTimeout(paceTimer);
+    paceAt = at;
+    paceTimer = setTimeout(() => {
+      paceTimer = undefined;
+      paceAt = Number.POSITIVE_INFINITY;
+      wake();
+    }, Math.max(0, at - clock.now()));
+    paceTimer.unref();
+  }
+
   /** Send one taken row and record the outcome. @returns true when it was recorded `sent` */
-  async function deliver(row: OutboxRecord): Promise<boolean> {
+  async function deliver(row: OutboxRecord | ClaimedRecord): Promise<boolean> {
     try {
       if (row.attempts > maxAttempts) {
         await fail(row, `abandoned: ${row.attempts - 1} attempts ended without a result`, 'abandoned');
@@ -114,8 +146,12 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         await fail(row, `no adapter for channel ${row.channel} account ${row.account}`, 'no_adapter');
         return false;
       }
-      const wait = limiter.reserve(row.channel, row.account, clock.now());
-      if (wait > 0) await clock.sleep(wait);
+      const pacer = pacers.get(row.channel, row.account);
+      const shared = row as Partial<ClaimedRecord>;
+      if (shared.pace_rate_per_s && shared.pace_rate_since) {
+        pacer.adopt({ notBeforeMs: 0, rate: { perSecond: shared.pace_rate_per_s, sinceMs: new Date(shared.pace_rate_since).getTime() } });
+      }
+      await pacer.acquire(clock);
       let result: SendResult;
       try {
         result = await adapter.send(row.target, row.message, { idempotencyKey: `outbox:${row.id}`, partsDone: row.parts_done ?? 0 });
@@ -125,7 +161,13 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       }
       const now = clock.now();
       if (result.ok) {
-        if (await sentMarks.submit({ id: row.id, owner, messageIds: result.message_ids, nowMs: now })) {
+        const pace = chatPaceOf(row.target, policies);
+        const step = pace
+          ? { chatKey: row.chat_key, stepMs: Math.max(1, result.message_ids.length) * pace.intervalMs, toleranceMs: (Math.max(1, pace.burst) - 1) * pace.intervalMs }
+          : undefined;
+        const marked = await markSent(db, row.id, owner, result.message_ids, now, step);
+        if (marked.notBeforeMs > now) wakeAt(marked.notBeforeMs);
+        if (marked.ours) {
           final(row, 'sent');
           return true;
         }
@@ -135,6 +177,15 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       const code = result.code === undefined || result.code === null ? null : String(result.code);
       const error = String(result.error ?? '').slice(0, 2000);
       const progress = progressOf(row, result);
+      if (result.retryable && (result.retry_after_ms != null || code === '429')) {
+        // The platform says "too fast": pause the whole account (every replica) and slow it down.
+        const state = pacer.rateLimited(now, result.retry_after_ms ?? null);
+        await recordAccountPause(db, `${row.channel}:${row.account}`, state.notBeforeMs, state.rate).catch((err: unknown) =>
+          log.warn({ err: errorText(err) }, 'outbox: storing the account pause failed'),
+        );
+        wakeAt(state.notBeforeMs);
+        log.info({ channel: row.channel, account: row.account, retry_after_ms: result.retry_after_ms ?? null, rate_per_s: state.rate?.perSecond }, 'outbox: rate limited by the platform; account paused');
+      }
       if (!result.retryable || row.attempts >= maxAttempts) {
         await fail(row, error, code, progress);
         return false;
@@ -163,20 +214,38 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     directs.add(p);
   }
 
-  async function pass(): Promise<number> {
-    const rows = await claimMessages(db, owner, clock.now(), leaseMs, batchSize);
+  /**
+   * Take up to `limit` due rows and start delivering each on its own.
+   * @returns how many were taken and a promise of their deliveries
+   */
+  async function take(limit: number): Promise<{ n: number; done: Promise<void> }> {
+    const rows = await claimMessages(db, owner, clock.now(), leaseMs, limit);
     if (stopping) {
       await releaseMessages(db, rows.map((r) => r.id), owner);
-      return 0;
+      return { n: 0, done: Promise.resolve() };
     }
-    await Promise.all(rows.map((row) => deliver(row)));
-    return rows.length;
+    const all = rows.map((row) => {
+      const p: Promise<void> = deliver(row).then(() => {
+        inflight.delete(p);
+        wake(); // the chat's next message may be its head now
+      });
+      inflight.add(p);
+      return p;
+    });
+    return { n: rows.length, done: Promise.all(all).then(() => undefined) };
   }
 
-  function deliverDue(): Promise<number> {
-    const run = chain.then(pass, pass);
+  /** Claims one after the other (deliveries run on their own). */
+  function serialTake(limit: number): Promise<{ n: number; done: Promise<void> }> {
+    const run = chain.then(() => take(limit), () => take(limit));
     chain = run.catch(() => undefined);
     return run;
+  }
+
+  async function deliverDue(): Promise<number> {
+    const { n, done } = await serialTake(batchSize);
+    await done;
+    return n;
   }
 
   const schedulePoll = (): void => {
@@ -196,8 +265,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     try {
       do {
         again = false;
-        while (running && (await deliverDue()) > 0) {
-          /* keep going while there is due work */
+        // Take due rows while there is room; a delivery that finishes wakes the loop again.
+        while (running && inflight.size < batchSize) {
+          const { n } = await serialTake(batchSize - inflight.size);
+          if (n === 0) break;
         }
       } while (again && running);
     } catch (err) {
@@ -277,10 +348,14 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       stopping = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
+      if (paceTimer) clearTimeout(paceTimer);
+      paceTimer = undefined;
+      paceAt = Number.POSITIVE_INFINITY;
       const off = unlisten;
       unlisten = undefined;
       await off?.().catch(() => undefined);
       await chain;
+      await Promise.all([...inflight]);
       await Promise.all([...directs]);
       stopping = false;
     },

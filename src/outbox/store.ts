@@ -14,6 +14,17 @@ export { targetChatKey };
 const COLUMNS = `id::text AS id, idempotency_key, channel, account, chat_key, target, message, status,
   attempts, next_attempt_at, last_error, error_code, platform_message_ids, origin, created_at, sent_at, parts_done`;
 
+/**
+ * SQL: no pace row holds this chat or its account back at `now` (src/outbox/pacing.ts;
+ * table `skillgate.delivery_pace`, migration 0020).
+ */
+function paceFree(chat: string, channel: string, account: string, now: string): string {
+  return `NOT EXISTS (
+    SELECT 1 FROM skillgate.delivery_pace d
+     WHERE d.not_before > ${now}
+       AND ((d.scope = 'chat' AND d.key = ${chat}) OR (d.scope = 'account' AND d.key = ${channel} || ':' || ${account})))`;
+}
+
 /** A lease to take in the INSERT itself (see {@link insertMessage}). */
 export interface InsertClaim {
   owner: string;
@@ -26,7 +37,8 @@ export interface InsertClaim {
  * the INSERT waited on it.
  *
  * With `claim`, the new row is taken for `claim.owner` in the same statement (`sending`, lease,
- * attempt 1) when it is the head of its chat (no earlier `queued`/`sending` message visible),
+ * attempt 1) when it is the head of its chat (no earlier `queued`/`sending` message visible)
+ * and neither the chat nor its account is held back by flood control (src/outbox/pacing.ts),
  * and returned as `claimed` so the caller delivers it after commit without a claim statement.
  * Two processes taking one chat's head at once cannot both win (migration 0030); the loser's
  * row is stored `queued`. With `notifyChannel`, a `queued` row is announced in the statement.
@@ -78,7 +90,8 @@ async function insertMessageOnce(
             CASE WHEN h.head THEN 1 ELSE 0 END
        FROM (SELECT $9::text IS NOT NULL AND NOT EXISTS (
                SELECT 1 FROM skillgate.outbox_messages p
-                WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending')) AS head) h
+                WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending'))
+             AND ${paceFree('$4', '$2', '$3', '$8::timestamptz')} AS head) h
      ON CONFLICT (idempotency_key) DO NOTHING
      RETURNING ${COLUMNS},
                CASE WHEN status = 'queued' AND $11::text IS NOT NULL THEN pg_notify($11::text, id::text) END AS notified`;
@@ -120,12 +133,19 @@ async function insertMessageOnce(
   return { id: existing.rows[0].id, claimed: null, completed };
 }
 
+/** A taken row with the account-wide flood-control state another replica stored (if any). */
+export interface ClaimedRecord extends OutboxRecord {
+  pace_rate_per_s: number | null;
+  pace_rate_since: Date | null;
+}
+
 /**
  * Take up to `limit` due messages for `owner`: the head (lowest id) of each chat's unsent
- * messages, when `queued` and due, or `sending` with an expired lease (a sender that died).
+ * messages, when `queued` and due, or `sending` with an expired lease (a sender that died),
+ * and neither its chat nor its account held back by flood control (src/outbox/pacing.ts).
  * `FOR UPDATE SKIP LOCKED` + lease: two replicas never send the same row at once.
  */
-export async function claimMessages(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxRecord[]> {
+export async function claimMessages(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRecord[]> {
   try {
     return await claimMessagesOnce(q, owner, nowMs, leaseMs, limit);
   } catch (err) {
@@ -138,8 +158,8 @@ export async function claimMessages(q: Queryable, owner: string, nowMs: number, 
   }
 }
 
-async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxRecord[]> {
-  const { rows } = await q.query<OutboxRecord>(
+async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRecord[]> {
+  const { rows } = await q.query<ClaimedRecord>(
     `UPDATE skillgate.outbox_messages m
         SET status = 'sending', lease_owner = $1, lease_until = $3::timestamptz, attempts = m.attempts + 1
       WHERE m.id IN (
@@ -151,62 +171,84 @@ async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, lea
              SELECT 1 FROM skillgate.outbox_messages p
               WHERE p.chat_key = h.chat_key AND p.id < h.id
                 AND p.status IN ('queued', 'sending'))
+           AND ${paceFree('h.chat_key', 'h.channel', 'h.account', '$2::timestamptz')}
          ORDER BY h.id
          LIMIT $4
          FOR UPDATE OF h SKIP LOCKED)
         AND (m.status = 'queued' OR m.lease_until <= $2::timestamptz)
-      RETURNING ${COLUMNS}`,
+      RETURNING ${COLUMNS},
+        (SELECT d.rate_per_s FROM skillgate.delivery_pace d WHERE d.scope = 'account' AND d.key = m.channel || ':' || m.account) AS pace_rate_per_s,
+        (SELECT d.rate_since FROM skillgate.delivery_pace d WHERE d.scope = 'account' AND d.key = m.channel || ':' || m.account) AS pace_rate_since`,
     [owner, iso(nowMs), iso(nowMs + leaseMs), limit],
   );
   return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
 }
 
+/** The chat's flood-control step of a delivery (see {@link markSent}). */
+export interface ChatPaceStep {
+  chatKey: string;
+  /** How far the chat's schedule moves: parts sent × the pace interval, ms. */
+  stepMs: number;
+  /** The burst tolerance: (burst − 1) × interval, ms. */
+  toleranceMs: number;
+}
+
 /**
  * Record a delivery. `messageIds` are the ids of the parts this attempt sent; they are added to
  * those of earlier attempts that delivered some parts (`parts_done`), so the row lists them all.
- * @returns false when the lease was no longer ours
+ * With `pace`, the chat's flood-control schedule moves on in the same statement (GCRA:
+ * tat = max(tat, now) + step; the chat's next message not before tat − tolerance).
+ * @returns whether the lease was still ours, and when the chat may be sent to next (ms; 0 when not paced)
  */
-export async function markSent(q: Queryable, id: string, owner: string, messageIds: string[], nowMs: number): Promise<boolean> {
-  const res = await q.query(
-    `UPDATE skillgate.outbox_messages
+export async function markSent(
+  q: Queryable,
+  id: string,
+  owner: string,
+  messageIds: string[],
+  nowMs: number,
+  pace?: ChatPaceStep,
+): Promise<{ ours: boolean; notBeforeMs: number }> {
+  const update = `UPDATE skillgate.outbox_messages
         SET status = 'sent', sent_at = $4::timestamptz,
             platform_message_ids = CASE WHEN parts_done > 0 THEN COALESCE(platform_message_ids, '[]'::jsonb) || $3::jsonb ELSE $3::jsonb END,
             lease_owner = NULL, lease_until = NULL
-      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`,
-    [id, owner, JSON.stringify(messageIds), iso(nowMs)],
+      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`;
+  if (!pace) {
+    const res = await q.query(update, [id, owner, JSON.stringify(messageIds), iso(nowMs)]);
+    return { ours: res.rowCount > 0, notBeforeMs: 0 };
+  }
+  const { rows } = await q.query<{ n: number; not_before: Date | null }>(
+    `WITH s AS (${update} RETURNING id),
+          p AS (
+            INSERT INTO skillgate.delivery_pace AS d (scope, key, tat, not_before)
+            SELECT 'chat', $5, $4::timestamptz + $6 * interval '1 millisecond',
+                   $4::timestamptz + ($6 - $7) * interval '1 millisecond'
+              FROM s
+            ON CONFLICT (scope, key) DO UPDATE
+              SET tat = GREATEST(d.tat, $4::timestamptz) + $6 * interval '1 millisecond',
+                  not_before = GREATEST(d.tat, $4::timestamptz) + ($6 - $7) * interval '1 millisecond'
+            RETURNING not_before)
+     SELECT (SELECT count(*)::int FROM s) AS n, (SELECT max(not_before) FROM p) AS not_before`,
+    [id, owner, JSON.stringify(messageIds), iso(nowMs), pace.chatKey, pace.stepMs, pace.toleranceMs],
   );
-  return res.rowCount > 0;
-}
-
-/** One delivery to record with {@link markSentMany}. */
-export interface SentMark {
-  id: string;
-  owner: string;
-  messageIds: string[];
-  nowMs: number;
+  const r = rows[0];
+  return { ours: (r?.n ?? 0) > 0, notBeforeMs: r?.not_before ? new Date(r.not_before).getTime() : 0 };
 }
 
 /**
- * {@link markSent} for many rows in one statement (the outbox's group commit,
- * src/store/batch.ts). @returns per mark, in order, whether it took effect (the lease was ours)
+ * Store that the platform answered an account with 429: nothing of `key` (`<channel>:<account>`)
+ * before `notBeforeMs` (the later of this and a stored pause wins), and the adaptive rate set
+ * then (src/outbox/pacing.ts), for every replica.
  */
-export async function markSentMany(q: Queryable, marks: SentMark[]): Promise<boolean[]> {
-  if (marks.length === 1) {
-    const m = marks[0]!;
-    return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs)];
-  }
-  const { rows } = await q.query<{ id: string }>(
-    `UPDATE skillgate.outbox_messages m
-        SET status = 'sent', sent_at = v.at,
-            platform_message_ids = CASE WHEN m.parts_done > 0 THEN COALESCE(m.platform_message_ids, '[]'::jsonb) || v.ids ELSE v.ids END,
-            lease_owner = NULL, lease_until = NULL
-       FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[]) AS v(id, owner, ids, at)
-      WHERE m.id = v.id AND m.lease_owner = v.owner AND m.status = 'sending'
-      RETURNING m.id::text AS id`,
-    [marks.map((m) => m.id), marks.map((m) => m.owner), marks.map((m) => JSON.stringify(m.messageIds)), marks.map((m) => iso(m.nowMs))],
+export async function recordAccountPause(q: Queryable, key: string, notBeforeMs: number, rate: { perSecond: number; sinceMs: number } | null): Promise<void> {
+  await q.query(
+    `INSERT INTO skillgate.delivery_pace AS d (scope, key, tat, not_before, rate_per_s, rate_since)
+     VALUES ('account', $1, $2::timestamptz, $2::timestamptz, $3, $4::timestamptz)
+     ON CONFLICT (scope, key) DO UPDATE
+       SET not_before = GREATEST(d.not_before, EXCLUDED.not_before), tat = GREATEST(d.tat, EXCLUDED.tat),
+           rate_per_s = EXCLUDED.rate_per_s, rate_since = EXCLUDED.rate_since`,
+    [key, iso(notBeforeMs), rate?.perSecond ?? null, rate ? iso(rate.sinceMs) : null],
   );
-  const done = new Set(rows.map((r) => r.id));
-  return marks.map((m) => done.has(m.id));
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { ChannelAdapter, OutboundMessage, OutboundTarget } from '../channel/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Queryable } from '../store/db.ts';
-import type { RateLimit } from './rate-limit.ts';
+import type { ChannelPolicy, RateLimit } from './pacing.ts';
 
 /**
  * Row states: queued → sending → sent | failed (back to queued on a retryable failure);
@@ -85,8 +85,15 @@ export interface OutboxOptions {
   baseDelayMs?: number;
   /** Longest retry delay from backoff, ms (default 300000; a longer platform `retry_after` still wins). */
   maxDelayMs?: number;
-  /** Per-channel limits overriding `DEFAULT_RATE_LIMITS` (per adapter account, per process). */
+  /**
+   * Operator ceilings per channel (every account of it), sends/s per process; off by default
+   * (src/outbox/pacing.ts). `ceilingOf` wins where it answers.
+   */
   rateLimits?: Record<string, RateLimit>;
+  /** The operator's ceiling of one account (`max_sends_per_s`, see `operatorCeilings`), if any. */
+  ceilingOf?: (channel: string, account: string) => RateLimit | undefined;
+  /** Flood-control policies per channel (default `CHANNEL_POLICIES`: what each platform documents). */
+  policies?: Readonly<Record<string, ChannelPolicy>>;
   /** Look for due messages this often when nothing wakes the loop, ms (default 1000). */
   pollMs?: number;
   /** Messages taken per pass and sent at once (different chats), default 16. */
@@ -131,8 +138,9 @@ export interface Outbox {
   /** Stop the loop; a send in flight finishes and is recorded first. */
   stop(): Promise<void>;
   /**
-   * One delivery pass: take the due head message of each chat (up to batchSize), wait for the
-   * channel's rate limit, send, record. @returns how many messages were attempted
+   * One delivery pass: take the due head message of each chat (up to batchSize) that flood
+   * control lets go, wait for the account's pace, send, record; resolves when those are
+   * recorded. @returns how many messages were attempted
    */
   deliverDue(): Promise<number>;
   /** The stored message, or undefined. */

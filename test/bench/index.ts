@@ -4,13 +4,14 @@
  * PGlite, and on BENCH_DATABASE_URL when set) — then `docs/performance.md` (test/bench/report.ts).
  * Never asserted in tests (machines are noisy).
  *
- * BENCH_ONLY=micro|gateway|webhook runs one group and leaves docs/performance.md alone unless
+ * BENCH_ONLY=micro|skillcall|gateway|webhook runs one group (skillcall: only the in-process no-op
+ * through runSkill, µs per call) and leaves docs/performance.md alone unless
  * BENCH_WRITE_DOCS=1 (BENCH_DOCS_PATH writes elsewhere). BENCH_REPEAT=n repeats each load bench n times (median ratio).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { datatableCases } from './datatable.bench.ts';
-import { executorCases } from './executor.bench.ts';
+import { executorCases, NOOP_CASE } from './executor.bench.ts';
 import { printTable, runCase, type BenchResult } from './harness.ts';
 import { storeCases } from './store.bench.ts';
 import { runGatewayBench } from './gateway.bench.ts';
@@ -19,6 +20,11 @@ import { renderReport, type LoadFigure } from './report.ts';
 import { median, type LoadResult } from './load.ts';
 
 const only = process.env.BENCH_ONLY?.trim() || undefined;
+// A pg client given a query while it executes another (two flows on one client) fails the run.
+const overlaps: string[] = [];
+process.on('warning', (w) => {
+  if (/already executing a query/.test(w.message)) overlaps.push(w.stack ?? w.message);
+});
 const repeat = Math.max(1, Number(process.env.BENCH_REPEAT ?? 1) || 1);
 const startedAt = new Date();
 const runs = (group: string): boolean => only === undefined || only === group;
@@ -36,6 +42,14 @@ if (runs('micro')) {
   }
   if (micro.length > 0) printTable(micro);
 }
+// BENCH_ONLY=skillcall: just the in-process no-op through the whole skill-call pipeline.
+if (only === 'skillcall') {
+  const c = executorCases().find((x) => x.name === NOOP_CASE)!;
+  process.stderr.write(`bench: ${c.name} …\n`);
+  micro.push(await runCase(c));
+}
+const noop = micro.find((m) => m.name === NOOP_CASE);
+if (noop) console.log(`\nskill call (runSkill, in-process no-op): ${noop.subjectUs.toFixed(1)} µs per call (the handler alone: ${noop.baselineUs.toFixed(2)} µs; target ≤ 200 µs)`);
 
 const engines: Array<string | undefined> = [undefined];
 if (process.env.BENCH_DATABASE_URL?.trim()) engines.push(process.env.BENCH_DATABASE_URL.trim());
@@ -62,7 +76,7 @@ for (const url of engines) {
 }
 
 /** The repeat whose ratio is the median, with every repeat's ratio. */
-function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: string; statementsPerMessage: number }>(
+function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: string; statementsPerMessage: number; commitsPerMessage?: number; insertBaseline?: LoadResult }>(
   bench: LoadFigure['bench'],
   reps: R[],
   shape: (r: R) => string,
@@ -70,7 +84,17 @@ function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: str
   const ratios = reps.map((r) => r.subject.perSecond / r.baseline.perSecond);
   const m = median(ratios);
   const mid = reps[ratios.findIndex((x) => x === m)] ?? reps[Math.floor(reps.length / 2)]!;
-  return { bench, engine: mid.engine, shape: shape(mid), baseline: mid.baseline, subject: mid.subject, statementsPerMessage: mid.statementsPerMessage, ratios };
+  return {
+    bench,
+    engine: mid.engine,
+    shape: shape(mid),
+    baseline: mid.baseline,
+    subject: mid.subject,
+    statementsPerMessage: mid.statementsPerMessage,
+    commitsPerMessage: mid.commitsPerMessage,
+    insertBaseline: mid.insertBaseline,
+    ratios,
+  };
 }
 
 if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
@@ -78,5 +102,8 @@ if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
   writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped }));
   console.log(`\nwrote ${file}`);
 }
+if (overlaps.length > 0) {
+  console.error(`\nbench: FAILED: a pg client was given a query while executing another (${overlaps.length}×):\n${overlaps[0]}`);
+}
 // pg-boss, pools and sockets of the gateways are closed; exit even if a timer lingers.
-process.exit(0);
+process.exit(overlaps.length > 0 ? 1 : 0);

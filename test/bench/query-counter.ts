@@ -16,6 +16,11 @@ export interface QueryCounter {
   breakdown(): Array<[kind: string, count: number]>;
   /** Milliseconds from each statement's call to its result, summed per kind. */
   timings(): Map<string, number>;
+  /**
+   * Transactions committed since reset, as the clients' statements say: an autocommit statement
+   * or a COMMIT is one; `writing` counts those that changed data (each is a WAL flush).
+   */
+  commits(): { total: number; writing: number };
   /** Restore the original `query`. */
   uninstall(): void;
 }
@@ -30,6 +35,21 @@ export function statementKind(text: string): string {
   return [head, table, fn].filter(Boolean).join(' ');
 }
 
+/**
+ * What a statement does to the session's transaction: opens / ends one, or runs in it (a
+ * `write` changes data, a `read` does not; `other` = savepoints and the like, never a commit).
+ */
+export function transactionRole(text: string): 'begin' | 'commit' | 'rollback' | 'write' | 'read' | 'other' {
+  const t = text.trimStart().toUpperCase();
+  if (/^(BEGIN|START TRANSACTION)\b/.test(t)) return 'begin';
+  if (/^(COMMIT|END)\b/.test(t)) return 'commit';
+  if (/^ROLLBACK\b(?!\s+TO)/.test(t)) return 'rollback';
+  if (/^(SAVEPOINT|RELEASE|ROLLBACK|SET|RESET|LISTEN|UNLISTEN)\b/.test(t)) return 'other';
+  if (/^(INSERT|UPDATE|DELETE|MERGE|COPY|CREATE|ALTER|DROP|TRUNCATE)\b/.test(t)) return 'write';
+  if (/^WITH\b/.test(t) && /\b(INSERT\s+INTO|UPDATE\s+\S+\s+(AS\s+\S+\s+)?SET|DELETE\s+FROM)\b/.test(t)) return 'write';
+  return 'read';
+}
+
 /** Install the counter (process-wide; call `uninstall` when done). */
 export function installQueryCounter(): QueryCounter {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
@@ -37,11 +57,28 @@ export function installQueryCounter(): QueryCounter {
   let counts = new Map<string, number>();
   let ms = new Map<string, number>();
   let n = 0;
+  let commits = { total: 0, writing: 0 };
+  /** Per client: inside BEGIN … COMMIT, and whether that transaction wrote. */
+  const tx = new WeakMap<object, { open: boolean; wrote: boolean }>();
   proto.query = function counted(this: unknown, ...args: unknown[]): unknown {
     const first = args[0];
     const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
     if (typeof text === 'string') {
       n++;
+      const st = tx.get(this as object) ?? { open: false, wrote: false };
+      tx.set(this as object, st);
+      const kind = transactionRole(text);
+      if (kind === 'begin') Object.assign(st, { open: true, wrote: false });
+      else if (kind === 'commit') {
+        commits.total++;
+        if (st.wrote) commits.writing++;
+        Object.assign(st, { open: false, wrote: false });
+      } else if (kind === 'rollback') Object.assign(st, { open: false, wrote: false });
+      else if (st.open) st.wrote ||= kind === 'write';
+      else if (kind !== 'other') {
+        commits.total++;
+        if (kind === 'write') commits.writing++;
+      }
       const k = statementKind(text);
       counts.set(k, (counts.get(k) ?? 0) + 1);
       const t0 = performance.now();
@@ -66,7 +103,9 @@ export function installQueryCounter(): QueryCounter {
       counts = new Map();
       ms = new Map();
       n = 0;
+      commits = { total: 0, writing: 0 };
     },
+    commits: () => ({ ...commits }),
     timings: () => ms,
     total: () => n,
     breakdown: () => [...counts.entries()].sort((a, b) => b[1] - a[1]),

@@ -17,6 +17,10 @@ export interface LoadFigure {
   subject: LoadResult;
   /** Database statements per handled message / request (query counter). */
   statementsPerMessage: number;
+  /** Committed transactions per handled message (query counter), when measured. */
+  commitsPerMessage?: number;
+  /** The gateway bench's second baseline: the 1-INSERT echo (the first is the durable floor). */
+  insertBaseline?: LoadResult;
   /** Throughput ratio subject/baseline of every repeat (the figure is their median). */
   ratios: number[];
 }
@@ -69,21 +73,23 @@ export function renderReport(r: BenchReport): string {
 
   out.push('## Load: gateway and webhook ingest', '');
   out.push('Target: throughput ratio ≥ 0.5 of the baseline (issue 5, issue 11 §4).', '');
-  out.push('| bench | database | load | baseline /s | baseline p50 / p99 ms | skillgate /s | skillgate p50 / p99 ms | statements per message | ratio (median) | target |');
-  out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  out.push('| bench | database | load | baseline /s | baseline p50 / p99 ms | 1-INSERT /s | skillgate /s | skillgate p50 / p99 ms | statements per message | commits per message | ratio (median) | target |');
+  out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const l of r.load) {
     const ratio = med(l.ratios);
     const reps = l.ratios.length > 1 ? ` (${l.ratios.map((x) => x.toFixed(3)).join(', ')})` : '';
     out.push(
-      `| ${l.bench} | ${l.engine} | ${l.shape} | ${f1(l.baseline.perSecond)} | ${f1(l.baseline.p50Ms)} / ${f1(l.baseline.p99Ms)} | ${f1(l.subject.perSecond)} | ${f1(l.subject.p50Ms)} / ${f1(l.subject.p99Ms)} | ${l.statementsPerMessage.toFixed(1)} | ${ratio.toFixed(3)}${reps} | ≥ 0.5 |`,
+      `| ${l.bench} | ${l.engine} | ${l.shape} | ${f1(l.baseline.perSecond)} | ${f1(l.baseline.p50Ms)} / ${f1(l.baseline.p99Ms)} | ${l.insertBaseline ? f1(l.insertBaseline.perSecond) : '—'} | ${f1(l.subject.perSecond)} | ${f1(l.subject.p50Ms)} / ${f1(l.subject.p99Ms)} | ${l.statementsPerMessage.toFixed(1)} | ${l.commitsPerMessage === undefined ? '—' : l.commitsPerMessage.toFixed(1)} | ${ratio.toFixed(3)}${reps} | ≥ 0.5 |`,
     );
   }
   out.push(
     '',
     '- **gateway**: each web client sends `/bench_noop` (an in-process no-op skill) over the web socket',
     '  and waits for the final reply before sending the next: web → inbox → identity → session →',
-    '  planner → executor (audit row) → outbox → web frame. Baseline: a bare `ws` server that stores',
-    '  each message with one INSERT into the same database and echoes it.',
+    '  planner → executor (audit row) → outbox → web frame. Baseline: the durable floor, a bare `ws`',
+    '  server that per message commits the inbound row, then the reply row with the inbound row\'s',
+    '  done mark, then (after sending) the delivered mark: 3 statements, 3 commits. The 1-INSERT',
+    '  column: a bare `ws` server that stores each message with one INSERT and echoes it.',
     '- **webhook ingest**: concurrent senders POST Telegram updates (10% redeliveries of earlier',
     '  update_ids) to `/webhooks/telegram`: secret header check, parse, dedup, inbox insert, 200; the',
     '  turns of the stored updates run meanwhile (replies to a loopback fake Bot API). Baseline: a bare',
@@ -137,7 +143,7 @@ export function renderReport(r: BenchReport): string {
     'BENCH_ONLY=gateway BENCH_GATEWAY_SECONDS=10 npm run bench',
     '```',
     '',
-    'Knobs: `BENCH_ONLY` (`micro`, `gateway`, `webhook`), `BENCH_REPEAT` (load runs per bench, the',
+    'Knobs: `BENCH_ONLY` (`micro`, `skillcall`, `gateway`, `webhook`), `BENCH_REPEAT` (load runs per bench, the',
     'ratio reported is their median; default 1), `BENCH_GATEWAY_CLIENTS` (100), `BENCH_GATEWAY_SECONDS`',
     '(20), `BENCH_WEBHOOK_SENDERS` (50), `BENCH_WEBHOOK_SECONDS` (10), `BENCH_WEBHOOK_REDELIVER` (0.1),',
     '`BENCH_WRITE_DOCS=1` (write this file after a `BENCH_ONLY` run too). The load benches print the',

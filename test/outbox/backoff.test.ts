@@ -1,6 +1,6 @@
-/** Retry delays and rate-limit buckets of the outbox (issue 5): pure functions. */
+/** Retry delays of the outbox (issue 5): pure functions. Flood control: pacing.test.ts. */
 import { describe, expect, it } from 'vitest';
-import { backoffMs, retryAt, RateLimiter, TokenBucket } from '../../src/outbox/index.ts';
+import { backoffMs, retryAt } from '../../src/outbox/index.ts';
 
 describe('issue 5 outbox: backoffMs', () => {
   it('doubles per attempt from the base, with equal jitter in [half, full]', () => {
@@ -20,23 +20,5 @@ describe('issue 5 outbox: backoffMs', () => {
     expect(retryAt(10_000, 8000, 5000)).toBe(18_000);
     expect(retryAt(10_000, 750, null)).toBe(10_750);
     expect(retryAt(10_000, 750, -3)).toBe(10_750);
-  });
-});
-
-describe('issue 5 outbox: token bucket', () => {
-  it('allows a burst, then spaces sends at 1/perSecond', () => {
-    const b = new TokenBucket({ perSecond: 5, burst: 2 }, 0);
-    expect([b.reserve(0), b.reserve(0), b.reserve(0), b.reserve(0)]).toEqual([0, 0, 200, 400]);
-    // After an idle second the bucket is full again (burst 2), not more.
-    expect([b.reserve(2000), b.reserve(2000), b.reserve(2000)]).toEqual([0, 0, 200]);
-  });
-
-  it('limits per channel and account, with defaults for known channels and none for web', () => {
-    const l = new RateLimiter({ feishu: { perSecond: 1 } });
-    expect([l.reserve('feishu', 'a', 0), l.reserve('feishu', 'a', 0), l.reserve('feishu', 'b', 0)]).toEqual([0, 1000, 0]);
-    expect(Array.from({ length: 50 }, () => l.reserve('web', 'default', 0)).every((w) => w === 0)).toBe(true);
-    const waits = Array.from({ length: 26 }, () => l.reserve('telegram', 'default', 0));
-    expect(waits.slice(0, 25).every((w) => w === 0)).toBe(true);
-    expect(waits[25]).toBe(40);
   });
 });

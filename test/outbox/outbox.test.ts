@@ -28,7 +28,7 @@ describeEachEngine('issue 5 outbox', (db, engine) => {
     await platform.close();
   });
   beforeEach(async () => {
-    await db().query('TRUNCATE skillgate.outbox_messages');
+    await db().query('TRUNCATE skillgate.outbox_messages, skillgate.delivery_pace');
     platform.requests.length = 0;
   });
 
@@ -189,7 +189,7 @@ describeEachEngine('issue 5 outbox', (db, engine) => {
     const idle = createOutbox(db(), { log, adapterFor: () => adapter });
     const [q] = await idle.enqueue(db(), [item('w', 'nobody sends me')]);
     expect(await idle.waitFor(q!, 30)).toBe('queued');
-    await db().query('TRUNCATE skillgate.outbox_messages');
+    await db().query('TRUNCATE skillgate.outbox_messages, skillgate.delivery_pace');
 
     const outbox = createOutbox(db(), { log, adapterFor: () => adapter, pollMs: 60_000 });
     outbox.start();

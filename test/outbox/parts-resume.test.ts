@@ -22,7 +22,7 @@ function longReply(): string {
 }
 
 describeEachEngine('issue 5 outbox: multi-part resume', (db) => {
-  const platform = useFakeTelegram(db, 'TRUNCATE skillgate.outbox_messages');
+  const platform = useFakeTelegram(db, 'TRUNCATE skillgate.outbox_messages, skillgate.delivery_pace');
 
   const sentTexts = (): string[] => platform().calls(/\/sendMessage$/).map((r) => String((r.json as { text?: string }).text ?? ''));
 

@@ -1,0 +1,44 @@
+/**
+ * Dependency rules of the code base (`npm run depcheck`, run by .ci/run). Violations that
+ * exist today are listed in .dependency-cruiser-known-violations.json (known debt, reported
+ * but not failing); a new one fails. Shrink the list with `npm run depcheck:baseline` after
+ * removing debt. See docs/architecture-rules.md.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycles-in-src',
+      comment: 'Folders under src/ depend on each other one way: no cycle between two src/ folders, direct or through others.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { path: '^src/', circular: true },
+    },
+    {
+      name: 'adapters-only-use-channel',
+      comment: 'A channel adapter uses the core only through src/channel/ (and the logger type in src/log/logger.ts).',
+      severity: 'error',
+      from: { path: '^adapters/(dingtalk|discord|feishu|telegram|web|web_admin|wecom)/' },
+      to: {
+        path: '^(src|adapters|test|bin|skills)/',
+        pathNot: ['^adapters/$1/', '^src/channel/', '^src/log/logger\\.ts$'],
+      },
+    },
+    {
+      name: 'no-cli-from-src',
+      comment: 'src/cli/ is the command line on top of the core; nothing else under src/ imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|test/fixtures|data)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
