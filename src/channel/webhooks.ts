@@ -5,6 +5,7 @@
  */
 import express from 'express';
 import type { Logger } from '../log/logger.ts';
+import { InboundRefusedError } from './bounds.ts';
 import type { AdapterHost, ChannelAdapter, WebhookAdapter, WebhookRequest, WebhookResponse } from './types.ts';
 
 /** Largest webhook body accepted, bytes (platform events are far smaller; files are fetched). */
@@ -36,8 +37,9 @@ export function sendWebhookResponse(res: express.Response, out: WebhookResponse)
 }
 
 /**
- * The webhook router. Unknown channel/account → 404; an adapter that throws (storage down) →
- * 503 so the platform redelivers later.
+ * The webhook router. Unknown channel/account → 404; an event the core refuses for good (an
+ * identifier over its bound, src/channel/bounds.ts) → 400; an adapter that throws otherwise
+ * (storage down) → 503 so the platform redelivers later.
  */
 export function createWebhookRouter(opts: {
   adapterFor(channel: string, account: string): ChannelAdapter | undefined;
@@ -58,6 +60,11 @@ export function createWebhookRouter(opts: {
     try {
       sendWebhookResponse(res, await adapter.handleWebhook(toWebhookRequest(req, ''), host));
     } catch (err) {
+      if (err instanceof InboundRefusedError) {
+        opts.log.warn({ err: err.message, channel, account }, 'webhook event refused');
+        if (!res.headersSent) res.status(400).json({ error: 'bad_request', reason: err.message });
+        return;
+      }
       opts.log.error({ err: (err as Error).message, channel, account }, 'webhook could not be stored; the platform will redeliver');
       if (!res.headersSent) res.status(503).type('text/plain').send('try again later');
     }

@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../channel/types.ts';
 import { storableCopy } from '../channel/storable.ts';
+import { inboundBoundsProblem, InboundRefusedError } from '../channel/bounds.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
@@ -207,6 +208,8 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
 
   return {
     async receive(incoming) {
+      const tooLarge = inboundBoundsProblem(incoming);
+      if (tooLarge) throw new InboundRefusedError(`inbound event refused: ${tooLarge}`);
       const msg = storableCopy(incoming); // NUL / lone surrogates cannot be stored as JSON
       const key = chatKey(msg);
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:

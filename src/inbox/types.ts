@@ -64,6 +64,7 @@ export interface Inbox {
   /**
    * Store `msg` (one INSERT … ON CONFLICT DO NOTHING: atomic, also across processes).
    * @returns `accepted` when new, `duplicate` when (channel, account, dedupe_key) was stored before
+   * @throws InboundRefusedError (src/channel/bounds.ts) when an identifier is over its bound (never stored)
    * @throws the database error when it could not be stored (the adapter then answers the platform
    *   with a retryable error so it redelivers)
    */
