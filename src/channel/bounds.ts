@@ -1,5 +1,6 @@
 /**
- * Size bounds of an inbound event's identifiers, checked where an adapter hands the event to
+ * Size bounds of an inbound event's identifiers (texts and names are bounded by the request
+ * body limit and stored as they are), checked where an adapter hands the event to
  * the core (docs/adapter-authoring.md "Field sizes"). Platform ids are short (Telegram and
  * Feishu ids well under 100 characters); a hostile or broken event with a huge id would
  * otherwise fail at the database (an index row has a size limit) on every redelivery.
@@ -8,12 +9,6 @@ import type { InboundMessage } from './types.ts';
 
 /** Longest identifier accepted (chat, thread, sender, message, dedup key, album), characters. */
 export const INBOUND_ID_MAX = 512;
-
-/** Longest display name or username kept, characters. */
-export const INBOUND_NAME_MAX = 1024;
-
-/** Longest text of one event (raw input, caption, callback data), characters. */
-export const INBOUND_TEXT_MAX = 200_000;
 
 /** Thrown by the core for an event it refuses for good (the webhook answers 400; a poller skips it). */
 export class InboundRefusedError extends Error {
@@ -32,12 +27,8 @@ export function inboundBoundsProblem(msg: InboundMessage): string | null {
     ['chat.id', msg.chat?.id, INBOUND_ID_MAX],
     ['chat.thread_id', msg.chat?.thread_id, INBOUND_ID_MAX],
     ['actor.id', msg.actor?.id, INBOUND_ID_MAX],
-    ['actor.display_name', msg.actor?.display_name, INBOUND_NAME_MAX],
-    ['actor.username', msg.actor?.username, INBOUND_NAME_MAX],
     ['media_group_id', msg.media_group_id, INBOUND_ID_MAX],
     ['reply_to.message_id', msg.reply_to?.message_id, INBOUND_ID_MAX],
-    ['raw_input', msg.raw_input, INBOUND_TEXT_MAX],
-    ['callback.data', msg.callback?.data, INBOUND_TEXT_MAX],
   ];
   for (const [id, v] of Object.values(msg.actor?.ids ?? {}).entries()) checks.push([`actor.ids[${id}]`, v, INBOUND_ID_MAX]);
   for (const [field, value, max] of checks) {
