@@ -4,6 +4,7 @@
  */
 import type { InboundMessage } from '../channel/types.ts';
 import type { Logger } from '../log/logger.ts';
+import type { FloodControl } from './flood.ts';
 
 /** One stored inbound event, as handed to the handler. */
 export interface InboxEvent {
@@ -41,6 +42,8 @@ export interface InboxOptions {
   random?: () => number;
   /** How long after the first item of an album is stored its other items are awaited, ms (default 1000; src/inbox/album.ts). */
   albumWaitMs?: number;
+  /** Per-sender flood control (src/inbox/flood.ts); none by default. */
+  flood?: FloodControl;
 }
 
 /** Options of {@link Inbox.start}. */
