@@ -8,6 +8,7 @@ import { skillsSection } from './api/skills.ts';
 import { secretsSection } from './api/secrets.ts';
 import { outboxSection } from './api/outbox.ts';
 import { inboxSection } from './api/inbox.ts';
+import { webSessionsSection } from './api/websessions.ts';
 import { auditSection } from './api/audit.ts';
 import { directorySection } from './api/directory.ts';
 import { grantsSection } from './api/grants.ts';
@@ -23,6 +24,7 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   secretsSection,
   outboxSection,
   inboxSection,
+  webSessionsSection,
   auditSection,
   directorySection,
   grantsSection,
