@@ -47,7 +47,8 @@ for (const engine of ENGINES) {
 
     it('a skill echoing its secret: the reply reaches Telegram with the value redacted; nowhere in logs, outbox or audit', async () => {
       expect((await telegramUpdate(rig, ANN_TG, { text: '/echo_secret', entities: [{ type: 'bot_command', offset: 0, length: 12 }] })).status).toBe(200);
-      await until(() => reached().includes('the key is [redacted]'), 60_000, 'reply sent');
+      await until(() => reached().includes('<b>key</b>: [redacted]'), 60_000, 'reply sent');
+      expect(reached()).toContain('v1?key=%5Bredacted%5D'); // inside the link too
       expect(reached()).not.toContain(SECRET);
       expect(reached()).not.toContain(encodeURIComponent(SECRET));
       const audit = await rig.gateway.db.query('SELECT * FROM skillgate.audit_log');
