@@ -78,7 +78,7 @@ export async function startRig(
   const dir = mkdtempSync(join(tmpdir(), 'sg-repair-'));
   const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', APPRISE_API_URL: apprise.url, ...opts.env };
   if (engine === 'server') Object.assign(env, { DATABASE_URL: await serverDatabaseUrl('_repair', true), SKILLGATE_SECRET_KEY: KEY });
-  const gateway = await startGateway(loadSettings(env, dir), opts.log ?? createLogger({ level: 'silent' }), {});
+  const gateway = await startGateway(loadSettings(env, dir), opts.log ?? createLogger({ level: 'silent' }), { ...opts.env });
   if (directory.length > 0) {
     const rep = await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: JSON.stringify({ contacts: directory }), format: 'json' });
     if (rep.errors.length > 0) throw new Error(`directory import: ${JSON.stringify(rep.errors)}`);
