@@ -10,7 +10,7 @@ import { createApp } from './http/app.ts';
 import { createAdminConsole } from '../adapters/web_admin/index.ts';
 import { loadConfigFile, type ConfigFile } from './config/file.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
-import type { Settings } from './config/settings.ts';
+import { demoIdentitiesOn, isLoopbackHost, type Settings } from './config/settings.ts';
 import type { Logger } from './log/logger.ts';
 import { acquireDataDir, removeServerInfo, writeServerInfo, type DataDirLock } from './store/datadir.ts';
 import type { Db } from './store/db.ts';
@@ -43,6 +43,8 @@ import { startAuditRetention } from './audit/retention.ts';
 import { PendingRepliesRouter } from './orchestration/pending-replies.ts';
 import { attachmentStoreDir } from './session/workspace.ts';
 import type { AdapterHost } from './channel/types.ts';
+import { createInvalidatedCache, DIRECTORY_CHANNEL, SKILL_CONFIG_CHANNEL } from './store/invalidated-cache.ts';
+import type { ResolvedActor } from './identity/index.ts';
 
 /** A running gateway. */
 export interface Gateway {
@@ -108,7 +110,13 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     stops.push(() => lifecycle.close());
     const broken = lifecycle.registry().all().filter((s) => s.status === 'broken').map((s) => s.name);
     log.info({ skills: lifecycle.registry().all().length, broken }, 'skills discovered');
-    const services: SkillServices = { db, registry: lifecycle.registry(), settings, secretKey, log, lifecycle };
+    // Rows read at every turn but rarely written, cached per process and emptied by the
+    // writers' notifications on every replica (src/store/invalidated-cache.ts).
+    const skillConfigCache = await createInvalidatedCache<Record<string, string>>(db, SKILL_CONFIG_CHANNEL);
+    const actorCache = await createInvalidatedCache<ResolvedActor>(db, DIRECTORY_CHANNEL);
+    stops.push(() => skillConfigCache.close());
+    stops.push(() => actorCache.close());
+    const services: SkillServices = { db, registry: lifecycle.registry(), settings, secretKey, log, lifecycle, skillConfigCache };
     servicesRef = services;
     // Saved chains are skills of type `chain` (spec 004): the registry holds the enabled ones
     // and the executor hands them to the chain runner. Rebuilt after a save or enable, and
@@ -121,7 +129,8 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     lifecycle.onChange(rebuildRegistry);
     services.runChain = (req) => runSkillOrChain({ ...services, runChain: undefined }, req);
     const defaultRole = config.roles.find((r) => r.id === settings.roleId) ?? config.roles[0]!;
-    const demo = !settings.databaseUrl;
+    // Demo identities only on loopback (docs/configuration.md "Demo identities").
+    const demo = demoIdentitiesOn(settings);
     if (demo) await seedDemoDirectory(db, defaultRole.org_id, defaultRole.id);
 
     const adapters = new AdapterSet();
@@ -204,6 +213,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       pendingReplies: new PendingRepliesRouter({ db }),
       deferAsync: (req, origin) => asyncRunner.maybeDefer(req, origin),
       onTurn: (t) => metrics.turn(t.channel, t.ms, t.failures),
+      actorCache,
     });
     const host = createCoreHost({ db, log, inbox, running, outbox, onInbound: (channel, result) => metrics.inbound(channel, result) });
     outbox.start();
@@ -239,7 +249,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     stops.push(() => adminConsole.close());
     const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router] });
     server = await new Promise<Server>((resolveListen, reject) => {
-      const s = app.listen(settings.port, '0.0.0.0', () => resolveListen(s));
+      const s = app.listen(settings.port, settings.host, () => resolveListen(s));
       s.once('error', reject);
     });
     web.attach(server);
@@ -247,13 +257,15 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     if (lock) {
       writeServerInfo(settings.dataDir, { pid: process.pid, port, token: localToken, started_at: new Date().toISOString() });
     }
+    const shownHost = isLoopbackHost(settings.host) ? 'localhost' : settings.host;
     log.info(
-      { port, channels: adapters.describe(), database: db.engine, data_dir: lock ? settings.dataDir : undefined },
-      `skillgate listening on http://localhost:${port} — channels on: ${adapters.describe().join(', ')}`,
+      { host: settings.host, port, channels: adapters.describe(), database: db.engine, data_dir: lock ? settings.dataDir : undefined, demo },
+      `skillgate listening on http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port} — channels on: ${adapters.describe().join(', ')}`,
     );
+    log.info(accessLine(settings, demo, port));
     let closed: Promise<void> | undefined;
     return {
-      url: `http://127.0.0.1:${port}`,
+      url: `http://${urlHost(settings.host)}:${port}`,
       port,
       db,
       config,
@@ -263,4 +275,24 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     await cleanup();
     throw err;
   }
+}
+
+/** The start-up line that says who can get in: loopback or network, demo identities, console. */
+function accessLine(settings: Settings, demo: boolean, port: number): string {
+  const where = isLoopbackHost(settings.host)
+    ? `listening on loopback only (${settings.host}); set HOST=0.0.0.0 to serve a network`
+    : `listening on ${settings.host}: reachable from the network`;
+  const who = demo
+    ? 'demo identities ON (anyone on this machine can sign in as 张三 / 李四; SKILLGATE_DEMO=off turns them off)'
+    : 'demo identities off: people sign in with a link (`skillgate web token <contact>`)';
+  const console = settings.adminToken
+    ? `console at /admin (SKILLGATE_ADMIN_TOKEN or an is_admin contact's sign-in)`
+    : `console at /admin (is_admin contacts only; SKILLGATE_ADMIN_TOKEN is not set)`;
+  return `${where}; ${who}; ${console}; port ${port}`;
+}
+
+/** The address a local client reaches a server listening on `host` at. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '' || host === 'localhost') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
 }

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Queryable } from '../../src/store/db.ts';
-import { verifyWebToken, type WebIdentity } from './tokens.ts';
+import { acceptedIdentity, verifyWebToken, type WebIdentity } from './tokens.ts';
 
 /** Name of the sign-in cookie. */
 export const COOKIE_NAME = 'sg_web';
@@ -42,10 +42,13 @@ export function tokenOf(req: IncomingMessage): string | null {
   return bearerOf(req) ?? readCookie(req.headers.cookie, COOKIE_NAME);
 }
 
-/** Authenticate a request by its token. @returns null when absent or refused. @throws the database error. */
-export async function authenticateRequest(q: Queryable, orgId: string, req: IncomingMessage, nowMs: number): Promise<WebIdentity | null> {
+/**
+ * Authenticate a request by its token; a demo token counts only while `demoOn`.
+ * @returns null when absent or refused. @throws the database error.
+ */
+export async function authenticateRequest(q: Queryable, orgId: string, req: IncomingMessage, nowMs: number, demoOn: boolean): Promise<WebIdentity | null> {
   const token = tokenOf(req);
-  return token ? verifyWebToken(q, orgId, token, nowMs) : null;
+  return token ? acceptedIdentity(await verifyWebToken(q, orgId, token, nowMs), demoOn) : null;
 }
 
 /**

@@ -22,6 +22,11 @@ export interface WebDirectory {
 /** The contacts the embedded default seeds (CONTRACTS.md §11), offered by the demo picker. */
 export const DEMO_CONTACT_KEYS = ['demo_reporter', 'demo_worker'] as const;
 
+/** True for a key of {@link DEMO_CONTACT_KEYS}: the only contacts a demo sign-in may become. */
+export function isDemoContact(contactKey: unknown): contactKey is (typeof DEMO_CONTACT_KEYS)[number] {
+  return typeof contactKey === 'string' && (DEMO_CONTACT_KEYS as readonly string[]).includes(contactKey);
+}
+
 type FindContact = (q: Queryable, orgId: string, contactKey: string) => Promise<unknown>;
 
 function toContact(contactKey: string, c: unknown): WebContact | null {

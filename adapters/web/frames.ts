@@ -82,6 +82,64 @@ export async function appendFrame(
   return { ...args.body, v: PROTOCOL_VERSION, id: `s_${seq}`, ts, seq, conversation_id: args.conversationId } as StoredFrame;
 }
 
+/** What {@link appendFrame} stores. */
+export type AppendArgs = Parameters<typeof appendFrame>[1];
+
+/**
+ * Store many frames at once ({@link appendFrame} each, same results): frames of distinct
+ * conversations share one statement; a second frame of a conversation goes in the next one,
+ * after the first (its seq follows). @returns the stored frames in argument order.
+ * @throws the database error (none of the failed statement's frames is stored).
+ */
+export async function appendFrames(q: Queryable, items: AppendArgs[]): Promise<StoredFrame[]> {
+  const out: StoredFrame[] = new Array(items.length);
+  let rest = items.map((args, i) => ({ args, i }));
+  while (rest.length > 0) {
+    const seen = new Set<string>();
+    const round = rest.filter((r) => !seen.has(r.args.conversationId) && seen.add(r.args.conversationId));
+    rest = rest.filter((r) => !round.includes(r));
+    if (round.length === 1) {
+      out[round[0]!.i] = await appendFrame(q, round[0]!.args);
+      continue;
+    }
+    const ts = round.map((r) => new Date(r.args.nowMs).toISOString());
+    const { rows } = await q.query<{ conversation_id: string; seq: string }>(
+      `WITH v AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[], $7::jsonb[])
+                    AS t(conversation_id, org_id, contact_key, body, at, nchannel, npayload)
+       ), s AS (
+         INSERT INTO skillgate.web_conversations (conversation_id, org_id, contact_key, last_seq)
+         SELECT conversation_id, org_id, contact_key, 1 FROM v
+         ON CONFLICT (conversation_id) DO UPDATE SET last_seq = skillgate.web_conversations.last_seq + 1
+         RETURNING conversation_id, last_seq
+       )
+       INSERT INTO skillgate.web_frames (conversation_id, seq, frame, created_at)
+       SELECT v.conversation_id, s.last_seq,
+              v.body || jsonb_build_object('seq', s.last_seq, 'id', 's_' || s.last_seq::text), v.at
+         FROM v JOIN s ON s.conversation_id = v.conversation_id
+       RETURNING conversation_id, seq::text AS seq,
+                 (SELECT CASE WHEN v.nchannel IS NOT NULL
+                              THEN pg_notify(v.nchannel, (v.npayload || jsonb_build_object('c', v.conversation_id, 's', seq))::text) END
+                    FROM v WHERE v.conversation_id = web_frames.conversation_id) AS notified`,
+      [
+        round.map((r) => r.args.conversationId),
+        round.map((r) => r.args.orgId),
+        round.map((r) => r.args.contactKey),
+        round.map((r, k) => JSON.stringify({ v: PROTOCOL_VERSION, ts: ts[k], conversation_id: r.args.conversationId, ...r.args.body })),
+        ts,
+        round.map((r) => r.args.notify?.channel ?? null),
+        round.map((r) => (r.args.notify ? JSON.stringify({ r: r.args.notify.replica, ...(r.args.notify.status ? { f: r.args.notify.status } : {}) }) : null)),
+      ],
+    );
+    const seqOf = new Map(rows.map((r) => [r.conversation_id, Number(r.seq)]));
+    round.forEach((r, k) => {
+      const seq = seqOf.get(r.args.conversationId)!;
+      out[r.i] = { ...r.args.body, v: PROTOCOL_VERSION, id: `s_${seq}`, ts: ts[k]!, seq, conversation_id: r.args.conversationId } as StoredFrame;
+    });
+  }
+  return out;
+}
+
 function toFrame(r: { frame: unknown }): StoredFrame {
   const f = (typeof r.frame === 'string' ? JSON.parse(r.frame) : r.frame) as StoredFrame;
   return { ...f, seq: Number(f.seq) };

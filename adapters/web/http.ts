@@ -15,9 +15,9 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authenticateRequest, sameOrigin, signinCookie, tokenOf } from './auth.ts';
 import { displayNameOf, type WebContext } from './context.ts';
-import { DEMO_CONTACT_KEYS } from './directory.ts';
+import { DEMO_CONTACT_KEYS, isDemoContact } from './directory.ts';
 import { findServable, serveFile } from './files.ts';
-import { issueWebToken, revokeWebToken, verifyWebToken } from './tokens.ts';
+import { acceptedIdentity, issueWebToken, revokeWebToken, verifyWebToken } from './tokens.ts';
 import { consumeSigninLink } from './signin-links.ts';
 import { receiveUpload, UploadError } from './uploads.ts';
 import { LIMITS } from './wire.ts';
@@ -72,7 +72,7 @@ export function createWebRouter(ctx: WebContext): express.Router {
     }),
   );
 
-  const whoAmI = (req: Request) => authenticateRequest(ctx.db, ctx.orgId, req, ctx.clock());
+  const whoAmI = (req: Request) => authenticateRequest(ctx.db, ctx.orgId, req, ctx.clock(), ctx.demo);
 
   r.get('/api/web/config', async (req, res) => {
     let demo: { contact_key: string; name: string }[] | null = null;
@@ -108,16 +108,17 @@ export function createWebRouter(ctx: WebContext): express.Router {
         token = await issueWebToken(ctx.db, ctx.orgId, linked, { expiresAt: new Date(ctx.clock() + COOKIE_MAX_AGE_S * 1000) });
       }
     } else if (typeof body.token === 'string') {
-      const id = await verifyWebToken(ctx.db, ctx.orgId, body.token, ctx.clock());
+      const id = acceptedIdentity(await verifyWebToken(ctx.db, ctx.orgId, body.token, ctx.clock()), ctx.demo);
       if (id) {
         token = body.token;
         contactKey = id.contactKey;
       }
-    } else if (typeof body.demo === 'string' && ctx.demo) {
+    } else if (typeof body.demo === 'string' && ctx.demo && isDemoContact(body.demo)) {
+      // Only the seeded demo contacts: never any other contact of the directory (an admin).
       const c = await ctx.directory.find(ctx.orgId, body.demo).catch(() => null);
       if (c) {
         contactKey = c.contact_key;
-        token = await issueWebToken(ctx.db, ctx.orgId, contactKey, { expiresAt: new Date(ctx.clock() + COOKIE_MAX_AGE_S * 1000) });
+        token = await issueWebToken(ctx.db, ctx.orgId, contactKey, { expiresAt: new Date(ctx.clock() + COOKIE_MAX_AGE_S * 1000), source: 'demo' });
       }
     }
     if (!token || !contactKey) {

@@ -11,7 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/store/db.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { appendFrame, framesAfter } from './frames.ts';
+import { appendFrames, framesAfter, type AppendArgs } from './frames.ts';
+import { createBatcher } from '../../src/store/batch.ts';
 import type { ServerFrame, StoredFrame, StoredFrameBody } from './wire.ts';
 
 /** The LISTEN/NOTIFY channel of web pushes. */
@@ -33,11 +34,15 @@ export class WebHub {
   readonly replicaId = randomBytes(8).toString('hex');
   readonly #conns = new Map<string, Set<HubConn>>();
   #unlisten: (() => Promise<void>) | undefined;
+  /** Frames stored at the same time share one statement (src/store/batch.ts). */
+  readonly #appends;
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.#appends = createBatcher<AppendArgs, StoredFrame>((items) => appendFrames(db, items));
+  }
 
   /** Subscribe to other replicas' pushes. @throws the database error. */
   async start(): Promise<void> {
@@ -105,7 +110,7 @@ export class WebHub {
   ): Promise<StoredFrame> {
     const server = this.db.engine === 'server';
     const notify = server ? { channel: NOTIFY_CHANNEL, replica: this.replicaId, ...(thenStatus ? { status: thenStatus } : {}) } : undefined;
-    const frame = await appendFrame(this.db, { ...args, ...(notify ? { notify } : {}) });
+    const frame = await this.#appends.submit({ ...args, ...(notify ? { notify } : {}) });
     await this.publish(frame, server);
     if (thenStatus) {
       if (server) this.broadcastTransient(args.conversationId, thenStatus);

@@ -13,8 +13,9 @@ import { readCookie, COOKIE_NAME, sameOrigin, bearerOf } from './auth.ts';
 import { displayNameOf, type WebContext } from './context.ts';
 import { ensureConversation, lastSeq } from './frames.ts';
 import type { HubConn } from './hub.ts';
+import { isDemoContact } from './directory.ts';
 import { confirmResponseToInbound, stopToInbound, userMessageToInbound, type WebSender } from './inbound.ts';
-import { conversationIdFor, verifyWebToken } from './tokens.ts';
+import { acceptedIdentity, conversationIdFor, verifyWebToken } from './tokens.ts';
 import { findOwnUpload, type StoredUpload } from './uploads.ts';
 import {
   CLOSE,
@@ -171,11 +172,10 @@ export class WebSocketEndpoint {
 
     const authenticate = async (f: Extract<ClientFrame, { type: 'hello' }>): Promise<string | null> => {
       const auth = f.auth ?? { scheme: 'cookie' as const };
-      if (auth.scheme === 'bearer') return (await verifyWebToken(ctx.db, ctx.orgId, auth.token, ctx.clock()))?.contactKey ?? null;
-      if (auth.scheme === 'cookie') {
-        return cookieToken ? ((await verifyWebToken(ctx.db, ctx.orgId, cookieToken, ctx.clock()))?.contactKey ?? null) : null;
-      }
-      if (!ctx.demo) return null;
+      const byToken = async (token: string) => acceptedIdentity(await verifyWebToken(ctx.db, ctx.orgId, token, ctx.clock()), ctx.demo)?.contactKey ?? null;
+      if (auth.scheme === 'bearer') return byToken(auth.token);
+      if (auth.scheme === 'cookie') return cookieToken ? byToken(cookieToken) : null;
+      if (!ctx.demo || !isDemoContact(auth.contact)) return null;
       try {
         return (await ctx.directory.find(ctx.orgId, auth.contact)) ? auth.contact : null;
       } catch (err) {

@@ -11,10 +11,15 @@ import type { Queryable } from '../../src/store/db.ts';
 /** Prefix of every web token. */
 export const WEB_TOKEN_PREFIX = 'wt_';
 
+/** How a token came to be: issued to a contact (CLI, console, sign-in link) or by the demo picker. */
+export type WebTokenSource = 'issued' | 'demo';
+
 /** Who a verified token signs in. */
 export interface WebIdentity {
   orgId: string;
   contactKey: string;
+  /** A `demo` token never opens the console. */
+  source: WebTokenSource;
 }
 
 function hashToken(token: string): Buffer {
@@ -24,6 +29,7 @@ function hashToken(token: string): Buffer {
 /**
  * Issue a new token for `contactKey` of `orgId` and store its hash.
  * @param opts.expiresAt optional expiry (null/absent = no expiry).
+ * @param opts.source `issued` (default) or `demo` (the demo picker's sign-in).
  * @returns the token (`wt_…`, 46 characters); it cannot be recovered later.
  * @throws the database error.
  */
@@ -31,12 +37,12 @@ export async function issueWebToken(
   q: Queryable,
   orgId: string,
   contactKey: string,
-  opts: { expiresAt?: Date | null } = {},
+  opts: { expiresAt?: Date | null; source?: WebTokenSource } = {},
 ): Promise<string> {
   const token = WEB_TOKEN_PREFIX + randomBytes(32).toString('base64url');
   await q.query(
-    `INSERT INTO skillgate.web_tokens (token_hash, org_id, contact_key, expires_at) VALUES ($1, $2, $3, $4)`,
-    [hashToken(token), orgId, contactKey, opts.expiresAt ?? null],
+    `INSERT INTO skillgate.web_tokens (token_hash, org_id, contact_key, expires_at, source) VALUES ($1, $2, $3, $4, $5)`,
+    [hashToken(token), orgId, contactKey, opts.expiresAt ?? null, opts.source ?? 'issued'],
   );
   return token;
 }
@@ -48,14 +54,22 @@ export async function issueWebToken(
  */
 export async function verifyWebToken(q: Queryable, orgId: string, token: string, nowMs: number): Promise<WebIdentity | null> {
   if (typeof token !== 'string' || !token.startsWith(WEB_TOKEN_PREFIX) || token.length > 200) return null;
-  const { rows } = await q.query<{ org_id: string; contact_key: string; expires_at: Date | null; revoked_at: Date | null }>(
-    `SELECT org_id, contact_key, expires_at, revoked_at FROM skillgate.web_tokens WHERE token_hash = $1`,
+  const { rows } = await q.query<{ org_id: string; contact_key: string; expires_at: Date | null; revoked_at: Date | null; source: string }>(
+    `SELECT org_id, contact_key, expires_at, revoked_at, source FROM skillgate.web_tokens WHERE token_hash = $1`,
     [hashToken(token)],
   );
   const r = rows[0];
   if (!r || r.org_id !== orgId || r.revoked_at !== null) return null;
   if (r.expires_at !== null && new Date(r.expires_at).getTime() <= nowMs) return null;
-  return { orgId: r.org_id, contactKey: r.contact_key };
+  return { orgId: r.org_id, contactKey: r.contact_key, source: r.source === 'demo' ? 'demo' : 'issued' };
+}
+
+/**
+ * A verified identity as the web chat accepts it: a `demo` token only while demo identities
+ * are on (a token the picker issued on loopback stops working once the gateway serves a network).
+ */
+export function acceptedIdentity(id: WebIdentity | null, demoOn: boolean): WebIdentity | null {
+  return id && (id.source !== 'demo' || demoOn) ? id : null;
 }
 
 /**

@@ -79,7 +79,8 @@ export class AdminAuth {
   async signIn(presented: string): Promise<AdminIdentity | null> {
     if (this.deps.adminToken && digestEqual(presented, this.deps.adminToken)) return { kind: 'token' };
     const web = await verifyWebToken(this.deps.db, this.deps.orgId, presented, this.deps.clock());
-    return web ? this.contactAdmin(web.contactKey) : null;
+    // A demo identity is for trying the chat on loopback; it never becomes a console session.
+    return web && web.source !== 'demo' ? this.contactAdmin(web.contactKey) : null;
   }
 
   /** The `Set-Cookie` value of a new session for `who` (or clearing it when null). */

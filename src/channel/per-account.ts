@@ -32,3 +32,19 @@ export function perAccountChannel(channel: string, requiredKey: string, build: (
     },
   };
 }
+
+/**
+ * A channel whose module (and its platform SDK) is imported only when one of its accounts is
+ * configured: start-up and memory pay nothing for a channel that is off (docs/performance.md
+ * "Start-up").
+ * @param load imports the channel module and returns its full factory.
+ */
+export function lazyChannel(channel: string, requiredKey: string, load: () => Promise<ChannelFactory>): ChannelFactory {
+  return {
+    channel,
+    async create(ctx: ChannelFactoryContext) {
+      if (channelAccounts(ctx, channel, requiredKey).length === 0) return [];
+      return (await load()).create(ctx);
+    },
+  };
+}

@@ -3,6 +3,7 @@
  * "Environment"). Loaded and validated once; every error names its variable.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
@@ -12,6 +13,9 @@ import { isKnownSecretField, processSecrets } from '../log/secret-values.ts';
 
 /** A chat channel skillgate has an adapter for. */
 export type ChannelName = 'web' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 'dingtalk';
+
+/** `SKILLGATE_DEMO` (docs/configuration.md). */
+export type DemoMode = 'auto' | 'on' | 'off';
 
 /** A skill root, searched in order (CONTRACTS.md §3). */
 export interface SkillRootSetting {
@@ -28,6 +32,10 @@ export interface Settings {
   dataDir: string;
   /** `PORT` (default 8787; 0 = any free port). */
   port: number;
+  /** `HOST`: the listen address (default `127.0.0.1`, loopback only). */
+  host: string;
+  /** `SKILLGATE_DEMO`: `auto` (demo identities on the embedded default on loopback), `on`, `off`. */
+  demo: DemoMode;
   /** `SKILLGATE_PUBLIC_URL`, without a trailing slash. */
   publicUrl?: string;
   /** `SKILLGATE_SECRET_KEY`, decoded (32 bytes); undefined in embedded mode until generated. */
@@ -109,6 +117,18 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`PORT must be a port number (0-65535), got "${portRaw}"`, 'PORT');
   }
+  const host = nonBlank(env, 'HOST') ?? '127.0.0.1';
+  const demoRaw = (nonBlank(env, 'SKILLGATE_DEMO') ?? 'auto').toLowerCase();
+  if (demoRaw !== 'auto' && demoRaw !== 'on' && demoRaw !== 'off') {
+    throw new ConfigError(`SKILLGATE_DEMO must be auto, on or off, got "${demoRaw}"`, 'SKILLGATE_DEMO');
+  }
+  const demo = demoRaw as DemoMode;
+  if (demo === 'on' && !isLoopbackHost(host)) {
+    throw new ConfigError(
+      `SKILLGATE_DEMO=on is refused while HOST=${host} serves beyond loopback: anyone who reaches the port would sign in as a demo owner. Unset SKILLGATE_DEMO, or listen on 127.0.0.1`,
+      'SKILLGATE_DEMO',
+    );
+  }
   const secretRaw = nonBlank(env, 'SKILLGATE_SECRET_KEY');
   const secretKey = secretRaw ? decodeSecretKey(secretRaw) : undefined;
   if (databaseUrl && !secretKey) {
@@ -148,6 +168,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
     databaseUrl,
     dataDir: resolve(cwd, nonBlank(env, 'SKILLGATE_DATA_DIR') ?? './data'),
     port,
+    host,
+    demo,
     publicUrl,
     secretKey,
     adminToken: nonBlank(env, 'SKILLGATE_ADMIN_TOKEN'),
@@ -166,4 +188,25 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
     channels,
     walls: resolveWalls(env),
   };
+}
+
+/**
+ * True when `host` (a `HOST` value) is a loopback address or `localhost`: nothing but this
+ * machine can connect. `0.0.0.0`, `::`, other addresses and other names are not.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(h) || /^::ffff:127\./.test(h);
+  return false;
+}
+
+/**
+ * Whether demo identities are offered: only while listening on loopback alone, never when
+ * `SKILLGATE_DEMO=off`; `auto` turns them on for the embedded default (no `DATABASE_URL`).
+ */
+export function demoIdentitiesOn(settings: Pick<Settings, 'host' | 'demo' | 'databaseUrl'>): boolean {
+  if (settings.demo === 'off' || !isLoopbackHost(settings.host)) return false;
+  return settings.demo === 'on' || !settings.databaseUrl;
 }

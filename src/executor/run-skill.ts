@@ -27,6 +27,7 @@ import { getOrCreateSession } from '../session/sessions.ts';
 import { attachmentStoreDir, ensureWorkspace } from '../session/workspace.ts';
 import { snapshotWorkspace } from '../envelope/artifacts/collect.ts';
 import type { Db } from '../store/db.ts';
+import type { InvalidatedCache } from '../store/invalidated-cache.ts';
 import { executeSkill, subprocessTimeoutFor } from './index.ts';
 import { normalizeFileParams } from './file-params.ts';
 import { applyForceRawPrompt } from './raw-prompt.ts';
@@ -66,6 +67,11 @@ export interface SkillServices {
    * Absent in one-shot CLI runs; `registry` above is then the whole truth.
    */
   lifecycle?: SkillLifecycle;
+  /**
+   * Skill parameters per (role, skill), cached and emptied on every write
+   * (src/store/invalidated-cache.ts). Absent: read from the database at every call.
+   */
+  skillConfigCache?: InvalidatedCache<Record<string, string>>;
 }
 
 /**
@@ -163,7 +169,8 @@ export async function prepareCall(
       },
     };
   }
-  const config = await getSkillConfig(services.db, services.secretKey, opts.roleId, skill.name, { logger: services.log });
+  const read = () => getSkillConfig(services.db, services.secretKey, opts.roleId, skill.name, { logger: services.log });
+  const config = services.skillConfigCache ? { ...(await services.skillConfigCache.get(`${opts.roleId}\u0000${skill.name}`, read)) } : await read();
   const needs = checkRequires(skill, { env: process.env, config, lang: opts.lang });
   if (needs) return { refused: { ...needs } };
 

@@ -3,6 +3,7 @@
  * one org (CONTRACTS.md §11; docs/directory.md), in one transaction, each row under its own
  * savepoint so a refused row is reported and skipped while the others are imported.
  */
+import { announceChange, DIRECTORY_CHANNEL } from '../store/invalidated-cache.ts';
 import type { Db, Tx } from '../store/db.ts';
 import { ensureDepartmentPath, findDepartmentByName, parseDepartmentPath } from './departments.ts';
 import { ambiguousDetail, duplicateDetail, issueMessage, takenDetail, type IssueKind, type RowOrigin } from './import-messages.ts';
@@ -108,6 +109,7 @@ export async function importDirectory(db: Db, args: ImportDirectoryArgs): Promis
       }
     }
   });
+  await announceChange(db, DIRECTORY_CHANNEL);
   return report;
 }
 

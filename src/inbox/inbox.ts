@@ -17,8 +17,8 @@ import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import { floodCounted, floodNotice, insertRefused, senderWindow } from './flood.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
-import { claimEvents, countBacklog, insertEvent, lockChat, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
-import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxStartOptions, InboxStopOptions } from './types.ts';
+import { claimEvents, countBacklog, insertEvent, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxOutcome, InboxStartOptions, InboxStopOptions } from './types.ts';
 
 /** The NOTIFY channel that wakes inbox workers. */
 export const INBOX_CHANNEL = 'skillgate_inbox';
@@ -73,12 +73,21 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
   let reserved = 0;
   /** Running events whose done mark is written: their slots passed to the events it took. */
   const released = new Set<string>();
+  /**
+   * Set when events may wait for a slot (a NOTIFY, a row stored untaken, a poll); cleared when
+   * a claim found fewer than it could take. A turn that finished with its own done mark looks
+   * for the next event only while it is set: no claim statement when nothing waits.
+   */
+  let waiting = true;
   const busy = (): number => inflight.size - released.size + reserved;
 
   const schedulePoll = (): void => {
     if (!running) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => wake(), pollMs);
+    timer = setTimeout(() => {
+      waiting = true;
+      wake();
+    }, pollMs);
     timer.unref();
   };
 
@@ -96,6 +105,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         while (running) {
           const free = concurrency - busy();
           if (free <= 0) break;
+          waiting = false;
           const rows = await claimEvents(db, owner, now(), leaseMs, free);
           if (!running) {
             await releaseEvents(db, rows.map((r) => r.id), owner);
@@ -103,6 +113,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
           }
           for (const row of rows) run(row);
           if (rows.length < free) break;
+          waiting = true;
         }
       } while (again && running);
     } catch (err) {
@@ -164,7 +175,9 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         chat_key: row.chat_key,
         attempts: row.attempts,
         received_at: row.received_at,
+        lease_owner: owner,
       };
+      let outcome: void | InboxOutcome;
       try {
         if (row.payload.media_group_id) {
           event.message = await absorbAlbum(db, {
@@ -178,7 +191,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
             sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
           });
         }
-        await handler!(event);
+        outcome = await handler!(event);
       } catch (err) {
         const last = row.attempts >= maxAttempts;
         const retryAt = last ? null : now() + backoffMs(row.attempts, retryBaseMs, MAX_RETRY_MS, random);
@@ -187,6 +200,12 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         else log.warn({ ...ctx, err, retry_at: new Date(retryAt!).toISOString() }, 'inbox: handler failed; will retry');
         if (!ours) log.warn(ctx, 'inbox: lease was lost before the failure was recorded');
         return true;
+      }
+      if (outcome?.completed) {
+        // The handler's reply carried the done mark: take the next event only if some may wait.
+        released.add(row.id);
+        if (waiting && running) queueMicrotask(wake);
+        return false;
       }
       // Done, and this event's slot refilled by the same statement (other free slots are the
       // pump's: two takers of one slot would exceed the concurrency).
@@ -233,14 +252,9 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
       const receivedAt = now();
       try {
         const claim = take ? { owner, leaseMs } : undefined;
-        stored =
-          db.engine === 'server'
-            ? await db.transaction(async (tx) => {
-                await lockChat(tx, 'inbox', key);
-                // a row left `received` is announced to every replica at commit by the INSERT itself
-                return insertEvent(tx, msg, key, receivedAt, claim, INBOX_CHANNEL);
-              })
-            : await insertEvent(db, msg, key, receivedAt, claim); // one session: inserts are serial already
+        // One statement on both engines; on a server a row left `received` is announced to every
+        // replica at commit by the INSERT itself.
+        stored = await insertEvent(db, msg, key, receivedAt, claim, db.engine === 'server' ? INBOX_CHANNEL : undefined);
       } finally {
         if (take) reserved--;
       }
@@ -259,6 +273,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
       }
       // The row is committed: wake this process now and other replicas through NOTIFY (sent by
       // the INSERT on a server; in-process on the embedded engine, reaching other inboxes of this Db).
+      waiting = true;
       if (running) queueMicrotask(wake);
       if (db.engine !== 'server' || stored.claimed) {
         await db.notify(INBOX_CHANNEL, stored.id).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: notify failed'));
@@ -271,7 +286,10 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
       handler = h;
       concurrency = Math.max(1, startOpts.concurrency ?? 4);
       running = true;
-      db.listen(INBOX_CHANNEL, () => wake())
+      db.listen(INBOX_CHANNEL, () => {
+        waiting = true;
+        wake();
+      })
         .then((off) => {
           if (!running) return void off();
           unlisten = off;

@@ -19,25 +19,44 @@ export interface ClaimedRow {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
- * Take the transaction-scoped advisory lock of `chatKey` (server engine). Inserts of one chat
- * then get their ids in commit order, so a worker never sees a later event of a chat while an
- * earlier one is still uncommitted (ids are the order of a chat).
+ * True for the error of a statement that would have left two events of one chat
+ * `processing` (constraint `inbox_one_processing_per_chat`, migration 0030): another process
+ * took the chat first. The statement changed nothing.
  */
-export async function lockChat(tx: Queryable, scope: 'inbox' | 'outbox', chatKey: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`skillgate.${scope}:${chatKey}`]);
+export function isChatTaken(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '23P01';
 }
 
 /**
- * Insert the event unless its (channel, account, dedupe_key) exists.
+ * Insert the event unless its (channel, account, dedupe_key) exists. One statement, no lock.
  *
  * With `claim`, the new row is taken for `claim.owner` in the same statement (`processing`,
- * lease, attempt 1) when it is the head of its chat (no earlier unfinished event of the chat;
- * on a server the caller holds the chat's lock, so every earlier one is visible) — the caller
- * then runs it without a claim statement. With `notifyChannel`, a row left `received` is announced
- * by `pg_notify(notifyChannel, id)` in the same statement (a server delivers it at commit).
+ * lease, attempt 1) when it is the head of its chat (no earlier unfinished event visible) —
+ * the caller then runs it without a claim statement. Two processes taking one chat's head at
+ * once cannot both win (migration 0030): the loser's row is stored again as `received`.
+ * Events of one chat arriving at the same moment on two replicas have no order of their own;
+ * whichever is taken first runs first, the other after it. With `notifyChannel`, a row left
+ * `received` is announced by `pg_notify(notifyChannel, id)` in the same statement (a server
+ * delivers it at commit).
  * @returns the new id and whether it was taken, or null for a duplicate
  */
 export async function insertEvent(
+  q: Queryable,
+  msg: InboundMessage,
+  chatKey: string,
+  nowMs: number,
+  claim?: { owner: string; leaseMs: number },
+  notifyChannel?: string,
+): Promise<{ id: string; claimed: boolean } | null> {
+  try {
+    return await insertEventOnce(q, msg, chatKey, nowMs, claim, notifyChannel);
+  } catch (err) {
+    if (!claim || !isChatTaken(err)) throw err;
+    return insertEventOnce(q, msg, chatKey, nowMs, undefined, notifyChannel);
+  }
+}
+
+async function insertEventOnce(
   q: Queryable,
   msg: InboundMessage,
   chatKey: string,
@@ -82,6 +101,19 @@ export async function insertEvent(
  * workers never take the same row; `attempts` counts the run.
  */
 export async function claimEvents(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRow[]> {
+  try {
+    return await claimEventsOnce(q, owner, nowMs, leaseMs, limit);
+  } catch (err) {
+    // A chat of the selection was taken by an insert meanwhile: once more, it is no head now.
+    if (!isChatTaken(err)) throw err;
+    return claimEventsOnce(q, owner, nowMs, leaseMs, limit).catch((again: unknown) => {
+      if (isChatTaken(again)) return [];
+      throw again;
+    });
+  }
+}
+
+async function claimEventsOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRow[]> {
   const { rows } = await q.query<ClaimedRow>(
     `UPDATE skillgate.inbox_events e
         SET status = 'processing', lease_owner = $1, lease_until = $3::timestamptz,
@@ -134,6 +166,23 @@ export async function markDone(q: Queryable, id: string, owner: string, nowMs: n
  * @returns whether the done mark took effect, and the rows taken (in id order)
  */
 export async function markDoneAndClaim(
+  q: Queryable,
+  id: string,
+  owner: string,
+  nowMs: number,
+  leaseMs: number,
+  limit: number,
+): Promise<{ done: boolean; claimed: ClaimedRow[] }> {
+  try {
+    return await markDoneAndClaimOnce(q, id, owner, nowMs, leaseMs, limit);
+  } catch (err) {
+    // The next head was taken by an insert meanwhile: record the done mark alone.
+    if (!isChatTaken(err) || limit === 0) throw err;
+    return markDoneAndClaimOnce(q, id, owner, nowMs, leaseMs, 0);
+  }
+}
+
+async function markDoneAndClaimOnce(
   q: Queryable,
   id: string,
   owner: string,

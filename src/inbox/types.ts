@@ -18,10 +18,20 @@ export interface InboxEvent {
   attempts: number;
   /** When the inbox stored it (the inbox clock). */
   received_at: Date;
+  /** The lease owner holding it: a handler that commits the done mark itself names it. */
+  lease_owner: string;
+}
+
+/**
+ * What a handler reports: `completed` when it committed the event's done mark itself (with
+ * its reply, `Outbox.enqueueFinal`), so the inbox writes no done mark of its own.
+ */
+export interface InboxOutcome {
+  completed: boolean;
 }
 
 /** Handles one event; a throw is retried with backoff, then recorded as `failed`. */
-export type InboxHandler = (event: InboxEvent) => Promise<void>;
+export type InboxHandler = (event: InboxEvent) => Promise<void | InboxOutcome>;
 
 /** Options of `createInbox`. */
 export interface InboxOptions {

@@ -12,13 +12,14 @@
  * sent again once its lease expired.
  */
 import { EventEmitter } from 'node:events';
+import type { CompletesEvent } from './types.ts';
 import type { SendResult } from '../channel/types.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../inbox/inbox.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { lockChat } from '../inbox/store.ts';
-import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSent, releaseMessages, selectMessage, targetChatKey } from './store.ts';
+import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSentMany, releaseMessages, selectMessage, targetChatKey, type SentMark } from './store.ts';
+import { createBatcher } from '../store/batch.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -57,6 +58,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const log = opts.log;
   const clock = opts.clock ?? systemClock;
   const owner = opts.instanceId ?? defaultInstanceId();
+  // Delivery marks of sends finishing at the same time share one statement (src/store/batch.ts).
+  const sentMarks = createBatcher<SentMark, boolean>((marks) => markSentMany(db, marks));
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 8);
   const baseDelayMs = opts.baseDelayMs ?? 1000;
   const maxDelayMs = opts.maxDelayMs ?? 300_000;
@@ -122,7 +125,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       }
       const now = clock.now();
       if (result.ok) {
-        if (await markSent(db, row.id, owner, result.message_ids, now)) {
+        if (await sentMarks.submit({ id: row.id, owner, messageIds: result.message_ids, nowMs: now })) {
           final(row, 'sent');
           return true;
         }
@@ -209,39 +212,50 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     void loop();
   }
 
+  /** Store `items` (see Outbox.enqueue); with `completes`, the last one carries the event's done mark. */
+  async function store(q: Queryable, items: OutboxItem[], completes?: CompletesEvent): Promise<{ ids: string[]; completed: boolean }> {
+    if (items.length === 0) return { ids: [], completed: false };
+    const now = clock.now();
+    // Called with the Db (we commit), a running outbox takes each new chat head in its INSERT
+    // and sends it right after commit: no NOTIFY, no claim statement (issue 5 bench).
+    // Only a single item is taken in its INSERT: several commit in one transaction, where a
+    // lost race for a chat's head would only show at COMMIT (migration 0030 is deferred).
+    const claim = isDb(q) && items.length === 1 && running && !stopping ? { owner, leaseMs } : undefined;
+    const claimed: OutboxRecord[] = [];
+    let completed = false;
+    // On a server a `queued` row is announced by its INSERT (delivered at commit only).
+    const notifyChannel = db.engine === 'server' ? OUTBOX_CHANNEL : undefined;
+    const insertAll = async (tx: Queryable): Promise<string[]> => {
+      claimed.length = 0;
+      const ids: string[] = [];
+      for (const [i, item] of items.entries()) {
+        const r = await insertMessage(tx, item, now, claim, notifyChannel, i === items.length - 1 ? completes : undefined);
+        ids.push(r.id);
+        if (r.claimed) claimed.push(r.claimed);
+        completed = r.completed;
+      }
+      return ids;
+    };
+    // One item: one statement, no transaction. Several: one transaction, so they commit
+    // together and in id order; no chat lock (one sender per chat, migration 0030).
+    const ids = !isDb(q) || items.length === 1 ? await insertAll(q) : await q.transaction(insertAll);
+    for (const row of claimed) deliverDirect(row);
+    if (claimed.length === ids.length) return { ids, completed };
+    queuedTick++;
+    // Embedded: one session, so a pass woken now queues behind the caller's transaction.
+    if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, ids[ids.length - 1]!).catch(() => undefined);
+    else if (isDb(q) && running) queueMicrotask(wake); // committed already; don't wait for the round trip
+    return { ids, completed };
+  }
+
   return {
     async enqueue(q, items: OutboxItem[]) {
-      if (items.length === 0) return [];
-      const now = clock.now();
-      // Called with the Db (we commit), a running outbox takes each new chat head in its INSERT
-      // and sends it right after commit: no NOTIFY, no claim statement (issue 5 bench).
-      const claim = isDb(q) && running && !stopping ? { owner, leaseMs } : undefined;
-      const claimed: OutboxRecord[] = [];
-      const insertAll = async (tx: Queryable): Promise<string[]> => {
-        claimed.length = 0;
-        if (db.engine === 'server') {
-          // Per-chat commit order = id order (see lockChat); sorted keys, so two enqueues never deadlock.
-          for (const key of [...new Set(items.map((i) => targetChatKey(i.target)))].sort()) await lockChat(tx, 'outbox', key);
-        }
-        const ids: string[] = [];
-        for (const item of items) {
-          const r = await insertMessage(tx, item, now, claim);
-          ids.push(r.id);
-          if (r.claimed) claimed.push(r.claimed);
-        }
-        // On a server the notification is part of the transaction: delivered on commit only.
-        if (db.engine === 'server' && claimed.length < ids.length) await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, ids[ids.length - 1]]);
-        return ids;
-      };
-      // Embedded, one item: one statement needs no transaction (one session, nothing to lock).
-      const ids = !isDb(q) ? await insertAll(q) : db.engine === 'embedded' && items.length === 1 ? await insertAll(q) : await q.transaction(insertAll);
-      for (const row of claimed) deliverDirect(row);
-      if (claimed.length === ids.length) return ids;
-      queuedTick++;
-      // Embedded: one session, so a pass woken now queues behind the caller's transaction.
-      if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, ids[ids.length - 1]!).catch(() => undefined);
-      else if (isDb(q) && running) queueMicrotask(wake); // committed already; don't wait for the round trip
-      return ids;
+      return (await store(q, items)).ids;
+    },
+
+    async enqueueFinal(items, completes) {
+      if (items.length === 0) throw new Error('outbox: enqueueFinal needs at least one message');
+      return store(db, items, completes);
     },
 
     start() {

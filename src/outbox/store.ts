@@ -6,7 +6,7 @@ import { storableCopy, storableText } from '../channel/storable.ts';
 import type { OutboundTarget } from '../channel/types.ts';
 import type { Queryable } from '../store/db.ts';
 import { processSecrets } from '../log/secret-values.ts';
-import type { OutboxItem, OutboxRecord } from './types.ts';
+import type { CompletesEvent, OutboxItem, OutboxRecord } from './types.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -31,22 +31,49 @@ export interface InsertClaim {
  * the INSERT waited on it.
  *
  * With `claim`, the new row is taken for `claim.owner` in the same statement (`sending`, lease,
- * attempt 1) when it is the head of its chat (no earlier `queued`/`sending` message of the chat
- * — on a server the caller holds the chat's lock, so every earlier one is visible), and returned
- * as `claimed` so the caller delivers it after commit without a claim statement.
+ * attempt 1) when it is the head of its chat (no earlier `queued`/`sending` message visible),
+ * and returned as `claimed` so the caller delivers it after commit without a claim statement.
+ * Two processes taking one chat's head at once cannot both win (migration 0030); the loser's
+ * row is stored `queued`. With `notifyChannel`, a `queued` row is announced in the statement.
  */
 export async function insertMessage(
   q: Queryable,
   item: OutboxItem,
   nowMs: number,
   claim?: InsertClaim,
-): Promise<{ id: string; claimed: OutboxRecord | null }> {
+  notifyChannel?: string,
+  completes?: CompletesEvent,
+): Promise<{ id: string; claimed: OutboxRecord | null; completed: boolean }> {
+  try {
+    return await insertMessageOnce(q, item, nowMs, claim, notifyChannel, completes);
+  } catch (err) {
+    // Another process took the chat's head at the same moment (migration 0030): store it queued.
+    if (!claim || !isChatSending(err)) throw err;
+    return insertMessageOnce(q, item, nowMs, undefined, notifyChannel, completes);
+  }
+}
+
+/**
+ * True for the error of a statement that would have left two messages of one chat `sending`
+ * (constraint `outbox_one_sending_per_chat`, migration 0030). The statement changed nothing.
+ */
+export function isChatSending(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '23P01';
+}
+
+async function insertMessageOnce(
+  q: Queryable,
+  item: OutboxItem,
+  nowMs: number,
+  claim?: InsertClaim,
+  notifyChannel?: string,
+  completes?: CompletesEvent,
+): Promise<{ id: string; claimed: OutboxRecord | null; completed: boolean }> {
   // NUL / lone surrogates (a hostile event's chat id, a skill echoing one) cannot be stored in jsonb/text.
   const t = storableCopy(item.target);
   const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
   const chatKey = targetChatKey(t);
-  const { rows } = await q.query<OutboxRecord>(
-    `INSERT INTO skillgate.outbox_messages
+  const insert = `INSERT INTO skillgate.outbox_messages
        (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at,
         status, lease_owner, lease_until, attempts)
      SELECT $1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::timestamptz, $8::timestamptz,
@@ -58,27 +85,44 @@ export async function insertMessage(
                SELECT 1 FROM skillgate.outbox_messages p
                 WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending')) AS head) h
      ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING ${COLUMNS}`,
-    [
-      key,
-      t.channel,
-      t.account,
-      chatKey,
-      JSON.stringify(t),
-      JSON.stringify(storableCopy(processSecrets().scrubValues(item.message))), // a skill echoing a secret
-      item.origin ? JSON.stringify(storableCopy(item.origin)) : null,
-      iso(nowMs),
-      claim?.owner ?? null,
-      claim ? iso(nowMs + claim.leaseMs) : null,
-    ],
-  );
-  if (rows[0]) return { id: rows[0].id, claimed: rows[0].status === 'sending' ? rows[0] : null };
+     RETURNING ${COLUMNS},
+               CASE WHEN status = 'queued' AND $11::text IS NOT NULL THEN pg_notify($11::text, id::text) END AS notified`;
+  // With `completes`: the done mark of the inbox event this message ends, in the same statement
+  // (as src/inbox/store.ts markDone); one row comes back also when the INSERT conflicted.
+  const sql = completes
+    ? `WITH done AS (
+         UPDATE skillgate.inbox_events
+            SET status = 'done', processed_at = $8::timestamptz, lease_owner = NULL, lease_until = NULL, error = NULL
+          WHERE id = $12::bigint AND lease_owner = $13 AND status = 'processing'
+          RETURNING id),
+       ins AS (${insert})
+       SELECT ins.*, EXISTS (SELECT 1 FROM done) AS completed FROM (SELECT 1) one LEFT JOIN ins ON true`
+    : insert;
+  const { rows } = await q.query<OutboxRecord & { notified?: unknown; completed?: boolean }>(sql, [
+    key,
+    t.channel,
+    t.account,
+    chatKey,
+    JSON.stringify(t),
+    JSON.stringify(storableCopy(processSecrets().scrubValues(item.message))), // a skill echoing a secret
+    item.origin ? JSON.stringify(storableCopy(item.origin)) : null,
+    iso(nowMs),
+    claim?.owner ?? null,
+    claim ? iso(nowMs + claim.leaseMs) : null,
+    notifyChannel ?? null,
+    ...(completes ? [completes.inboxEventId, completes.leaseOwner] : []),
+  ]);
+  const completed = rows[0]?.completed === true;
+  if (rows[0]?.id) {
+    const { notified: _notified, completed: _completed, ...row } = rows[0];
+    return { id: row.id, claimed: row.status === 'sending' ? row : null, completed };
+  }
   const existing = await q.query<{ id: string }>(
     'SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1',
     [key],
   );
   if (!existing.rows[0]) throw new Error(`outbox: idempotency key ${JSON.stringify(key)} conflicted but no row was found`);
-  return { id: existing.rows[0].id, claimed: null };
+  return { id: existing.rows[0].id, claimed: null, completed };
 }
 
 /**
@@ -87,6 +131,19 @@ export async function insertMessage(
  * `FOR UPDATE SKIP LOCKED` + lease: two replicas never send the same row at once.
  */
 export async function claimMessages(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxRecord[]> {
+  try {
+    return await claimMessagesOnce(q, owner, nowMs, leaseMs, limit);
+  } catch (err) {
+    // A chat of the selection was taken by an insert meanwhile: once more, it is no head now.
+    if (!isChatSending(err)) throw err;
+    return claimMessagesOnce(q, owner, nowMs, leaseMs, limit).catch((again: unknown) => {
+      if (isChatSending(again)) return [];
+      throw again;
+    });
+  }
+}
+
+async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxRecord[]> {
   const { rows } = await q.query<OutboxRecord>(
     `UPDATE skillgate.outbox_messages m
         SET status = 'sending', lease_owner = $1, lease_until = $3::timestamptz, attempts = m.attempts + 1
@@ -124,6 +181,37 @@ export async function markSent(q: Queryable, id: string, owner: string, messageI
     [id, owner, JSON.stringify(messageIds), iso(nowMs)],
   );
   return res.rowCount > 0;
+}
+
+/** One delivery to record with {@link markSentMany}. */
+export interface SentMark {
+  id: string;
+  owner: string;
+  messageIds: string[];
+  nowMs: number;
+}
+
+/**
+ * {@link markSent} for many rows in one statement (the outbox's group commit,
+ * src/store/batch.ts). @returns per mark, in order, whether it took effect (the lease was ours)
+ */
+export async function markSentMany(q: Queryable, marks: SentMark[]): Promise<boolean[]> {
+  if (marks.length === 1) {
+    const m = marks[0]!;
+    return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs)];
+  }
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE skillgate.outbox_messages m
+        SET status = 'sent', sent_at = v.at,
+            platform_message_ids = CASE WHEN m.parts_done > 0 THEN COALESCE(m.platform_message_ids, '[]'::jsonb) || v.ids ELSE v.ids END,
+            lease_owner = NULL, lease_until = NULL
+       FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[]) AS v(id, owner, ids, at)
+      WHERE m.id = v.id AND m.lease_owner = v.owner AND m.status = 'sending'
+      RETURNING m.id::text AS id`,
+    [marks.map((m) => m.id), marks.map((m) => m.owner), marks.map((m) => JSON.stringify(m.messageIds)), marks.map((m) => iso(m.nowMs))],
+  );
+  const done = new Set(rows.map((r) => r.id));
+  return marks.map((m) => done.has(m.id));
 }
 
 /**

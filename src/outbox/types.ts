@@ -99,6 +99,17 @@ export interface OutboxOptions {
   onStatus?: (channel: string, status: 'sent' | 'failed', info: OutboxStatusInfo) => void;
 }
 
+/**
+ * The inbox event whose turn these messages end (src/inbox): its done mark commits in the same
+ * statement as the messages, so a reply and "this event is handled" are never apart.
+ */
+export interface CompletesEvent {
+  /** The inbox row id. */
+  inboxEventId: string;
+  /** The lease owner that holds it; no done mark when the lease is no longer theirs. */
+  leaseOwner: string;
+}
+
 /** The durable outbound queue of one gateway process. */
 export interface Outbox {
   /**
@@ -108,6 +119,13 @@ export interface Outbox {
    * @throws the database error (nothing of this call is stored when it ran in one transaction)
    */
   enqueue(q: Queryable, items: OutboxItem[]): Promise<string[]>;
+  /**
+   * {@link Outbox.enqueue} with the Db, and the done mark of `completes` committed with the
+   * messages (one statement for one message). @returns the ids, and whether the done mark took
+   * effect (false: the lease was lost, or the messages were stored before — a repeated turn)
+   * @throws the database error (nothing stored, nothing marked)
+   */
+  enqueueFinal(items: OutboxItem[], completes: CompletesEvent): Promise<{ ids: string[]; completed: boolean }>;
   /** Start the delivery loop (woken by enqueue / NOTIFY `skillgate_outbox`, else every pollMs). */
   start(): void;
   /** Stop the loop; a send in flight finishes and is recorded first. */

@@ -45,6 +45,17 @@ export function toolDescription(skill: SkillRecord, description = skill.frontmat
  * secrets removed (R-CFG-06), `x-*` stripped (A-09), bare strings repaired (R-SCH-02).
  */
 export function skillTools(skill: SkillRecord, substrings: readonly string[] = SECRET_SUBSTRINGS): ModelTool[] {
+  // A record never changes once loaded (a reload makes new ones): its default tools are built once.
+  if (substrings !== SECRET_SUBSTRINGS) return buildSkillTools(skill, substrings);
+  let made = TOOLS_OF.get(skill);
+  if (!made) TOOLS_OF.set(skill, (made = buildSkillTools(skill, substrings)));
+  return [...made];
+}
+
+/** The default-substring tools of each loaded record (see {@link skillTools}). */
+const TOOLS_OF = new WeakMap<SkillRecord, ModelTool[]>();
+
+function buildSkillTools(skill: SkillRecord, substrings: readonly string[]): ModelTool[] {
   if (!isExposed(skill)) return [];
   const subs = skill.subcommands;
   if (subs && fansOut(subs)) {

@@ -9,6 +9,7 @@
  * their row (role, skill, name) as associated data. Values never reach a log line: logs name
  * the parameter under `param` and never carry a value.
  */
+import { announceChange, SKILL_CONFIG_CHANNEL } from '../store/invalidated-cache.ts';
 import type { Logger } from 'pino';
 import { log } from '../log/logger.ts';
 import { isSecretName, SECRET_SUBSTRINGS } from '../registry/secrets.ts';
@@ -184,6 +185,7 @@ export async function setSkillConfig(q: Queryable, key32: Buffer, args: SetSkill
      DO UPDATE SET value = EXCLUDED.value, encrypted = EXCLUDED.encrypted, updated_at = now()`,
     [roleId, skill, key, stored, encrypted],
   );
+  await announceChange(q, SKILL_CONFIG_CHANNEL);
   logger.info({ role_id: roleId, skill, param: key, encrypted, via: args.via }, 'skill parameter saved');
   return { ok: true, key, encrypted };
 }
@@ -265,6 +267,7 @@ export async function deleteSkillConfig(q: Queryable, roleId: string, skill: str
           skill.trim(),
           normalizeConfigKey(key),
         ]);
+  if (r.rowCount > 0) await announceChange(q, SKILL_CONFIG_CHANNEL);
   return r.rowCount;
 }
 

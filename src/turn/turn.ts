@@ -24,13 +24,19 @@ import { chatKeyOf, sessionIdFor } from './session-key.ts';
 import { storeInboundAttachments } from './uploads.ts';
 import { notice, type Lang } from './notices.ts';
 import { roleSkills } from '../config/file.ts';
+import type { InvalidatedCache } from '../store/invalidated-cache.ts';
+
+/** One message for the outbox. */
+type SinkItem = { target: OutboundTarget; message: OutboundMessage; idempotency_key?: string; origin?: Record<string, unknown> };
 
 /** Where composed messages go (the outbox's enqueue). */
 export interface ReplySink {
-  enqueue(
-    q: SkillServices['db'],
-    items: { target: OutboundTarget; message: OutboundMessage; idempotency_key?: string; origin?: Record<string, unknown> }[],
-  ): Promise<string[]>;
+  enqueue(q: SkillServices['db'], items: SinkItem[]): Promise<string[]>;
+  /**
+   * Store the turn's reply with the inbox event's done mark in one statement
+   * (`Outbox.enqueueFinal`). Absent: the reply is enqueued and the inbox marks the event.
+   */
+  enqueueFinal?(items: SinkItem[], completes: { inboxEventId: string; leaseOwner: string }): Promise<{ ids: string[]; completed: boolean }>;
 }
 
 /**
@@ -81,6 +87,11 @@ export interface TurnDeps {
    * background. Absent: every skill runs synchronously.
    */
   deferAsync?(req: RunSkillRequest, origin: { target: OutboundTarget; reply_to?: string | null; event_id: string }): Promise<Envelope | null>;
+  /**
+   * Resolved senders by (role, channel, platform ids), emptied on every directory import
+   * (src/store/invalidated-cache.ts). Absent: looked up at every turn.
+   */
+  actorCache?: InvalidatedCache<ResolvedActor>;
   /** Wall clock (tests inject one). */
   now?: () => Date;
   /** Show progress after this long, ms (default 2000, issue 5 §8). */
@@ -91,6 +102,8 @@ export interface TurnDeps {
 export interface TurnEvent {
   id: string;
   message: InboundMessage;
+  /** The inbox lease holding it; with it the reply commits the event's done mark. */
+  lease_owner?: string;
 }
 
 function targetOf(msg: InboundMessage, chatType = msg.chat.type): OutboundTarget {
@@ -101,51 +114,58 @@ function targetOf(msg: InboundMessage, chatType = msg.chat.type): OutboundTarget
  * Build the inbox handler. It throws only on infrastructure failures (the inbox retries the
  * event then); everything a user should hear about becomes a message.
  */
-export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<void> {
+export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ completed: boolean }> {
   const now = deps.now ?? (() => new Date());
   const { services } = deps;
   const db = services.db;
 
-  return async function handleTurn(ev: TurnEvent): Promise<void> {
+  return async function handleTurn(ev: TurnEvent): Promise<{ completed: boolean }> {
     const started = Date.now();
     const msg = ev.message;
     const adapter = deps.adapterFor(msg.channel, msg.account);
+    // Whether the reply carried the event's done mark (see ReplySink.enqueueFinal).
+    let completed = false;
     if (!adapter) {
       services.log.warn({ channel: msg.channel, account: msg.account }, 'inbound event for a channel that is off; dropped');
-      return;
+      return { completed };
     }
     const lang: Lang = msg.lang === 'en' ? 'en' : 'zh-CN';
     const role = roleFor(deps.config, msg.channel, msg.account, deps.defaultRoleId);
     const target = targetOf(msg);
     let seq = 0;
-    const send = async (messages: OutboundMessage[]): Promise<void> => {
+    const send = async (messages: OutboundMessage[], final = false): Promise<void> => {
       if (messages.length === 0) return;
-      await deps.outbox.enqueue(
-        db,
-        messages.map((m) => ({
-          target,
-          message: m,
-          idempotency_key: `turn:${ev.id}:${seq++}`,
-          origin: { inbox_event_id: ev.id },
-        })),
-      );
+      const items = messages.map((m) => ({
+        target,
+        message: m,
+        idempotency_key: `turn:${ev.id}:${seq++}`,
+        origin: { inbox_event_id: ev.id },
+      }));
+      if (final && ev.lease_owner && deps.outbox.enqueueFinal) {
+        completed = (await deps.outbox.enqueueFinal(items, { inboxEventId: ev.id, leaseOwner: ev.lease_owner })).completed;
+        return;
+      }
+      await deps.outbox.enqueue(db, items);
     };
     const sendNotice = (text: string): Promise<void> =>
       send([{ kind: 'notice', text, format: 'plain', reply_to: msg.message_id, final: true }]);
 
-    const actor = await resolveActor(db, {
+    const actorArgs = {
       orgId: role.org_id,
       roleId: role.id,
       channel: msg.channel,
       platformId: msg.actor.id,
       platformIds: msg.actor.ids,
       nickname: msg.actor.display_name,
-    });
+    };
+    const actor = deps.actorCache
+      ? structuredClone(await deps.actorCache.get(JSON.stringify(actorArgs), () => resolveActor(db, actorArgs)))
+      : await resolveActor(db, actorArgs);
     const access = checkAccess(role, actor, msg.channel, msg.actor.id, lang);
     if (!access.allowed) {
       services.log.info({ channel: msg.channel, actor: actor.contactKey, role: role.id }, 'sender refused by the access policy');
       await sendNotice(access.message);
-      return;
+      return { completed };
     }
 
     const session = await getOrCreateSession(db, {
@@ -236,7 +256,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<vo
           mediaFor: mediaResolver(records),
         });
         if (run.signal.aborted) messages.push({ kind: 'notice', text: notice(lang, 'stopped'), format: 'plain', final: true });
-        await send(messages);
+        await send(messages, true);
       },
     };
     try {
@@ -246,6 +266,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<vo
       run.end();
       deps.onTurn?.({ channel: msg.channel, ms: Date.now() - started, ok: failures === 0, failures });
     }
+    return { completed };
   };
 }
 

@@ -27,7 +27,7 @@ describeEachEngine('web token command', (db) => {
     if (!r.ok) throw new Error(r.error);
     expect(r.token).toMatch(/^wt_[A-Za-z0-9_-]{43}$/);
     expect(r).toMatchObject({ contact_key: 'demo_worker', name: '维修工', org_id: 'demo' });
-    expect(await verifyWebToken(db(), 'demo', r.token, Date.now())).toEqual({ orgId: 'demo', contactKey: 'demo_worker' });
+    expect(await verifyWebToken(db(), 'demo', r.token, Date.now())).toEqual({ orgId: 'demo', contactKey: 'demo_worker', source: 'issued' });
     expect(await verifyWebToken(db(), 'other', r.token, Date.now())).toBeNull();
     expect(await verifyWebToken(db(), 'demo', r.token.slice(0, -1) + (r.token.endsWith('A') ? 'B' : 'A'), Date.now())).toBeNull();
     const { rows } = await db().query<{ h: string }>(`SELECT encode(token_hash, 'hex') AS h FROM skillgate.web_tokens WHERE contact_key = 'demo_worker'`);

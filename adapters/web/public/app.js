@@ -14,6 +14,8 @@
         tooLong: 'The message is too long.', uploadFailed: 'Upload failed: ', unknownUpload: 'That upload is no longer available.',
         failed: 'The message could not be handled; try again.', download: 'Download', expired: 'expired',
         confirm: 'Confirm', cancel: 'Cancel', chosen: 'Chosen: ',
+        signinTitle: 'Sign in', signinSubmit: 'Sign in', signinToken: 'Sign-in link or token',
+        signinText: 'Open the sign-in link you were given: send /web to the bot in any connected chat, or ask an administrator to create one with skillgate web token <contact>. You can also paste the link or token below.',
       }
     : {
         send: '发送', stop: '停止', placeholder: '输入消息，Enter 发送，Shift+Enter 换行',
@@ -24,6 +26,8 @@
         tooLong: '消息太长。', uploadFailed: '上传失败：', unknownUpload: '该文件已不可用。',
         failed: '消息未能处理，请重试。', download: '下载', expired: '已过期',
         confirm: '确认', cancel: '取消', chosen: '已选择：',
+        signinTitle: '登录', signinSubmit: '登录', signinToken: '登录链接或令牌',
+        signinText: '请打开发给你的登录链接：在任一已接入的聊天里向机器人发送 /web，或请管理员用 skillgate web token <联系人> 生成。也可以把链接或令牌粘贴到下面。',
       };
 
   const $ = (id) => document.getElementById(id);
@@ -412,6 +416,34 @@
     const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
     return { ok: res.ok, body: await res.json().catch(() => ({})) };
   }
+  // The sign-in screen (demo identities off): a link's token pasted, or the link itself.
+  function showSignin() {
+    const box = $('signin');
+    $('signin-title').textContent = T.signinTitle;
+    $('signin-text').textContent = T.signinText;
+    $('signin-submit').textContent = T.signinSubmit;
+    $('signin-token').placeholder = T.signinToken;
+    $('signin-token-label').textContent = T.signinToken;
+    box.classList.remove('hidden');
+    el.form.classList.add('hidden');
+    $('signin-form').addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const raw = $('signin-token').value.trim();
+      const m = /token=([^&\s]+)/.exec(raw);
+      const token = m ? decodeURIComponent(m[1]) : raw;
+      if (!token) return;
+      const r = await post('/api/web/signin', { token });
+      if (!r.ok) {
+        showHint(T.refused);
+        return;
+      }
+      box.classList.add('hidden');
+      el.hint.classList.add('hidden');
+      el.form.classList.remove('hidden');
+      el.me.textContent = r.body.user.name;
+      connect();
+    });
+  }
   async function init() {
     const m = /(?:^#|&)(token|signin)=([^&]+)/.exec(location.hash);
     if (m) {
@@ -445,7 +477,7 @@
       });
     }
     if (!me) {
-      showHint(T.signin);
+      showSignin();
       return;
     }
     el.me.textContent = me.name;

@@ -1,0 +1,51 @@
+/**
+ * Group commit without waiting: the first write goes out at once; writes submitted while it
+ * is in flight are sent together as the next statement, and so on. An idle process pays no
+ * delay; a busy one pays one statement (one commit) per batch instead of one per write
+ * (docs/performance.md "Group commit").
+ */
+
+/** Submits writes that are flushed in batches. */
+export interface Batcher<T, R> {
+  /** Queue `item`; resolves with its result once its batch committed, rejects with the batch's error. */
+  submit(item: T): Promise<R>;
+  /** Resolves when nothing is queued or in flight. */
+  idle(): Promise<void>;
+}
+
+/**
+ * @param flush writes a batch in one statement; returns one result per item, in item order.
+ * @param max most items per batch (default 500).
+ */
+export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 500): Batcher<T, R> {
+  let queue: { item: T; resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
+  let running: Promise<void> | null = null;
+  const idlers: (() => void)[] = [];
+
+  const drain = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, max);
+      queue = queue.slice(batch.length);
+      try {
+        const results = await flush(batch.map((b) => b.item));
+        batch.forEach((b, i) => b.resolve(results[i]!));
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
+    running = null;
+    for (const done of idlers.splice(0)) done();
+  };
+
+  return {
+    submit(item) {
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        running ??= drain();
+      });
+    },
+    idle() {
+      return running ? new Promise<void>((r) => idlers.push(r)) : Promise.resolve();
+    },
+  };
+}
