@@ -22,8 +22,8 @@ import { AdapterSet } from './channel/adapters.ts';
 import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
 import { seedDemoDirectory } from './identity/index.ts';
-import { createInbox } from './inbox/index.ts';
-import { createOutbox, operatorCeilings } from './outbox/index.ts';
+import { createInbox, floodLimitFromEnv } from './inbox/index.ts';
+import { createOutbox, eventNoticeItem, operatorCeilings } from './outbox/index.ts';
 import { createCoreHost } from './turn/host.ts';
 import { plannerForRole, plannerStartupLine } from './turn/planners/model.ts';
 import type { Planner } from './turn/planner.ts';
@@ -184,7 +184,13 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const asyncRunner = createAsyncRunner({ db, services, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
     await asyncRunner.start();
     stops.push(() => asyncRunner.stop());
-    const inbox = createInbox<TurnInput>(db, { log });
+    const inbox = createInbox<TurnInput>(db, {
+      log,
+      flood: {
+        perMinute: floodLimitFromEnv(env),
+        notify: (msg, text) => outbox.enqueue(db, [eventNoticeItem(msg, { kind: 'notice', text, format: 'plain' })]).then(() => undefined),
+      },
+    });
     const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
     metricsRef = metrics;
     // One planner per role: the model planner when the role has a model endpoint

@@ -6,6 +6,7 @@
 import { createInbox } from '../../src/inbox/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { handleWebhookRequest } from '../../src/channel/webhooks.ts';
 import type { Db } from '../../src/store/db.ts';
 import type { AdapterHost, ChannelAdapter, InboundMessage, WebhookAdapter, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
 import { createOutbox, eventNoticeItem } from '../../src/outbox/index.ts';
@@ -140,7 +141,7 @@ export async function openBed(opts: AdapterContractOptions, openDb: () => Promis
       }
       const req: WebhookRequest = { method: d.method ?? 'POST', path: d.path ?? '', headers, query, body: sent, ip: '127.0.0.1' };
       d.tamper?.(req);
-      return adapter.handleWebhook(req, host);
+      return handleWebhookRequest(adapter, req, host);
     },
     async close() {
       await adapter.stop?.();

@@ -12,6 +12,7 @@
  */
 import { requireSetting, setting, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
 import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
+import { createReplayGuard } from '../../src/channel/replay-guard.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import { perAccountChannel } from '../../src/channel/per-account.ts';
 import type {
@@ -72,6 +73,7 @@ export function createDingtalkAdapter(o: DingtalkAdapterOptions): WebhookAdapter
   const api = createDingtalkApi({ apiRoot: o.apiRoot ?? DINGTALK_DEFAULT_API_ROOT, oapiRoot, appKey: o.appKey, appSecret: o.appSecret, now });
   const book = new SessionBook();
   const payloads = createCallbackPayloads(o.db, 'dingtalk', o.account, () => new Date(now()));
+  const replays = createReplayGuard(o.db, 'dingtalk', o.account, now);
   const deps = { api, robotCode: o.robotCode, book, payloads, now, log: o.log };
 
   const adapter: WebhookAdapter = {
@@ -98,6 +100,7 @@ export function createDingtalkAdapter(o: DingtalkAdapterOptions): WebhookAdapter
         book,
         oapiRoot,
         payloads,
+        replays,
       }),
   };
   return adapter;

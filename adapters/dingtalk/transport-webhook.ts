@@ -3,7 +3,9 @@
  * https://open.dingtalk.com/document/orgapp/receive-message). Order:
  * 1. method POST (else 405);
  * 2. headers `timestamp` + `sign` checked on the raw request before the body is parsed
- *    ({@link checkCallbackHeaders}: 300 s window, injectable clock, constant-time) → 401;
+ *    ({@link checkCallbackHeaders}: 300 s window, injectable clock, constant-time) → 401; the
+ *    pair then bound to this body in the database ({@link ReplayGuard}; the signature does not
+ *    cover the body, so a replayed pair with another body would otherwise pass) → 401;
  * 3. the body parsed as one JSON object → 400; required fields missing → 400;
  * 4. our own robot's messages → 200 ignored; unsupported message types → 200, not handed to the
  *    core, a polite notice sent back; button presses (`确认 <ref>` in single chats) → callbacks;
@@ -16,7 +18,8 @@ import type { AdapterHost, InboundMessage, WebhookRequest, WebhookResponse } fro
 import type { Logger } from '../../src/log/logger.ts';
 import { asCallback, normalizeCallback, pressedButton } from './inbound.ts';
 import { sessionWebhookUrl, type SessionBook } from './sessions.ts';
-import { checkCallbackHeaders } from './verify.ts';
+import type { ReplayGuard } from '../../src/channel/replay-guard.ts';
+import { checkCallbackHeaders, REPLAY_WINDOW_MS } from './verify.ts';
 
 /** What one account's webhook needs. */
 export interface DingtalkWebhookContext {
@@ -28,6 +31,8 @@ export interface DingtalkWebhookContext {
   book: SessionBook;
   oapiRoot: string;
   payloads: CallbackPayloads;
+  /** Once-only (timestamp, sign) pairs (src/channel/replay-guard.ts). */
+  replays: ReplayGuard;
 }
 
 /** The polite answer to an unsupported message type (zh-CN first, English after). */
@@ -51,6 +56,11 @@ export async function handleDingtalkWebhook(req: WebhookRequest, host: AdapterHo
   if (req.method.toUpperCase() !== 'POST') return { status: 405, body: { error: 'method_not_allowed' } };
   const check = checkCallbackHeaders(req.headers, ctx.appSecret, ctx.now());
   if (check !== 'ok') return unauthorized(check === 'missing' ? 'missing timestamp or sign' : check === 'stale' ? 'stale timestamp' : 'bad signature');
+  // The signature does not cover the body: a (timestamp, sign) pair is good for one body only.
+  const pair = `${req.headers.timestamp}\n${req.headers.sign}`;
+  if (!(await ctx.replays.claim(pair, req.body, Number(req.headers.timestamp) + REPLAY_WINDOW_MS))) {
+    return unauthorized('timestamp and sign already used with another body');
+  }
   const payload = parseObject(req.body);
   if (!payload) return badRequest('body is not a JSON object');
   const n = normalizeCallback(payload, ctx.account, ctx.now());

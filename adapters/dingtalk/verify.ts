@@ -4,8 +4,7 @@
  * epoch) and `sign` = base64(HMAC-SHA256(key = app secret, message = timestamp + "\n" + app
  * secret)). Both must pass: the timestamp within the replay window (CONTRACTS.md §6: 300 s, either
  * direction) and the signature, compared in constant time. The body plays no part in the
- * signature, so a valid header pair is replayable only inside the window; the msgId dedup in the
- * inbox covers that.
+ * signature, so the webhook accepts each header pair once (src/channel/replay-guard.ts).
  */
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../src/channel/safe-equal.ts';

@@ -10,8 +10,10 @@
  * 2. with an Encrypt Key configured, an unsigned request is accepted only as the URL-verification
  *    handshake (encrypted `{encrypt}` that decrypts under our key to `type: url_verification`
  *    with our token), and a plaintext body only as a signed legacy card callback → else 401;
- * 3. JSON → 400 when unparseable; `{encrypt}` decrypted (400 when it does not decrypt after a
- *    valid signature, 401 on the unsigned handshake path);
+ * 3. JSON → 400 when a signed body is unparseable, 401 when an unsigned one is (an unsigned
+ *    request is never parsed further than the handshake / token check needs; with an Encrypt
+ *    Key it must be exactly `{encrypt}` before anything is decrypted); `{encrypt}` decrypted
+ *    (400 when it does not decrypt after a valid signature, 401 on the unsigned handshake path);
  * 4. the Verification Token (`header.token` / `token`) compared in constant time → 401;
  * 5. `url_verification` → `{challenge}`; schema 2.0 events → {@link dispatchEvent}; anything
  *    else → 200 and ignored.
@@ -69,7 +71,11 @@ export async function handleFeishuWebhook(req: WebhookRequest, host: AdapterHost
   }
 
   const outer = parseJson(req.body.toString('utf8'));
-  if (!outer) return badRequest('body is not a JSON object');
+  // Unsigned, only the documented handshake / token-carrying JSON can be genuine: anything else is unauthenticated.
+  if (!outer) return signed ? badRequest('body is not a JSON object') : unauthorized('unsigned body is not a JSON object');
+  if (!signed && ctx.encryptKey && (typeof outer.encrypt !== 'string' || Object.keys(outer).length !== 1)) {
+    return unauthorized('missing signature');
+  }
 
   let payload = outer;
   if (typeof outer.encrypt === 'string') {

@@ -9,6 +9,7 @@ import type { Api } from 'grammy';
 /** grammY types its signal parameter with the abort-controller polyfill; Node's is compatible at run time. */
 type GrammySignal = Parameters<Api['getUpdates']>[1];
 import type { Update } from 'grammy/types';
+import { InboundRefusedError } from '../../src/channel/bounds.ts';
 import type { AdapterHost } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 
@@ -65,6 +66,11 @@ export function startPolling(opts: {
           await opts.process(u, opts.host);
           offset = u.update_id + 1;
         } catch (err) {
+          if (err instanceof InboundRefusedError) {
+            opts.log.warn({ err: err.message, update_id: u.update_id }, 'telegram: update refused; skipped');
+            offset = u.update_id + 1;
+            continue;
+          }
           await fail('telegram: an update could not be stored; it is fetched again', err);
           break;
         }

@@ -5,7 +5,7 @@
  *   GET  /                      the chat page
  *   GET  /assets/*              app.js, style.css, purify.min.js (DOMPurify's browser build)
  *   GET  /api/web/config        {demo: [{contact_key, name}] | null, me: {contact_key, name} | null, limits}
- *   POST /api/web/signin        {token} | {demo: contact_key} → sets the HttpOnly cookie; {user}
+ *   POST /api/web/signin        {token} | {link} (single use) | {demo: contact_key} → sets the HttpOnly cookie; {user}
  *   POST /api/web/signout       clears the cookie, revokes its token
  *   POST /api/uploads           multipart, one file ≤ 50 MiB → {upload_id, filename, mime_type, size, sha256}
  *   GET  /files/:id             an own upload or an attachment of an own session; else 404
@@ -18,6 +18,7 @@ import { displayNameOf, type WebContext } from './context.ts';
 import { DEMO_CONTACT_KEYS, isDemoContact } from './directory.ts';
 import { findServable, serveFile } from './files.ts';
 import { acceptedIdentity, issueWebToken, revokeWebToken, verifyWebToken } from './tokens.ts';
+import { consumeSigninLink } from './signin-links.ts';
 import { receiveUpload, UploadError } from './uploads.ts';
 import { LIMITS } from './wire.ts';
 import { COOKIE_MAX_AGE_S } from './auth.ts';
@@ -96,10 +97,17 @@ export function createWebRouter(ctx: WebContext): express.Router {
       res.status(403).json({ error: 'cross-origin sign-in refused' });
       return;
     }
-    const body = (req.body ?? {}) as { token?: unknown; demo?: unknown };
+    const body = (req.body ?? {}) as { token?: unknown; demo?: unknown; link?: unknown };
     let token: string | null = null;
     let contactKey: string | null = null;
-    if (typeof body.token === 'string') {
+    if (typeof body.link === 'string') {
+      // A single-use sign-in link (adapters/web/signin-links.ts): used up here, a session token issued.
+      const linked = await consumeSigninLink(ctx.db, ctx.orgId, body.link, ctx.clock());
+      if (linked && (await ctx.directory.find(ctx.orgId, linked).catch(() => null))) {
+        contactKey = linked;
+        token = await issueWebToken(ctx.db, ctx.orgId, linked, { expiresAt: new Date(ctx.clock() + COOKIE_MAX_AGE_S * 1000) });
+      }
+    } else if (typeof body.token === 'string') {
       const id = acceptedIdentity(await verifyWebToken(ctx.db, ctx.orgId, body.token, ctx.clock()), ctx.demo);
       if (id) {
         token = body.token;

@@ -84,6 +84,40 @@ export async function revokeWebToken(q: Queryable, token: string): Promise<boole
   return rowCount > 0;
 }
 
+/** One web session (a token) of a contact, as the console lists it. */
+export interface WebSession {
+  /** hex of the token's sha256 — names the session; cannot sign anyone in. */
+  id: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The web sessions of `contactKey` of `orgId`, newest first (at most 200). @throws the database error. */
+export async function listWebSessions(q: Queryable, orgId: string, contactKey: string): Promise<WebSession[]> {
+  const { rows } = await q.query<{ id: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null }>(
+    `SELECT encode(token_hash, 'hex') AS id, created_at, expires_at, revoked_at FROM skillgate.web_tokens
+      WHERE org_id = $1 AND contact_key = $2 ORDER BY created_at DESC LIMIT 200`,
+    [orgId, contactKey],
+  );
+  const iso = (d: Date | null): string | null => (d === null ? null : new Date(d).toISOString());
+  return rows.map((r) => ({ id: r.id, created_at: new Date(r.created_at).toISOString(), expires_at: iso(r.expires_at), revoked_at: iso(r.revoked_at) }));
+}
+
+/**
+ * Revoke the live sessions of `contactKey` of `orgId`: the one named `id` (see {@link WebSession}),
+ * or all of them when `id` is absent. @returns how many were revoked. @throws the database error.
+ */
+export async function revokeWebSessions(q: Queryable, orgId: string, contactKey: string, id?: string): Promise<number> {
+  if (id !== undefined && !/^[0-9a-f]{64}$/.test(id)) return 0;
+  const { rowCount } = await q.query(
+    `UPDATE skillgate.web_tokens SET revoked_at = now()
+      WHERE org_id = $1 AND contact_key = $2 AND revoked_at IS NULL AND ($3::text IS NULL OR token_hash = decode($3::text, 'hex'))`,
+    [orgId, contactKey, id ?? null],
+  );
+  return rowCount;
+}
+
 /**
  * The stable conversation id of a contact: `conv_` + the first 22 base64url characters of
  * sha256(`orgId \0 contactKey`). The same on every replica and after every reload, so the

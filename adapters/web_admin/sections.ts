@@ -7,6 +7,8 @@ import type { AdminSection } from './kit.ts';
 import { skillsSection } from './api/skills.ts';
 import { secretsSection } from './api/secrets.ts';
 import { outboxSection } from './api/outbox.ts';
+import { inboxSection } from './api/inbox.ts';
+import { webSessionsSection } from './api/websessions.ts';
 import { auditSection } from './api/audit.ts';
 import { directorySection } from './api/directory.ts';
 import { grantsSection } from './api/grants.ts';
@@ -21,6 +23,8 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   skillsSection,
   secretsSection,
   outboxSection,
+  inboxSection,
+  webSessionsSection,
   auditSection,
   directorySection,
   grantsSection,

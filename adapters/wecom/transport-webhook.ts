@@ -10,7 +10,8 @@
  * step needs:
  * 1. `msg_signature`, `timestamp`, `nonce` present, else 401; `timestamp` within 300 s of the
  *    (injectable) clock, else 401;
- * 2. only the envelope's `Encrypt` element is read (400 when there is none);
+ * 2. only the envelope's `Encrypt` element is read (401 when there is none: the signature covers
+ *    it, so such a body can never be verified);
  * 3. SHA-1 signature over token/timestamp/nonce/Encrypt, constant-time compare, else 401;
  * 4. decrypt (400 when it does not decrypt after a valid signature); receive id = CorpID, else 401;
  * 5. the inner XML parsed and normalized (400 when malformed); events we do not handle → 200.
@@ -82,7 +83,7 @@ export async function handleWecomWebhook(req: WebhookRequest, host: AdapterHost,
 
   if (req.body.length > CALLBACK_BODY_LIMIT) return badRequest('body too large');
   const encrypt = envelopeEncrypt(req.body.toString('utf8'));
-  if (encrypt === null) return badRequest('no Encrypt element');
+  if (encrypt === null) return unauthorized('no Encrypt element: nothing the signature could cover');
   if (!checkWecomSignature(sig.signature, ctx.token, sig.timestamp, sig.nonce, encrypt)) return unauthorized('bad msg_signature');
   const plain = wecomDecrypt(encrypt, ctx.key);
   if (!plain) return badRequest('Encrypt does not decrypt');

@@ -3,6 +3,7 @@
  * rows past the retention (issue 10 item 5).
  */
 import type { Queryable } from '../store/db.ts';
+import { processSecrets } from '../log/secret-values.ts';
 import type { AuditEntry } from './entry.ts';
 
 /** Default and largest number of rows one query returns. */
@@ -28,7 +29,8 @@ export interface AuditRow extends Omit<AuditEntry, 'at'> {
 }
 
 /** Insert one row. @throws the database error (the hook catches it). */
-export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
+export async function insertAudit(q: Queryable, entry: AuditEntry): Promise<void> {
+  const e = processSecrets().scrubValues(entry); // secret values never reach the log (src/log/secret-values.ts)
   await q.query(
     `INSERT INTO skillgate.audit_log
        (at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,

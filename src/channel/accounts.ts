@@ -8,6 +8,7 @@
 import { ConfigError } from '../config/errors.ts';
 import type { ConfigFile } from '../config/file.ts';
 import type { ChannelFactoryContext } from './factory.ts';
+import { isKnownSecretField, processSecrets } from '../log/secret-values.ts';
 
 /** One configured account of a channel. */
 export interface ChannelAccount {
@@ -52,7 +53,10 @@ export function accountsFor(
     }
     out.set(a.id, { channel, id: a.id, role: a.role, values, source: 'config' });
   }
-  return [...out.values()];
+  const accounts = [...out.values()];
+  // Their tokens and app secrets are scrubbed by value wherever text leaves (src/log/secret-values.ts).
+  for (const a of accounts) for (const [k, v] of Object.entries(a.values)) if (isKnownSecretField(k)) processSecrets().add(v);
+  return accounts;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import express from 'express';
 import type { Logger } from '../log/logger.ts';
+import { InboundRefusedError } from './bounds.ts';
 import type { AdapterHost, ChannelAdapter, WebhookAdapter, WebhookRequest, WebhookResponse } from './types.ts';
 
 /** Largest webhook body accepted, bytes (platform events are far smaller; files are fetched). */
@@ -36,8 +37,23 @@ export function sendWebhookResponse(res: express.Response, out: WebhookResponse)
 }
 
 /**
- * The webhook router. Unknown channel/account → 404; an adapter that throws (storage down) →
- * 503 so the platform redelivers later.
+ * Run `adapter.handleWebhook`; an event the core refuses for good ({@link InboundRefusedError},
+ * e.g. an identifier over its bound) becomes a 400 so the platform stops redelivering it.
+ * @throws what the adapter throws otherwise (storage down → the router answers 503)
+ */
+export async function handleWebhookRequest(adapter: WebhookAdapter, req: WebhookRequest, host: AdapterHost): Promise<WebhookResponse> {
+  try {
+    return await adapter.handleWebhook(req, host);
+  } catch (err) {
+    if (err instanceof InboundRefusedError) return { status: 400, body: { error: 'bad_request', reason: err.message } };
+    throw err;
+  }
+}
+
+/**
+ * The webhook router. Unknown channel/account → 404; an event the core refuses for good (an
+ * identifier over its bound, src/channel/bounds.ts) → 400; an adapter that throws otherwise
+ * (storage down) → 503 so the platform redelivers later.
  */
 export function createWebhookRouter(opts: {
   adapterFor(channel: string, account: string): ChannelAdapter | undefined;
@@ -56,7 +72,7 @@ export function createWebhookRouter(opts: {
       return;
     }
     try {
-      sendWebhookResponse(res, await adapter.handleWebhook(toWebhookRequest(req, ''), host));
+      sendWebhookResponse(res, await handleWebhookRequest(adapter, toWebhookRequest(req, ''), host));
     } catch (err) {
       opts.log.error({ err: (err as Error).message, channel, account }, 'webhook could not be stored; the platform will redeliver');
       if (!res.headersSent) res.status(503).type('text/plain').send('try again later');

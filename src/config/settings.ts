@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.ts';
 import { resolveWalls, type WallSettings } from './walls.ts';
+import { isKnownSecretField, processSecrets } from '../log/secret-values.ts';
 
 /** A chat channel skillgate has an adapter for. */
 export type ChannelName = 'web' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 'dingtalk';
@@ -157,6 +158,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
     configPath = resolve(cwd, 'skillgate.config.yaml');
   }
   const llmBase = nonBlank(env, 'LLM_BASE_URL');
+  // Every secret of the environment is scrubbed by value from logs and outbound text (src/log/secret-values.ts).
+  for (const [k, v] of Object.entries(env)) if (isKnownSecretField(k)) processSecrets().add(v);
   const channels: ChannelName[] = ['web'];
   for (const [name, vars] of Object.entries(CHANNEL_VARS) as [Exclude<ChannelName, 'web'>, string[]][]) {
     if (vars.every((v) => nonBlank(env, v))) channels.push(name);

@@ -155,6 +155,11 @@ export function createApp(deps: AppDeps): Express {
     if (out.ok) res.json(out);
     else res.status(422).json(out);
   });
+  local.post('/inbox', express.json(), async (req, res) => {
+    const { runInboxCommand } = await import('../cli/commands/inbox.ts');
+    const out = await runInboxCommand(deps.db, req.body as import('../cli/commands/inbox.ts').InboxCommandRequest);
+    res.status(out.ok ? 200 : 422).json(out);
+  });
   app.use('/api/local', local);
 
   return app;

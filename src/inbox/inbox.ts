@@ -13,7 +13,9 @@ import { randomUUID } from 'node:crypto';
 import { chatKeyOf } from '../channel/chat-key.ts';
 import type { InboundMessage } from '../channel/types.ts';
 import { storableCopy } from '../channel/storable.ts';
+import { inboundBoundsProblem, InboundRefusedError } from '../channel/bounds.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
+import { floodCounted, floodNotice, insertRefused, senderWindow } from './flood.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
 import { chatIsProcessing, claimDue, countBacklog, insertEvent, lockChat, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
@@ -234,8 +236,22 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
 
   return {
     async receive(incoming, parsed) {
+      const tooLarge = inboundBoundsProblem(incoming);
+      if (tooLarge) throw new InboundRefusedError(`inbound event refused: ${tooLarge}`);
       const msg = storableCopy(incoming); // NUL / lone surrogates cannot be stored as JSON
       const key = chatKey(msg);
+      const flood = opts.flood;
+      if (flood && flood.perMinute > 0 && floodCounted(msg)) {
+        const nowMs = now();
+        const window = await senderWindow(db, msg, nowMs);
+        if (window.taken >= flood.perMinute) {
+          // Over the sender's limit: stored as refused (a redelivery stays a duplicate), never run.
+          if (!(await insertRefused(db, msg, key, nowMs))) return 'duplicate';
+          log.info({ chat_key: key, sender: msg.actor.id, per_minute: flood.perMinute }, 'inbox: message over the per-sender limit refused');
+          if (window.refused === 0) await flood.notify(msg, floodNotice(msg.lang, flood.perMinute));
+          return 'accepted';
+        }
+      }
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:
       // no NOTIFY, no claim statement (issue 5 bench). Otherwise the row waits for a worker.
       const take = running && concurrency - busy() > 0;

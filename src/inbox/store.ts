@@ -5,6 +5,7 @@
  */
 import type { InboundMessage } from '../channel/types.ts';
 import type { Queryable } from '../store/db.ts';
+import { processSecrets } from '../log/secret-values.ts';
 
 /** A row taken by a worker. */
 export interface ClaimedRow {
@@ -262,7 +263,7 @@ export async function markFailed(q: Queryable, id: string, owner: string, error:
             processed_at = CASE WHEN $4::timestamptz IS NULL THEN $5::timestamptz ELSE NULL END,
             error = $3, lease_owner = NULL, lease_until = NULL
       WHERE id = $1::bigint AND lease_owner = $2 AND status = 'processing'`,
-    [id, owner, error, retryAtMs === null ? null : iso(retryAtMs), iso(nowMs)],
+    [id, owner, processSecrets().scrub(error), retryAtMs === null ? null : iso(retryAtMs), iso(nowMs)],
   );
   return res.rowCount > 0;
 }

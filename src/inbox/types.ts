@@ -4,6 +4,7 @@
  */
 import type { InboundMessage } from '../channel/types.ts';
 import type { Logger } from '../log/logger.ts';
+import type { FloodControl } from './flood.ts';
 
 /**
  * One stored inbound event, as handed to the handler. `P` is what the intake made of the
@@ -57,6 +58,8 @@ export interface InboxOptions {
   random?: () => number;
   /** How long after the first item of an album is stored its other items are awaited, ms (default 1000; src/inbox/album.ts). */
   albumWaitMs?: number;
+  /** Per-sender flood control (src/inbox/flood.ts); none by default. */
+  flood?: FloodControl;
 }
 
 /** Options of {@link Inbox.start}. */
@@ -80,6 +83,7 @@ export interface Inbox<P = unknown> {
   /**
    * Store `msg` (one INSERT … ON CONFLICT DO NOTHING: atomic, also across processes).
    * @returns `accepted` when new, `duplicate` when (channel, account, dedupe_key) was stored before
+   * @throws InboundRefusedError (src/channel/bounds.ts) when an identifier is over its bound (never stored)
    * @throws the database error when it could not be stored (the adapter then answers the platform
    *   with a retryable error so it redelivers)
    */

@@ -1,20 +1,22 @@
 /**
  * Logging: pino to stderr (CONTRACTS.md §1), JSON lines, pretty when stderr is a TTY.
- * Values under secret-named keys (the substrings of R-CFG-05: key, token, secret, password,
- * credential, auth — case-insensitive, at any depth) are replaced by `[redacted]`.
+ * Redaction (src/log/secret-values.ts): values under the known secret field names
+ * (`bot_token`, `app_secret`, `authorization`, …, exact names, any depth) are replaced by
+ * `[redacted]`, and every written line is scrubbed of the configured secret values themselves
+ * (also URL-encoded or JSON-escaped). No name pattern: `chat_key` logs as itself.
  */
+import { Writable } from 'node:stream';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import pretty from 'pino-pretty';
-import { isSecretName } from '../registry/secrets.ts';
+import { isKnownSecretField, processSecrets, REDACTED, type SecretValues } from './secret-values.ts';
 
 export type { Logger } from 'pino';
 
-/** The replacement text of a redacted value. */
-export const REDACTED = '[redacted]';
+export { REDACTED } from './secret-values.ts';
 
 /**
- * Copy `value` with every secret-named key's value replaced (depth-limited to 8; Errors keep
- * their message and stack, which never hold a key/value pair).
+ * Copy `value` with every known secret field's value replaced (depth-limited to 8; Errors are
+ * kept — their text is scrubbed by value on the written line).
  */
 export function redactSecrets(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;
@@ -22,9 +24,24 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    out[k] = isSecretName(k) && v !== null && v !== undefined && v !== '' ? REDACTED : redactSecrets(v, depth + 1);
+    out[k] = isKnownSecretField(k) && v !== null && v !== undefined && v !== '' ? REDACTED : redactSecrets(v, depth + 1);
   }
   return out;
+}
+
+/** A stream that scrubs each written chunk of `secrets` before passing it to `to` (same call, so sync stays sync). */
+function scrubbing(to: DestinationStream, secrets: SecretValues): DestinationStream {
+  return new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      try {
+        to.write(secrets.size === 0 ? text : secrets.scrub(text));
+        cb();
+      } catch (err) {
+        cb(err as Error);
+      }
+    },
+  });
 }
 
 /** Options of {@link createLogger}. */
@@ -35,11 +52,14 @@ export interface LoggerOptions {
   destination?: DestinationStream;
   /** Force pretty output on/off (default: stderr is a TTY). */
   pretty?: boolean;
+  /** Secret values scrubbed from every line (default: {@link processSecrets}). */
+  secrets?: SecretValues;
 }
 
 /**
  * Create the process logger.
- * @returns a pino Logger whose every log object passes through {@link redactSecrets}.
+ * @returns a pino Logger whose every log object passes through {@link redactSecrets} and whose
+ *   every line is scrubbed of the secret values.
  */
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const level = opts.level ?? process.env.LOG_LEVEL ?? 'info';
@@ -55,7 +75,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       base: undefined,
       formatters: { log: (obj) => redactSecrets(obj) as Record<string, unknown> },
     },
-    destination,
+    scrubbing(destination, opts.secrets ?? processSecrets()),
   );
 }
 

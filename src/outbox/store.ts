@@ -5,6 +5,7 @@
 import { storableCopy, storableText } from '../channel/storable.ts';
 import { targetChatKey } from '../channel/chat-key.ts';
 import type { Queryable } from '../store/db.ts';
+import { processSecrets } from '../log/secret-values.ts';
 import type { CompletesEvent, OutboxItem, OutboxRecord } from './types.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -112,7 +113,7 @@ async function insertMessageOnce(
     t.account,
     chatKey,
     JSON.stringify(t),
-    JSON.stringify(storableCopy(item.message)),
+    JSON.stringify(storableCopy(processSecrets().scrubValues(item.message))), // a skill echoing a secret
     item.origin ? JSON.stringify(storableCopy(item.origin)) : null,
     iso(nowMs),
     claim?.owner ?? null,
@@ -276,7 +277,7 @@ export async function markAttemptFailed(
             platform_message_ids = CASE WHEN $7::jsonb = '[]'::jsonb THEN platform_message_ids
                                         ELSE COALESCE(platform_message_ids, '[]'::jsonb) || $7::jsonb END
       WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`,
-    [id, owner, error, code, retryAtMs === null ? null : iso(retryAtMs), progress?.partsDone ?? null, JSON.stringify(progress?.messageIds ?? [])],
+    [id, owner, processSecrets().scrub(error), code, retryAtMs === null ? null : iso(retryAtMs), progress?.partsDone ?? null, JSON.stringify(progress?.messageIds ?? [])],
   );
   return res.rowCount > 0;
 }

@@ -15,6 +15,7 @@ import { log } from '../log/logger.ts';
 import { isSecretName, SECRET_SUBSTRINGS } from '../registry/secrets.ts';
 import type { Queryable } from '../store/db.ts';
 import { decryptSecret, encryptSecret } from './crypto.ts';
+import { processSecrets } from '../log/secret-values.ts';
 import { isFixedOrPlatformKey } from './keys.ts';
 
 /** Longest accepted parameter name after normalisation (characters). */
@@ -234,6 +235,7 @@ export async function getSkillConfig(
     const name = normalizeConfigKey(r.key);
     if (name === '__proto__') continue;
     out[name] = r.encrypted ? decryptSecret(key32, r.value, rowAad(roleId.trim(), skill.trim(), r.key)) : r.value;
+    if (r.encrypted) processSecrets().add(out[name]); // scrubbed by value wherever text leaves
   }
   (opts.logger ?? log()).debug(
     { role_id: roleId, skill, params: found.map((r) => r.key), encrypted_count: found.filter((r) => r.encrypted).length },

@@ -14,7 +14,7 @@ import { startFakePlatform, type FakePlatform } from '../../adapters/contract/in
 import { loadSettings } from '../../src/config/settings.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { importDirectory } from '../../src/identity/import.ts';
-import { createLogger } from '../../src/log/logger.ts';
+import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { putNotifyTarget } from '../../src/orchestration/notify-targets.ts';
 import type { DbEngine } from '../../src/store/db.ts';
 import { installOpenApi } from '../adapters/feishu/open-api.ts';
@@ -37,14 +37,19 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-const KEY = Buffer.alloc(32, 7).toString('base64');
+/** The SKILLGATE_SECRET_KEY of a server-engine rig (pass it in `env` for the embedded one too). */
+export const KEY = Buffer.alloc(32, 7).toString('base64');
 
 /**
  * Start fakes and a gateway on `engine`, import `directory` (JSON contacts) and set the
  * notify target `ops`. Channel variables go through process.env (what the factories read);
  * `close()` restores it.
  */
-export async function startRig(engine: DbEngine, directory: Record<string, unknown>[], opts: { feishu?: boolean; telegram?: boolean } = {}): Promise<Rig> {
+export async function startRig(
+  engine: DbEngine,
+  directory: Record<string, unknown>[],
+  opts: { feishu?: boolean; telegram?: boolean; env?: Record<string, string>; log?: Logger } = {},
+): Promise<Rig> {
   const saved = { ...process.env };
   const feishu = await startFakePlatform();
   installOpenApi(feishu);
@@ -71,9 +76,9 @@ export async function startRig(engine: DbEngine, directory: Record<string, unkno
   process.env.APPRISE_API_URL = apprise.url;
   delete process.env.SKILLGATE_PUBLIC_URL;
   const dir = mkdtempSync(join(tmpdir(), 'sg-repair-'));
-  const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', APPRISE_API_URL: apprise.url };
+  const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', APPRISE_API_URL: apprise.url, ...opts.env };
   if (engine === 'server') Object.assign(env, { DATABASE_URL: await serverDatabaseUrl('_repair', true), SKILLGATE_SECRET_KEY: KEY });
-  const gateway = await startGateway(loadSettings(env, dir), createLogger({ level: 'silent' }), {});
+  const gateway = await startGateway(loadSettings(env, dir), opts.log ?? createLogger({ level: 'silent' }), { ...opts.env });
   if (directory.length > 0) {
     const rep = await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: JSON.stringify({ contacts: directory }), format: 'json' });
     if (rep.errors.length > 0) throw new Error(`directory import: ${JSON.stringify(rep.errors)}`);

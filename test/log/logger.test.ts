@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, redactSecrets, REDACTED } from '../../src/log/logger.ts';
+import { SecretValues } from '../../src/log/secret-values.ts';
 
 function capture(): { stream: Writable; text: () => string } {
   let out = '';
@@ -13,7 +14,7 @@ function capture(): { stream: Writable; text: () => string } {
   return { stream, text: () => out };
 }
 
-describe('logging redacts secrets by key pattern (R-CFG-10)', () => {
+describe('logging redacts secrets by known field name and by value', () => {
   it('values under secret-named keys never reach the log line, at any depth', () => {
     const { stream, text } = capture();
     const log = createLogger({ destination: stream, level: 'info' });
@@ -33,5 +34,29 @@ describe('logging redacts secrets by key pattern (R-CFG-10)', () => {
 
   it('redactSecrets leaves non-secret keys and empty values alone', () => {
     expect(redactSecrets({ name: 'a', token: '', count: 2 })).toEqual({ name: 'a', token: '', count: 2 });
+  });
+
+  it('ordinary fields whose names merely contain "key", "auth" or "token" log as themselves', () => {
+    const { stream, text } = capture();
+    const log = createLogger({ destination: stream, level: 'info', secrets: new SecretValues() });
+    log.info({ chat_key: 'telegram:default:42', author: 'Ann', token_count: 7, session_key: 's1' }, 'turn');
+    const line = JSON.parse(text());
+    expect(line.chat_key).toBe('telegram:default:42');
+    expect(line.author).toBe('Ann');
+    expect(line.token_count).toBe(7);
+    expect(line.session_key).toBe('s1');
+  });
+
+  it('a configured secret value is scrubbed wherever it appears: message, error text, inside a URL', () => {
+    const { stream, text } = capture();
+    const secrets = new SecretValues();
+    secrets.add('123456:AAE-bot-token/x+y');
+    const log = createLogger({ destination: stream, level: 'info', secrets });
+    const url = `https://api.telegram.org/bot${encodeURIComponent('123456:AAE-bot-token/x+y')}/sendMessage`;
+    log.warn({ err: new Error(`fetch failed: ${url}`), raw_url: 'https://h/bot123456:AAE-bot-token/x+y/getMe' }, 'send failed at 123456:AAE-bot-token/x+y');
+    const out = text();
+    expect(out).not.toContain('AAE-bot-token');
+    expect(out).toContain(REDACTED);
+    expect(out).toContain('sendMessage');
   });
 });

@@ -9,7 +9,7 @@
         send: 'Send', stop: 'Stop', placeholder: 'Type a message — Enter to send, Shift+Enter for a new line',
         upload: 'Upload a file', message: 'Message', demo: 'Demo identity', working: 'Working…',
         online: 'connected', offline: 'reconnecting…', uploading: 'uploading…', uploaded: 'uploaded',
-        remove: 'Remove', signin: 'Open the sign-in link you were given (skillgate web token <contact>).',
+        remove: 'Remove', signin: 'Open a sign-in link: send /web to the bot on a channel where you are in the directory, or ask an operator.',
         refused: 'Sign-in refused. Ask for a new sign-in link.', rate: 'Too fast — wait a moment.',
         tooLong: 'The message is too long.', uploadFailed: 'Upload failed: ', unknownUpload: 'That upload is no longer available.',
         failed: 'The message could not be handled; try again.', download: 'Download', expired: 'expired',
@@ -21,7 +21,7 @@
         send: '发送', stop: '停止', placeholder: '输入消息，Enter 发送，Shift+Enter 换行',
         upload: '上传文件', message: '消息', demo: '演示身份', working: '处理中…',
         online: '已连接', offline: '正在重连…', uploading: '上传中…', uploaded: '已上传',
-        remove: '移除', signin: '请打开发给你的登录链接（skillgate web token <联系人>）。',
+        remove: '移除', signin: '请打开登录链接：在你已登记的聊天渠道里给机器人发送 /web（或「网页登录」），或请管理员发给你。',
         refused: '登录被拒绝，请重新获取登录链接。', rate: '发送太快，请稍候。',
         tooLong: '消息太长。', uploadFailed: '上传失败：', unknownUpload: '该文件已不可用。',
         failed: '消息未能处理，请重试。', download: '下载', expired: '已过期',
@@ -35,7 +35,9 @@
     messages: $('messages'), input: $('input'), send: $('send'), stop: $('stop'), upload: $('upload'),
     chips: $('chips'), status: $('status'), error: $('error'), me: $('me'), conn: $('conn'),
     demoWrap: $('demo-wrap'), demoSelect: $('demo-select'), hint: $('signin-hint'), form: $('composer'),
+    signout: $('signout'),
   };
+  $('signout').textContent = EN ? 'Sign out' : '退出登录';
   document.documentElement.lang = EN ? 'en' : 'zh-CN';
   el.send.textContent = T.send;
   el.stop.textContent = T.stop;
@@ -443,11 +445,12 @@
     });
   }
   async function init() {
-    const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+    const m = /(?:^#|&)(token|signin)=([^&]+)/.exec(location.hash);
     if (m) {
-      // Remove the token from the address bar (and history) before anything else.
+      // Remove the token / single-use link from the address bar (and history) before anything else.
       history.replaceState(null, '', location.pathname + location.search);
-      const r = await post('/api/web/signin', { token: decodeURIComponent(m[1]) });
+      const value = decodeURIComponent(m[2]);
+      const r = await post('/api/web/signin', m[1] === 'signin' ? { link: value } : { token: value });
       if (!r.ok) showHint(T.refused);
     }
     const cfg = await (await fetch('/api/web/config', { credentials: 'same-origin' })).json();
@@ -478,6 +481,11 @@
       return;
     }
     el.me.textContent = me.name;
+    el.signout.classList.remove('hidden');
+    el.signout.addEventListener('click', async () => {
+      await post('/api/web/signout', {});
+      location.reload();
+    });
     connect();
   }
   init().catch(() => showHint(T.failed));

@@ -1,53 +1,66 @@
 /**
  * SSRF guard for URL materialisation (spec 000 §6.3(1); house rule "downloads refuse private
- * addresses"; CONTRACTS.md §11 `SKILLGATE_FETCH_ALLOW`). A URL is fetched only when every
- * address its host resolves to is public — or explicitly allowed — and the connection is then
- * pinned to the checked address (see http-get.ts), so DNS rebinding cannot switch it.
+ * addresses"; CONTRACTS.md §11 `SKILLGATE_FETCH_ALLOW`; docs/results.md "Which URLs are
+ * fetched"). A URL is fetched only when every address its host resolves to is a globally
+ * routable unicast address and none of this host's own interface addresses — or it is
+ * explicitly allowed — and the connection is then pinned to the checked address (see
+ * http-get.ts), so DNS rebinding cannot switch it.
+ *
+ * The ranges come from ipaddr.js (`range()`: the IANA IPv4/IPv6 special-purpose address
+ * registries — loopback, private, link-local incl. cloud metadata, CGNAT, documentation,
+ * benchmarking, multicast, reserved, 6to4/Teredo/NAT64 …); only `unicast` passes, for IPv6
+ * only inside 2000::/3 (the global unicast allocation). IPv4-mapped IPv6 is judged as IPv4.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import net from 'node:net';
+import { networkInterfaces } from 'node:os';
+import ipaddr from 'ipaddr.js';
 
-/** Ranges never fetched unless allowed: loopback, private, link-local (incl. cloud metadata
- * 169.254.169.254), CGNAT, "this network", multicast, reserved, unique-local, v6 link-local. */
-const BLOCKED_V4: ReadonlyArray<[string, number]> = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-];
-const BLOCKED_V6: ReadonlyArray<[string, number]> = [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-];
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-const blocked = new net.BlockList();
-for (const [a, p] of BLOCKED_V4) blocked.addSubnet(a, p, 'ipv4');
-for (const [a, p] of BLOCKED_V6) blocked.addSubnet(a, p, 'ipv6');
-
-/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`), else undefined. */
-function mappedV4(address: string): string | undefined {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return m?.[1];
+/**
+ * The ipaddr.js range name of an IP literal (`unicast` for a globally routable one, else e.g.
+ * `loopback`, `private`, `reserved`, `uniqueLocal`; `unallocated` for IPv6 outside 2000::/3),
+ * or `invalid` for anything that is not an IP address.
+ */
+export function addressRange(address: string): string {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return 'invalid';
+  const ip = ipaddr.process(bare); // IPv4-mapped IPv6 → IPv4
+  const range = ip.range();
+  if (range !== 'unicast') return range;
+  if (ip.kind() === 'ipv6' && !ip.match(GLOBAL_UNICAST_V6)) return 'unallocated';
+  return range;
 }
 
-/** True when `address` (an IP literal) is in a blocked range; non-IP input → true. */
-export function isBlockedAddress(address: string): boolean {
-  const v4 = mappedV4(address);
-  if (v4 !== undefined) return isBlockedAddress(v4);
-  const family = net.isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+/** The normalized text of an IP literal (mapped IPv6 as IPv4), for comparing addresses; null when not one. */
+function normalizeIp(address: string): string | null {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return null;
+  return ipaddr.process(bare).toNormalizedString();
+}
+
+/** Every address of this host's network interfaces (`os.networkInterfaces()`), normalized, read now. */
+export function interfaceAddresses(): Set<string> {
+  const out = new Set<string>();
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) {
+      const n = normalizeIp(a.address);
+      if (n) out.add(n);
+    }
+  }
+  return out;
+}
+
+/**
+ * True when `address` (an IP literal) may not be fetched: outside globally routable unicast
+ * ({@link addressRange}), or one of `own` (default: this host's interface addresses, read
+ * now); non-IP input → true.
+ */
+export function isBlockedAddress(address: string, own: ReadonlySet<string> = interfaceAddresses()): boolean {
+  if (addressRange(address) !== 'unicast') return true;
+  const n = normalizeIp(address);
+  return n === null || own.has(n);
 }
 
 /** Split `SKILLGATE_FETCH_ALLOW` (comma-separated `host[:port]` or CIDR) into entries. */
@@ -133,6 +146,12 @@ export function portOf(url: URL): number {
   return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
+/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`), else undefined. */
+function mappedV4(address: string): string | undefined {
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return m?.[1];
+}
+
 function allowed(policy: FetchPolicy, host: string, address: string, port: number): boolean {
   const v4 = mappedV4(address) ?? address;
   if (policy.cidrs.check(v4, familyName(v4))) return true;
@@ -162,14 +181,16 @@ export const systemResolver: Resolver = async (host) => {
 
 /**
  * Check one URL (each redirect hop is checked again by the caller): http/https only; resolve
- * the host (all addresses); refuse when any address is blocked and not allowed, unless the
- * URL's origin is trusted. @returns the address to pin the connection to, or the refusal.
- * Never throws.
+ * the host once (all addresses); refuse when any address is blocked ({@link isBlockedAddress}:
+ * not globally routable unicast, or this host's own) and not allowed, unless the URL's origin
+ * is trusted. `own` overrides this host's interface addresses (tests).
+ * @returns the address to pin the connection to, or the refusal. Never throws.
  */
 export async function guardUrl(
   url: URL,
   policy: FetchPolicy,
   resolve: Resolver = systemResolver,
+  own?: ReadonlySet<string>,
 ): Promise<({ ok: true } & PinnedAddress) | GuardRefusal> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'scheme' };
   const host = hostOf(url);
@@ -186,8 +207,9 @@ export async function guardUrl(
   if (addresses.length === 0) return { ok: false, reason: 'dns', host };
   if (!policy.trustedOrigins.has(url.origin)) {
     const port = portOf(url);
+    const local = own ?? interfaceAddresses();
     for (const a of addresses) {
-      if (isBlockedAddress(a.address) && !allowed(policy, host, a.address, port)) {
+      if (isBlockedAddress(a.address, local) && !allowed(policy, host, a.address, port)) {
         return { ok: false, reason: 'refused', host, address: a.address };
       }
     }

@@ -15,7 +15,7 @@
  * - Reserved: `/help [topic]` (also `/start`, Telegram's first message), `/stop`, `/cancel`,
  *   `/confirm`, and the exact words 「确认」「取消」「停止」 (trimmed, trailing punctuation such
  *   as 。！!. allowed), plus English `confirm` / `cancel` (case-insensitive; the English
- *   confirmation prompt names them).
+ *   confirmation prompt names them). The exact word 「网页登录」 is `/web` (the sign-in link skill).
  * - A fullwidth slash `／` (Chinese input methods) is read as `/`.
  */
 
@@ -38,6 +38,10 @@ const WORDS: Record<string, 'confirm' | 'cancel' | 'stop'> = {
   confirm: 'confirm',
   cancel: 'cancel',
 };
+/** Exact words that call a built-in skill without arguments (「网页登录」 = `/web`, skills/web/). */
+const CALL_WORDS: Record<string, string> = {
+  网页登录: 'web',
+};
 const RESERVED: Record<string, 'help' | 'stop' | 'cancel' | 'confirm'> = {
   help: 'help',
   start: 'help',
@@ -58,6 +62,8 @@ export function parseCommand(text: string, opts: { botUsername?: string } = {}):
   const trimmed = text.trim();
   const word = WORDS[trimmed.replace(TRAILING_PUNCT, '').toLowerCase()];
   if (word) return { kind: word };
+  const alias = CALL_WORDS[trimmed.replace(TRAILING_PUNCT, '')];
+  if (alias) return { kind: 'call', tool: alias, args: {} };
   const src = trimmed.startsWith('／') ? `/${trimmed.slice(1)}` : trimmed;
   const m = /^\/([^\s@{\/]+)(?:@([A-Za-z0-9_]+))?(?=\s|\{|$)/u.exec(src);
   if (!m) return { kind: 'none' };

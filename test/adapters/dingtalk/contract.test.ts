@@ -12,7 +12,7 @@ import { BUTTON_PAYLOAD_LIMIT, DINGTALK_TEXT_LIMIT } from '../../../adapters/din
 import { callbackSign } from '../../../adapters/dingtalk/verify.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { ENGINES, openTestDb } from '../../helpers/db.ts';
-import { APP_KEY, FIXTURES, SECRETS, SEND_PATH, installDingtalk, isMarkdown, sentText, serveDownload } from './fake-dingtalk.ts';
+import { APP_KEY, FIXTURES, SECRETS, SEND_PATH, distinctMs, installDingtalk, isMarkdown, sentText, serveDownload } from './fake-dingtalk.ts';
 
 const BOT = SECRETS.chatbot_user_id;
 const START = Date.parse('2026-01-01T00:00:00Z');
@@ -66,7 +66,7 @@ describeAdapterContract({
     });
   },
   sign(_body, at) {
-    const ts = String(at.getTime());
+    const ts = String(distinctMs(at.getTime()));
     return { headers: { timestamp: ts, sign: callbackSign(ts, SECRETS.app_secret) } };
   },
   replayWindowS: 300,

@@ -35,10 +35,21 @@ export function fixture(name: string): Buffer {
   return readFileSync(join(FIXTURES, name));
 }
 
-/** A callback request signed for `atMs` (headers as DingTalk sends them). */
+let signSeq = 0;
+
+/**
+ * A distinct millisecond at most 999 ms before `atMs`: DingTalk's sign covers only the
+ * timestamp, and a (timestamp, sign) pair is accepted with one body only, so each signed
+ * request of a test gets its own timestamp (as each real callback has).
+ */
+export function distinctMs(atMs: number): number {
+  return atMs - (signSeq++ % 1000);
+}
+
+/** A callback request signed for (about) `atMs` (headers as DingTalk sends them; see {@link distinctMs}). */
 export function signedRequest(body: Buffer | string | object, atMs: number, secret = SECRETS.app_secret): WebhookRequest {
   const raw = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  const ts = String(atMs);
+  const ts = String(distinctMs(atMs));
   return { method: 'POST', path: '', headers: { 'content-type': 'application/json; charset=utf-8', timestamp: ts, sign: callbackSign(ts, secret) }, query: {}, body: raw };
 }
 

@@ -147,6 +147,28 @@ describeEachEngine('dingtalk replies', (db) => {
     expect(rows[0]!.n).toBe(1);
   });
 
+  it('a (timestamp, sign) pair replayed 60 s later with another body is 401 — also at another replica — and nothing of it is stored', async () => {
+    const first = { ...JSON.parse(fixture('text_single_chat.json').toString()), msgId: 'msgReplayA0001==' };
+    const signed = signedRequest(first, t);
+    expect((await adapter.handleWebhook(signed, host)).status).toBe(200);
+    // The same headers, another sender and text: what a captured pair would carry.
+    const forged = { ...first, msgId: 'msgReplayB0001==', senderStaffId: 'someone_else', text: { content: 'drop table' } };
+    t += 60_000;
+    const replay = { ...signed, body: Buffer.from(JSON.stringify(forged)) };
+    expect((await adapter.handleWebhook(replay, host)).status).toBe(401);
+    const replica = createDingtalkAdapter({
+      account: 'default', appKey: APP_KEY, appSecret: SECRETS.app_secret, robotCode: SECRETS.robot_code,
+      apiRoot: fake.baseUrl, oapiRoot: fake.baseUrl, db: db(), log: createLogger({ level: 'silent', pretty: false }), now: () => t,
+    });
+    expect((await replica.handleWebhook(replay, host)).status).toBe(401);
+    // The platform's redelivery of the same bytes passes verification and is the inbox's duplicate.
+    expect((await replica.handleWebhook(signed, host)).status).toBe(200);
+    const { rows } = await db().query<{ dedupe_key: string }>(
+      "SELECT dedupe_key FROM skillgate.inbox_events WHERE dedupe_key LIKE 'dingtalk:msg:msgReplay%' ORDER BY id",
+    );
+    expect(rows.map((r) => r.dedupe_key)).toEqual(['dingtalk:msg:msgReplayA0001==']);
+  });
+
   it('a signed callback whose text carries NUL or a lone surrogate is stored by the inbox (U+FFFD), never a 5xx; valid text stays verbatim', async () => {
     const raw = Buffer.from(JSON.stringify({ ...JSON.parse(fixture('text_single_chat.json').toString()), msgId: 'msgNul0001==', text: { content: 'a\u0000b' } }).replace('a\\u0000b', 'a\\u0000b\\ud800 😀'));
     expect((await adapter.handleWebhook(signedRequest(raw, t), host)).status).toBe(200);

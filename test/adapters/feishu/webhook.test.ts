@@ -171,10 +171,28 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
     expect(host.received).toEqual([]);
   });
 
-  it('unparseable bodies are 400; event types we do not handle and v1 events are 200 and ignored', async () => {
+  it('an unsigned body that is not a JSON object is 401 (never parsed further, never decrypted)', async () => {
     const host = recordingHost();
-    expect((await plainAdapter.handleWebhook(plainRequest('{not json'), host)).status).toBe(400);
-    expect((await plainAdapter.handleWebhook(plainRequest('[1,2]'), host)).status).toBe(400);
+    for (const adapter of [plainAdapter, encAdapter]) {
+      expect((await adapter.handleWebhook(plainRequest('{not json'), host)).status).toBe(401);
+      expect((await adapter.handleWebhook(plainRequest('[1,2]'), host)).status).toBe(401);
+    }
+    // With an encrypt key, an unsigned object other than exactly {encrypt} is refused before decrypting.
+    const extra = { encrypt: encryptEvent(fixture('url_verification_plain.json').toString(), SECRETS.encrypt_key), type: 'url_verification' };
+    expect((await encAdapter.handleWebhook(plainRequest(JSON.stringify(extra)), host)).status).toBe(401);
+    expect(host.received).toEqual([]);
+  });
+
+  it('signed unparseable bodies are 400; event types we do not handle and v1 events are 200 and ignored', async () => {
+    const host = recordingHost();
+    const t = String(ts());
+    const garbage = Buffer.from('{not json');
+    const legacySigned = plainRequest(garbage, {
+      'x-lark-request-timestamp': t,
+      'x-lark-request-nonce': 'n',
+      'x-lark-signature': legacyCardSignature(t, 'n', SECRETS.verification_token, garbage),
+    });
+    expect((await plainAdapter.handleWebhook(legacySigned, host)).status).toBe(400);
     const signedGarbage = encryptedRequest('x', { timestampS: ts() });
     const b = Buffer.from(JSON.stringify({ encrypt: 'AAAA' }));
     const sig = eventSignature(signedGarbage.headers['x-lark-request-timestamp']!, 'n', SECRETS.encrypt_key, b);
