@@ -10,6 +10,9 @@ import type { Queryable } from '../../store/db.ts';
 /** Prefix of every MCP token. */
 export const MCP_TOKEN_PREFIX = 'mcp_';
 
+/** Prefix of the public id of a token (independent of the secret). */
+export const MCP_TOKEN_ID_PREFIX = 'mcpt_';
+
 /** Who a verified token acts as. */
 export interface McpIdentity {
   tokenId: string;
@@ -31,13 +34,13 @@ function hashToken(token: string): Buffer {
 
 /**
  * Issue a token for `contactKey` in role `roleId` of `orgId` and store its hash.
- * @returns the token (shown once) and its public id (`mcp_` + the first 8 characters).
+ * @returns the token (shown once) and its public id (`mcpt_` + 12 hex digits, random).
  * @throws the database error.
  */
 export async function issueMcpToken(q: Queryable, id: Omit<McpIdentity, 'tokenId'>): Promise<{ token: string; tokenId: string }> {
   const secret = randomBytes(32).toString('base64url');
   const token = MCP_TOKEN_PREFIX + secret;
-  const tokenId = MCP_TOKEN_PREFIX + secret.slice(0, 8);
+  const tokenId = MCP_TOKEN_ID_PREFIX + randomBytes(6).toString('hex');
   await q.query(
     `INSERT INTO skillgate.mcp_tokens (token_hash, token_id, org_id, role_id, contact_key) VALUES ($1, $2, $3, $4, $5)`,
     [hashToken(token), tokenId, id.orgId, id.roleId, id.contactKey],

@@ -3,7 +3,7 @@
 -- `skillgate mcp token` or the console), so verification is a lookup of the hash.
 CREATE TABLE IF NOT EXISTS skillgate.mcp_tokens (
   token_hash bytea PRIMARY KEY,
-  -- a short public id (the token's first characters after the prefix), for listing and revoking
+  -- a public random id (mcpt_…), for listing and revoking; reveals nothing of the token
   token_id text NOT NULL UNIQUE,
   org_id text NOT NULL,
   role_id text NOT NULL,
