@@ -59,8 +59,12 @@ describe('MCP acceptance: the CLI with server-everything', () => {
   const dir = configDir();
   const env = { SKILLGATE_CONFIG: join(dir, 'skillgate.config.yaml'), SKILLGATE_DATA_DIR: join(dir, 'data') };
 
+  // A one-shot CLI starts tsx, the server through npx and (for run) the embedded database: slow
+  // on a busy machine, so these carry generous limits (no timing is asserted).
+  const cli = (args: string[]) => runCli(args, { cwd: REPO, env, timeoutMs: 170_000 });
+
   it('skill list --json lists everything__echo with the server schema', async () => {
-    const r = await runCli(['skill', 'list', '--json'], { cwd: REPO, env });
+    const r = await cli(['skill', 'list', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const tools = JSON.parse(r.stdout) as Array<{ function: { name: string; description: string; parameters: Record<string, unknown> } }>;
     const echo = tools.find((t) => t.function.name === 'everything__echo');
@@ -69,21 +73,23 @@ describe('MCP acceptance: the CLI with server-everything', () => {
       description: 'Echoes back the input string',
       parameters: { type: 'object', properties: { message: { type: 'string', description: 'Message to echo' } }, required: ['message'] },
     });
-  });
+  }, 180_000);
 
-  it('skill run everything__echo prints an envelope whose result contains 你好; the image tool gives an image artifact', async () => {
-    const r = await runCli(['skill', 'run', 'everything__echo', '--input', '{"message":"你好"}'], { cwd: REPO, env });
+  it('skill run everything__echo prints an envelope whose result contains 你好', async () => {
+    const r = await cli(['skill', 'run', 'everything__echo', '--input', '{"message":"你好"}']);
     expect(r.code, r.stderr).toBe(0);
     const envelope = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(envelope).toMatchObject({ success: true, artifacts: [] });
     expect(String(envelope.result)).toContain('你好');
+  }, 180_000);
 
-    const img = await runCli(['skill', 'run', 'everything__get-tiny-image'], { cwd: REPO, env });
+  it('skill run of the image tool gives an image artifact', async () => {
+    const img = await cli(['skill', 'run', 'everything__get-tiny-image']);
     expect(img.code, img.stderr).toBe(0);
     const withImage = JSON.parse(img.stdout) as { artifacts: Array<{ media: string; filename: string }> };
     expect(withImage.artifacts).toHaveLength(1);
     expect(withImage.artifacts[0]).toMatchObject({ media: 'image', filename: expect.stringMatching(/\.png$/) });
-  });
+  }, 180_000);
 });
 
 const llm = new FakeLlm();

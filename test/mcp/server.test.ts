@@ -17,6 +17,7 @@ import { importDirectory } from '../../src/identity/import.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { issueMcpToken, revokeMcpToken } from '../../src/mcp/server/tokens.ts';
 import { ENGINES, serverDatabaseUrl } from '../helpers/db.ts';
+import { TURN_FIXTURES } from '../turn/helpers.ts';
 
 const KEY = Buffer.alloc(32, 9).toString('base64');
 const CONFIG = `roles:
@@ -43,7 +44,7 @@ for (const engine of ENGINES) {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'sg-mcp-srv-'));
       writeFileSync(join(dir, 'skillgate.config.yaml'), CONFIG);
-      const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', SKILLGATE_CONFIG: join(dir, 'skillgate.config.yaml') };
+      const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', SKILLGATE_CONFIG: join(dir, 'skillgate.config.yaml'), SKILLGATE_SKILL_DIRS: TURN_FIXTURES };
       if (engine === 'server') Object.assign(env, { DATABASE_URL: await serverDatabaseUrl('_mcpsrv', true), SKILLGATE_SECRET_KEY: KEY });
       delete process.env.SKILLGATE_PUBLIC_URL;
       gateway = await startGateway(loadSettings(env, dir), createLogger({ level: 'silent' }), {});
@@ -76,6 +77,25 @@ for (const engine of ENGINES) {
       }
       const rows = await queryAudit(gateway.db, { skill: 'datatable' });
       expect(rows[0]).toMatchObject({ channel: 'mcp', actorName: '张三', actorEmpNo: 'E1001', roleId: 'default' });
+    });
+
+    it('a confirmation comes back as the prompt plus its token; the second call with the token runs it once', async () => {
+      const { token } = await issueMcpToken(gateway.db, { orgId: 'demo', roleId: 'default', contactKey: 'zhangsan' });
+      const client = await connect(url, token);
+      try {
+        const asked = await client.callTool({ name: 'confirm_probe', arguments: { target: 'T1' } });
+        const texts = (asked.content as Array<{ type: string; text: string }>).map((c) => c.text);
+        expect(texts[0]).toBe('确认清空 T1？');
+        const confirmToken = String((asked.structuredContent as { confirm_token: string }).confirm_token);
+        expect(texts[1]).toContain(`"confirm_token": "${confirmToken}"`);
+        const done = await client.callTool({ name: 'confirm_probe', arguments: { target: 'T1', confirm_token: confirmToken } });
+        expect((done.content as Array<{ text: string }>)[0]!.text).toBe('已清空 T1');
+        const again = await client.callTool({ name: 'confirm_probe', arguments: { target: 'T1', confirm_token: confirmToken } });
+        expect(again.isError).toBe(true);
+        expect((again.content as Array<{ text: string }>)[0]!.text).toContain('consumed');
+      } finally {
+        await client.close();
+      }
     });
 
     it('a token for a role without datatable does not see it, and calling it is refused', async () => {
