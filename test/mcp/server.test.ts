@@ -4,18 +4,20 @@
  * shows 张三 on channel mcp); a token of a role without datatable does not see it and cannot
  * call it; a revoked or unknown token gets 401; a foreign Origin gets 403.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryAudit } from '../../src/audit/store.ts';
 import { loadSettings } from '../../src/config/settings.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { importDirectory } from '../../src/identity/import.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { mcpSessionId } from '../../src/mcp/server/calls.ts';
 import { issueMcpToken, revokeMcpToken } from '../../src/mcp/server/tokens.ts';
+import { getSession } from '../../src/session/sessions.ts';
 import { ENGINES, serverDatabaseUrl } from '../helpers/db.ts';
 import { TURN_FIXTURES } from '../turn/helpers.ts';
 
@@ -93,6 +95,24 @@ for (const engine of ENGINES) {
         const again = await client.callTool({ name: 'confirm_probe', arguments: { target: 'T1', confirm_token: confirmToken } });
         expect(again.isError).toBe(true);
         expect((again.content as Array<{ text: string }>)[0]!.text).toContain('consumed');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('notifications/cancelled from the client stops the running skill', async () => {
+      const { token } = await issueMcpToken(gateway.db, { orgId: 'demo', roleId: 'default', contactKey: 'zhangsan' });
+      const client = await connect(url, token);
+      try {
+        const stop = new AbortController();
+        const call = client.callTool({ name: 'slow_stop', arguments: {} }, undefined, { signal: stop.signal });
+        const session = () => getSession(gateway.db, mcpSessionId('demo', 'default', 'zhangsan'));
+        await vi.waitFor(async () => expect(existsSync(join((await session())!.workspaceDir, 'started.txt'))).toBe(true), { timeout: 20_000, interval: 100 });
+        stop.abort('user pressed stop');
+        await expect(call).rejects.toThrow();
+        const ws = (await session())!.workspaceDir;
+        await vi.waitFor(() => expect(existsSync(join(ws, 'saw_abort.txt'))).toBe(true), { timeout: 20_000, interval: 100 });
+        expect(existsSync(join(ws, 'finished.txt'))).toBe(false);
       } finally {
         await client.close();
       }

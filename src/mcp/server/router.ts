@@ -4,12 +4,14 @@
  * header (DNS rebinding: only the public URL's origin and loopback origins) → 403; the bearer
  * token (`skillgate mcp token`) → 401 with `WWW-Authenticate`; the contact still in the
  * directory and the role still configured → 401; the role's access policy → 403. `GET` and
- * `DELETE` answer 405 (no server-initiated stream, no sessions).
+ * `DELETE` answer 405 (no server-initiated stream, no sessions). A `notifications/cancelled`
+ * arrives in a request of its own: it stops the running call of the same token with that
+ * request id ({@link InFlight}).
  */
 import express, { type Request, type Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { roleSkills, type ConfigFile } from '../../config/file.ts';
 import type { SkillServices } from '../../executor/run-skill.ts';
 import { checkAccess } from '../../identity/access.ts';
@@ -66,7 +68,7 @@ function langOf(req: Request): 'zh-CN' | 'en' {
 }
 
 /** The caller of a request with a valid token, or a refusal already sent (null). */
-async function authenticate(deps: McpRouterDeps, req: Request, res: Response): Promise<{ caller: McpCaller; enabled: readonly string[] | '*' } | null> {
+async function authenticate(deps: McpRouterDeps, req: Request, res: Response): Promise<{ tokenId: string; caller: McpCaller; enabled: readonly string[] | '*' } | null> {
   const unauthorized = (): null => {
     rpcError(res, 401, 'unauthorized: a valid bearer token is required (skillgate mcp token)', { 'WWW-Authenticate': 'Bearer realm="skillgate-mcp"' });
     return null;
@@ -86,16 +88,56 @@ async function authenticate(deps: McpRouterDeps, req: Request, res: Response): P
     return null;
   }
   const enabled = deps.services.lifecycle?.skillsFor(role.id) ?? roleSkills(deps.config, role.id) ?? [];
-  return { caller: { orgId: role.org_id, roleId: role.id, actor, lang }, enabled };
+  return { tokenId: id.tokenId, caller: { orgId: role.org_id, roleId: role.id, actor, lang }, enabled };
+}
+
+/**
+ * Running calls by `<token id> <request id>`: with one SDK server per HTTP request, a
+ * cancellation (its own request) reaches a different server than the call it names.
+ */
+export class InFlight {
+  private readonly calls = new Map<string, AbortController>();
+
+  /** Register a call; the returned signal fires on cancellation or when `signal` fires. */
+  begin(tokenId: string, requestId: string | number, signal: AbortSignal): { signal: AbortSignal; end(): void } {
+    const key = `${tokenId} ${String(requestId)}`;
+    const c = new AbortController();
+    const onAbort = (): void => c.abort(signal.reason);
+    if (signal.aborted) c.abort(signal.reason);
+    else signal.addEventListener('abort', onAbort, { once: true });
+    this.calls.set(key, c);
+    return {
+      signal: c.signal,
+      end: () => {
+        signal.removeEventListener('abort', onAbort);
+        if (this.calls.get(key) === c) this.calls.delete(key);
+      },
+    };
+  }
+
+  /** Cancel the call of `tokenId` with `requestId`; false when none runs. */
+  cancel(tokenId: string, requestId: string | number, reason?: string): boolean {
+    const c = this.calls.get(`${tokenId} ${String(requestId)}`);
+    c?.abort(new Error(reason ? `cancelled by the MCP client: ${reason}` : 'cancelled by the MCP client'));
+    return c !== undefined;
+  }
 }
 
 /** One stateless MCP server for one caller. */
-function serverFor(deps: McpRouterDeps, caller: McpCaller, enabled: readonly string[] | '*'): Server {
+function serverFor(deps: McpRouterDeps, inflight: InFlight, tokenId: string, caller: McpCaller, enabled: readonly string[] | '*'): Server {
   const server = new Server({ name: 'skillgate', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(deps.services, enabled).map(asMcpTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (r, extra) => {
     const args = (r.params.arguments ?? {}) as Record<string, unknown>;
-    return callAs(deps.services, caller, enabled, r.params.name, args, extra.signal);
+    const call = inflight.begin(tokenId, extra.requestId, extra.signal);
+    try {
+      return await callAs(deps.services, caller, enabled, r.params.name, args, call.signal);
+    } finally {
+      call.end();
+    }
+  });
+  server.setNotificationHandler(CancelledNotificationSchema, async (n) => {
+    if (n.params.requestId !== undefined) inflight.cancel(tokenId, n.params.requestId, n.params.reason);
   });
   return server;
 }
@@ -104,6 +146,7 @@ function serverFor(deps: McpRouterDeps, caller: McpCaller, enabled: readonly str
 export function createMcpRouter(deps: McpRouterDeps): express.Router {
   const router = express.Router();
   const path = deps.path ?? '/mcp';
+  const inflight = new InFlight();
   router.use(path, (req, res, next) => {
     if (!originAllowed(typeof req.headers.origin === 'string' ? req.headers.origin : undefined, deps.publicUrl)) {
       deps.log.warn({ origin: req.headers.origin }, 'MCP request refused: origin not allowed');
@@ -116,7 +159,7 @@ export function createMcpRouter(deps: McpRouterDeps): express.Router {
     void (async () => {
       const who = await authenticate(deps, req, res);
       if (!who) return;
-      const server = serverFor(deps, who.caller, who.enabled);
+      const server = serverFor(deps, inflight, who.tokenId, who.caller, who.enabled);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();
