@@ -151,7 +151,12 @@ export class McpConnection {
       this.st = 'ready';
       this.failures = 0;
       client.onclose = () => this.lost(client, 'the connection closed');
-      client.onerror = (e) => this.deps.log.debug({ server: cfg.name, err: e.message }, 'MCP transport error');
+      client.onerror = (e) => {
+        this.deps.log.debug({ server: cfg.name, err: e.message }, 'MCP transport error');
+        // HTTP+SSE: an error of the event stream means the server is gone (pending calls would
+        // otherwise wait for their timeout). Other transports report recoverable errors here.
+        if (cfg.transport === 'sse') this.lost(client, e.message);
+      };
       this.deps.log.info({ server: cfg.name, tools: tools.length }, 'MCP server connected');
       this.deps.onToolsChanged();
       return client;

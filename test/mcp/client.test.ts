@@ -1,6 +1,6 @@
 /**
  * MCP servers' tools as skills (docs/mcp.md), against servers built with the SDK in the test
- * (test/fixtures/mcp/tool-server.ts) over stdio and streamable HTTP: listing, a call, stop
+ * (test/fixtures/mcp/tool-server.ts) over stdio, streamable HTTP and HTTP+SSE: listing, a call, stop
  * cancels the request on the server, the wall, isError, tools/list_changed, a crash mid-call.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import type { McpServerConfig } from '../../src/mcp/config.ts';
 import { createMcpSource, type McpSkillSource } from '../../src/mcp/source.ts';
 import type { SkillRecord } from '../../src/registry/types.ts';
 import type { RuntimeContext } from '../../src/runtime/types.ts';
-import { startHttpToolServer, type HttpToolServer } from './http-tool-server.ts';
+import { startHttpToolServer, startSseToolServer, type HttpToolServer } from './http-tool-server.ts';
 
 const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.ts', import.meta.url));
@@ -82,9 +82,19 @@ function value(o: RawOutcome): Record<string, unknown> {
   return (o as { value: Record<string, unknown> }).value;
 }
 
+async function sseBed(): Promise<Bed> {
+  const s: HttpToolServer = await startSseToolServer();
+  return {
+    config: { name: 't', transport: 'sse', url: s.url, args: [], env: {}, headers: {}, roles: ['*'], tools: ['*'], timeout_sec: 30 },
+    events: () => [...s.events],
+    close: () => s.close(),
+  };
+}
+
 describe.each([
   ['stdio', stdioBed],
   ['streamable HTTP', httpBed],
+  ['HTTP+SSE', sseBed],
 ] as const)('MCP client over %s', (_label, makeBed) => {
   it('lists the tools as skills <server>__<tool> with the server schema, and calls one', async () => {
     const source = await sourceFor(await makeBed());

@@ -61,3 +61,46 @@ export async function startHttpToolServer(): Promise<HttpToolServer> {
     },
   };
 }
+
+/** The same tool server over the older HTTP+SSE transport (`GET /sse`, `POST /messages`). */
+export async function startSseToolServer(): Promise<HttpToolServer> {
+  const { SSEServerTransport } = await import('@modelcontextprotocol/sdk/server/sse.js');
+  const events: string[] = [];
+  const sessions = new Map<string, InstanceType<typeof SSEServerTransport>>();
+  const sockets = new Set<Socket>();
+  let http!: HttpServer;
+  const crash = (): void => {
+    http.close();
+    for (const s of sockets) s.destroy();
+  };
+  http = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (req.method === 'GET' && url.pathname === '/sse') {
+        const t = new SSEServerTransport('/messages', res);
+        sessions.set(t.sessionId, t);
+        await buildToolServer({ events: (l) => void events.push(l), onCrash: crash }).connect(t);
+        return;
+      }
+      const t = sessions.get(url.searchParams.get('sessionId') ?? '');
+      if (req.method === 'POST' && url.pathname === '/messages' && t) return void (await t.handlePostMessage(req, res));
+      res.writeHead(404).end();
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  http.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+  const port = (http.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    events,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
