@@ -7,7 +7,7 @@
  *
  * stdout: the token, then the endpoint URL; with `--json` exactly one document
  * `{"token", "token_id", "contact_key", "name", "role_id", "org_id", "url"}`.
- * Exit codes (CONTRACTS.md §1): 0 done; 1 refused (unknown role, contact not in the directory,
+ * Exit codes: 0 done; 1 refused (unknown role, contact not in the directory,
  * unknown token id); 2 the database could not be reached. Works while `serve` runs (local admin
  * API `POST /api/local/mcp/token`).
  */
