@@ -51,6 +51,8 @@ export interface ExecuteOptions {
   callSkill?: CallSkill;
   /** A model is configured (LLM_BASE_URL); default false. Without one a skill_md skill fails with `config`. */
   llmConfigured?: boolean;
+  /** Progress notes of the running call (MCP progress notifications), for the chat's progress line. */
+  onProgress?: (note: string) => void;
   /** Runs a document (skill_md) skill when a model is configured (the turn layer's sub-agent). */
   runDocumentSkill?: (skill: SkillRecord, input: Record<string, unknown>, ctx: RuntimeContext) => Promise<RawOutcome>;
 }
@@ -90,7 +92,7 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
       return runHttp(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log });
     case 'MCP':
       // Tools of configured MCP servers carry their binding (src/mcp/); skill.toml ones do not.
-      if (skill.mcp) return skill.mcp.run(input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log });
+      if (skill.mcp) return skill.mcp.run(input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log, onProgress: opts.onProgress });
       return unsupportedExecType(skill, type);
     case 'BROWSER':
       return unsupportedExecType(skill, type);

@@ -2,7 +2,7 @@
  * One call of an MCP tool under the skill's wall (docs/mcp.md "Calls"): the wall (and the
  * user's stop) abort the request, which makes the SDK send `notifications/cancelled`; a server
  * that is down, crashes mid-call or answers with a protocol error becomes a failed outcome with
- * a clear message; progress notifications are logged.
+ * a clear message; progress notifications are logged and handed to `onProgress` as notes.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { RawOutcome } from '../envelope/types.ts';
@@ -11,6 +11,12 @@ import type { Logger } from '../log/logger.ts';
 import type { RuntimeContext } from '../runtime/types.ts';
 import { McpUnavailableError, type McpConnection } from './connection.ts';
 import { toolResultValue } from './results.ts';
+
+/** A progress line: `<skill>: <message> (<percent>%)`, the parts the server gave. */
+export function progressNote(skill: string, p: { progress: number; total?: number; message?: string }): string {
+  const pct = p.total && p.total > 0 ? ` (${Math.round((100 * p.progress) / p.total)}%)` : '';
+  return `${skill}: ${p.message?.trim() || `${p.progress}${p.total ? `/${p.total}` : ''}`}${pct}`;
+}
 
 /** The failure shown when a server cannot be reached (zh-CN / en). */
 export function unavailableMessage(server: string): string {
@@ -28,7 +34,7 @@ export async function runMcpTool(
   skill: string,
   input: Record<string, unknown>,
   ctx: RuntimeContext,
-  opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger },
+  opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger; onProgress?: (note: string) => void },
 ): Promise<RawOutcome> {
   const server = conn.config.name;
   const sec = Math.min(conn.config.timeout_sec, Number.isFinite(opts.wallSec) && opts.wallSec > 0 ? opts.wallSec : conn.config.timeout_sec);
@@ -37,7 +43,10 @@ export async function runMcpTool(
     const res = await conn.call(tool, input, {
       signal: wall.signal,
       timeoutMs: wallMs(sec),
-      onProgress: (p) => opts.log.info({ skill, server, progress: p.progress, total: p.total, message: p.message }, 'MCP tool progress'),
+      onProgress: (p) => {
+        opts.log.info({ skill, server, progress: p.progress, total: p.total, message: p.message }, 'MCP tool progress');
+        opts.onProgress?.(progressNote(skill, p));
+      },
     });
     const workspace = typeof ctx.workspace_dir === 'string' && ctx.workspace_dir ? ctx.workspace_dir : process.cwd();
     return { kind: 'returned', value: await toolResultValue(res, tool, workspace) };

@@ -159,7 +159,11 @@ export interface McpBinding {
   /** Roles that see it (`*` = all). */
   roles: readonly string[];
   /** Call the tool under `wallSec` (seconds); never throws for the server's fault. */
-  run(input: Record<string, unknown>, ctx: RuntimeContext, opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger }): Promise<RawOutcome>;
+  run(
+    input: Record<string, unknown>,
+    ctx: RuntimeContext,
+    opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger; onProgress?: (note: string) => void },
+  ): Promise<RawOutcome>;
 }
 
 /** A tool in the OpenAI tools form, as the model sees it (CONTRACTS.md §4). */

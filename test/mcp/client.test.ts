@@ -73,8 +73,8 @@ function ctxFor(): RuntimeContext {
   return { workspace_dir: mkdtempSync(join(tmpdir(), 'sg-mcp-ws-')), abort_signal: null } as unknown as RuntimeContext;
 }
 
-function run(rec: SkillRecord, input: Record<string, unknown>, o: { wallSec?: number; abortSignal?: AbortSignal } = {}): Promise<RawOutcome> {
-  return executeSkill(rec, input, ctxFor(), { wallSec: o.wallSec ?? 30, subprocessTimeoutSec: 30, abortSignal: o.abortSignal, log });
+function run(rec: SkillRecord, input: Record<string, unknown>, o: { wallSec?: number; abortSignal?: AbortSignal; onProgress?: (n: string) => void } = {}): Promise<RawOutcome> {
+  return executeSkill(rec, input, ctxFor(), { wallSec: o.wallSec ?? 30, subprocessTimeoutSec: 30, abortSignal: o.abortSignal, log, onProgress: o.onProgress });
 }
 
 function value(o: RawOutcome): Record<string, unknown> {
@@ -98,7 +98,7 @@ describe.each([
 ] as const)('MCP client over %s', (_label, makeBed) => {
   it('lists the tools as skills <server>__<tool> with the server schema, and calls one', async () => {
     const source = await sourceFor(await makeBed());
-    expect(source.records().map((r) => r.name)).toEqual(['t__echo', 't__slow', 't__crash', 't__fail', 't__picture', 't__add_tool', 't__progress']);
+    expect(source.records().map((r) => r.name)).toEqual(['t__echo', 't__slow', 't__crash', 't__fail', 't__picture', 't__add_tool', 't__progress', 't__release']);
     const echo = record(source, 't__echo');
     expect(echo.execType).toBe('MCP');
     expect(echo.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
@@ -130,6 +130,15 @@ describe.each([
     expect(out).toMatchObject({ kind: 'failed', error_type: 'transient', details: { timeout: true } });
     expect((out as { error: string }).error).toMatch(/^skill "t__slow" timed out after/);
     await vi.waitFor(() => expect(bed.events()).toContain('cancelled:slow'), { timeout: 10_000 });
+  });
+
+  it('progress notifications reach the caller as progress notes', async () => {
+    const source = await sourceFor(await makeBed());
+    const notes: string[] = [];
+    const call = run(record(source, 't__progress'), {}, { onProgress: (n) => notes.push(n) });
+    await vi.waitFor(() => expect(notes).toEqual(['t__progress: half way (50%)']), { timeout: 10_000 });
+    value(await run(record(source, 't__release'), {}));
+    expect(value(await call)).toMatchObject({ result: 'progress done' });
   });
 
   it('isError becomes success:false with the server message', async () => {
