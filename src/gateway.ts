@@ -37,6 +37,7 @@ import { createNotifyAdapter } from './orchestration/notify.ts';
 import { chainAwareRegistry } from './chain/services.ts';
 import { runSkillOrChain } from './chain/skill.ts';
 import { createChainRouter } from './http/chains.ts';
+import { createMcpRouter } from './mcp/server/router.ts';
 import { requireBearer } from './http/local-auth.ts';
 import { startGatewayScheduler } from './schedule/index.ts';
 import { createAsyncRunner } from './async/runner.ts';
@@ -250,7 +251,9 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     // The operators' console at /admin (issue 10 §6; docs/console.md).
     const adminConsole = createAdminConsole({ db, log, services, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler });
     stops.push(() => adminConsole.close());
-    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router] });
+    // skillgate's skills as MCP tools at /mcp, per token (docs/mcp.md).
+    const mcpRoutes = createMcpRouter({ db, services, config, log, publicUrl: settings.publicUrl });
+    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes] });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, settings.host, () => resolveListen(s));
       s.once('error', reject);

@@ -15,6 +15,7 @@ import { grantsSection } from './api/grants.ts';
 import { notifySection } from './api/notify.ts';
 import { schedulesSection } from './api/schedules.ts';
 import { proxySection } from './api/proxy.ts';
+import { mcpSection } from './api/mcp.ts';
 
 export type { AdminDeps, AdminSection, AdminIdentity } from './kit.ts';
 
@@ -31,4 +32,5 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   notifySection,
   schedulesSection,
   proxySection,
+  mcpSection,
 ];

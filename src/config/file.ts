@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from './errors.ts';
 import type { ChannelName } from './settings.ts';
+import { MCP_SERVER_SCHEMA, parseMcpServers, type McpServerConfig } from '../mcp/config.ts';
 
 /** Who may talk to a role (CONTRACTS.md §11). */
 export type AccessPolicy = 'open' | 'directory' | 'allowlist';
@@ -38,6 +39,8 @@ export interface AccountConfig {
 export interface ConfigFile {
   roles: RoleConfig[];
   accounts: AccountConfig[];
+  /** MCP servers whose tools become skills (docs/mcp.md); absent or `[]` when none. */
+  mcp_servers?: McpServerConfig[];
 }
 
 const schema = {
@@ -76,6 +79,7 @@ const schema = {
         },
       },
     },
+    mcp_servers: { type: 'array', items: MCP_SERVER_SCHEMA },
   },
 } as const;
 
@@ -136,7 +140,7 @@ export function parseConfigFile(
     const detail = err.keyword === 'additionalProperties' ? 'is not a known key' : err.message ?? 'is invalid';
     throw new ConfigError(`${file}: ${key} ${detail}`, key);
   }
-  const raw = doc as { roles?: Partial<RoleConfig>[]; accounts?: Record<string, unknown>[] };
+  const raw = doc as { roles?: Partial<RoleConfig>[]; accounts?: Record<string, unknown>[]; mcp_servers?: Record<string, unknown>[] };
   const roles: RoleConfig[] = (raw.roles ?? []).map((r) => ({
     id: r.id!,
     org_id: r.org_id ?? defaults.orgId,
@@ -168,7 +172,8 @@ export function parseConfigFile(
     if (pairs.has(k)) throw new ConfigError(`${file}: accounts[${i}] repeats ${k}`, `accounts[${i}].id`);
     pairs.add(k);
   });
-  return { roles, accounts };
+  const mcp_servers = parseMcpServers(raw.mcp_servers ?? [], roles.map((r) => r.id), env, file);
+  return { roles, accounts, ...(mcp_servers.length > 0 ? { mcp_servers } : {}) };
 }
 
 /**

@@ -70,7 +70,7 @@ export async function runFromCli(
     target = await loadSkill(asPath, { dir: dirname(asPath), source: 'shared' });
   } else {
     const enabled = services.lifecycle?.skillsFor(roleId) ?? roleSkills(config, roleId);
-    const base = resolveToolName(opts.target).skill;
+    const base = services.registry.resolveTool(opts.target)?.skill ?? resolveToolName(opts.target).skill;
     if (enabled !== '*' && enabled !== undefined && !enabled.includes(base)) {
       throw new CliRunRefusal(`role "${roleId}" does not enable skill "${base}"`);
     }

@@ -51,6 +51,8 @@ export interface ExecuteOptions {
   callSkill?: CallSkill;
   /** A model is configured (LLM_BASE_URL); default false. Without one a skill_md skill fails with `config`. */
   llmConfigured?: boolean;
+  /** Progress notes of the running call (MCP progress notifications), for the chat's progress line. */
+  onProgress?: (note: string) => void;
   /** Runs a document (skill_md) skill when a model is configured (the turn layer's sub-agent). */
   runDocumentSkill?: (skill: SkillRecord, input: Record<string, unknown>, ctx: RuntimeContext) => Promise<RawOutcome>;
 }
@@ -88,8 +90,11 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
       return runPythonBridge(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log, callSkill: opts.callSkill });
     case 'HTTP':
       return runHttp(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log });
-    case 'BROWSER':
     case 'MCP':
+      // Tools of configured MCP servers carry their binding (src/mcp/); skill.toml ones do not.
+      if (skill.mcp) return skill.mcp.run(input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log, onProgress: opts.onProgress });
+      return unsupportedExecType(skill, type);
+    case 'BROWSER':
       return unsupportedExecType(skill, type);
     case null:
       return noExecType(skill);
@@ -112,7 +117,8 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
  * - PYTHON / SHELL / INLINE_SHELL / NODE / RUBY / GO: a subprocess (argv per A-05,
  *   SKILL_INPUT / SKILL_CONTEXT, secrets as env), under `subprocessTimeoutSec` ≤ `wallSec`.
  * - HTTP: one request per the exec TOML (R-FORM-11, A-47).
- * - BROWSER / MCP, `exec_mode: shell|runtime`, skill_md without a model, knowledge, broken:
+ * - MCP: a configured MCP server's tool through its binding (docs/mcp.md).
+ * - BROWSER / MCP without a binding, `exec_mode: shell|runtime`, skill_md without a model, knowledge, broken:
  *   `failed` with `error_type: 'config'`.
  *
  * @returns `{kind:'returned', value}` or `{kind:'failed', error, error_type?, …}` (R-OUT-09).

@@ -140,6 +140,10 @@ export function createApp(deps: AppDeps): Express {
     const { runWebTokenCommand } = await import('../cli/commands/web-token.ts');
     res.json(await runWebTokenCommand(deps.db, req.body as import('../cli/commands/web-token.ts').WebTokenRequest));
   });
+  local.post('/mcp/token', express.json(), async (req, res) => {
+    const { runMcpTokenCommand } = await import('../cli/commands/mcp-token.ts');
+    res.json(await runMcpTokenCommand(deps.db, req.body as import('../cli/commands/mcp-token.ts').McpTokenRequest));
+  });
   local.post('/directory/import', express.json({ limit: '50mb' }), async (req, res) => {
     const { runDirectoryImport } = await import('../cli/commands/directory-import.ts');
     res.json(await runDirectoryImport(deps.db, req.body as import('../cli/commands/directory-import.ts').DirectoryImportRequest));

@@ -32,8 +32,8 @@ export function emptyActorFields(): ActorFields {
   return Object.fromEntries(ACTOR_FIELD_KEYS.map((k) => [k, empty[k]])) as ActorFields;
 }
 
-/** Channels whose platform id is the contact key itself (the web sign-in is per contact). */
-const KEYED_BY_CONTACT = new Set(['web', 'web_admin']);
+/** Channels whose platform id is the contact key itself (the web sign-in and MCP tokens are per contact). */
+const KEYED_BY_CONTACT = new Set(['web', 'web_admin', 'mcp']);
 
 /**
  * Resolve the sender against the directory of `directoryOrgId(orgId, roleId)`.

@@ -6,7 +6,8 @@
  * - every `<data>/role-skills/<role>/` (source `role`, `ownerRole` = the folder name);
  * with the per-role scope of `./scope.ts` (config `skills:` + console overrides + own skills),
  * hot reload (`./watch.ts`, debounce `SKILLGATE_SKILL_RELOAD_MS`; a broken edit keeps the last
- * good version, `./build.ts`) and install (`./install.ts`).
+ * good version, `./build.ts`) and install (`./install.ts`); plus the tools of the configured
+ * MCP servers (`src/mcp/`, docs/mcp.md), which never shadow a skill on disk.
  *
  * Overrides are cached in memory; on a server database they are re-read every
  * {@link OVERRIDE_REFRESH_MS} so replicas agree within that period.
@@ -18,6 +19,8 @@ import type { ConfigFile } from '../config/file.ts';
 import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Registry, RegistryIssue } from '../registry/discover.ts';
+import { buildTools } from '../registry/tools.ts';
+import type { SkillRecord } from '../registry/types.ts';
 import type { SkillRoot } from '../registry/load-skill.ts';
 import type { Db } from '../store/db.ts';
 import { SHARED_SKILLS_DIR, SkillSetBuilder, liveRoots, type LiveRoot } from './build.ts';
@@ -27,6 +30,7 @@ import { ROLE_SKILLS_DIR } from './role-paths.ts';
 import { enabledFor, isOwnedRoleSkill, scopeNames } from './scope.ts';
 import type { InstallResult, ReloadReport, RoleSkillState, SkillLifecycle } from './types.ts';
 import { reloadMsFromEnv, watchSkillRoots, type SkillWatcher } from './watch.ts';
+import { createMcpSource, type McpSkillSource } from '../mcp/source.ts';
 
 /** How often a server-database gateway re-reads the console's overrides (ms). */
 export const OVERRIDE_REFRESH_MS = 10_000;
@@ -49,6 +53,32 @@ export interface LifecycleOptions {
    * passes its chain-aware registry so saved chains are scoped like shared skills.
    */
   scopeRegistry?: () => Registry;
+  /** The MCP servers' skills (default: from `config.mcp_servers`); tests pass their own. */
+  mcp?: McpSkillSource;
+}
+
+/** The disk registry plus the MCP records whose names are free (a clash is a warning). */
+function withMcp(disk: Registry, mcp: McpSkillSource | undefined): Registry {
+  if (!mcp) return disk;
+  const clashes: RegistryIssue[] = [];
+  const extra = new Map<string, SkillRecord>();
+  for (const rec of mcp.records()) {
+    if (disk.get(rec.name)) {
+      clashes.push({ severity: 'warning', code: 'registry.name_clash', message: `MCP skill "${rec.name}" is ignored: a skill on disk has this name`, dir: '', skill: rec.name });
+    } else extra.set(rec.name, rec);
+  }
+  if (extra.size === 0 && clashes.length === 0) return disk;
+  const records = [...extra.values()];
+  return {
+    all: () => [...disk.all(), ...records],
+    get: (name) => disk.get(name) ?? extra.get(name),
+    tools: (filter = {}) => [...disk.tools(filter), ...buildTools(records, { skills: filter.skills ?? '*' })],
+    resolveTool: (name) => {
+      const rec = extra.get(name);
+      return rec ? { skill: name, record: rec } : disk.resolveTool(name);
+    },
+    issues: () => [...disk.issues(), ...clashes, ...mcp.issues()],
+  };
 }
 
 /** The store of a lifecycle without a database: no overrides. */
@@ -104,6 +134,11 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
   await store.refresh();
   let roots: LiveRoot[] = await liveRoots(dataDir, configured);
   let built = await builder.build(roots);
+  // MCP servers (docs/mcp.md): a one-shot CLI waits for their first listing (each bounded by
+  // its timeout_sec); a gateway connects in the background and reconnects after a loss.
+  const mcp = opts.mcp ?? (config.mcp_servers?.length ? createMcpSource(config.mcp_servers, { log, autoReconnect: opts.watch !== false }) : undefined);
+  if (mcp && opts.watch === false) await mcp.ready();
+  let composed = withMcp(built.registry, mcp);
   const listeners: Array<(r: ReloadReport) => void | Promise<void>> = [];
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
@@ -111,6 +146,7 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
   const doReload = async (reason: string): Promise<ReloadReport> => {
     roots = await liveRoots(dataDir, configured);
     built = await builder.build(roots);
+    composed = withMcp(built.registry, mcp);
     const r = built.report;
     const changed = r.added.length + r.changed.length + r.removed.length + r.keptLastGood.length > 0;
     if (changed) {
@@ -118,16 +154,38 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
       for (const k of r.keptLastGood) {
         log.warn({ skill: k.skill, dir: k.dir, issues: k.issues.map((i) => `${i.code}: ${i.message}`) }, 'skill edit is broken: the last good version keeps serving');
       }
-      for (const l of listeners) {
-        try {
-          await l(r);
-        } catch (err) {
-          log.warn({ err: (err as Error)?.message ?? String(err) }, 'skill reload listener failed');
-        }
-      }
+      await notify(r);
     }
     return r;
   };
+  const notify = async (r: ReloadReport): Promise<void> => {
+    for (const l of listeners) {
+      try {
+        await l(r);
+      } catch (err) {
+        log.warn({ err: (err as Error)?.message ?? String(err) }, 'skill reload listener failed');
+      }
+    }
+  };
+  // A server's tool list changed: recompose (in the reload queue) and tell the listeners.
+  mcp?.onChange(() => {
+    if (closed) return;
+    queue = queue.then(async () => {
+      const before = composed;
+      composed = withMcp(built.registry, mcp);
+      const names = new Set(composed.all().map((x) => x.name));
+      const r: ReloadReport = {
+        added: composed.all().filter((x) => !before.get(x.name)).map((x) => x.name),
+        changed: composed.all().filter((x) => before.get(x.name) && before.get(x.name) !== x).map((x) => x.name),
+        removed: before.all().filter((x) => !names.has(x.name)).map((x) => x.name),
+        keptLastGood: [],
+      };
+      if (r.added.length + r.changed.length + r.removed.length === 0) return;
+      log.info({ reason: 'mcp', added: r.added, changed: r.changed, removed: r.removed }, 'MCP skills changed');
+      await notify(r);
+    }).catch(() => undefined);
+  });
+  if (mcp && opts.watch !== false) void mcp.ready();
   const reload = (reason = 'request'): Promise<ReloadReport> => {
     const run = queue.then(() => doReload(reason));
     queue = run.catch(() => undefined);
@@ -166,7 +224,7 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
     return result;
   };
 
-  const registry = (): Registry => built.registry;
+  const registry = (): Registry => composed;
   const scopeRegistry = opts.scopeRegistry ?? registry;
 
   return {
@@ -206,6 +264,7 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
       closed = true;
       if (refreshTimer) clearInterval(refreshTimer);
       await watcher?.close();
+      await mcp?.close();
       await queue;
     },
     keptIssues: (skill) => built.kept.get(skill) ?? [],

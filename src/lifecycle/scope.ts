@@ -30,11 +30,13 @@ export function isOptIn(rec: { frontmatter?: { raw?: Record<string, unknown> } }
  *   undefined (unknown role) is treated as `*`.
  */
 export function enabledFor(
-  rec: Pick<SkillRecord, 'name' | 'source' | 'ownerRole'> & { frontmatter?: { raw?: Record<string, unknown> } },
+  rec: Pick<SkillRecord, 'name' | 'source' | 'ownerRole'> & { frontmatter?: { raw?: Record<string, unknown> }; mcp?: { roles: readonly string[] } },
   roleId: string,
   configList: readonly string[] | '*' | undefined,
   overrides: Overrides,
 ): boolean {
+  // An MCP server's tools exist only for the roles its `roles:` names (docs/mcp.md).
+  if (rec.mcp && !rec.mcp.roles.includes('*') && !rec.mcp.roles.includes(roleId)) return false;
   const override = overrides.get(roleId)?.get(rec.name);
   if (isOwnedRoleSkill(rec)) return rec.ownerRole === roleId && override !== false;
   if (override !== undefined) return override;

@@ -6,6 +6,10 @@
  * CONTRACTS.md §3. Requirement ids: R-FORM-*, R-LOAD-*, R-SCH-01..03, R-SUBCMD-01..02.
  */
 
+import type { RawOutcome } from '../envelope/types.ts';
+import type { Logger } from '../log/logger.ts';
+import type { RuntimeContext } from '../runtime/types.ts';
+
 /** A JSON Schema object, as read from schema.json or a code constant. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -139,6 +143,27 @@ export interface SkillRecord {
   status: 'ok' | 'broken';
   /** Problems found while loading (a subset of what preflight reports). */
   issues: SkillIssue[];
+  /** Set on the tools of a configured MCP server (exec type `MCP`, docs/mcp.md); absent elsewhere. */
+  mcp?: McpBinding;
+}
+
+/**
+ * How the executor reaches one MCP tool (built by `src/mcp/`): without a binding an
+ * `exec: MCP` skill stays refused as unsupported.
+ */
+export interface McpBinding {
+  /** The server's configured name. */
+  server: string;
+  /** The tool's name as the server spells it. */
+  tool: string;
+  /** Roles that see it (`*` = all). */
+  roles: readonly string[];
+  /** Call the tool under `wallSec` (seconds); never throws for the server's fault. */
+  run(
+    input: Record<string, unknown>,
+    ctx: RuntimeContext,
+    opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger; onProgress?: (note: string) => void },
+  ): Promise<RawOutcome>;
 }
 
 /** A tool in the OpenAI tools form, as the model sees it (CONTRACTS.md §4). */

@@ -26,13 +26,13 @@ export function childEnv(extra: Record<string, string | undefined>): NodeJS.Proc
   return env;
 }
 
-/** Run `skillgate <args>` to completion (60 s limit). */
-export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; input?: string }): Promise<CliRun> {
+/** Run `skillgate <args>` to completion (`timeoutMs`, default 60 s). */
+export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: opts.cwd, env: childEnv(opts.env ?? {}), timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: opts.cwd, env: childEnv(opts.env ?? {}), timeout: opts.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err && typeof (err as { code?: unknown }).code !== 'number') return reject(err);
         resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr });
