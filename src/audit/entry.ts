@@ -13,7 +13,7 @@
  * - a confirm token is kept as its SHA-256 (the digest `skillgate.confirm_tokens` stores).
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { RunSkillRequest } from '../executor/run-skill.ts';
+import type { RunSkillRequest } from '../executor/skill-call.ts';
 import { resolveSubcommandInput } from '../executor/validate.ts';
 import type { Registry } from '../registry/discover.ts';
 import { detectSecretParams, isSecretName } from '../registry/secrets.ts';

@@ -9,7 +9,7 @@ import { crc32 } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { parseConfigFile, type ConfigFile } from '../../src/config/file.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
-import type { RunSkillRequest, SkillServices } from '../../src/executor/run-skill.ts';
+import type { RunSkillRequest, SkillServices } from '../../src/executor/skill-call.ts';
 import { createSkillLifecycle, type LiveSkillLifecycle } from '../../src/lifecycle/live.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';

@@ -19,7 +19,7 @@ import { schedulesSection } from '../../adapters/web_admin/api/schedules.ts';
 import type { AdminConsoleDeps } from '../../adapters/web_admin/index.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
 import { createTableAction } from '../../src/datatable/structure.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import { Scheduler } from '../../src/schedule/scheduler.ts';
