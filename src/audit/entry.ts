@@ -82,8 +82,16 @@ export function withoutSecrets(value: unknown, secretNames: ReadonlySet<string> 
 
 /** The HMAC key of parameter hashes, derived from the gateway's 32-byte secret key. */
 function auditKey(secretKey: Buffer): Buffer {
-  return createHmac('sha256', secretKey).update('skillgate audit params v1').digest();
+  let key = derivedKeys.get(secretKey);
+  if (!key) {
+    key = createHmac('sha256', secretKey).update('skillgate audit params v1').digest();
+    derivedKeys.set(secretKey, key);
+  }
+  return key;
 }
+
+/** Derived keys per secret-key buffer (one per process in practice). */
+const derivedKeys = new WeakMap<Buffer, Buffer>();
 
 /** Hex HMAC-SHA256 of the canonical JSON of `params` (already without secrets). */
 export function paramsHash(secretKey: Buffer, params: unknown): string {

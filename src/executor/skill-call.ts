@@ -9,6 +9,7 @@
  * composed around it or into its contexts at wiring time (src/wiring/skill-call.ts); this
  * folder imports none of them.
  */
+import { resolve } from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import { skillWallSec } from '../config/walls.ts';
 import type { Logger } from '../log/logger.ts';
@@ -29,6 +30,7 @@ import { attachmentRefs, listAttachments, registerAttachment, toAttachmentItems 
 import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
 import { attachmentStoreDir, ensureWorkspace } from '../session/workspace.ts';
 import { snapshotWorkspace } from '../envelope/artifacts/collect.ts';
+import { realOrUndefinedSync } from '../envelope/artifacts/paths.ts';
 import type { Db } from '../store/db.ts';
 import type { InvalidatedCache } from '../store/invalidated-cache.ts';
 import { executeSkill, subprocessTimeoutFor } from './index.ts';
@@ -315,8 +317,11 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
         (typeof given.user_id === 'string' && given.user_id ? `${channel}:${given.user_id}` : `${channel}:anonymous`),
       dataDir: services.settings.dataDir,
       workspaceDir: typeof given.workspace_dir === 'string' && given.workspace_dir ? given.workspace_dir : req.defaults.workspace_dir,
+      ensureWorkspace: false,
     }));
-  const workspaceDir = ensureWorkspace(session.workspaceDir);
+  const workspaceDir = resolve(session.workspaceDir);
+  // One system call when the folder exists (the usual case); created when it does not.
+  const realWorkspace = realOrUndefinedSync(workspaceDir) ?? realOrUndefinedSync(ensureWorkspace(workspaceDir)) ?? workspaceDir;
   const records = await listAttachments(services.db, session.id);
   const files = normalizeFileParams(prepared.input, {
     workspaceDir,
@@ -360,7 +365,7 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
     clock: req.clock,
   });
 
-  const before = await snapshotWorkspace(workspaceDir);
+  const before = await snapshotWorkspace(realWorkspace, { real: true });
   services.log.info({ skill: prepared.skill.name, exec: prepared.skill.execType, line: req.line, wall_sec: wallSec }, 'skill call started');
   const raw = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill: composed.call_skill, background: req.line === 'async' });
   const secretValues = prepared.secretParams.map((p) => prepared.config[p]).filter((v): v is string => typeof v === 'string' && v !== '');
@@ -368,7 +373,7 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
   let envelope = normalizeEnvelope(outcome, { skill: prepared.skill.name, lang });
 
   envelope = await processArtifacts(envelope, {
-    workspaceDir,
+    workspaceDir: realWorkspace,
     before,
     fetchAllow: services.settings.fetchAllow,
     trustedOrigins: services.trustedOrigins,

@@ -14,6 +14,7 @@ import type { ReloadReport, SkillLifecycle } from '../lifecycle/types.ts';
 import { messagingPart } from '../orchestration/await-reply.ts';
 import { callSkillPart } from '../orchestration/call-skill.ts';
 import type { MessagingServices } from '../orchestration/messaging.ts';
+import { liveRegistry } from '../registry/live.ts';
 
 /** What is composed around and into the skill call; every part optional. */
 export interface SkillCallWiring {
@@ -56,7 +57,8 @@ export interface OneShotServices extends SkillServices {
 export function runSkill(services: OneShotServices, req: RunSkillRequest): Promise<Envelope> {
   const lifecycle = services.lifecycle;
   return wireSkillCall(
-    { ...services, skillsFor: services.skillsFor ?? lifecycle?.skillsFor },
+    // The registry is read from `services` at each use (a test may swap it during the call).
+    { ...services, registry: liveRegistry(() => services.registry), skillsFor: services.skillsFor ?? lifecycle?.skillsFor },
     { messaging: services.messaging, reload: lifecycle ? (reason) => lifecycle.reload(reason) : undefined },
   )(req);
 }

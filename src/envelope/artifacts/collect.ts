@@ -39,10 +39,10 @@ function statOf(full: string, small: boolean, link = false): Stats | Promise<Sta
 /**
  * Snapshot the workspace root before a call (A-13): every root entry that is not a dotfile,
  * with its size (bytes) and mtime (ms) — symlinks followed. A missing workspace → empty.
- * Never throws.
+ * `opts.real`: `dir` is already its own real path (not resolved again). Never throws.
  */
-export async function snapshotWorkspace(dir: string): Promise<Snapshot> {
-  const real = realOrUndefinedSync(dir) ?? path.resolve(dir);
+export async function snapshotWorkspace(dir: string, opts: { real?: boolean } = {}): Promise<Snapshot> {
+  const real = opts.real ? dir : (realOrUndefinedSync(dir) ?? path.resolve(dir));
   const files: Snapshot['files'] = {};
   const names = rootNames(real);
   if (names === undefined) return { dir: real, files };
@@ -73,7 +73,8 @@ export interface CollectOptions {
  * @returns artifacts with origin `collected`; `local_path` = the real path. Never throws.
  */
 export async function collectNewFiles(dir: string, before: Snapshot, opts: CollectOptions = {}): Promise<FoundArtifact[]> {
-  const root = realOrUndefinedSync(dir);
+  // `before.dir` is the real path the snapshot resolved: no second resolution of the same root.
+  const root = dir === before.dir ? dir : realOrUndefinedSync(dir);
   if (root === undefined) return [];
   const names = rootNames(root);
   if (names === undefined) return [];

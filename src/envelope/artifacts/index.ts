@@ -66,7 +66,7 @@ export interface ProcessArtifactsOptions {
  *   Never throws (a `register` error is logged and noted, and that artifact left out).
  */
 export async function processArtifacts(envelope: Envelope, opts: ProcessArtifactsOptions): Promise<Envelope> {
-  const ws = realOrUndefinedSync(opts.workspaceDir) ?? opts.workspaceDir;
+  const ws = opts.workspaceDir === opts.before.dir ? opts.before.dir : (realOrUndefinedSync(opts.workspaceDir) ?? opts.workspaceDir);
   const errors: ArtifactError[] = [];
 
   const materialised = await materializeUrls(envelope, {
