@@ -17,7 +17,11 @@ import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { openEmbeddedDb, openServerDb } from './store/open.ts';
 import { createSkillLifecycle } from './lifecycle/live.ts';
-import type { SkillServices } from './executor/run-skill.ts';
+import type { SkillServices } from './executor/skill-call.ts';
+import { wireSkillCall } from './wiring/skill-call.ts';
+import { createAuditSink } from './audit/sink.ts';
+import { liveRegistry } from './registry/live.ts';
+import type { Registry } from './registry/discover.ts';
 import { AdapterSet } from './channel/adapters.ts';
 import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
@@ -35,7 +39,6 @@ import { channelFactories } from '../adapters/index.ts';
 import { createWebhookRouter } from './channel/webhooks.ts';
 import { createNotifyAdapter } from './orchestration/notify.ts';
 import { chainAwareRegistry } from './chain/services.ts';
-import { runSkillOrChain } from './chain/skill.ts';
 import { createChainRouter } from './http/chains.ts';
 import { createMcpRouter } from './mcp/server/router.ts';
 import { requireBearer } from './http/local-auth.ts';
@@ -107,8 +110,10 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     stops.push(async () => auditRetention.stop());
     // The live skill set (issue 10): built-in, SKILLGATE_SKILL_DIRS, <data>/skills and every
     // role's own skills; per-role scope; hot reload (SKILLGATE_SKILL_RELOAD_MS); install.
-    let servicesRef: SkillServices | undefined;
-    const lifecycle = await createSkillLifecycle({ db, settings, config, log, env, scopeRegistry: () => servicesRef?.registry ?? lifecycle.registry() });
+    // The registry with the saved chains, replaced after a save or enable and after every
+    // change of the skill set; everyone reads it through the live view below.
+    let skillSet: Registry | undefined;
+    const lifecycle = await createSkillLifecycle({ db, settings, config, log, env, scopeRegistry: () => skillSet ?? lifecycle.registry() });
     stops.push(() => lifecycle.close());
     const broken = lifecycle.registry().all().filter((s) => s.status === 'broken').map((s) => s.name);
     log.info({ skills: lifecycle.registry().all().length, broken }, 'skills discovered');
@@ -118,18 +123,21 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const actorCache = await createInvalidatedCache<ResolvedActor>(db, DIRECTORY_CHANNEL);
     stops.push(() => skillConfigCache.close());
     stops.push(() => actorCache.close());
-    const services: SkillServices = { db, registry: lifecycle.registry(), settings, secretKey, log, lifecycle, skillConfigCache };
-    servicesRef = services;
-    // Saved chains are skills of type `chain` (spec 004): the registry holds the enabled ones
-    // and the executor hands them to the chain runner. Rebuilt after a save or enable, and
-    // after every change of the skill set.
     const rebuildRegistry = async (): Promise<void> => {
-      services.registry = (await chainAwareRegistry(db, lifecycle.registry())).registry;
+      skillSet = (await chainAwareRegistry(db, lifecycle.registry())).registry;
       publishCatalog(lifecycle.registry(), config, lifecycle.skillsFor);
     };
     await rebuildRegistry();
     lifecycle.onChange(rebuildRegistry);
-    services.runChain = (req) => runSkillOrChain({ ...services, runChain: undefined }, req);
+    const services: SkillServices = {
+      db,
+      registry: liveRegistry(() => skillSet ?? lifecycle.registry()),
+      settings,
+      secretKey,
+      log,
+      skillsFor: lifecycle.skillsFor,
+      skillConfigCache,
+    };
     const defaultRole = config.roles.find((r) => r.id === settings.roleId) ?? config.roles[0]!;
     // Demo identities only on loopback (docs/configuration.md "Demo identities").
     const demo = demoIdentitiesOn(settings);
@@ -173,16 +181,32 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       ceilingOf: operatorCeilings(process.env, config.accounts),
       onStatus: (channel: string, status: string) => metricsRef?.outbound(channel, status),
     });
-    services.messaging = {
-      db,
-      outbox,
-      adapterFor: deliveryFor,
-      skillExists: (name) => services.registry.resolveTool(name) !== undefined,
-      attachmentRoots: [attachmentStoreDir(settings.dataDir)],
-      log,
+    // Audit rows are group-committed; a turn awaits their durability before it replies.
+    const auditSink = createAuditSink(db, { log });
+    stops.push(() => auditSink.close());
+    // The skill call of this process: fixed parts, composed once (src/wiring/skill-call.ts).
+    const skillCall = wireSkillCall(services, {
+      messaging: {
+        db,
+        outbox,
+        adapterFor: deliveryFor,
+        skillExists: (name) => services.registry.resolveTool(name) !== undefined,
+        attachmentRoots: [attachmentStoreDir(settings.dataDir)],
+        log,
+      },
+      reload: (reason) => lifecycle.reload(reason),
+      auditSink,
+    });
+    // Callers that answer with the envelope itself (trial runs, background jobs, schedules)
+    // get it once its audit rows are committed; the turn awaits them before its reply.
+    const durableCall: typeof skillCall = async (req) => {
+      const envelope = await skillCall(req);
+      await auditSink.durable();
+      return envelope;
     };
+    const callServices = { ...services, call: durableCall };
     // async: true skills on non-web channels run in the background on a pg-boss queue (issue 9).
-    const asyncRunner = createAsyncRunner({ db, services, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
+    const asyncRunner = createAsyncRunner({ db, services, call: durableCall, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
     await asyncRunner.start();
     stops.push(() => asyncRunner.stop());
     const inbox = createInbox<TurnInput>(db, {
@@ -208,6 +232,8 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     log.info(plannerStartupLine(settings.llm, defaultRole));
     const handleTurn = createTurnHandler({
       services,
+      skillCall,
+      auditDurable: () => auditSink.durable(),
       config,
       defaultRoleId: settings.roleId,
       adapterFor: (channel, account) => adapters.get(channel, account),
@@ -234,7 +260,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
         log.error({ channel: a.channel, account: a.account, err: (err as Error).message }, `channel ${a.channel}@${a.account} failed to start; it stays off`),
       );
     }
-    const scheduler = await startGatewayScheduler(services, (roleId) => config.roles.find((r) => r.id === roleId)?.org_id ?? defaultRole.org_id);
+    const scheduler = await startGatewayScheduler(callServices, (roleId) => config.roles.find((r) => r.id === roleId)?.org_id ?? defaultRole.org_id);
     stops.push(() => scheduler.stop());
     stops.push(async () => {
       for (const a of adapters.all()) if (a !== web) await a.stop?.();
@@ -242,18 +268,18 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
 
     const localToken = randomBytes(32).toString('hex');
     const chainRoutes = createChainRouter({
-      services,
+      services: callServices,
       config,
       defaultRoleId: settings.roleId,
       auth: settings.adminToken ? requireBearer(settings.adminToken) : (_req, res) => void res.status(403).json({ error: 'SKILLGATE_ADMIN_TOKEN is not set' }),
       onChange: rebuildRegistry,
     });
     // The operators' console at /admin (issue 10 §6; docs/console.md).
-    const adminConsole = createAdminConsole({ db, log, services, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler });
+    const adminConsole = createAdminConsole({ db, log, services: { ...callServices, lifecycle }, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler });
     stops.push(() => adminConsole.close());
     // skillgate's skills as MCP tools at /mcp, per token (docs/mcp.md).
-    const mcpRoutes = createMcpRouter({ db, services, config, log, publicUrl: settings.publicUrl });
-    const app = createApp({ db, log, localToken, skills: { services, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes] });
+    const mcpRoutes = createMcpRouter({ db, services: { ...callServices, lifecycle }, config, log, publicUrl: settings.publicUrl });
+    const app = createApp({ db, log, localToken, skills: { services: callServices, lifecycle, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes] });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, settings.host, () => resolveListen(s));
       s.once('error', reject);

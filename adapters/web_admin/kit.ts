@@ -11,7 +11,8 @@ import type express from 'express';
 import type { Scheduler } from '../../src/schedule/scheduler.ts';
 import type { ChannelAdapter } from '../../src/channel/types.ts';
 import type { ConfigFile, RoleConfig } from '../../src/config/file.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillCall, SkillServices } from '../../src/executor/skill-call.ts';
+import type { SkillLifecycle } from '../../src/lifecycle/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Outbox } from '../../src/outbox/types.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -20,8 +21,11 @@ import type { Db } from '../../src/store/db.ts';
 export interface AdminDeps {
   db: Db;
   log: Logger;
-  /** Skill services: `registry`, `lifecycle` (live skill set; absent in tests without it), `secretKey`, `settings`. */
-  services: SkillServices;
+  /**
+   * Skill services: `registry`, `secretKey`, `settings`, `lifecycle` (the live skill set; absent
+   * in tests without it) and `call`, the gateway's composed (audited) skill call.
+   */
+  services: SkillServices & { readonly lifecycle?: SkillLifecycle; readonly call: SkillCall };
   /** Roles and accounts (`skillgate.config.yaml` after defaults). */
   config: ConfigFile;
   /** The default role's id (`SKILLGATE_ROLE_ID`). */

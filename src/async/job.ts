@@ -3,7 +3,7 @@
  * background and what is stored in the pg-boss job so a restarted gateway can still run it.
  */
 import type { OutboundTarget } from '../channel/types.ts';
-import type { RunSkillRequest } from '../executor/run-skill.ts';
+import type { RunSkillRequest } from '../executor/skill-call.ts';
 import type { Registry } from '../registry/discover.ts';
 
 /** The pg-boss queue of async skill runs. */

@@ -14,7 +14,7 @@
 import type PgBoss from 'pg-boss';
 import type { ChannelAdapter } from '../channel/types.ts';
 import type { Envelope } from '../envelope/types.ts';
-import { ASYNC_HARDCAP_FACTOR, prepareCall, runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
+import { ASYNC_HARDCAP_FACTOR, prepareCall, type RunSkillRequest, type SkillCall, type SkillServices } from '../executor/skill-call.ts';
 import type { Logger } from '../log/logger.ts';
 import { createBoss, startBoss } from '../schedule/boss.ts';
 import type { Db } from '../store/db.ts';
@@ -29,6 +29,8 @@ export interface AsyncRunnerOptions {
   db: Db;
   /** The gateway's skill services (the worker drops `channelRegistry`, R-ASYNC-05). */
   services: SkillServices;
+  /** The composed (audited) skill call a job runs through, on the `async` line. */
+  call: SkillCall;
   /** Where results go (the gateway's outbox). */
   outbox: ReplySink;
   log: Logger;
@@ -111,7 +113,7 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
     const sessionId = typeof data.given.session_id === 'string' && data.given.session_id ? data.given.session_id : data.defaults.session_id;
     let envelope: Envelope;
     try {
-      envelope = await runSkill(services, {
+      envelope = await opts.call({
         skill: data.tool,
         input: data.input,
         given: data.given,

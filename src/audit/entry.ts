@@ -13,7 +13,7 @@
  * - a confirm token is kept as its SHA-256 (the digest `skillgate.confirm_tokens` stores).
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { RunSkillRequest } from '../executor/run-skill.ts';
+import type { RunSkillRequest } from '../executor/skill-call.ts';
 import { resolveSubcommandInput } from '../executor/validate.ts';
 import type { Registry } from '../registry/discover.ts';
 import { detectSecretParams, isSecretName } from '../registry/secrets.ts';
@@ -82,8 +82,16 @@ export function withoutSecrets(value: unknown, secretNames: ReadonlySet<string> 
 
 /** The HMAC key of parameter hashes, derived from the gateway's 32-byte secret key. */
 function auditKey(secretKey: Buffer): Buffer {
-  return createHmac('sha256', secretKey).update('skillgate audit params v1').digest();
+  let key = derivedKeys.get(secretKey);
+  if (!key) {
+    key = createHmac('sha256', secretKey).update('skillgate audit params v1').digest();
+    derivedKeys.set(secretKey, key);
+  }
+  return key;
 }
+
+/** Derived keys per secret-key buffer (one per process in practice). */
+const derivedKeys = new WeakMap<Buffer, Buffer>();
 
 /** Hex HMAC-SHA256 of the canonical JSON of `params` (already without secrets). */
 export function paramsHash(secretKey: Buffer, params: unknown): string {

@@ -29,14 +29,29 @@ export interface AuditRow extends Omit<AuditEntry, 'at'> {
 }
 
 /** Insert one row. @throws the database error (the hook catches it). */
-export async function insertAudit(q: Queryable, entry: AuditEntry): Promise<void> {
-  const e = processSecrets().scrubValues(entry); // secret values never reach the log (src/log/secret-values.ts)
-  await q.query(
-    `INSERT INTO skillgate.audit_log
-       (at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
-        params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash)
-     VALUES ($1::timestamptz, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text[], $13, $14, $15, $16)`,
-    [
+export async function insertAudit(q: Queryable, e: AuditEntry): Promise<void> {
+  await insertAuditRows(q, [e]);
+}
+
+/** Columns of one row, in the order of the INSERT below. */
+const AUDIT_COLUMNS = 16;
+
+/**
+ * Insert `entries` in one statement (one commit for the lot); nothing for an empty list.
+ * @throws the database error (no row is written then).
+ */
+export async function insertAuditRows(q: Queryable, entries: readonly AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const values: unknown[] = [];
+  const tuples: string[] = [];
+  for (const entry of entries) {
+    const e = processSecrets().scrubValues(entry); // secret values never reach the log (src/log/secret-values.ts)
+    const n = values.length;
+    const p = (i: number): string => `$${n + i}`;
+    tuples.push(
+      `(${p(1)}::timestamptz, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::text[], ${p(13)}, ${p(14)}, ${p(15)}, ${p(16)})`,
+    );
+    values.push(
       e.at.toISOString(),
       e.orgId,
       e.roleId,
@@ -53,7 +68,15 @@ export async function insertAudit(q: Queryable, entry: AuditEntry): Promise<void
       e.errorType,
       e.durationMs,
       e.confirmTokenHash,
-    ],
+    );
+    if (values.length !== tuples.length * AUDIT_COLUMNS) throw new Error('audit row: column count mismatch');
+  }
+  await q.query(
+    `INSERT INTO skillgate.audit_log
+       (at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
+        params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash)
+     VALUES ${tuples.join(', ')}`,
+    values,
   );
 }
 

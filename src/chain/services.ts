@@ -2,7 +2,7 @@
  * Wiring shared by the chain CLI commands, the HTTP routes and schedules: the registry with
  * the saved chains, validation against it, and saving after validation.
  */
-import type { SkillServices } from '../executor/run-skill.ts';
+import type { SkillServices } from '../executor/skill-call.ts';
 import type { Registry } from '../registry/discover.ts';
 import type { Queryable } from '../store/db.ts';
 import type { ChainDocument } from './document.ts';
@@ -17,7 +17,7 @@ export async function chainAwareRegistry(db: Queryable, base: Registry): Promise
 }
 
 /** Services whose registry also holds the saved chains. */
-export async function withChainRegistry(services: SkillServices): Promise<SkillServices> {
+export async function withChainRegistry<S extends Pick<SkillServices, 'db' | 'registry'>>(services: S): Promise<S> {
   const { registry } = await chainAwareRegistry(services.db, services.registry);
   return { ...services, registry };
 }

@@ -2,11 +2,11 @@
  * Chains as skills (spec 004 §保存校验 "保存成功即注册为 skill_type=chain"; R-CHAIN-07, R-CHAIN-25,
  * R-CHAIN-38..41, R-CHAIN-43/44/46, D-05, D-07, D-08): a saved chain becomes a {@link SkillRecord} of type `chain`
  * with trigger `explicit`, and every step runs through the normal skill pipeline
- * ({@link runSkill}, line `chain`) with `chat_mode = false`.
+ * (the composed skill call given as `call`, line `chain`) with `chat_mode = false`.
  */
 import { normalizeEnvelope } from '../envelope/normalize.ts';
 import type { Envelope } from '../envelope/types.ts';
-import { runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
+import type { RunSkillRequest, SkillCall, SkillServices } from '../executor/skill-call.ts';
 import { makeRegistry, type Registry } from '../registry/discover.ts';
 import type { SkillRecord } from '../registry/types.ts';
 import { buildRuntimeContext } from '../runtime/context.ts';
@@ -17,7 +17,7 @@ import { confirmationAsFailure, declaredStepWallSec, policyForLine, type SkillRu
 import { runChain, type ChainResult, type StepExecutor } from './runner.ts';
 import { getChain, type StoredChain } from './store.ts';
 
-/** The skill record of a saved chain (no folder; executed by {@link runSkillOrChain}). */
+/** The skill record of a saved chain (no folder; executed through {@link withChains}). */
 export function chainSkillRecord(doc: ChainDocument): SkillRecord {
   return {
     name: doc.name,
@@ -103,14 +103,19 @@ export interface ChainRunRequest {
   policy?: Readonly<SkillRunPolicy>;
 }
 
+/** What running a chain needs: the services and the (audited) skill call each step goes through. */
+export interface ChainServices extends SkillServices {
+  readonly call: SkillCall;
+}
+
 /**
- * The step executor of the product: each step is one {@link runSkill} call on the chain line
+ * The step executor of the product: each step is one `services.call` on the chain line
  * (the chat line's pipeline, R-CHAIN-07), `chat_mode` from the policy (false, D-05,
  * R-CHAIN-46), the caller's identity and full fixed context (R-CHAIN-38/40, D-07), one shared
  * session and workspace (R-CHAIN-44), and no inbound request (R-CHAIN-43). A step naming a
  * chain fails (R-CHAIN-23); a step asking for a confirmation fails at once (D-05).
  */
-export function pipelineStepExecutor(services: SkillServices, req: ChainRunRequest): StepExecutor {
+export function pipelineStepExecutor(services: ChainServices, req: ChainRunRequest): StepExecutor {
   const line = req.line ?? 'chain';
   const policy = req.policy ?? policyForLine(line);
   const given = { ...(req.given ?? {}), chat_mode: policy.chatMode };
@@ -120,7 +125,7 @@ export function pipelineStepExecutor(services: SkillServices, req: ChainRunReque
     if (rec?.skillType === 'chain') {
       return { success: false, error: `step "${call.alias}" calls chain "${call.skill}": chains cannot contain chains` };
     }
-    const out = await runSkill(services, { skill: call.skill, input: call.params, given, defaults, line, abortSignal: call.signal, wallSec: call.wallSec, lang: req.lang });
+    const out = await services.call({ skill: call.skill, input: call.params, given, defaults, line, abortSignal: call.signal, wallSec: call.wallSec, lang: req.lang });
     return confirmationAsFailure(out, call.alias, req.lang);
   };
 }
@@ -129,7 +134,7 @@ export function pipelineStepExecutor(services: SkillServices, req: ChainRunReque
  * team_role of the chain's steps (R-CHAIN-41, D-08): the caller's when given; else the
  * directory contact's whose key is `user_id`; else `member`.
  */
-export async function chainTeamRole(services: SkillServices, given: Record<string, unknown>, defaults: ChainRunRequest['defaults']): Promise<string> {
+export async function chainTeamRole(services: Pick<SkillServices, 'db'>, given: Record<string, unknown>, defaults: ChainRunRequest['defaults']): Promise<string> {
   if (typeof given.team_role === 'string' && given.team_role) return given.team_role;
   const userId = typeof given.user_id === 'string' && given.user_id ? given.user_id : (defaults.user_id ?? '');
   if (userId) {
@@ -145,7 +150,7 @@ export async function chainTeamRole(services: SkillServices, given: Record<strin
 }
 
 /** Run a chain document through the pipeline. Never throws for a step's fault. */
-export async function runChainDocument(services: SkillServices, req: ChainRunRequest): Promise<ChainResult> {
+export async function runChainDocument(services: ChainServices, req: ChainRunRequest): Promise<ChainResult> {
   const walls = services.settings.walls;
   const teamRole = await chainTeamRole(services, req.given ?? {}, req.defaults);
   req = { ...req, given: { ...(req.given ?? {}), team_role: teamRole } };
@@ -166,25 +171,28 @@ export async function runChainDocument(services: SkillServices, req: ChainRunReq
 }
 
 /**
- * {@link runSkill}, except that a skill of type `chain` runs the saved chain with the call's
- * input as chain inputs; its envelope is the runner's return object (a failure when `ok` is
- * false), with `artifacts: []`.
+ * `inner` with saved chains dispatched around it: a skill of type `chain` runs the saved chain
+ * with the call's input as chain inputs, its steps through `services.call`; its envelope is
+ * the runner's return object (a failure when `ok` is false), with `artifacts: []`. Any other
+ * skill (or a chain no longer stored) goes to `inner` as it is.
  */
-export async function runSkillOrChain(services: SkillServices, req: RunSkillRequest): Promise<Envelope> {
-  const name = typeof req.skill === 'string' ? req.skill : req.skill.name;
-  const rec = typeof req.skill === 'string' ? services.registry.resolveTool(req.skill)?.record : req.skill;
-  if (rec?.skillType !== 'chain') return runSkill(services, req);
-  const stored = await getChain(services.db, rec.name);
-  if (!stored) return runSkill(services, req);
-  const result = await runChainDocument(services, {
-    doc: stored.document,
-    input: req.input,
-    given: req.given,
-    defaults: req.defaults,
-    abortSignal: req.abortSignal,
-    lang: req.lang,
-    line: req.line === 'schedule' ? 'schedule' : 'chain',
-  });
-  const env = normalizeEnvelope({ kind: 'returned', value: { ...result } }, { skill: name, lang: req.lang ?? 'zh-CN' });
-  return { ...env, artifacts: [] };
+export function withChains(inner: SkillCall, services: ChainServices): SkillCall {
+  return async (req) => {
+    const name = typeof req.skill === 'string' ? req.skill : req.skill.name;
+    const rec = typeof req.skill === 'string' ? services.registry.resolveTool(req.skill)?.record : req.skill;
+    if (rec?.skillType !== 'chain') return inner(req);
+    const stored = await getChain(services.db, rec.name);
+    if (!stored) return inner(req);
+    const result = await runChainDocument(services, {
+      doc: stored.document,
+      input: req.input,
+      given: req.given,
+      defaults: req.defaults,
+      abortSignal: req.abortSignal,
+      lang: req.lang,
+      line: req.line === 'schedule' ? 'schedule' : 'chain',
+    });
+    const env = normalizeEnvelope({ kind: 'returned', value: { ...result } }, { skill: name, lang: req.lang ?? 'zh-CN' });
+    return { ...env, artifacts: [] };
+  };
 }

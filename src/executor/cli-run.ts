@@ -1,6 +1,6 @@
 /**
  * `skillgate skill run` as a request (CONTRACTS.md §2): the options, their defaults, and the
- * call through {@link runSkill}. Used by the CLI directly and by the running server's local
+ * call through the composed skill call (`services.call`). Used by the CLI directly and by the running server's local
  * admin API, so both paths behave the same.
  */
 import { statSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { resolveToolName } from '../registry/subcommands.ts';
 import type { SkillRecord } from '../registry/types.ts';
 import { sessionIdForWorkspace } from '../session/sessions.ts';
 import { workspaceDir } from '../session/workspace.ts';
-import { runSkill, type SkillServices } from './run-skill.ts';
+import type { SkillCall, SkillServices } from './skill-call.ts';
 
 /** The options of `skill run`, as given (JSON already parsed). */
 export interface CliRunOptions {
@@ -53,7 +53,7 @@ function isDirectory(p: string): boolean {
  * @throws CliRunRefusal for an unknown role, or a skill name the role does not enable.
  */
 export async function runFromCli(
-  services: SkillServices,
+  services: SkillServices & { readonly call: SkillCall },
   config: ConfigFile,
   defaultRoleId: string,
   opts: CliRunOptions,
@@ -69,7 +69,7 @@ export async function runFromCli(
   if (looksLikePath && isDirectory(asPath)) {
     target = await loadSkill(asPath, { dir: dirname(asPath), source: 'shared' });
   } else {
-    const enabled = services.lifecycle?.skillsFor(roleId) ?? roleSkills(config, roleId);
+    const enabled = services.skillsFor?.(roleId) ?? roleSkills(config, roleId);
     const base = services.registry.resolveTool(opts.target)?.skill ?? resolveToolName(opts.target).skill;
     if (enabled !== '*' && enabled !== undefined && !enabled.includes(base)) {
       throw new CliRunRefusal(`role "${roleId}" does not enable skill "${base}"`);
@@ -89,7 +89,7 @@ export async function runFromCli(
   const given: Record<string, unknown> = { ...opts.context, workspace_dir: ws };
   if (opts.rawInput !== undefined) given.raw_input = opts.rawInput;
 
-  return runSkill(services, {
+  return services.call({
     skill: target,
     input: opts.input,
     given,

@@ -220,7 +220,15 @@ function dedupe(items: unknown[]): unknown[] {
 export function normalizeFileParams(input: Record<string, unknown>, opts: FileParamOptions): FileParamResult {
   const ws = resolve(opts.workspaceDir);
   const store = resolve(opts.attachmentStoreDir);
-  const ctx: Ctx = { ws, roots: { ws: realResolve(ws) ?? ws, store: realResolve(store) ?? store }, refs: opts.refs };
+  // The real roots are resolved on first use: an input without path values costs no fs call.
+  let roots: Ctx['roots'] | undefined;
+  const ctx: Ctx = {
+    ws,
+    get roots() {
+      return (roots ??= { ws: realResolve(ws) ?? ws, store: realResolve(store) ?? store });
+    },
+    refs: opts.refs,
+  };
   const out: Record<string, unknown> = { ...input };
   const refused: { key: string; value: string; why: Refusal }[] = [];
   for (const [key, value] of Object.entries(input)) {

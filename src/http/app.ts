@@ -9,7 +9,8 @@ import type { Logger } from '../log/logger.ts';
 import { requireBearer } from './local-auth.ts';
 import type { ConfigFile } from '../config/file.ts';
 import { CliRunRefusal, runFromCli, type CliRunOptions } from '../executor/cli-run.ts';
-import type { SkillServices } from '../executor/run-skill.ts';
+import type { SkillCall, SkillServices } from '../executor/skill-call.ts';
+import type { SkillLifecycle } from '../lifecycle/types.ts';
 import { listSkillConfig, setSkillConfig } from '../runtime/skill-config.ts';
 import type { GrantCommandRequest } from '../cli/commands/datatable-grant.ts';
 
@@ -20,7 +21,7 @@ export interface AppDeps {
   /** Per-start token of the local admin API (`<data>/server.json`). */
   localToken: string;
   /** Skill execution for the local admin API (`skill run` while serve runs). */
-  skills?: { services: SkillServices; config: ConfigFile; defaultRoleId: string };
+  skills?: { services: SkillServices & { readonly call: SkillCall }; lifecycle?: SkillLifecycle; config: ConfigFile; defaultRoleId: string };
   /** Prometheus registry served at `GET /metrics` (issue 5 §11). */
   metrics?: { registry: { contentType: string; metrics(): Promise<string> } };
   /** Channel routes (web chat page, uploads, files, webhooks), mounted before the fallback page. */
@@ -89,7 +90,7 @@ export function createApp(deps: AppDeps): Express {
   });
   // Skill install and the role scope through the running server's live skill set (issue 10).
   local.post('/skill/install', express.json(), async (req, res) => {
-    const lifecycle = deps.skills?.services.lifecycle;
+    const lifecycle = deps.skills?.lifecycle;
     if (!lifecycle) {
       res.status(503).json({ error: 'skill install is not available in this server' });
       return;
@@ -102,7 +103,7 @@ export function createApp(deps: AppDeps): Express {
     res.json(await lifecycle.install(b.source, typeof b.roleId === 'string' ? { roleId: b.roleId } : {}));
   });
   local.post('/skill/list', express.json(), async (req, res) => {
-    const lifecycle = deps.skills?.services.lifecycle;
+    const lifecycle = deps.skills?.lifecycle;
     if (!lifecycle) {
       res.status(503).json({ error: 'the live skill set is not available in this server' });
       return;

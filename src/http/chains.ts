@@ -12,18 +12,17 @@
  */
 import express, { type RequestHandler, type Router } from 'express';
 import type { ConfigFile } from '../config/file.ts';
-import type { SkillServices } from '../executor/run-skill.ts';
 import { actorFieldsFor, resolveActor } from '../identity/index.ts';
 import { directoryOrgId } from '../identity/org.ts';
 import { requiredInputs, shapeProblems, type ChainDocument } from '../chain/document.ts';
 import { validateAndSave, withChainRegistry } from '../chain/services.ts';
-import { runChainDocument } from '../chain/skill.ts';
+import { runChainDocument, type ChainServices } from '../chain/skill.ts';
 import { getChain } from '../chain/store.ts';
 import type { ChainProblem } from '../chain/validate.ts';
 
 /** What the chain routes need. */
 export interface ChainRoutesDeps {
-  services: SkillServices;
+  services: ChainServices;
   config: ConfigFile;
   defaultRoleId: string;
   /** Admin guard (the console's admin token / sign-in). */

@@ -4,10 +4,10 @@
  * names of built-in/shared/market skills, and the live skill set's reload so a written skill
  * is callable in the very next turn.
  *
- * The executor builds one per call from its {@link SkillServices} and the runtime context
- * carries it as the in-process-only key `lifecycle` (never serialised, like `messaging`).
+ * The wiring composes {@link authoringPart} into the skill call; the runtime context of a
+ * built-in skill carries it as the in-process-only key `lifecycle` (never serialised).
  */
-import type { SkillServices } from '../executor/run-skill.ts';
+import type { ContextPart } from '../executor/skill-call.ts';
 import type { Registry } from '../registry/discover.ts';
 import type { ReloadReport } from './types.ts';
 
@@ -32,17 +32,21 @@ export interface AuthoringServices {
 }
 
 /**
- * The authoring services of a gateway or CLI process: the data dir from the settings,
- * `services.registry` read at call time (the gateway replaces it after a reload), and the
- * live skill set's reload when `services.lifecycle` is set (none in a one-shot CLI run).
+ * The authoring services of a gateway or CLI process: the data dir, the registry read at call
+ * time (a live view in the gateway), and the live skill set's reload when there is one (none
+ * in a one-shot CLI run).
  */
-export function authoringServicesFor(services: Pick<SkillServices, 'registry' | 'settings' | 'lifecycle'>): AuthoringServices {
-  const lifecycle = services.lifecycle;
-  return {
-    dataDir: services.settings.dataDir,
-    registry: () => services.registry,
-    ...(lifecycle ? { reload: (reason: string) => lifecycle.reload(reason) } : {}),
-  };
+export function authoringServicesFor(deps: {
+  dataDir: string;
+  registry: () => Pick<Registry, 'get' | 'tools'>;
+  reload?: (reason: string) => Promise<ReloadReport | void>;
+}): AuthoringServices {
+  return { dataDir: deps.dataDir, registry: deps.registry, ...(deps.reload ? { reload: deps.reload } : {}) };
+}
+
+/** The context part that gives built-in skills (create_skill / edit_skill) their `lifecycle` key. */
+export function authoringPart(services: AuthoringServices): ContextPart {
+  return (frame) => (frame.skill.source === 'builtin' ? { lifecycle: services } : {});
 }
 
 /** The authoring services of a runtime context, or undefined (a subprocess, a bare harness). */

@@ -4,6 +4,7 @@
  * skill's org, role and session; resolves to `{ok, id, expires_at}` or `{ok:false, error}`,
  * never throws.
  */
+import type { ContextPart } from '../executor/skill-call.ts';
 import type { MessagingServices } from './messaging.ts';
 import { registerPendingReply, type AwaitReplyOrigin, type AwaitReplyRequest, type AwaitReplyResult } from './pending-replies.ts';
 
@@ -17,4 +18,15 @@ export function makeAwaitReply(m: MessagingServices, origin: AwaitReplyOrigin, l
       ok: false as const,
       error: err instanceof Error ? err.message : String(err),
     }));
+}
+
+/**
+ * The context part that gives every top-level call the gateway's `messaging` and its own
+ * `await_reply`, bound to the call's org, role, session and skill (composed at wiring time).
+ */
+export function messagingPart(m: MessagingServices): ContextPart {
+  return (frame) => ({
+    messaging: m,
+    await_reply: makeAwaitReply(m, { org_id: frame.orgId, role_id: frame.roleId, session_id: frame.sessionId, skill: frame.skill.name }, frame.lang),
+  });
 }

@@ -30,11 +30,10 @@ import { jsonSafeOutcome } from '../envelope/json-safe.ts';
 import { callSkillChildContext } from '../runtime/context.ts';
 import type { CallSkill, CallSkillOptions, RuntimeContext } from '../runtime/types.ts';
 import { normalizeFileParams } from '../executor/file-params.ts';
-import type { SkillServices } from '../executor/run-skill.ts';
-import { executePrepared, prepareCall, wallFor } from '../executor/run-skill.ts';
+import { executePrepared, prepareCall, wallFor, type ContextPart, type SkillServices } from '../executor/skill-call.ts';
 import { attachmentRefs, listAttachments } from '../session/attachments.ts';
 import { attachmentStoreDir } from '../session/workspace.ts';
-import { trackedDbFactory } from './db-factory.ts';
+import { trackedDbFactory } from '../executor/db-factory.ts';
 
 /** Deepest level a call chain may reach; the top-level skill is level 1 (A-19). */
 export const MAX_CALL_DEPTH = 3;
@@ -91,6 +90,23 @@ function failure(skill: string, error: string): Record<string, unknown> {
   return { ok: false, error, skill };
 }
 
+/**
+ * The context part that gives every top-level call its `call_skill` (composed into the skill
+ * call at wiring time, src/wiring/skill-call.ts).
+ */
+export function callSkillPart(services: SkillServices): ContextPart {
+  return (frame) => ({
+    call_skill: makeCallSkill(services, {
+      caller: frame.skill.name,
+      depth: 1,
+      deadline: frame.deadline,
+      parent: frame.parent,
+      lang: frame.lang,
+      openTransactions: frame.openTransactions,
+    }),
+  });
+}
+
 /** Make the `call_skill` function of a skill running at `site`. */
 export function makeCallSkill(services: SkillServices, site: CallSite): CallSkill {
   return async (name, input, options) => {
@@ -122,7 +138,7 @@ export function makeCallSkill(services: SkillServices, site: CallSite): CallSkil
       const parent = site.parent();
       const roleId = String(parent.role_id ?? '');
       // The caller's role scope applies to the callee too (issue 10: role scope).
-      if (resolved && roleId && services.lifecycle && !services.lifecycle.skillsFor(roleId).includes(resolved.record.name)) {
+      if (resolved && roleId && services.skillsFor && !services.skillsFor(roleId).includes(resolved.record.name)) {
         return failure(target, `role "${roleId}" does not enable skill "${resolved.record.name}"`);
       }
       const explicit = mergeCallInput(isRecord(input) ? input : undefined, options);

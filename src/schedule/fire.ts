@@ -5,9 +5,8 @@
  * `send_message` (`<channel>[@<account>]:<id>`) by name — the same path any skill uses.
  */
 import { isFailure } from '../envelope/normalize.ts';
-import { runSkill, type SkillServices } from '../executor/run-skill.ts';
 import { withChainRegistry } from '../chain/services.ts';
-import { runChainDocument, runSkillOrChain } from '../chain/skill.ts';
+import { runChainDocument, type ChainServices } from '../chain/skill.ts';
 import { getChain } from '../chain/store.ts';
 import { SCHEDULE_POLICY } from '../chain/policy.ts';
 import type { StoredSchedule } from './store.ts';
@@ -56,7 +55,7 @@ export function deliveryCall(deliverTo: string, text: { title: string; message: 
  * The run function of the product scheduler.
  * @param orgFor the org of a role (config file), e.g. `(r) => config.roles.find(…)?.org_id`.
  */
-export function pipelineFire(services: SkillServices, orgFor: (roleId: string) => string): (s: StoredSchedule) => Promise<FireOutcome> {
+export function pipelineFire(services: ChainServices, orgFor: (roleId: string) => string): (s: StoredSchedule) => Promise<FireOutcome> {
   return async (s) => {
     const svc = await withChainRegistry(services);
     const defaults = {
@@ -82,11 +81,11 @@ export function pipelineFire(services: SkillServices, orgFor: (roleId: string) =
         result = { ...r };
       }
     } else {
-      result = await runSkillOrChain(svc, { skill: s.target, input: s.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' });
+      result = await svc.call({ skill: s.target, input: s.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' });
       ok = !isFailure(result);
     }
     const call = deliveryCall(s.deliver_to, deliveryText(s, ok, result));
-    const delivery = call ? await runSkill(svc, { skill: call.skill, input: call.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' }) : null;
+    const delivery = call ? await svc.call({ skill: call.skill, input: call.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' }) : null;
     return { ok, result, delivery };
   };
 }

@@ -2,7 +2,7 @@
  * Schedules (issue 9 item 6): what the gateway starts, and what the CLI writes.
  * See docs/chains.md §Schedules.
  */
-import type { SkillServices } from '../executor/run-skill.ts';
+import type { ChainServices } from '../chain/skill.ts';
 import { pipelineFire } from './fire.ts';
 import { Scheduler } from './scheduler.ts';
 
@@ -16,7 +16,7 @@ export { listSchedules, getSchedule, type Schedule, type StoredSchedule } from '
  * pipeline (`pipelineFire`). Call `stop()` on shutdown.
  * @param orgFor the org id of a role (from the config file).
  */
-export async function startGatewayScheduler(services: SkillServices, orgFor: (roleId: string) => string): Promise<Scheduler> {
+export async function startGatewayScheduler(services: ChainServices, orgFor: (roleId: string) => string): Promise<Scheduler> {
   const scheduler = new Scheduler({ db: services.db, log: services.log, mode: 'worker', fire: pipelineFire(services, orgFor) });
   await scheduler.start();
   return scheduler;

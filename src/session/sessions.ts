@@ -37,6 +37,8 @@ export interface SessionSpec {
   dataDir: string;
   /** An explicit workspace folder (CLI `--workspace DIR`) instead of the data-dir layout. */
   workspaceDir?: string;
+  /** False: the caller makes sure the workspace folder exists itself (default true: created here). */
+  ensureWorkspace?: boolean;
 }
 
 interface SessionRow {
@@ -95,7 +97,7 @@ export async function getOrCreateSession(q: Queryable, spec: SessionSpec): Promi
   if (spec.id) {
     const hit = cachedSession<SessionRecord>(q, spec.id, nowMs);
     if (hit) {
-      ensureWorkspace(hit.workspaceDir);
+      if (spec.ensureWorkspace !== false) ensureWorkspace(hit.workspaceDir);
       return { ...hit };
     }
   }
@@ -109,7 +111,7 @@ export async function getOrCreateSession(q: Queryable, spec: SessionSpec): Promi
     [id, spec.roleId, spec.orgId, spec.channel, spec.ownerKey, dir],
   );
   const record = toRecord(rows[0]!);
-  ensureWorkspace(record.workspaceDir);
+  if (spec.ensureWorkspace !== false) ensureWorkspace(record.workspaceDir);
   rememberSession(q, id, { ...record }, nowMs);
   return record;
 }

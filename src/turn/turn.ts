@@ -9,7 +9,7 @@
 import type { ChannelAdapter, InboundMessage, OutboundMessage, OutboundTarget } from '../channel/types.ts';
 import type { ConfigFile, RoleConfig } from '../config/file.ts';
 import type { Envelope } from '../envelope/types.ts';
-import { runSkill, type RunSkillRequest, type SkillServices } from '../executor/run-skill.ts';
+import type { RunSkillRequest, SkillCall, SkillServices } from '../executor/skill-call.ts';
 import { actorFieldsFor, checkAccess, resolveActor, type ResolvedActor } from '../identity/index.ts';
 import { listAttachments } from '../session/attachments.ts';
 import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
@@ -73,6 +73,10 @@ export interface TurnContext {
 /** Everything a turn needs. */
 export interface TurnDeps {
   services: SkillServices;
+  /** The composed (audited) skill call every invocation goes through. */
+  skillCall: SkillCall;
+  /** Resolves when the audit rows of the calls so far are committed; awaited before the reply. */
+  auditDurable?: () => Promise<void>;
   config: ConfigFile;
   defaultRoleId: string;
   adapterFor(channel: string, account: string): ChannelAdapter | undefined;
@@ -233,8 +237,9 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
         request: msg,
         lang,
         clock: now,
+        session,
       };
-      const env = (await deps.deferAsync?.(req, { target, reply_to: msg.message_id, event_id: ev.id })) ?? (await runSkill(services, req));
+      const env = (await deps.deferAsync?.(req, { target, reply_to: msg.message_id, event_id: ev.id })) ?? (await deps.skillCall(req));
       if (env.success === false) failures++;
       return env;
     };
@@ -267,6 +272,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
           mediaFor: mediaResolver(records),
         });
         if (run.signal.aborted) messages.push({ kind: 'notice', text: notice(lang, 'stopped'), format: 'plain', final: true });
+        await deps.auditDurable?.();
         await send(messages, true);
       },
     };
@@ -315,7 +321,7 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
 
   // 3. The planner.
   const planner = deps.plannerFor(ctx.role);
-  const tools = services.registry.tools({ skills: services.lifecycle?.skillsFor(ctx.role.id) ?? roleSkills(deps.config, ctx.role.id) ?? '*' });
+  const tools = services.registry.tools({ skills: services.skillsFor?.(ctx.role.id) ?? roleSkills(deps.config, ctx.role.id) ?? '*' });
   const materials: MaterialRef[] = (await listAttachments(services.db, session.id)).map((a) => ({ ref: a.ref, type: a.type, filename: a.filename }));
   const result = await planner.handle({
     text: ctx.text,

@@ -14,7 +14,8 @@ import type { InboundMessage, OutboundMessage } from '../../src/channel/types.ts
 import { parseConfigFile } from '../../src/config/file.ts';
 import { BUILTIN_SKILLS_DIR } from '../../src/config/settings.ts';
 import { resolveWalls, type WallSettings } from '../../src/config/walls.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { TestServices } from '../helpers/services.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { createOutbox, type Outbox } from '../../src/outbox/index.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
@@ -57,7 +58,7 @@ export function observed(tag: string): ObservedRun | undefined {
 
 /** The harness. Call `stop()` at the end. */
 export interface AsyncHarness {
-  services: SkillServices;
+  services: TestServices;
   /** The runner the turn defers to (a test may replace it to simulate a restart). */
   runner: AsyncRunner;
   /** Build another runner over the same database, services and outbox (not started). */
@@ -101,7 +102,7 @@ export async function makeAsyncHarness(db: Db, opts: AsyncHarnessOptions = {}): 
     { dir: BUILTIN_SKILLS_DIR, source: 'builtin' },
     ...(opts.fixtures ?? [ASYNC_FIXTURES]).map((dir) => ({ dir, source: 'shared' as const })),
   ]);
-  const services: SkillServices = {
+  const services: TestServices = {
     db,
     registry,
     settings: { dataDir: mkdtempSync(join(tmpdir(), 'sg-async-')), walls: opts.walls ?? resolveWalls({}), fetchAllow: [], llm: undefined },
@@ -114,11 +115,12 @@ export async function makeAsyncHarness(db: Db, opts: AsyncHarnessOptions = {}): 
   const outbox = createOutbox(db, { log, adapterFor, pollMs: 50, baseDelayMs: 60_000 });
   outbox.start();
   const newRunner = (o: RunnerOpts = {}): AsyncRunner =>
-    createAsyncRunner({ db, services, outbox, log, adapterFor, pollingIntervalSeconds: 0.5, ...opts.runner, ...o });
+    createAsyncRunner({ db, services, call: (req) => runSkill(services, req), outbox, log, adapterFor, pollingIntervalSeconds: 0.5, ...opts.runner, ...o });
   const runner = newRunner();
   await runner.start();
   const handle = createTurnHandler({
     services,
+    skillCall: (req) => runSkill(services, req),
     config: parseConfigFile('', { orgId: 'demo', roleId: 'default' }),
     defaultRoleId: 'default',
     adapterFor,

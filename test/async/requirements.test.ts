@@ -15,7 +15,8 @@ import { createAsyncRunner } from '../../src/async/runner.ts';
 import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
 import { BUILTIN_SKILLS_DIR } from '../../src/config/settings.ts';
 import { resolveWalls, type WallSettings } from '../../src/config/walls.ts';
-import { runSkill, type RunSkillRequest, type SkillServices } from '../../src/executor/run-skill.ts';
+import { type RunSkillRequest, type SkillServices } from '../../src/executor/skill-call.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { createNotifyAdapter, NOTIFY_ACCOUNT, NOTIFY_CHANNEL, runNotify } from '../../src/orchestration/notify.ts';
 import { runSendMessage } from '../../src/orchestration/send-message.ts';
@@ -68,6 +69,7 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
     createAsyncRunner({
       db: db(),
       services,
+      call: (req) => runSkill(services, req),
       outbox: h.outbox,
       log: services.log,
       adapterFor: (c) => (c === 'telegram' ? h.telegram : undefined),

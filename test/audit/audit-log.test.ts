@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { paramsHash } from '../../src/audit/entry.ts';
 import { queryAudit } from '../../src/audit/store.ts';
-import { runSkill } from '../../src/executor/run-skill.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import { importDirectory } from '../../src/identity/index.ts';
 import { setSkillConfig } from '../../src/runtime/skill-config.ts';
 import type { Db } from '../../src/store/db.ts';

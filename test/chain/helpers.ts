@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveWalls } from '../../src/config/walls.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import type { ChainDocument } from '../../src/chain/document.ts';
-import { runChainDocument, type ChainRunRequest } from '../../src/chain/skill.ts';
+import { runChainDocument, type ChainRunRequest, type ChainServices } from '../../src/chain/skill.ts';
+import { withCall } from '../../src/wiring/skill-call.ts';
 import type { ChainResult } from '../../src/chain/runner.ts';
 
 export const CHAIN_FIXTURES = fileURLToPath(new URL('../fixtures/chains/', import.meta.url));
@@ -24,16 +24,16 @@ export async function chainServices(
   db: Db,
   env: NodeJS.ProcessEnv = {},
   roots: Parameters<typeof discoverSkills>[0] = [{ dir: CHAIN_FIXTURES, source: 'shared' }],
-): Promise<SkillServices> {
+): Promise<ChainServices> {
   await migrate(db);
   const registry = await discoverSkills(roots);
-  return {
+  return withCall({
     db,
     registry,
     settings: { dataDir: mkdtempSync(join(tmpdir(), 'sg-chain-')), walls: resolveWalls(env), fetchAllow: [], llm: undefined },
     secretKey: randomBytes(32),
     log: createLogger({ level: 'silent' }),
-  };
+  });
 }
 
 let n = 0;
@@ -54,7 +54,7 @@ export function callerDefaults(): ChainRunRequest['defaults'] {
 
 /** Run `doc` through the pipeline as a CLI caller. */
 export function run(
-  services: SkillServices,
+  services: ChainServices,
   doc: Pick<ChainDocument, 'steps'>,
   extra: Partial<Omit<ChainRunRequest, 'doc' | 'defaults'>> = {},
 ): Promise<ChainResult> {

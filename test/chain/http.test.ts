@@ -7,11 +7,11 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { afterAll, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/file.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { ChainServices } from '../../src/chain/skill.ts';
 import { requireBearer } from '../../src/http/local-auth.ts';
 import { createChainRouter } from '../../src/http/chains.ts';
 import { withChainRegistry } from '../../src/chain/services.ts';
-import { runSkillOrChain } from '../../src/chain/skill.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import { setChainEnabled } from '../../src/chain/store.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { seedDemoDirectory } from '../../src/identity/index.ts';
@@ -30,7 +30,7 @@ const chain = (over: Record<string, unknown> = {}) => ({
 });
 
 describeEachEngine('chain HTTP routes', (db) => {
-  let services: SkillServices;
+  let services: ChainServices;
   let server: Server | undefined;
   let base = '';
   const TOKEN = 'admin-token-for-chain-tests';
@@ -71,7 +71,7 @@ describeEachEngine('chain HTTP routes', (db) => {
     expect(tool?.function.description).toBe('查询并回显');
     expect(Object.keys((tool!.function.parameters as { properties: object }).properties)).toEqual(['city']);
 
-    const env = await runSkillOrChain(svc, { skill: 'http_chain', input: { city: '深圳' }, defaults: callerDefaults(), line: 'chat' });
+    const env = await runSkill(svc, { skill: 'http_chain', input: { city: '深圳' }, defaults: callerDefaults(), line: 'chat' });
     expect(env.ok).toBe(true);
     expect((env.steps as Record<string, { input: unknown }>).e!.input).toEqual({ city: '深圳', total: 2 });
 

@@ -14,11 +14,12 @@ import { CHAIN_POLICY, SCHEDULE_POLICY, confirmationAsFailure, declaredStepWallS
 import { REFERENCE_NAME_RE, referencesIn, resolveParams, wholeReference } from '../../src/chain/references.ts';
 import { continueValue, runChain, type ChainResult, type StepCall } from '../../src/chain/runner.ts';
 import { validateAndSave, withChainRegistry } from '../../src/chain/services.ts';
-import { lookupContext, pipelineStepExecutor, runChainDocument, runSkillOrChain, type ChainRunRequest } from '../../src/chain/skill.ts';
+import { lookupContext, pipelineStepExecutor, runChainDocument, type ChainRunRequest, type ChainServices } from '../../src/chain/skill.ts';
 import { validateChain } from '../../src/chain/validate.ts';
 import { loadSettings } from '../../src/config/settings.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
-import { runSkill, type SkillServices } from '../../src/executor/run-skill.ts';
+import { type SkillServices } from '../../src/executor/skill-call.ts';
+import { runSkill, withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import { formatTriggeredAt } from '../../src/runtime/coerce.ts';
@@ -32,7 +33,7 @@ const BUILTIN_SKILLS = fileURLToPath(new URL('../../skills/', import.meta.url));
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** Services with the chain fixtures, this file's fixtures and the built-in skills (datatable). */
-function reqServices(db: Db, env: NodeJS.ProcessEnv = {}): Promise<SkillServices> {
+function reqServices(db: Db, env: NodeJS.ProcessEnv = {}): Promise<ChainServices> {
   return chainServices(db, env, [
     { dir: BUILTIN_SKILLS, source: 'builtin' },
     { dir: CHAIN_FIXTURES, source: 'shared' },
@@ -40,12 +41,12 @@ function reqServices(db: Db, env: NodeJS.ProcessEnv = {}): Promise<SkillServices
   ]);
 }
 
-function run(services: SkillServices, steps: ChainRunRequest['doc']['steps'], extra: Partial<Omit<ChainRunRequest, 'doc' | 'defaults'>> = {}, defaults = callerDefaults()): Promise<ChainResult> {
+function run(services: ChainServices, steps: ChainRunRequest['doc']['steps'], extra: Partial<Omit<ChainRunRequest, 'doc' | 'defaults'>> = {}, defaults = callerDefaults()): Promise<ChainResult> {
   return runChainDocument(services, { doc: { steps }, input: {}, defaults, ...extra });
 }
 
 /** Runs the chain through the product executor and records each step's wall. */
-function recordingWalls(services: SkillServices, req: Omit<ChainRunRequest, 'execute'>): { walls: Record<string, number>; req: ChainRunRequest } {
+function recordingWalls(services: ChainServices, req: Omit<ChainRunRequest, 'execute'>): { walls: Record<string, number>; req: ChainRunRequest } {
   const walls: Record<string, number> = {};
   const inner = pipelineStepExecutor(services, req);
   return {
@@ -237,7 +238,7 @@ describe('chain requirements without a database', () => {
 });
 
 describeEachEngine('chain requirements through the pipeline', (db) => {
-  let services: SkillServices | undefined;
+  let services: ChainServices | undefined;
   const svc = async () => (services ??= await reqServices(db()));
 
   it('R-CHAIN-06, R-CHAIN-05, D-06: TOOL_WALL_SEC or CHAIN_WALL_SEC lengthen chains; a skill\'s own wall takes precedence over the step wall, cut by the chain wall', async () => {
@@ -257,7 +258,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     });
     const wallsOf = async (env: NodeJS.ProcessEnv, extra: Partial<ChainRunRequest> = {}) => {
       const base = await svc();
-      const s = { ...base, log, settings: { ...base.settings, walls: resolveWalls(env) } };
+      const s = withCall({ ...base, log, settings: { ...base.settings, walls: resolveWalls(env) } });
       const { walls, req } = recordingWalls(s, { doc: { steps: [{ skill_name: 'echo', alias: 'e' }, { skill_name: 'walled', alias: 'w' }] }, input: {}, defaults: callerDefaults(), ...extra });
       const r = await runChainDocument(s, req);
       expect(r.ok).toBe(true);
@@ -297,8 +298,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
       ],
     };
     expect((await validateAndSave(db(), s.registry, doc)).ok).toBe(true);
-    const chained = await withChainRegistry(s);
-    chained.runChain = (req) => runSkillOrChain({ ...chained, runChain: undefined }, req);
+    const chained = withCall(await withChainRegistry(s));
 
     const direct = await runChainDocument(chained, { doc, input: { note: '直接' }, defaults: callerDefaults() });
     const chat = await runSkill(chained, { skill: 'three_ways', input: { note: '对话' }, defaults: callerDefaults(), given: { chat_mode: true, raw_input: '跑链' }, line: 'chat' });
@@ -414,8 +414,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     const direct = await runSkill(s, { skill: 'needs_request', input: {}, defaults: callerDefaults(), line: 'chat', request });
     expect(direct).toMatchObject({ user_agent: 'UA/1' });
     expect((await validateAndSave(db(), s.registry, { name: 'req_chain', description: '依赖 request', steps: [{ skill_name: 'ctx_fixed', alias: 'c' }, { skill_name: 'needs_request', alias: 'r', params: { after: '$steps.c.org_id' } }] })).ok).toBe(true);
-    const chained = await withChainRegistry(s);
-    chained.runChain = (req) => runSkillOrChain({ ...chained, runChain: undefined }, req);
+    const chained = withCall(await withChainRegistry(s));
     const env = await runSkill(chained, { skill: 'req_chain', input: {}, defaults: callerDefaults(), line: 'chat', request });
     expect(env).toMatchObject({ ok: false, success: false, failed: ['r'] });
     expect((env.steps as { c: { request: unknown } }).c.request).toBeNull();

@@ -4,11 +4,11 @@
 import { expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { seedDemoDirectory } from '../../src/identity/index.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { ChainServices } from '../../src/chain/skill.ts';
 import { chainServices, probeKey, probeState, run, slowState } from './helpers.ts';
 
 describeEachEngine('chain runner', (db) => {
-  let services: SkillServices;
+  let services: ChainServices;
   const svc = async () => (services ??= await chainServices(db()));
 
   it('R-CHAIN-27/28/31/32: {x}, $ctx.x, $steps.a, $steps.a.b.0.name; whole tokens keep their type, embedded ones interpolate', async () => {

@@ -13,6 +13,7 @@ import { wrapSelectBounded } from '../../src/datatable/sql/session.ts';
 import { describeEachEngine, TEST_DATABASE_URL } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';
 import { sqlEnv } from './sql-helpers.ts';
+import { withCall } from '../../src/wiring/skill-call.ts';
 
 /** A zh user_message holds no Latin words apart from the acronym SQL (table names here are Chinese). */
 const zhOnly = (m: unknown) => String(m).replace(/SQL/g, '');
@@ -291,7 +292,7 @@ describeEachEngine('datatable issue 4 follow-up through the skill pipeline (item
     };
     const config = parseConfigFile('roles:\n  - id: default\n    org_id: pipefu\n', { orgId: 'pipefu', roleId: 'default' });
     const run = (input: Record<string, unknown>) =>
-      runFromCli(services, config, 'default', { target: 'datatable', input, context: { team_role: 'owner', actor_emp_no: 'A0' }, workspace: ws, cwd: process.cwd() });
+      runFromCli(withCall(services), config, 'default', { target: 'datatable', input, context: { team_role: 'owner', actor_emp_no: 'A0' }, workspace: ws, cwd: process.cwd() });
     const created = await run({ action: 'create_table', payload: JSON.stringify({ table_name: '导入表', fields: [{ title: '名称', uidt: '文本' }] }) });
     expect(created, JSON.stringify(created)).toMatchObject({ success: true });
     mkdirSync(join(ws, 'imports'), { recursive: true });

@@ -16,11 +16,12 @@ import { grant } from '../../src/datatable/grants.ts';
 import { getTable } from '../../src/datatable/metadata.ts';
 import type { Envelope } from '../../src/envelope/types.ts';
 import { runFromCli } from '../../src/executor/cli-run.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';
+import { withCall } from '../../src/wiring/skill-call.ts';
 
 const SKILLS = fileURLToPath(new URL('../../skills/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/pipeline/', import.meta.url));
@@ -50,7 +51,7 @@ describeEachEngine('datatable through the skill pipeline and call_skill', (db) =
       log: createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }), level: 'warn' }),
     };
     const config = parseConfigFile('roles:\n  - id: default\n    org_id: acme\n  - id: sales\n    org_id: acme\n', { orgId: 'acme', roleId: 'default' });
-    run = (target, input, context) => runFromCli(services, config, 'default', { target, input, context, workspace: ws, cwd: process.cwd() });
+    run = (target, input, context) => runFromCli(withCall(services), config, 'default', { target, input, context, workspace: ws, cwd: process.cwd() });
 
     const created = await run('datatable', { action: 'create_table', payload: { table_name: '商机', fields: [{ title: '名称', uidt: '文本' }, { title: '负责人', uidt: '文本' }] } }, admin);
     expect(created, JSON.stringify(created)).toMatchObject({ success: true });

@@ -14,7 +14,8 @@ import { parseConfigFile } from '../../src/config/file.ts';
 import { resolveWalls, type WallSettings } from '../../src/config/walls.ts';
 import { runFromCli } from '../../src/executor/cli-run.ts';
 import { subprocessTimeoutFor, SUBPROCESS_DEFAULT_SEC } from '../../src/executor/index.ts';
-import { runSkill, wallFor, type RunSkillRequest, type SkillServices } from '../../src/executor/run-skill.ts';
+import { wallFor, type RunSkillRequest, type SkillServices } from '../../src/executor/skill-call.ts';
+import { runSkill, withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { makeCallSkill } from '../../src/orchestration/call-skill.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
@@ -68,7 +69,7 @@ describeEachEngine('wall clocks: traced requirements', (db, engine) => {
     // Through the trial-run path itself: a held async skill is stopped at the 0.5 s hard cap.
     const tag = `w4-${engine}-${Date.now()}`;
     gate(tag);
-    const env = await runFromCli(withWalls({ skillWallDefaultSec: 0.5, skillWallHardcapSec: 0.5 }), parseConfigFile('', { orgId: 'demo', roleId: 'default' }), 'default', {
+    const env = await runFromCli(withCall(withWalls({ skillWallDefaultSec: 0.5, skillWallHardcapSec: 0.5 })), parseConfigFile('', { orgId: 'demo', roleId: 'default' }), 'default', {
       target: 'long_async',
       input: { tag },
       context: {},

@@ -145,6 +145,7 @@ describeEachEngine('create_skill through the model planner (fake LLM, real turn,
     lifecycle = await createSkillLifecycle({ db: db(), settings: { dataDir: h.services.settings.dataDir, skillRoots }, config: parseConfigFile('roles:\n  - id: default\n    skills: ["*", create_skill, edit_skill]\n', { orgId: 'demo', roleId: 'default' }), log, watch: false });
     // what the gateway does: the turn reads the live registry after every reload
     h.services.lifecycle = lifecycle;
+    h.services.skillsFor = lifecycle.skillsFor;
     h.services.registry = lifecycle.registry();
     lifecycle.onChange(() => {
       h.services.registry = lifecycle!.registry();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { runSkill } from '../../src/executor/run-skill.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import { installPackage } from '../../src/lifecycle/install.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openEmbeddedDb } from '../../src/store/open.ts';

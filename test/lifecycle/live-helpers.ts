@@ -9,7 +9,8 @@ import { crc32 } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { parseConfigFile, type ConfigFile } from '../../src/config/file.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
-import type { RunSkillRequest, SkillServices } from '../../src/executor/run-skill.ts';
+import type { RunSkillRequest } from '../../src/executor/skill-call.ts';
+import type { OneShotServices } from '../../src/wiring/skill-call.ts';
 import { createSkillLifecycle, type LiveSkillLifecycle } from '../../src/lifecycle/live.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -100,7 +101,7 @@ export interface Harness {
   config: ConfigFile;
   lifecycle: LiveSkillLifecycle;
   /** Services whose registry is the lifecycle's current one. */
-  services(): SkillServices;
+  services(): OneShotServices;
   close(): Promise<void>;
 }
 
@@ -117,7 +118,7 @@ export async function openHarness(db: Db, opts: { configText?: string; reloadMs?
     dataDir,
     config,
     lifecycle,
-    services: () => ({ db, registry: lifecycle.registry(), settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined }, secretKey, log, lifecycle }) as unknown as SkillServices,
+    services: () => ({ db, registry: lifecycle.registry(), settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined }, secretKey, log, lifecycle, skillsFor: lifecycle.skillsFor }) as unknown as OneShotServices,
     close: () => lifecycle.close(),
   };
 }

@@ -6,7 +6,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runSkill } from '../../src/executor/run-skill.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import type { ReloadReport } from '../../src/lifecycle/types.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openEmbeddedDb } from '../../src/store/open.ts';

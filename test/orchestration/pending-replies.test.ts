@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, afterAll, beforeEach, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { makeTurnHarness, type TurnHarness } from '../turn/helpers.ts';
-import { runSkill } from '../../src/executor/run-skill.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import { seedDemoDirectory } from '../../src/identity/index.ts';
 import { PendingRepliesRouter, resolvePendingReply, registerPendingReply, pickPendingReply, namesRef } from '../../src/orchestration/pending-replies.ts';
 import { messagingEnv, type MessagingEnv } from './helpers.ts';

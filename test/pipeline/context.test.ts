@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { runSkill, type RunSkillRequest } from '../../src/executor/run-skill.ts';
+import { type RunSkillRequest } from '../../src/executor/skill-call.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import { CONFIG_SECTION_KEYS, PLATFORM_CTX_KEYS } from '../../src/runtime/keys.ts';
 import { setSkillConfig } from '../../src/runtime/skill-config.ts';
 import { FIXED_CTX_FIELDS, type ChannelRegistry } from '../../src/runtime/types.ts';

@@ -13,11 +13,12 @@ import { parseConfigFile } from '../../src/config/file.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
 import type { Envelope } from '../../src/envelope/types.ts';
 import { runFromCli, type CliRunOptions } from '../../src/executor/cli-run.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { withCall } from '../../src/wiring/skill-call.ts';
 
 export const PIPELINE_FIXTURES = fileURLToPath(new URL('../fixtures/pipeline/', import.meta.url));
 
@@ -55,6 +56,6 @@ export async function makeHarness(db: Db, extra: { fetchAllow?: string[] } = {})
     dataDir,
     logs: () => logs,
     run: (target, opts = {}) =>
-      runFromCli(services, config, 'default', { target, input: {}, context: {}, cwd: process.cwd(), ...opts }),
+      runFromCli(withCall(services), config, 'default', { target, input: {}, context: {}, cwd: process.cwd(), ...opts }),
   };
 }

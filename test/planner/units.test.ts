@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
 import type { SkillRecord } from '../../src/registry/types.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { CommandPlanner } from '../../src/turn/planners/command.ts';
 import {
   ChatClient,

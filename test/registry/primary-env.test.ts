@@ -10,7 +10,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
+import { withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { declaredParams, secretParamNames } from '../../src/registry/credentials.ts';
 import { discoverSkills, type Registry } from '../../src/registry/discover.ts';
@@ -64,7 +65,7 @@ describeEachEngine('primaryEnv in the operators console (R-LOAD-10)', (db) => {
     ]);
     const log = createLogger({ level: 'silent' });
     const services = { db: db(), registry, settings: { dataDir: '/nonexistent', walls: {} as never, fetchAllow: [], llm: undefined }, secretKey: randomBytes(32), log } as unknown as SkillServices;
-    rig = await startConsoleRig(db(), { deps: { services } });
+    rig = await startConsoleRig(db(), { deps: { services: withCall(services) } });
   });
   afterAll(async () => {
     await rig?.close();

@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { resolveWalls } from '../../src/config/walls.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { validateAndSave } from '../../src/chain/services.ts';
 import { pipelineFire } from '../../src/schedule/fire.ts';
+import { withCall } from '../../src/wiring/skill-call.ts';
 import { Scheduler, ScheduleError, queueName } from '../../src/schedule/scheduler.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { CHAIN_FIXTURES, probeKey, probeState } from '../chain/helpers.ts';
@@ -45,7 +46,7 @@ describeEachEngine('schedules', (db) => {
       db: db(),
       log,
       mode: 'worker',
-      fire: pipelineFire(services, () => 'demo'),
+      fire: pipelineFire(withCall(services), () => 'demo'),
       pollingIntervalSeconds: 0.5,
       cronMonitorIntervalSeconds: 1,
       cronWorkerIntervalSeconds: 1,

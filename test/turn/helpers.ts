@@ -21,7 +21,8 @@ import type {
 import { parseConfigFile, type ConfigFile } from '../../src/config/file.ts';
 import { BUILTIN_SKILLS_DIR, EXAMPLE_SKILLS_DIR } from '../../src/config/settings.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { TestServices } from '../helpers/services.ts';
+import { runSkill } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -70,7 +71,7 @@ export class RecordingAdapter implements ChannelAdapter {
 
 /** The turn harness. */
 export interface TurnHarness {
-  services: SkillServices;
+  services: TestServices;
   adapter: RecordingAdapter;
   running: RunningTurns;
   /** Everything the turn enqueued, in order. */
@@ -95,7 +96,7 @@ export async function makeTurnHarness(
     /** The planner every role uses (default: the command planner). */
     planner?: Planner;
     /** A pending-reply router, given the harness services. */
-    pendingReplies?: (services: SkillServices) => PendingReplyRouter;
+    pendingReplies?: (services: TestServices) => PendingReplyRouter;
     /** Where replies go besides the harness's record (e.g. a real outbox). */
     outbox?: ReplySink;
     /** Extra skill roots (after the built-in ones). */
@@ -110,7 +111,7 @@ export async function makeTurnHarness(
     { dir: TURN_FIXTURES, source: 'shared' },
     ...(opts.skillRoots ?? []),
   ]);
-  const services: SkillServices = {
+  const services: TestServices = {
     db,
     registry,
     settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined },
@@ -131,6 +132,7 @@ export async function makeTurnHarness(
   const planner = opts.planner ?? new CommandPlanner();
   const handle = createTurnHandler({
     services,
+    skillCall: (req) => runSkill(services, req),
     config,
     defaultRoleId: 'default',
     adapterFor: (channel) => (channel === adapter.channel ? adapter : undefined),

@@ -117,7 +117,7 @@ describeEachEngine('operators console API', (db) => {
     // without a live skill set, changes are refused (503); with one they reach it
     expect((await rig.call('skills/roles/ops/skills/countdown/enabled', { method: 'POST', body: { enabled: false } })).status).toBe(503);
     const calls: unknown[] = [];
-    const services = rig.deps.services;
+    const services = rig.deps.services as { -readonly [K in keyof typeof rig.deps.services]: (typeof rig.deps.services)[K] };
     services.lifecycle = {
       registry: () => services.registry,
       roleState: async () => services.registry.all().map((r) => ({ skill: r.name, source: r.source, enabled: true, status: r.status, issues: r.issues, dir: r.dir })),

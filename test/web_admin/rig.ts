@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import type { ChannelAdapter } from '../../src/channel/types.ts';
 import type { ConfigFile } from '../../src/config/file.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
+import { withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { createOutbox } from '../../src/outbox/index.ts';
 import type { Outbox } from '../../src/outbox/types.ts';
@@ -44,6 +45,7 @@ export async function startConsoleRig(db: Db, opts: { adminToken?: string | null
     { dir: join(SKILLS_DIR, 'examples'), source: 'builtin' },
   ]);
   const services = { db, registry, settings: { dataDir: '/nonexistent', walls: {} as never, fetchAllow: [], llm: undefined }, secretKey: randomBytes(32), log } as unknown as SkillServices;
+  const withSkillCall = withCall(services);
   const config: ConfigFile = {
     roles: [
       { id: 'default', org_id: 'demo', skills: ['*'], access: 'open', allow: [] },
@@ -56,7 +58,7 @@ export async function startConsoleRig(db: Db, opts: { adminToken?: string | null
   const outbox = createOutbox(db, { log, adapterFor, maxAttempts: 1, pollMs: 50 });
   outbox.start();
   const deps: AdminConsoleDeps = {
-    db, log, services, config, defaultRoleId: 'default', outbox, adapterFor,
+    db, log, services: withSkillCall, config, defaultRoleId: 'default', outbox, adapterFor,
     adminToken: opts.adminToken === null ? undefined : (opts.adminToken ?? ADMIN_TOKEN),
     ...opts.deps,
   };

@@ -19,7 +19,8 @@ import { schedulesSection } from '../../adapters/web_admin/api/schedules.ts';
 import type { AdminConsoleDeps } from '../../adapters/web_admin/index.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
 import { createTableAction } from '../../src/datatable/structure.ts';
-import type { SkillServices } from '../../src/executor/run-skill.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
+import { withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import { Scheduler } from '../../src/schedule/scheduler.ts';
@@ -58,7 +59,7 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
     } as SkillServices;
     scheduler = new Scheduler({ db: db(), log, mode: 'writer' });
     await scheduler.start();
-    const deps = { services, sections: [directorySection, grantsSection, notifySection, schedulesSection, proxySection], scheduler } as Partial<AdminConsoleDeps>;
+    const deps = { services: withCall(services), sections: [directorySection, grantsSection, notifySection, schedulesSection, proxySection], scheduler } as Partial<AdminConsoleDeps>;
     rig = await startConsoleRig(db(), { deps });
   });
   afterAll(async () => {

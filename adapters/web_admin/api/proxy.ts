@@ -31,7 +31,7 @@ import { createHash } from 'node:crypto';
 import express from 'express';
 import { renderWebHtml } from '../../../src/channel/render/web-html.ts';
 import { roleSkills, type RoleConfig } from '../../../src/config/file.ts';
-import { runSkill, type RunSkillRequest } from '../../../src/executor/run-skill.ts';
+import type { RunSkillRequest } from '../../../src/executor/skill-call.ts';
 import { actorFieldsFor, emptyActorFields, resolveActor } from '../../../src/identity/resolve.ts';
 import { directoryOrgId } from '../../../src/identity/org.ts';
 import type { ResolvedActor } from '../../../src/identity/types.ts';
@@ -145,7 +145,7 @@ export const proxySection: AdminSection = {
       const filler = await fillerOf(deps, who);
       if (!filler) return fail(res, 403, 'not_admin', '当前登录的联系人已不是管理员。');
       deps.log.info({ admin: adminOfSafe(res), role: role.id, skill, for: forContact.contactKey }, 'admin console: proxy fill');
-      const envelope = await runSkill(deps.services, proxyRequest(role, filler, forContact, skill, input as Record<string, unknown>));
+      const envelope = await deps.services.call(proxyRequest(role, filler, forContact, skill, input as Record<string, unknown>));
       const md = typeof envelope.display_md === 'string' ? envelope.display_md : '';
       res.json({
         envelope,

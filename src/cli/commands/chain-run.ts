@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { resolveSecretKey } from '../../config/secret-key.ts';
 import { requiredInputs, type ChainDocument } from '../../chain/document.ts';
 import type { ChainResult } from '../../chain/runner.ts';
+import { withCall } from '../../wiring/skill-call.ts';
 import { withChainRegistry } from '../../chain/services.ts';
 import { runChainDocument } from '../../chain/skill.ts';
 import { getChain } from '../../chain/store.ts';
@@ -57,7 +58,7 @@ export async function chainRunCommand(target: string, flags: { input?: string; c
         if (missing.length > 0) {
           throw new CliError(missing.map((k) => `{${k}}: required chain input is missing (give it with --input)`).join('\n'), EXIT_REFUSED);
         }
-        const services = await withChainRegistry({ db, registry: base, settings, secretKey: resolveSecretKey(settings), log: log() });
+        const services = withCall(await withChainRegistry({ db, registry: base, settings, secretKey: resolveSecretKey(settings), log: log() }));
         const workspace = resolve(settings.dataDir, 'workspaces', roleId, 'chain');
         const sessionId = typeof context.session_id === 'string' && context.session_id ? context.session_id : sessionIdForWorkspace(workspace);
         return runChainDocument(services, {

@@ -9,6 +9,7 @@ import { loadConfigFile } from '../../config/file.ts';
 import { resolveSecretKey } from '../../config/secret-key.ts';
 import { loadSettings } from '../../config/settings.ts';
 import type { Envelope } from '../../envelope/types.ts';
+import { wireSkillCall } from '../../wiring/skill-call.ts';
 import { CliRunRefusal, runFromCli, type CliRunOptions } from '../../executor/cli-run.ts';
 import { log } from '../../log/logger.ts';
 import { createSkillLifecycle } from '../../lifecycle/live.ts';
@@ -69,7 +70,8 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
       const lifecycle = await createSkillLifecycle({ db, settings, config, log: log(), watch: false });
       const registry = lifecycle.registry();
       publishCatalog(registry, config, lifecycle.skillsFor);
-      const services = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log(), lifecycle };
+      const base = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log(), skillsFor: lifecycle.skillsFor };
+      const services = { ...base, call: wireSkillCall(base, { reload: (reason) => lifecycle.reload(reason) }) };
       try {
         return await runFromCli(services, config, settings.roleId, opts);
       } catch (err) {

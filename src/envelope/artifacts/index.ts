@@ -12,7 +12,7 @@ import { collectNewFiles } from './collect.ts';
 import { declaredArtifacts } from './declared.ts';
 import { text } from './messages.ts';
 import type { ArtifactError, ArtifactLang, ArtifactLog, ArtifactOrigin, FoundArtifact, Snapshot } from './model.ts';
-import { realOrUndefined } from './paths.ts';
+import { realOrUndefinedSync } from './paths.ts';
 import type { Transport } from './http-get.ts';
 import type { Resolver } from './net-guard.ts';
 import { materializeUrls } from './url-fetch.ts';
@@ -66,7 +66,7 @@ export interface ProcessArtifactsOptions {
  *   Never throws (a `register` error is logged and noted, and that artifact left out).
  */
 export async function processArtifacts(envelope: Envelope, opts: ProcessArtifactsOptions): Promise<Envelope> {
-  const ws = (await realOrUndefined(opts.workspaceDir)) ?? opts.workspaceDir;
+  const ws = opts.workspaceDir === opts.before.dir ? opts.before.dir : (realOrUndefinedSync(opts.workspaceDir) ?? opts.workspaceDir);
   const errors: ArtifactError[] = [];
 
   const materialised = await materializeUrls(envelope, {

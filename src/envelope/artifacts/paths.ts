@@ -1,6 +1,7 @@
 /**
  * Workspace confinement for artifacts (house rule: paths confined to the workspace; R-FILE-02).
  */
+import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -8,6 +9,18 @@ import path from 'node:path';
 export async function realOrUndefined(p: string): Promise<string | undefined> {
   try {
     return await realpath(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * {@link realOrUndefined} in one system call on the calling thread: for the workspace root,
+ * resolved at every call, where a round trip through the thread pool costs more than the call.
+ */
+export function realOrUndefinedSync(p: string): string | undefined {
+  try {
+    return realpathSync.native(p);
   } catch {
     return undefined;
   }

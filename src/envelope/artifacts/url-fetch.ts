@@ -222,7 +222,7 @@ export async function materializeUrls(
   const errors: ArtifactError[] = [];
   const updates: FetchIndex = {};
   const candidates = await scanUrls(result, ctx.ws);
-  const index = await loadFetchIndex(ctx.ws);
+  const index = candidates.length > 0 ? await loadFetchIndex(ctx.ws) : {};
   let probes = 0;
   let explicitCount = 0;
 

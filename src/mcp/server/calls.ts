@@ -10,7 +10,10 @@ import { readFile, stat } from 'node:fs/promises';
 import mime from 'mime-types';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../envelope/types.ts';
-import { runSkill, type RunSkillRequest, type SkillServices } from '../../executor/run-skill.ts';
+import type { RunSkillRequest, SkillCall, SkillServices } from '../../executor/skill-call.ts';
+
+/** The services a call over /mcp needs: the process's composed skill call among them. */
+export type McpCallServices = SkillServices & { readonly call: SkillCall };
 import { actorFieldsFor } from '../../identity/resolve.ts';
 import type { ResolvedActor } from '../../identity/types.ts';
 import type { ModelTool } from '../../registry/types.ts';
@@ -88,7 +91,7 @@ export async function envelopeResult(tool: string, env: Envelope, lang: 'zh-CN' 
  * @throws only on infrastructure failures (database unreachable).
  */
 export async function callAs(
-  services: SkillServices,
+  services: McpCallServices,
   caller: McpCaller,
   enabled: readonly string[] | '*',
   tool: string,
@@ -120,6 +123,6 @@ export async function callAs(
     abortSignal: signal,
     lang: caller.lang,
   };
-  const env = await runSkill(services, req);
+  const env = await services.call(req);
   return envelopeResult(tool, env, caller.lang);
 }

@@ -13,7 +13,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { roleSkills, type ConfigFile } from '../../config/file.ts';
-import type { SkillServices } from '../../executor/run-skill.ts';
+import type { McpCallServices } from './calls.ts';
+import type { SkillLifecycle } from '../../lifecycle/types.ts';
 import { checkAccess } from '../../identity/access.ts';
 import { resolveActor } from '../../identity/resolve.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -24,7 +25,7 @@ import { verifyMcpToken } from './tokens.ts';
 /** Dependencies of {@link createMcpRouter}. */
 export interface McpRouterDeps {
   db: Db;
-  services: SkillServices;
+  services: McpCallServices & { readonly lifecycle?: SkillLifecycle };
   config: ConfigFile;
   log: Logger;
   /** SKILLGATE_PUBLIC_URL: its origin is allowed besides loopback origins. */

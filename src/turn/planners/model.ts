@@ -17,7 +17,7 @@
 import type { RoleConfig } from '../../config/file.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { Envelope } from '../../envelope/types.ts';
-import type { SkillServices } from '../../executor/run-skill.ts';
+import type { SkillServices } from '../../executor/skill-call.ts';
 import type { Planner, PlannerResult, PlannerTurn, ToolInvocation } from '../planner.ts';
 import { FailureBudget, type BudgetLimits } from './model/budget.ts';
 import { ChatClient, ModelCallError, type ChatClientOptions, type ChatMessage, type ChatTool, type ModelEndpoint } from './model/client.ts';

@@ -1,11 +1,15 @@
 /**
- * One skill call through the whole pipeline (DESIGN.md "The flow of one message", executor
- * and envelope stages): resolve → requires → parameters → input checks → file parameters →
- * runtime_context → execute under the wall → envelope → artifacts → offload.
+ * The skill-call module (docs/executors.md "The skill-call module"): one skill call through
+ * resolve → requires → parameters → input checks → file parameters → runtime_context →
+ * execute under the wall → envelope → artifacts → offload.
  *
- * `skillgate skill run`, the gateway's turn and `call_skill` all come through here, so a
- * skill behaves the same everywhere (CONTRACTS.md §2).
+ * {@link createSkillCall} takes every dependency at construction and never changes them; what
+ * changes at run time (the registry after a hot reload or a chain save) is a live view given
+ * at construction. Audit, chains, `call_skill`, `await_reply`, messaging and authoring are
+ * composed around it or into its contexts at wiring time (src/wiring/skill-call.ts); this
+ * folder imports none of them.
  */
+import { resolve } from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import { skillWallSec } from '../config/walls.ts';
 import type { Logger } from '../log/logger.ts';
@@ -19,59 +23,77 @@ import type { Registry } from '../registry/discover.ts';
 import { checkRequires } from '../registry/requires.ts';
 import { detectSecretParams } from '../registry/secrets.ts';
 import type { SkillRecord } from '../registry/types.ts';
-import { buildRuntimeContext, type ContextDefaults } from '../runtime/context.ts';
+import { buildRuntimeContext, type ContextDefaults, type InProcessParts } from '../runtime/context.ts';
 import { getSkillConfig, secretEnvFor } from '../runtime/skill-config.ts';
-import type { CallSkill, ChannelRegistry, RuntimeContext } from '../runtime/types.ts';
+import type { CallSkill, ChannelRegistry, DbFactory, RuntimeContext } from '../runtime/types.ts';
 import { attachmentRefs, listAttachments, registerAttachment, toAttachmentItems } from '../session/attachments.ts';
-import { getOrCreateSession } from '../session/sessions.ts';
+import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
 import { attachmentStoreDir, ensureWorkspace } from '../session/workspace.ts';
 import { snapshotWorkspace } from '../envelope/artifacts/collect.ts';
+import { realOrUndefinedSync } from '../envelope/artifacts/paths.ts';
 import type { Db } from '../store/db.ts';
 import type { InvalidatedCache } from '../store/invalidated-cache.ts';
 import { executeSkill, subprocessTimeoutFor } from './index.ts';
 import { normalizeFileParams } from './file-params.ts';
 import { applyForceRawPrompt } from './raw-prompt.ts';
 import { resolveSubcommandInput, validateInput } from './validate.ts';
-import { makeCallSkill } from '../orchestration/call-skill.ts';
-import { makeAwaitReply } from '../orchestration/await-reply.ts';
-import { trackedDbFactory } from '../orchestration/db-factory.ts';
-import type { MessagingServices } from '../orchestration/messaging.ts';
-import { auditedRun } from '../audit/hook.ts';
-import type { SkillLifecycle } from '../lifecycle/types.ts';
-import { authoringServicesFor } from '../lifecycle/authoring.ts';
+import { trackedDbFactory } from './db-factory.ts';
 
-/** The long-lived parts a skill call needs. */
+/**
+ * The long-lived parts of a skill call, given once at construction and never changed. The
+ * registry may be a live view (the gateway's follows hot reloads and chain saves).
+ */
 export interface SkillServices {
-  db: Db;
-  registry: Registry;
-  settings: Pick<Settings, 'dataDir' | 'walls' | 'fetchAllow' | 'llm'>;
+  readonly db: Db;
+  readonly registry: Registry;
+  readonly settings: Pick<Settings, 'dataDir' | 'walls' | 'fetchAllow' | 'llm'>;
   /** The 32-byte key that decrypts stored secrets. */
-  secretKey: Buffer;
-  log: Logger;
+  readonly secretKey: Buffer;
+  readonly log: Logger;
   /** The chat line's channel registry (null elsewhere, R-PCTX-09). */
-  channelRegistry?: ChannelRegistry | null;
+  readonly channelRegistry?: ChannelRegistry | null;
   /** Origins trusted for URL materialisation (configured API roots, Apprise, the model). */
-  trustedOrigins?: readonly string[];
+  readonly trustedOrigins?: readonly string[];
   /**
-   * Outbox and channels for notify / send_message / await_reply (issue 9); absent outside a
-   * gateway. Reaches skills as the in-process context keys `messaging` and `await_reply`.
+   * The skills a role enables, as the live skill set says now (src/lifecycle/); absent in
+   * one-shot CLI runs, where the config file's role list is the whole truth.
    */
-  messaging?: MessagingServices;
-  /**
-   * Runs a skill of type `chain` (a saved chain, spec 004): set by the gateway to the chain
-   * runner (`src/chain/skill.ts` runSkillOrChain). Absent → chain skills are not executable here.
-   */
-  runChain?: (req: RunSkillRequest) => Promise<Envelope>;
-  /**
-   * The live skill set (issue 10, `src/lifecycle/`): per-role scope, hot reload, install.
-   * Absent in one-shot CLI runs; `registry` above is then the whole truth.
-   */
-  lifecycle?: SkillLifecycle;
+  readonly skillsFor?: (roleId: string) => readonly string[];
   /**
    * Skill parameters per (role, skill), cached and emptied on every write
    * (src/store/invalidated-cache.ts). Absent: read from the database at every call.
    */
-  skillConfigCache?: InvalidatedCache<Record<string, string>>;
+  readonly skillConfigCache?: InvalidatedCache<Record<string, string>>;
+}
+
+/** Where one in-process call sits: what a composed context part may bind to. */
+export interface CallFrame {
+  readonly skill: SkillRecord;
+  readonly roleId: string;
+  readonly orgId: string;
+  readonly sessionId: string;
+  readonly lang: 'zh-CN' | 'en';
+  /** Epoch ms by which the call must end (its wall). */
+  readonly deadline: number;
+  /** The call's own context (read lazily: built after the parts are made). */
+  readonly parent: () => RuntimeContext;
+  /** Transactions the call holds open through its `db_factory`. */
+  readonly openTransactions: () => number;
+}
+
+/**
+ * Keys composed into an in-process context at wiring time (`call_skill`, `messaging`,
+ * `await_reply`, `lifecycle`); a part returns only the keys it owns.
+ */
+export type ContextPart = (frame: CallFrame) => Pick<InProcessParts, 'call_skill' | 'messaging' | 'await_reply' | 'lifecycle'>;
+
+/** One skill call: request in, final envelope out. */
+export type SkillCall = (req: RunSkillRequest) => Promise<Envelope>;
+
+/** What {@link createSkillCall} is built from. */
+export interface SkillCallDeps extends SkillServices {
+  /** Context parts composed into every top-level call's context, in order. */
+  readonly contextParts?: readonly ContextPart[];
 }
 
 /**
@@ -110,6 +132,11 @@ export interface RunSkillRequest {
    * the chain wall — so an undeclared skill is not held to SKILL_WALL_DEFAULT inside a chain.
    */
   wallSec?: number;
+  /**
+   * The session the caller has already opened (the chat turn): used as it is, not re-opened;
+   * its id and workspace win over `given` and `defaults`. Absent → opened from those.
+   */
+  session?: Pick<SessionRecord, 'id' | 'workspaceDir'>;
 }
 
 /** A prepared call: everything resolved up to the point of execution. */
@@ -246,23 +273,22 @@ export async function executePrepared(
 }
 
 /**
- * Run one skill call on the dialog layer (or a delegated line) and return the final
- * envelope: the skill's own result normalised (R-OUT), with top-level `artifacts`
- * (CONTRACTS.md §2; `[]` if none) and, for a large success, the offload receipt (R-OFF).
- * A refusal before execution (unknown skill, broken, needs_config, invalid input, a path
- * outside the workspace) is an envelope too, with `artifacts: []`.
- * Every call is recorded in the audit log (src/audit/hook.ts; an audit failure is only logged).
- * @throws only on infrastructure failures (database unreachable).
+ * Build the skill call of `deps` (fixed for its whole life). The returned function runs one
+ * call on the dialog layer (or a delegated line) and returns the final envelope: the skill's
+ * own result normalised (R-OUT), with top-level `artifacts` (CONTRACTS.md §2; `[]` if none)
+ * and, for a large success, the offload receipt (R-OFF). A refusal before execution (unknown
+ * skill, broken, needs_config, invalid input, a path outside the workspace) is an envelope
+ * too, with `artifacts: []`. It neither audits nor dispatches chains: those are composed
+ * around it (src/audit/hook.ts, src/chain/skill.ts).
+ * The function throws only on infrastructure failures (database unreachable).
  */
-export async function runSkill(services: SkillServices, req: RunSkillRequest): Promise<Envelope> {
-  return auditedRun(services, req, () => runSkillUnaudited(services, req));
+export function createSkillCall(deps: SkillCallDeps): SkillCall {
+  const parts = deps.contextParts ?? [];
+  const storeDir = attachmentStoreDir(deps.settings.dataDir);
+  return (req) => runOne(deps, parts, storeDir, req);
 }
 
-async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest): Promise<Envelope> {
-  if (services.runChain) {
-    const rec = typeof req.skill === 'string' ? services.registry.resolveTool(req.skill)?.record : req.skill;
-    if (rec?.skillType === 'chain') return services.runChain(req);
-  }
+async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], storeDir: string, req: RunSkillRequest): Promise<Envelope> {
   const lang = req.lang ?? 'zh-CN';
   const started = Date.now();
   const given = req.given ?? {};
@@ -270,11 +296,7 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
   const delegated = !(req.line === 'chat' || req.line === 'cli');
   const roleId = typeof given.role_id === 'string' && given.role_id ? given.role_id : req.defaults.role_id;
   const orgId = typeof given.org_id === 'string' ? given.org_id : req.defaults.org_id;
-  const sessionId = typeof given.session_id === 'string' && given.session_id ? given.session_id : req.defaults.session_id;
   const channel = typeof given.channel === 'string' && given.channel ? given.channel : req.defaults.channel;
-  const ownerKey =
-    (typeof given.actor_key === 'string' && given.actor_key) ||
-    (typeof given.user_id === 'string' && given.user_id ? `${channel}:${given.user_id}` : `${channel}:anonymous`);
 
   const prepared = await prepareCall(services, req.skill, req.input, { roleId, delegated, userText, lang });
   const skillName = 'refused' in prepared ? (typeof req.skill === 'string' ? req.skill : req.skill.name) : prepared.skill.name;
@@ -283,20 +305,27 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
     return { ...normalizeEnvelope({ kind: 'returned', value: prepared.refused }, { skill: skillName, lang }), artifacts: [] };
   }
 
-  const session = await getOrCreateSession(services.db, {
-    id: sessionId,
-    roleId,
-    orgId,
-    channel,
-    ownerKey,
-    dataDir: services.settings.dataDir,
-    workspaceDir: typeof given.workspace_dir === 'string' && given.workspace_dir ? given.workspace_dir : req.defaults.workspace_dir,
-  });
-  const workspaceDir = ensureWorkspace(session.workspaceDir);
+  const session =
+    req.session ??
+    (await getOrCreateSession(services.db, {
+      id: typeof given.session_id === 'string' && given.session_id ? given.session_id : req.defaults.session_id,
+      roleId,
+      orgId,
+      channel,
+      ownerKey:
+        (typeof given.actor_key === 'string' && given.actor_key) ||
+        (typeof given.user_id === 'string' && given.user_id ? `${channel}:${given.user_id}` : `${channel}:anonymous`),
+      dataDir: services.settings.dataDir,
+      workspaceDir: typeof given.workspace_dir === 'string' && given.workspace_dir ? given.workspace_dir : req.defaults.workspace_dir,
+      ensureWorkspace: false,
+    }));
+  const workspaceDir = resolve(session.workspaceDir);
+  // One system call when the folder exists (the usual case); created when it does not.
+  const realWorkspace = realOrUndefinedSync(workspaceDir) ?? realOrUndefinedSync(ensureWorkspace(workspaceDir)) ?? workspaceDir;
   const records = await listAttachments(services.db, session.id);
   const files = normalizeFileParams(prepared.input, {
     workspaceDir,
-    attachmentStoreDir: attachmentStoreDir(services.settings.dataDir),
+    attachmentStoreDir: storeDir,
     refs: attachmentRefs(records),
     lang,
   });
@@ -314,47 +343,37 @@ async function runSkillUnaudited(services: SkillServices, req: RunSkillRequest):
   const ctxGiven = { ...given, attachments: [...toAttachmentItems(records), ...givenAttachments] };
   let ctx!: RuntimeContext;
   const tx = trackedDbFactory(services.db);
-  const callSkill = makeCallSkill(services, {
-    caller: prepared.skill.name,
-    depth: 1,
+  const frame: CallFrame = {
+    skill: prepared.skill,
+    roleId,
+    orgId,
+    sessionId: session.id,
+    lang,
     deadline,
     parent: () => ctx,
-    lang,
     openTransactions: tx.open,
-  });
+  };
+  const composed: InProcessParts = {};
+  for (const part of parts) Object.assign(composed, part(frame));
   ctx = buildRuntimeContext({
     given: ctxGiven,
     defaults: { ...req.defaults, role_id: roleId, org_id: orgId, session_id: session.id, channel, workspace_dir: workspaceDir },
     config: { skill: prepared.skill.name, values: prepared.config },
-    inProcess: {
-      db: services.db,
-      db_factory: tx.factory,
-      call_skill: callSkill,
-      abort_signal: req.abortSignal ?? null,
-      ...(services.messaging
-        ? {
-            messaging: services.messaging,
-            await_reply: makeAwaitReply(services.messaging, { org_id: orgId, role_id: roleId, session_id: session.id, skill: prepared.skill.name }, lang),
-          }
-        : {}),
-      // create_skill / edit_skill (built-in) reach the data dir, the registry and the live
-      // reload (issue 10); other skills' contexts hold exactly the keys of R-CTX-01.
-      ...(prepared.skill.source === 'builtin' ? { lifecycle: authoringServicesFor(services) } : {}),
-    },
+    inProcess: { ...composed, db: services.db, db_factory: tx.factory as DbFactory, abort_signal: req.abortSignal ?? null },
     channelRegistry: req.line === 'chat' ? (services.channelRegistry ?? null) : null,
     request: req.line === 'chat' ? (req.request ?? null) : null,
     clock: req.clock,
   });
 
-  const before = await snapshotWorkspace(workspaceDir);
+  const before = await snapshotWorkspace(realWorkspace, { real: true });
   services.log.info({ skill: prepared.skill.name, exec: prepared.skill.execType, line: req.line, wall_sec: wallSec }, 'skill call started');
-  const raw = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill, background: req.line === 'async' });
+  const raw = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill: composed.call_skill, background: req.line === 'async' });
   const secretValues = prepared.secretParams.map((p) => prepared.config[p]).filter((v): v is string => typeof v === 'string' && v !== '');
   const outcome = jsonSafeOutcome(raw, prepared.skill.name, secretScrubber(secretValues));
   let envelope = normalizeEnvelope(outcome, { skill: prepared.skill.name, lang });
 
   envelope = await processArtifacts(envelope, {
-    workspaceDir,
+    workspaceDir: realWorkspace,
     before,
     fetchAllow: services.settings.fetchAllow,
     trustedOrigins: services.trustedOrigins,

@@ -1,0 +1,87 @@
+/**
+ * Group commit of audit rows (docs/audit.md "Group commit"): the hook hands each row to the
+ * sink, which writes every row waiting in one INSERT — at the latest `intervalMs` after the
+ * first one arrived, at once when `maxRows` wait, and at once when someone awaits
+ * {@link AuditSink.durable}. The chat turn awaits `durable()` before it queues its reply, so
+ * a crash never loses the row of a call whose answer went out; rows of calls nobody answers
+ * for (schedules, chains run in the background) reach the table within `intervalMs`.
+ */
+import type { Logger } from '../log/logger.ts';
+import type { Queryable } from '../store/db.ts';
+import type { AuditEntry } from './entry.ts';
+import { insertAuditRows } from './store.ts';
+
+/** A group-committing writer of audit rows. */
+export interface AuditSink {
+  /** Queue one row; never throws. */
+  add(entry: AuditEntry): void;
+  /**
+   * Resolves when every row added before this call is committed (or its write failed and
+   * was logged: an audit failure never fails a call). Starts the write at once.
+   */
+  durable(): Promise<void>;
+  /** Write what waits and stop; later rows are written one statement each. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createAuditSink}. */
+export interface AuditSinkOptions {
+  log: Logger;
+  /** Longest wait of a row before its write starts, ms (default 20). */
+  intervalMs?: number;
+  /** Rows per statement; a full batch is written at once (default 500). */
+  maxRows?: number;
+}
+
+/** A sink over `db`. */
+export function createAuditSink(db: Queryable, opts: AuditSinkOptions): AuditSink {
+  const intervalMs = opts.intervalMs ?? 20;
+  const maxRows = opts.maxRows ?? 500;
+  const waiting: AuditEntry[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  /** The write in flight (its rows are no longer in `waiting`). */
+  let inFlight: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  const write = async (rows: AuditEntry[]): Promise<void> => {
+    try {
+      await insertAuditRows(db, rows);
+    } catch (err) {
+      opts.log.warn({ rows: rows.length, err: (err as Error)?.message }, 'audit log: calls could not be recorded');
+    }
+  };
+
+  /** Start writing what waits, after the write in flight; resolves when it is done. */
+  const flush = (): Promise<void> => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (waiting.length === 0) return inFlight;
+    const rows = waiting.splice(0, maxRows);
+    const next = inFlight.then(() => write(rows));
+    inFlight = next;
+    if (waiting.length > 0) return flush();
+    return next;
+  };
+
+  return {
+    add(entry) {
+      if (closed) {
+        void write([entry]);
+        return;
+      }
+      waiting.push(entry);
+      if (waiting.length >= maxRows) void flush();
+      else if (!timer) {
+        timer = setTimeout(() => void flush(), intervalMs);
+        timer.unref?.();
+      }
+    },
+    durable: () => flush(),
+    async close() {
+      closed = true;
+      await flush();
+    },
+  };
+}
