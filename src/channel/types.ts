@@ -96,6 +96,12 @@ export interface InboundMessage {
   callback?: InboundCallback | null;
   /** ISO-8601 time the platform stamped, else when the adapter received it. */
   received_at?: string;
+  /**
+   * What a reply queued now needs to reach this chat later, when the adapter's memory is gone
+   * (restart): non-secret ids only (DingTalk single chats: `{staff_id}`). Copied to
+   * {@link OutboundTarget.route}; docs/adapter-authoring.md "Reply routes".
+   */
+  reply_route?: Record<string, string> | null;
   /** The client's language when the platform tells it (`zh-CN` default). */
   lang?: Lang;
   /**
@@ -178,6 +184,8 @@ export interface OutboundTarget {
   thread_id?: string | null;
   /** The chat type, when known (some platforms send differently to groups). */
   chat_type?: ChatType;
+  /** The inbound message's `reply_route`, stored with the outbox row (absent = none). */
+  route?: Record<string, string> | null;
 }
 
 /** The outcome of one send (the outbox decides from this whether and when to retry). */
