@@ -159,6 +159,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       log,
       adapterFor: deliveryFor,
       onStatus: (channel: string, status: string) => metricsRef?.outbound(channel, status),
+      onSuppressed: (channel, kind) => metricsRef?.suppressed(channel, kind),
     });
     services.messaging = {
       db,
@@ -191,7 +192,11 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       services,
       config,
       defaultRoleId: settings.roleId,
-      adapterFor: (channel, account) => adapters.get(channel, account),
+      // Typing and progress go to the adapter directly: dropped while the chat waits out a retry_after.
+      adapterFor: (channel, account) => {
+        const a = adapters.get(channel, account);
+        return a && outbox.quiet(a);
+      },
       outbox,
       running,
       plannerFor,

@@ -17,6 +17,7 @@ import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../inbox/inbox.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { ChatHolds, quietAdapter } from './holds.ts';
 import { lockChat } from '../inbox/store.ts';
 import { claimMessages, countBacklog, insertMessage, markAttemptFailed, markSent, releaseMessages, selectMessage, targetChatKey } from './store.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
@@ -65,6 +66,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const leaseMs = opts.leaseMs ?? 60_000;
   const random = opts.random ?? Math.random;
   const limiter = new RateLimiter(opts.rateLimits);
+  const holds = new ChatHolds();
   const finals = new EventEmitter();
   finals.setMaxListeners(0);
 
@@ -121,6 +123,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         result = { ok: false, retryable: true, error: errorText(err), code: 'adapter_threw' };
       }
       const now = clock.now();
+      if (result.ok) holds.release(row.chat_key);
+      else if (result.retry_after_ms && result.retry_after_ms > 0) holds.hold(row.chat_key, now + result.retry_after_ms);
       if (result.ok) {
         if (await markSent(db, row.id, owner, result.message_ids, now)) {
           final(row, 'sent');
@@ -209,7 +213,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     void loop();
   }
 
+  const heldFor = (target: Parameters<typeof targetChatKey>[0]): number => holds.remaining(targetChatKey(target), clock.now());
   return {
+    heldFor,
+    quiet: (adapter) => quietAdapter(adapter, (t) => heldFor(t) > 0, opts.onSuppressed),
     async enqueue(q, items: OutboxItem[]) {
       if (items.length === 0) return [];
       const now = clock.now();
