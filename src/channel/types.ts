@@ -110,6 +110,18 @@ export interface InboundMessage {
    * window into one turn (src/inbox/album.ts). Absent on platforms that send albums whole.
    */
   media_group_id?: string | null;
+  /**
+   * The text is within 10 % of the client's per-message limit, so the client may have split a
+   * longer paste into several messages: the inbox joins the sender's next messages of the chat
+   * that follow within a short window into one turn (src/inbox/album.ts "split pastes").
+   */
+  near_limit?: boolean;
+}
+
+/** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */
+/** True when `length` is within 10 % below one of the client `limits` (see {@link InboundMessage.near_limit}). */
+export function nearLimit(length: number, limits: readonly number[]): boolean {
+  return limits.some((l) => length <= l && length >= Math.floor(l * 0.9));
 }
 
 /** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */

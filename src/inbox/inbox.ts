@@ -164,7 +164,7 @@ export function createInbox(db: Db, opts: InboxOptions): Inbox {
         received_at: row.received_at,
       };
       try {
-        if (row.payload.media_group_id) {
+        if (row.payload.media_group_id || row.payload.near_limit) {
           event.message = await absorbAlbum(db, {
             headId: row.id,
             owner,
