@@ -4,7 +4,7 @@
  * PGlite, and on BENCH_DATABASE_URL when set) — then `docs/performance.md` (test/bench/report.ts).
  * Never asserted in tests (machines are noisy).
  *
- * BENCH_ONLY=micro|gateway|webhook runs one group and leaves docs/performance.md alone unless
+ * BENCH_ONLY=micro|chunk|gateway|webhook runs one group and leaves docs/performance.md alone unless
  * BENCH_WRITE_DOCS=1 (BENCH_DOCS_PATH writes elsewhere). BENCH_REPEAT=n repeats each load bench n times (median ratio).
  */
 import { writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { printTable, runCase, type BenchResult } from './harness.ts';
 import { storeCases } from './store.bench.ts';
 import { runGatewayBench } from './gateway.bench.ts';
 import { runWebhookBench } from './webhook.bench.ts';
+import { printChunkTable, runChunkBench, type ChunkTiming } from './chunk.bench.ts';
 import { renderReport, type LoadFigure } from './report.ts';
 import { median, type LoadResult } from './load.ts';
 
@@ -35,6 +36,13 @@ if (runs('micro')) {
     micro.push(await runCase(c));
   }
   if (micro.length > 0) printTable(micro);
+}
+
+const chunking: ChunkTiming[] = [];
+if (runs('chunk')) {
+  process.stderr.write('bench: chunking …\n');
+  chunking.push(...runChunkBench());
+  printChunkTable(chunking);
 }
 
 const engines: Array<string | undefined> = [undefined];
@@ -75,7 +83,7 @@ function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: str
 
 if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
   const file = process.env.BENCH_DOCS_PATH?.trim() || fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
-  writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped }));
+  writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped, chunking }));
   console.log(`\nwrote ${file}`);
 }
 // pg-boss, pools and sockets of the gateways are closed; exit even if a timer lingers.
