@@ -180,6 +180,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       // `max_sends_per_s` per account (off by default): docs/operations-delivery.md "Flood control".
       ceilingOf: operatorCeilings(process.env, config.accounts),
       onStatus: (channel: string, status: string) => metricsRef?.outbound(channel, status),
+      onSuppressed: (channel, kind) => metricsRef?.suppressed(channel, kind),
     });
     // Audit rows are group-committed; a turn awaits their durability before it replies.
     const auditSink = createAuditSink(db, { log });
@@ -236,7 +237,11 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       auditDurable: () => auditSink.durable(),
       config,
       defaultRoleId: settings.roleId,
-      adapterFor: (channel, account) => adapters.get(channel, account),
+      // Typing and progress go to the adapter directly: dropped while the chat waits out a retry_after.
+      adapterFor: (channel, account) => {
+        const a = adapters.get(channel, account);
+        return a && outbox.quiet(a);
+      },
       outbox,
       running,
       plannerFor,

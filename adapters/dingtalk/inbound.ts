@@ -115,6 +115,9 @@ export function normalizeCallback(p: Record<string, unknown>, account: string, n
     addressed_to_bot: chatType === 'direct' || mentioned,
     reply_to: null,
     received_at: new Date(createdAt).toISOString(),
+    // A single-chat reply goes through the Open API by staff id once the session webhook is
+    // gone (restart, expiry): it travels with the outbox target.
+    ...(route.staffId ? { reply_route: { staff_id: route.staffId } } : {}),
   };
   if (others.length) msg.other_mentions = others;
   return content ? { kind: 'message', msg, route } : { kind: 'unsupported', msg, route };

@@ -5,7 +5,8 @@
  * `sessionWebhookExpiredTime` minus {@link SESSION_MARGIN_MS}, on the injectable clock), else the
  * robot Open API: `/v1.0/robot/oToMessages/batchSend` (`userIds` = the single-chat partner's
  * staff id: the target's `chat_id` itself when it is not a `cid…` conversation id, else the one
- * remembered from the callback) or `/v1.0/robot/groupMessages/send` (`openConversationId`). A
+ * remembered from the callback or, after a restart, stored with the outbox target as
+ * `target.route.staff_id`) or `/v1.0/robot/groupMessages/send` (`openConversationId`). A
  * session webhook that fails for any reason but a rate limit is abandoned for the Open API.
  *
  * Content: markdown through {@link renderDingtalkMd} with the required `title`
@@ -111,9 +112,9 @@ function openApiMessage(p: Part): OpenApiMessage {
 
 /** The Open API address of a target: `{userIds}` or `{openConversationId}`, or a failure. */
 function openApiAddress(target: OutboundTarget, route: SessionRoute | undefined): { path: string; address: Record<string, unknown> } | ApiFailure {
-  const direct = target.chat_type === 'direct' || (target.chat_type === undefined && route?.staffId != null);
+  const direct = target.chat_type === 'direct' || (target.chat_type === undefined && (route?.staffId ?? target.route?.staff_id) != null);
   if (!direct) return { path: '/v1.0/robot/groupMessages/send', address: { openConversationId: target.chat_id } };
-  const staffId = target.chat_id.startsWith('cid') ? route?.staffId ?? null : target.chat_id;
+  const staffId = target.chat_id.startsWith('cid') ? (route?.staffId ?? target.route?.staff_id ?? null) : target.chat_id;
   if (!staffId) {
     return { ok: false, status: 0, retryable: false, error: `no staff id known for single chat ${target.chat_id} (its session webhook expired)`, code: 'no_staff_id' };
   }

@@ -8,7 +8,10 @@
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object.
  */
 import { parseButtonPayload } from '../../src/channel/button-payload.ts';
-import type { AttachmentKind, InboundAttachment, InboundMessage, Lang } from '../../src/channel/types.ts';
+import { nearLimit, type AttachmentKind, type InboundAttachment, type InboundMessage, type Lang } from '../../src/channel/types.ts';
+
+/** Characters per message a Discord client sends (2000; 4000 with Nitro); longer pastes arrive split. */
+export const DISCORD_CLIENT_LIMITS: readonly number[] = [2000, 4000];
 import { CHANNEL_GROUP_DM, COMPONENT_BUTTON, INTERACTION_COMPONENT } from './wire.ts';
 
 /** Our bot user. */
@@ -153,6 +156,8 @@ export function normalizeMessage(d: unknown, account: string, bot: BotIdentity, 
       message_id: id,
       chat,
       raw_input: content,
+      // Discord clients split a paste longer than 2000 characters (4000 with Nitro).
+      ...(nearLimit(content.length, DISCORD_CLIENT_LIMITS) ? { near_limit: true } : {}),
       display_input: m.display,
       input_without_bot_mention: m.withoutBot,
       attachments,

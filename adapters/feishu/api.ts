@@ -87,6 +87,37 @@ export function errorResult(err: unknown): ApiResult<never> & { ok: false } {
   };
 }
 
+/**
+ * A multipart upload (im/v1/images, im/v1/files) with the file part named `filename`, as the
+ * platform's docs show. Sent with fetch rather than through the SDK, whose upload methods
+ * return only `data` (a non-zero `code` is lost) and send the file part without a filename.
+ * The tenant token comes from the SDK's token manager. Never throws.
+ * @param fields the form fields (`image_type`, or `file_type` + `file_name`)
+ */
+export async function uploadMultipart<T>(client: lark.Client, path: string, fields: Record<string, string>, field: string, file: Buffer, filename: string): Promise<ApiResult<T>> {
+  try {
+    const c = client as unknown as { domain: string; tokenManager: { getTenantAccessToken(): Promise<string | undefined> } };
+    const token = await c.tokenManager.getTenantAccessToken();
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append(field, new Blob([file]), filename);
+    const res = await fetch(`${String(c.domain).replace(/\/+$/, '')}${path}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const headers: Record<string, unknown> = Object.fromEntries(res.headers.entries());
+    let body: ApiAnswer<T> = {};
+    try {
+      const parsed: unknown = JSON.parse(await res.text());
+      if (parsed && typeof parsed === 'object') body = parsed as ApiAnswer<T>;
+    } catch {
+      // not JSON: judged by the status alone
+    }
+    const code = typeof body.code === 'number' ? body.code : null;
+    if (!res.ok || (code !== null && code !== 0)) return { ok: false, code, msg: String(body.msg ?? res.statusText), status: res.status, headers };
+    return { ok: true, data: body.data as T, headers };
+  } catch (err) {
+    return { ok: false, code: null, msg: (err as Error).message || 'request failed', status: null, headers: {} };
+  }
+}
+
 /** `p`, or `fallback` when it has not settled within `ms` (the webhook must answer within 3 s). */
 function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

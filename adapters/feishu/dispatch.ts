@@ -6,7 +6,7 @@
  */
 import type { AdapterHost, InboundMessage } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { normalizeCardAction, normalizeMessage, toStorable, type FeishuLookups, type Normalized } from './inbound.ts';
+import { normalizeCardAction, normalizeMessage, toStorable, type FeishuInboundOptions, type FeishuLookups, type Normalized } from './inbound.ts';
 import type { CardActionEvent, EventHeader, MessageEvent } from './wire.ts';
 
 /** What the dispatcher needs. */
@@ -14,6 +14,8 @@ export interface DispatchContext {
   account: string;
   look: FeishuLookups;
   log: Logger;
+  /** Bot ids beyond the open_id and the `@_all` rule (docs/adapter-authoring.md "Feishu"). */
+  inbound?: Omit<FeishuInboundOptions, 'unknownTag'>;
 }
 
 /** The polite answer to an unsupported message type, per language (zh-CN default). */
@@ -43,7 +45,10 @@ export async function dispatchEvent(header: EventHeader, event: unknown, ctx: Di
   if (!isObject(event)) return { result: 'ignored' };
   let normalized: Normalized;
   try {
-    if (header.event_type === 'im.message.receive_v1') normalized = await normalizeMessage(header, event as MessageEvent, ctx.account, ctx.look);
+    if (header.event_type === 'im.message.receive_v1') {
+      const unknownTag = (tag: string): void => ctx.log.warn({ channel: 'feishu', account: ctx.account, event_id: header.event_id, tag }, 'unknown post element kept as text');
+      normalized = await normalizeMessage(header, event as MessageEvent, ctx.account, ctx.look, { ...ctx.inbound, unknownTag });
+    }
     else if (header.event_type === 'card.action.trigger') normalized = await normalizeCardAction(header, event as CardActionEvent, ctx.account, ctx.look);
     else return { result: 'ignored' };
   } catch (err) {

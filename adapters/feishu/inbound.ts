@@ -2,12 +2,15 @@
  * Feishu events → {@link InboundMessage} (shared/fixtures/INDEX.md "feishu"; open.feishu.cn
  * im-v1 "Receive message" and "Message content description"; card callback docs).
  *
- * - `im.message.receive_v1`: text, post (title, text, links, mentions, inline images, media),
- *   image, file, audio, media, merge_forward (children fetched through {@link FeishuLookups});
+ * - `im.message.receive_v1`: text, post (every documented element in order, top-level `files`;
+ *   unknown tags reported and shown as `[tag]`), image, file, audio, media, interactive cards
+ *   (title + text elements), merge_forward (children fetched through {@link FeishuLookups});
  *   sticker and other types are `unsupported`; messages whose `sender_type` is not `user` are
  *   `ignored` (bot loops).
  * - mention placeholders (`@_user_1`) → `@name` (longest key first), the bot's own mention
- *   removed in `input_without_bot_mention`; `mentioned_bot` by the bot's open_id.
+ *   removed in `input_without_bot_mention`; `mentioned_bot` by the bot's open_id, user_id or
+ *   union_id; `@_all` addresses the bot only when the account says so
+ *   (docs/adapter-authoring.md "Feishu").
  * - `card.action.trigger` → `kind: 'callback'` carrying the button's `confirm_token`.
  * Never throws for malformed event bodies (missing fields become empty values).
  */
@@ -81,8 +84,21 @@ function postBody(c: Record<string, unknown>): PostBody {
   return {};
 }
 
-/** Text + attachments of a post (paragraph per line; links as `text (url)`; at as its placeholder). */
-function fromPost(c: Record<string, unknown>, ref: (key: Record<string, unknown>) => Record<string, unknown>): { text: string; attachments: Attachment[] } {
+/** Called with each post/card element tag the projection does not know. */
+export type UnknownTag = (tag: string) => void;
+
+function fileAttachment(el: { file_key?: unknown; file_name?: unknown }, ref: (key: Record<string, unknown>) => Record<string, unknown>): Attachment | null {
+  const key = str(el.file_key);
+  return key ? { type: 'file', filename: str(el.file_name) || null, mime_type: null, platform_ref: ref({ file_key: key, resource_type: 'file' }) } : null;
+}
+
+/**
+ * Text + attachments of a post, in order: title, then each paragraph as a line (links as
+ * `text (url)`, at as its placeholder, emotions `[type]`, code blocks fenced, `hr` as `---`,
+ * img/media/file as attachments), then the top-level `files`. Unknown tags become `[tag]` (and
+ * their `text`, when they carry one) and are reported to `unknown`.
+ */
+function fromPost(c: Record<string, unknown>, ref: (key: Record<string, unknown>) => Record<string, unknown>, unknown: UnknownTag): { text: string; attachments: Attachment[] } {
   const body = postBody(c);
   const lines: string[] = [];
   const attachments: Attachment[] = [];
@@ -92,59 +108,118 @@ function fromPost(c: Record<string, unknown>, ref: (key: Record<string, unknown>
     let mediaOnly = false;
     for (const el of Array.isArray(para) ? (para as PostElement[]) : []) {
       if (!el || typeof el !== 'object') continue;
+      const e = el as Record<string, unknown>;
       switch (el.tag) {
         case 'text':
         case 'md':
-          line += str(el.text);
+          line += str(e.text);
           break;
-        case 'code_block':
-          line += str(el.text);
+        case 'code_block': {
+          const code = str(e.text).replace(/\n$/, '');
+          line += `${line === '' ? '' : '\n'}\`\`\`${str(e.language).toLowerCase()}\n${code}\n\`\`\``;
+          break;
+        }
+        case 'hr':
+          line += line === '' ? '---' : '\n---';
           break;
         case 'a': {
-          const text = str(el.text);
-          const href = str(el.href);
+          const text = str(e.text);
+          const href = str(e.href);
           line += text === '' || text === href ? href : href === '' ? text : `${text} (${href})`;
           break;
         }
         case 'at':
-          line += str(el.user_id).startsWith('@') ? str(el.user_id) : `@${str(el.user_name) || str(el.user_id)}`;
+          line += str(e.user_id).startsWith('@') ? str(e.user_id) : `@${str(e.user_name) || str(e.user_id)}`;
           break;
         case 'emotion':
-          line += `[${str(el.emoji_type)}]`;
+          line += `[${str(e.emoji_type)}]`;
           break;
         case 'img':
           mediaOnly = true;
-          if (str(el.image_key)) attachments.push({ type: 'image', filename: null, mime_type: null, platform_ref: ref({ file_key: el.image_key, resource_type: 'image' }) });
+          if (str(e.image_key)) attachments.push({ type: 'image', filename: null, mime_type: null, platform_ref: ref({ file_key: e.image_key, resource_type: 'image' }) });
           break;
         case 'media':
           mediaOnly = true;
-          if (str(el.file_key)) {
+          if (str(e.file_key)) {
             attachments.push({
               type: 'video',
-              filename: null,
+              filename: str(e.file_name) || null,
               mime_type: null,
-              platform_ref: ref({ file_key: el.file_key, resource_type: 'file', ...(el.image_key ? { cover_image_key: el.image_key } : {}) }),
+              platform_ref: ref({ file_key: e.file_key, resource_type: 'file', ...(e.image_key ? { cover_image_key: e.image_key } : {}) }),
             });
           }
           break;
-        default:
+        case 'file': {
+          mediaOnly = true;
+          const a = fileAttachment(e, ref);
+          if (a) attachments.push(a);
           break;
+        }
+        default: {
+          const tag = str(e.tag) || 'unknown';
+          unknown(tag);
+          line += str(e.text) !== '' ? str(e.text) : `[${tag}]`;
+          break;
+        }
       }
     }
     if (!(mediaOnly && line === '')) lines.push(line);
   }
+  // Files sent with a post arrive beside its content (`files: [{file_key, file_name}]`).
+  const files = (c as { files?: unknown }).files ?? (body as { files?: unknown }).files;
+  for (const f of Array.isArray(files) ? files : []) {
+    const a = f && typeof f === 'object' ? fileAttachment(f as Record<string, unknown>, ref) : null;
+    if (a) attachments.push(a);
+  }
   return { text: lines.join('\n').trim(), attachments };
 }
 
+/** Text-bearing tags of an inbound card (message card JSON as the receive event renders it). */
+const CARD_TEXT_TAGS = new Set(['text', 'plain_text', 'lark_md', 'markdown', 'md', 'a', 'at', 'button', 'div', 'note']);
+
+/**
+ * An inbound `interactive` card as text: its title, then the text of its elements in order
+ * (text, markdown, links, notes, button labels), one line per top-level element row. Images
+ * and other non-text elements are skipped; nothing is fetched.
+ */
+function fromCard(c: Record<string, unknown>): { text: string; attachments: Attachment[] } {
+  const lines: string[] = [];
+  const header = c.header as { title?: { content?: unknown } } | undefined;
+  const title = str(c.title) || str(header?.title?.content);
+  if (title !== '') lines.push(title);
+  const textOf = (v: unknown, depth: number): string => {
+    if (depth > 8 || !v || typeof v !== 'object') return typeof v === 'string' ? v : '';
+    if (Array.isArray(v)) return v.map((x) => textOf(x, depth + 1)).filter((t) => t !== '').join(' ');
+    const o = v as Record<string, unknown>;
+    const tag = str(o.tag);
+    let own = '';
+    if (tag === '' || CARD_TEXT_TAGS.has(tag)) {
+      own = str(o.text) || str(o.content) || (tag === 'at' ? `@${str(o.user_name) || str(o.user_id)}` : '');
+      if (o.text && typeof o.text === 'object') own = textOf(o.text, depth + 1);
+    }
+    const inner = ['fields', 'elements', 'columns', 'actions', 'extra'].map((k) => textOf(o[k], depth + 1)).filter((t) => t !== '');
+    return [own, ...inner].filter((t) => t !== '').join(' ');
+  };
+  const body = c.body as { elements?: unknown } | undefined;
+  const rows = Array.isArray(c.elements) ? c.elements : Array.isArray(body?.elements) ? body.elements : [];
+  for (const row of rows) {
+    const t = textOf(row, 0).trim();
+    if (t !== '') lines.push(t);
+  }
+  return { text: lines.join('\n').trim(), attachments: [] };
+}
+
 /** Text and attachments of one message body by type; null = unsupported type. */
-export function contentOf(type: string, c: Record<string, unknown>, messageId: string): { text: string; attachments: Attachment[] } | null {
+export function contentOf(type: string, c: Record<string, unknown>, messageId: string, unknown: UnknownTag = () => {}): { text: string; attachments: Attachment[] } | null {
   const ref = (extra: Record<string, unknown>): Record<string, unknown> => ({ message_id: messageId, ...extra });
   const duration = num(c.duration);
   switch (type) {
     case 'text':
       return { text: str(c.text), attachments: [] };
     case 'post':
-      return fromPost(c, ref);
+      return fromPost(c, ref, unknown);
+    case 'interactive':
+      return fromCard(c);
     case 'image':
       return str(c.image_key) ? { text: '', attachments: [{ type: 'image', filename: null, mime_type: null, platform_ref: ref({ file_key: c.image_key, resource_type: 'image' }) }] } : { text: '', attachments: [] };
     case 'file':
@@ -188,14 +263,33 @@ function resolveMentions(text: string, mentions: WireMention[], drop: ReadonlySe
     .replace(/[ \t]*\u0000[ \t]*/g, ' ');
 }
 
-function isBotMention(m: WireMention, botOpenId: string | null): boolean {
-  if (botOpenId) return m.id?.open_id === botOpenId;
+/** The bot's own ids, as far as the account knows them (open_id from bot/v3/info when not set). */
+export interface FeishuBotIds {
+  user_id?: string;
+  union_id?: string;
+}
+
+/** How mentions address the bot, and where unknown content is reported (all optional). */
+export interface FeishuInboundOptions {
+  bot?: FeishuBotIds;
+  /** `@_all` (everyone) counts as addressing the bot (default false). */
+  atAllAddressesBot?: boolean;
+  /** Called with each post/card tag the projection does not know. */
+  unknownTag?: UnknownTag;
+}
+
+function isBotMention(m: WireMention, botOpenId: string | null, bot: FeishuBotIds): boolean {
+  const id = m.id ?? {};
+  if (botOpenId && id.open_id === botOpenId) return true;
+  if (bot.user_id && id.user_id === bot.user_id) return true;
+  if (bot.union_id && id.union_id === bot.union_id) return true;
+  if (botOpenId || bot.user_id || bot.union_id) return false;
   // Unknown bot id: bots carry an empty user_id (INDEX.md "Bot mentions carry an empty id.user_id").
-  return m.id?.user_id === '' && !!m.id?.open_id;
+  return id.user_id === '' && !!id.open_id;
 }
 
 /** Normalize an `im.message.receive_v1` event. */
-export async function normalizeMessage(header: EventHeader, event: MessageEvent, account: string, look: FeishuLookups): Promise<Normalized> {
+export async function normalizeMessage(header: EventHeader, event: MessageEvent, account: string, look: FeishuLookups, opts: FeishuInboundOptions = {}): Promise<Normalized> {
   const msg = event.message ?? {};
   const messageId = str(msg.message_id);
   const senderIds = event.sender?.sender_id;
@@ -203,14 +297,17 @@ export async function normalizeMessage(header: EventHeader, event: MessageEvent,
   const openId = str(senderIds?.open_id) || str(senderIds?.user_id) || str(senderIds?.union_id);
   const mentions = Array.isArray(msg.mentions) ? msg.mentions.filter((m) => m && typeof m === 'object') : [];
   const botId = mentions.length > 0 ? await look.botOpenId() : null;
-  const botKeys = new Set(mentions.filter((m) => isBotMention(m, botId)).map((m) => m.key));
+  const botKeys = new Set(mentions.filter((m) => m.key !== '@_all' && isBotMention(m, botId, opts.bot ?? {})).map((m) => m.key));
   const type = str(msg.message_type);
   const content = parseObject(msg.content);
 
-  let body = contentOf(type, content, messageId);
+  let body = contentOf(type, content, messageId, opts.unknownTag);
   if (type === 'merge_forward') body = await mergedContent(messageId, look);
   const raw = body?.text ?? '';
   const chatType = chatTypeOf(msg.chat_type);
+  // `@_all` addresses everyone: the bot only when configured (then it is removed like the bot's own mention).
+  const atAll = mentions.some((m) => m.key === '@_all') || /@_all(?![\w])/.test(raw);
+  if (atAll && opts.atAllAddressesBot) botKeys.add('@_all');
   const mentioned = botKeys.size > 0;
   const displayName = fromUser && openId ? await look.displayName(openId) : '';
   const message: InboundMessage & { reply_to: (InboundMessage['reply_to'] & { root_id?: string }) | null } = {

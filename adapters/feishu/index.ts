@@ -4,7 +4,9 @@
  * `skillgate.config.yaml`). Keys (env name without `FEISHU_`, lower-cased): `app_id`,
  * `app_secret` (required), `encrypt_key`, `verification_token`, `domain` (any base URL; default
  * https://open.feishu.cn), `mode` (`webhook` | `ws`; default `ws` when neither an encrypt key
- * nor a verification token is set), `bot_open_id` (optional; else GET /open-apis/bot/v3/info).
+ * nor a verification token is set), `bot_open_id` (optional; else GET /open-apis/bot/v3/info),
+ * `bot_user_id` / `bot_union_id` (optional: mentions naming the bot only by those),
+ * `at_all_addresses_bot` (optional, default false: whether `@_all` addresses the bot).
  *
  * Inbound: webhook (`handleWebhook`, verified here on the raw body) or the SDK's long connection
  * (`start`). Outbound: `send` through the SDK client (cards for markdown, uploads first).
@@ -28,7 +30,7 @@ import type {
 } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { createFeishuClient, createLookups } from './api.ts';
-import type { FeishuLookups } from './inbound.ts';
+import type { FeishuBotIds, FeishuLookups } from './inbound.ts';
 import { sendFeishu, type SendOptions } from './outbound.ts';
 import { fetchResource } from './resource.ts';
 import { handleFeishuWebhook } from './transport-webhook.ts';
@@ -64,6 +66,10 @@ export interface FeishuAdapterOptions {
   domain?: string;
   mode: 'webhook' | 'ws';
   botOpenId?: string;
+  /** The bot's user_id / union_id, for mentions that name it only by those. */
+  botIds?: FeishuBotIds;
+  /** `@_all` addresses the bot (default false). */
+  atAllAddressesBot?: boolean;
   log: Logger;
   /** ms since the epoch (replay window; tests inject one). */
   now?: () => number;
@@ -89,6 +95,7 @@ export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
   const client = createFeishuClient({ appId: o.appId, appSecret: o.appSecret, domain, log: o.log });
   const look = o.lookups ?? createLookups(client, { botOpenId: o.botOpenId });
   const now = o.now ?? Date.now;
+  const inbound = { bot: o.botIds, atAllAddressesBot: o.atAllAddressesBot };
   let ws: WsTransport | undefined;
 
   const adapter: FeishuAdapter = {
@@ -103,13 +110,14 @@ export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
         account: o.account,
         look,
         log: o.log,
+        inbound,
         encryptKey: o.encryptKey,
         verificationToken: o.verificationToken,
         now,
       }),
     async start(host: AdapterHost): Promise<void> {
       if (o.mode !== 'ws' || ws) return;
-      ws = await startWsTransport({ account: o.account, look, log: o.log, appId: o.appId, appSecret: o.appSecret, domain }, host);
+      ws = await startWsTransport({ account: o.account, look, log: o.log, inbound, appId: o.appId, appSecret: o.appSecret, domain }, host);
     },
     async stop(): Promise<void> {
       ws?.close();
@@ -142,6 +150,8 @@ export function feishuOptions(a: ChannelAccount, log: Logger, now?: () => Date):
     domain: typeof domain === 'string' && domain !== '' ? domain : FEISHU_DEFAULT_DOMAIN,
     mode,
     botOpenId: v.bot_open_id || undefined,
+    botIds: { user_id: v.bot_user_id || undefined, union_id: v.bot_union_id || undefined },
+    atAllAddressesBot: /^(1|true|yes|on)$/i.test(String(v.at_all_addresses_bot ?? '')),
     log: log.child({ channel: 'feishu', account: a.id }),
     now: now ? () => now().getTime() : undefined,
   };

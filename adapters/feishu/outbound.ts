@@ -2,11 +2,13 @@
  * Sending to Feishu / Lark (shared/fixtures/outbound-expectations.md §3; open.feishu.cn im-v1
  * message create / reply, image create, file create; CONTRACTS.md §9, §10).
  *
- * One {@link OutboundMessage} becomes, in order: uploads of every media item (nothing is sent
- * when an upload fails), then the text — `plain` as `text` messages, `markdown` as JSON 2.0
- * cards with a markdown component (extra tables degraded, see `src/channel/render/feishu.ts`),
- * a confirmation request as card buttons — split after rendering so each request body stays
- * under the platform's byte limits, then one message per media item.
+ * One {@link OutboundMessage} becomes, in order: the text — `plain` as `text` messages,
+ * `markdown` as JSON 2.0 cards with a markdown component (extra tables degraded, see
+ * `src/channel/render/feishu.ts`), a confirmation request as card buttons — split after
+ * rendering so each request body stays under the platform's byte limits, then one message per
+ * media item, each uploaded just before (multipart with its filename; the API's `code` kept on
+ * the result). A failed upload never withholds the text: a permanent one is replaced by a
+ * line naming the file, a retryable one ends the attempt after the parts already sent.
  *
  * Idempotency: every API call carries `uuid` = a hash of the outbox row's key (or of the whole
  * message when none is given) + the part index, so an outbox retry never duplicates a part that
@@ -28,7 +30,7 @@ import { renderFeishuCardMd, escapeFeishuMd } from '../../src/channel/render/fei
 import { renderPlain } from '../../src/channel/render/plain.ts';
 import type { OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { apiCall, type ApiResult } from './api.ts';
+import { apiCall, uploadMultipart, type ApiResult } from './api.ts';
 import { bodyBytes, cardBody, textBody, type FeishuBody } from './cards.ts';
 import { CARD_BODY_LIMIT, FEISHU_CODES, FILE_UPLOAD_LIMIT, IMAGE_UPLOAD_LIMIT, RATE_LIMIT_CODES, TARGET_GONE_CODES, TEXT_BODY_LIMIT } from './wire.ts';
 
@@ -111,20 +113,17 @@ async function upload(deps: OutboundDeps, m: OutboundMedia): Promise<FeishuBody 
   }
   if (data.length === 0) return { ok: false, retryable: false, error: `media ${m.filename}: empty file`, code: 'media_empty' };
   if (m.kind === 'image' && data.length <= IMAGE_UPLOAD_LIMIT) {
-    const r = await apiCall<{ image_key?: string } | null>(async () => ({ code: 0, data: await deps.client.im.image.create({ data: { image_type: 'message', image: data } }) }));
+    const r = await uploadMultipart<{ image_key?: string } | null>(deps.client, '/open-apis/im/v1/images', { image_type: 'message' }, 'image', data, m.filename);
     if (!r.ok) return classify(r, `upload ${m.filename}`);
-    if (!r.data?.image_key) return { ok: false, retryable: true, error: `upload ${m.filename}: no image_key in the answer`, code: 'no_key' };
+    if (!r.data?.image_key) return { ok: false, retryable: false, error: `upload ${m.filename}: no image_key in the answer`, code: 'no_key' };
     return { msg_type: 'image', content: { image_key: r.data.image_key } };
   }
   if (data.length > FILE_UPLOAD_LIMIT) return { ok: false, retryable: false, error: `media ${m.filename}: ${data.length} bytes is over the 30 MB upload limit`, code: 'media_too_large' };
   const fileType = fileTypeOf(m.filename);
-  const r = await apiCall<{ file_key?: string } | null>(async () => ({
-    code: 0,
-    data: await deps.client.im.file.create({ data: { file_type: fileType, file_name: m.filename, file: data } }),
-  }));
+  const r = await uploadMultipart<{ file_key?: string } | null>(deps.client, '/open-apis/im/v1/files', { file_type: fileType, file_name: m.filename }, 'file', data, m.filename);
   if (!r.ok) return classify(r, `upload ${m.filename}`);
   const fileKey = r.data?.file_key;
-  if (!fileKey) return { ok: false, retryable: true, error: `upload ${m.filename}: no file_key in the answer`, code: 'no_key' };
+  if (!fileKey) return { ok: false, retryable: false, error: `upload ${m.filename}: no file_key in the answer`, code: 'no_key' };
   if (m.kind === 'audio' && fileType === 'opus') return { msg_type: 'audio', content: { file_key: fileKey } };
   if (m.kind === 'video' && fileType === 'mp4') return { msg_type: 'media', content: { file_key: fileKey } };
   return { msg_type: 'file', content: { file_key: fileKey } };
@@ -183,24 +182,27 @@ export async function sendFeishu(deps: OutboundDeps, target: OutboundTarget, mes
   const done = Number.isInteger(opts.partsDone) && (opts.partsDone as number) > 0 ? (opts.partsDone as number) : 0;
   const hasText = message.text.trim() !== '' || !!message.confirm;
   const textBodies = hasText ? textParts(message, deps.tableLimit) : [];
-  // 1. Uploads first (of the media not delivered yet): nothing is sent when one fails.
-  const mediaBodies: (FeishuBody | null)[] = [];
-  for (const [k, m] of (message.media ?? []).entries()) {
-    if (textBodies.length + k < done) {
-      mediaBodies.push(null);
-      continue;
-    }
-    const b = await upload(deps, m);
-    if ('ok' in b) return b;
-    mediaBodies.push(b);
-  }
+  // Text parts first, then one part per media item, uploaded when its turn comes: a failed
+  // attachment never withholds the text. A permanent upload failure becomes a short text part
+  // naming the file; a retryable one ends this attempt (the retry resumes there).
+  const media = message.media ?? [];
+  const mediaBodies: (FeishuBody | OutboundMedia)[] = media.map((m) => m);
   // 2. Text parts, then media.
   const parts = [...textBodies, ...mediaBodies];
   const ids: string[] = [];
   const progress = (f: Extract<SendResult, { ok: false }>, i: number): SendResult => (i > 0 ? { ...f, parts_done: i, message_ids: ids } : f);
   let replyTo = done > 0 ? null : (message.reply_to ?? null);
   for (let i = done; i < parts.length; i++) {
-    const body = parts[i]!;
+    let body: FeishuBody;
+    const part = parts[i]!;
+    if ('path' in part) {
+      const b = await upload(deps, part);
+      if ('ok' in b) {
+        if (b.retryable) return progress(b, i);
+        deps.log.warn({ channel: 'feishu', file: part.filename, code: b.code, err: b.error }, 'attachment upload failed for good; sending its name instead');
+        body = textBody(`附件未能发送 / Attachment not sent: ${part.filename} (${b.code ?? 'error'})`);
+      } else body = b;
+    } else body = part;
     const limit = body.msg_type === 'text' ? TEXT_BODY_LIMIT : CARD_BODY_LIMIT;
     if (bodyBytes(body) > limit) return progress({ ok: false, retryable: false, error: `part ${i} is ${bodyBytes(body)} bytes, over the ${limit}-byte limit`, code: 'too_large' }, i);
     let r = await sendBody(deps, target, body, partUuid(base, i), replyTo);
@@ -214,7 +216,7 @@ export async function sendFeishu(deps: OutboundDeps, target: OutboundTarget, mes
       }
       if (!r.ok) return progress(classify(r, 'send'), i);
       // The fallback carried every text part at once; skip the remaining card parts.
-      while (i + 1 < parts.length && parts[i + 1]!.msg_type === 'interactive') i++;
+      while (i + 1 < parts.length && !('path' in parts[i + 1]!) && (parts[i + 1] as FeishuBody).msg_type === 'interactive') i++;
       continue;
     }
     if (!r.ok) return progress(classify(r, replyTo ? 'reply' : 'send'), i);

@@ -62,7 +62,8 @@ export type PostElement =
   | { tag: 'a'; text: string; href: string; style?: string[] }
   | { tag: 'at'; user_id: string; user_name?: string; style?: string[] }
   | { tag: 'img'; image_key: string; width?: number; height?: number }
-  | { tag: 'media'; file_key: string; image_key?: string }
+  | { tag: 'media'; file_key: string; image_key?: string; file_name?: string }
+  | { tag: 'file'; file_key: string; file_name?: string }
   | { tag: 'emotion'; emoji_type: string }
   | { tag: 'hr' }
   | { tag: 'code_block'; language?: string; text: string }

@@ -20,7 +20,7 @@
  */
 import { parseButtonPayload } from '../../src/channel/button-payload.ts';
 import { storableCopy } from '../../src/channel/storable.ts';
-import type { InboundAttachment, InboundMessage, Lang } from '../../src/channel/types.ts';
+import { nearLimit, type InboundAttachment, type InboundMessage, type Lang } from '../../src/channel/types.ts';
 import type { Message, Update, User } from './wire.ts';
 
 /** Our bot, from getMe. */
@@ -231,8 +231,13 @@ function normalizeMessage(update: Update, m: Message, edit: boolean, account: st
   };
   if (lang) msg.lang = lang;
   if (!edit && typeof m.media_group_id === 'string' && m.media_group_id !== '') msg.media_group_id = m.media_group_id;
+  // Telegram clients split a paste longer than 4096 UTF-16 units into several messages.
+  if (!edit && typeof m.text === 'string' && nearLimit(m.text.length, [TELEGRAM_CLIENT_LIMIT])) msg.near_limit = true;
   return { type: 'message', msg: storableCopy(msg) };
 }
+
+/** Characters (UTF-16 units) per message a Telegram client sends; longer pastes arrive split. */
+export const TELEGRAM_CLIENT_LIMIT = 4096;
 
 /**
  * Normalize one update (any JSON object that passed the secret check).

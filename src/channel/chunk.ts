@@ -9,9 +9,14 @@
  * 2. never inside a grapheme cluster (Intl.Segmenter), hence never inside a surrogate pair —
  *    except a single grapheme longer than `max` (pathological), which is cut by code points;
  * 3. `html`: never inside a tag or an entity; tags open at the cut are closed at the end of
- *    the chunk and reopened (verbatim) at the start of the next;
+ *    the chunk and reopened (verbatim) at the start of the next; never right after an opening
+ *    or before a closing tag (no empty pairs);
  * 4. `markdown`: a ``` / ~~~ fence open at the cut is closed at the end of the chunk and
- *    reopened with the same opening line (info string kept) at the next;
+ *    reopened with the same opening line (info string kept) at the next; inline spans
+ *    (`**`, `*`, `__`, `_`, `~~`, `||`, code spans, `[label](url)`) likewise, never cut inside
+ *    an escape, entity, `<…>` or a link's `](url)`;
+ * 3b/4c. markup whose reopening would leave less than max(8, max/8) for content is dropped (the text it
+ *    wraps is kept), so a link longer than the limit never gets cut inside its tag;
  * 4b. a table split between two chunks gets its header repeated at the start of the next: a GFM
  *    table in `markdown` (header row + delimiter row, outside fences) and, in `plain`, the
  *    aligned layout of src/channel/render (`a | b` over a `---+---` rule);
@@ -20,259 +25,167 @@
  *    of the room, so chunks do not become tiny.
  *
  * The separator at a cut stays at the end of the earlier chunk, so the chunk bodies
- * concatenate to the input exactly (see {@link splitMessageDetailed}).
+ * concatenate to the input (see {@link splitMessageDetailed}). Time and memory are linear in
+ * the text (src/channel/chunk-text.ts); a reply of unbounded size is first cut by
+ * {@link boundReply} so no chunker ever walks more than a bounded number of messages.
  */
 
-/** Length unit of a platform limit. */
-export type SplitUnit = 'utf16' | 'bytes' | 'chars';
+import { closeEdge, closeInner, lex, Kind, MARKUP, NO_CUT_AFTER, NO_CUT_BEFORE, reopenOf, type OpenSpan, type SplitFormat } from './chunk-lex.ts';
+import { measure, type SplitUnit } from './chunk-text.ts';
 
-/** What the text is (decides what must stay balanced). Default `plain`. */
-export type SplitFormat = 'markdown' | 'plain' | 'html';
+export { measure, type SplitUnit } from './chunk-text.ts';
+export type { SplitFormat } from './chunk-lex.ts';
+export { boundReply, type BoundedReply } from './long-reply.ts';
 
-/** One chunk: `text = prefix + body + suffix`; `prefix`/`suffix` are inserted fence lines or tags. */
+/**
+ * One chunk. `text` is `body` wrapped in what keeps it balanced: `prefix` (reopened fence
+ * line, table header, tags) at its start and `suffix` at its end; inline markdown spans are
+ * reopened after the body's leading whitespace and closed before its trailing whitespace (a
+ * `**` next to a space or newline would not count as a delimiter).
+ */
 export interface Chunk {
   text: string;
-  /** Reopened fence line + "\n", or reopened tags ("" when none). */
+  /** Everything inserted before the body's own text ("" when none). */
   prefix: string;
-  /** The input slice this chunk carries. */
+  /** The input slice this chunk carries (markup dropped as too wide for the limit left out). */
   body: string;
-  /** "\n" + closing fence, or closing tags ("" when none). */
+  /** Everything inserted after the body's own text ("" when none). */
   suffix: string;
 }
 
-/** Measure `s` in `unit`. */
-export function measure(s: string, unit: SplitUnit): number {
-  if (unit === 'utf16') return s.length;
-  if (unit === 'bytes') return Buffer.byteLength(s, 'utf8');
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 0x3000;
 }
-
-/** An atomic piece of the input: a grapheme, or (html) a whole tag or entity. */
-interface Unit {
-  start: number;
-  end: number;
-}
-
-/** The balancing state at a boundary: what must be reopened after a cut there. */
-interface State {
-  /** Text to insert at the start of the next chunk. */
-  reopen: string;
-  /** Text to append at the end of a chunk cut here (may depend on the body's last char). */
-  close(bodyEndsWithNewline: boolean): string;
-}
-
-const NONE: State = { reopen: '', close: () => '' };
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-function graphemeUnits(text: string, from: number, to: number, out: Unit[]): void {
-  for (const seg of graphemes.segment(text.slice(from, to))) {
-    out.push({ start: from + seg.index, end: from + seg.index + seg.segment.length });
-  }
-}
-
-/** HTML: tags `<…>` and entities `&…;` are atomic. */
-function htmlUnits(text: string): { units: Unit[]; states: State[] } {
-  const units: Unit[] = [];
-  const re = /<[^<>]*>|&(?:#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/g;
-  let last = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    graphemeUnits(text, last, m.index, units);
-    units.push({ start: m.index, end: m.index + m[0].length });
-    last = m.index + m[0].length;
-  }
-  graphemeUnits(text, last, text.length, units);
-  // states[k] = state after units[k-1] (states[0] = start).
-  const states: State[] = [NONE];
-  let stack: { name: string; open: string }[] = [];
-  for (const u of units) {
-    const piece = text.slice(u.start, u.end);
-    const tag = /^<(\/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(\/?)>$/.exec(piece);
-    if (tag && !VOID_TAGS.has(tag[2]!.toLowerCase()) && tag[3] !== '/') {
-      const name = tag[2]!.toLowerCase();
-      if (tag[1] === '/') {
-        const at = stack.map((s) => s.name).lastIndexOf(name);
-        if (at >= 0) stack = stack.slice(0, at);
-      } else stack = [...stack, { name, open: piece }];
-      const frozen = stack;
-      states.push(
-        frozen.length === 0
-          ? NONE
-          : {
-              reopen: frozen.map((s) => s.open).join(''),
-              close: () => frozen.map((s) => `</${s.name}>`).reverse().join(''),
-            },
-      );
-    } else states.push(states[states.length - 1]!);
-  }
-  return { units, states };
-}
-
-const VOID_TAGS = new Set(['br', 'hr', 'img', 'input', 'meta', 'link', 'wbr']);
-
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-
-/** Markdown: graphemes; the state is the fence open at the start of each line. */
-function markdownUnits(text: string): { units: Unit[]; states: State[] } {
-  const units: Unit[] = [];
-  graphemeUnits(text, 0, text.length, units);
-  // Fence state per line start offset.
-  const fenceAt = new Map<number, { marker: string; line: string } | null>();
-  let open: { marker: string; line: string } | null = null;
-  let pos = 0;
-  while (pos <= text.length) {
-    fenceAt.set(pos, open);
-    const nl = text.indexOf('\n', pos);
-    const lineEnd = nl < 0 ? text.length : nl;
-    const line = text.slice(pos, lineEnd).replace(/\r$/, '');
-    if (nl >= 0) {
-      // Only complete lines change the state (a cut mid-line keeps the state of the line start).
-      if (open === null) {
-        const m = FENCE_OPEN.exec(line);
-        if (m && !(m[1]!.startsWith('`') && m[2]!.includes('`'))) open = { marker: m[1]!, line: line.trimEnd() };
-      } else {
-        const trimmed = line.trim();
-        const ch = open.marker[0]!;
-        if (/^ {0,3}$/.test(line.slice(0, line.length - line.trimStart().length)) && trimmed.length >= open.marker.length && trimmed === ch.repeat(trimmed.length)) open = null;
-      }
-    }
-    if (nl < 0) break;
-    pos = nl + 1;
-  }
-  const stateFor = (f: { marker: string; line: string } | null): State =>
-    f === null ? NONE : { reopen: `${f.line}\n`, close: (nl) => (nl ? f.marker : `\n${f.marker}`) };
-  const headers = tableHeaders(text, 'markdown', (start) => (fenceAt.get(start) ?? null) !== null);
-  return { units, states: lineStates(text, units, (start) => stateFor(fenceAt.get(start) ?? null), headers) };
-}
-
-const GFM_DELIMITER = /^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
-const PLAIN_RULE = /^-+(?:-\+-+)*$/;
 
 /**
- * The table header to repeat after a cut at each line start (by offset): from the first body row
- * of a table to the line after its last row. `inFence(offset)` excludes fenced code.
+ * Where a markdown chunk that starts mid-line in the input needs a backslash so its start does
+ * not turn into block syntax (`- `, `# `, `> `, `1. `…), or -1.
  */
-function tableHeaders(text: string, format: 'markdown' | 'plain', inFence: (lineStart: number) => boolean): Map<number, string> {
-  const lines: { start: number; text: string }[] = [];
-  for (let pos = 0; pos <= text.length; ) {
-    const nl = text.indexOf('\n', pos);
-    lines.push({ start: pos, text: text.slice(pos, nl < 0 ? text.length : nl).replace(/\r$/, '') });
-    if (nl < 0) break;
-    pos = nl + 1;
-  }
-  const out = new Map<number, string>();
-  for (let i = 0; i + 2 < lines.length; i++) {
-    const head = lines[i]!;
-    const rule = lines[i + 1]!;
-    if (head.text.trim() === '' || inFence(head.start)) continue;
-    const isTable = format === 'markdown' ? head.text.includes('|') && rule.text.includes('-') && GFM_DELIMITER.test(rule.text) : PLAIN_RULE.test(rule.text);
-    if (!isTable) continue;
-    const header = `${head.text}\n${rule.text}\n`;
-    let j = i + 2;
-    while (j < lines.length && lines[j]!.text.trim() !== '' && (format === 'plain' || lines[j]!.text.includes('|'))) {
-      if (j > i + 2) out.set(lines[j]!.start, header);
-      j++;
+function leadEscape(body: string): number {
+  const m = /^[ \t]*(?:\d{1,9}(?=[.)](?:\s|$))|(?=#{1,6}(?:\s|$))|(?=>)|(?=[+*-](?:\s|$))|(?=[=-]+[ \t]*(?:\r?\n|$)))/.exec(body);
+  return m ? m[0].length : -1;
+}
+
+function assemble(body: string, open: OpenSpan | null, close: OpenSpan | null, midLine = false, markdown = false): Chunk {
+  const re = reopenOf(open);
+  if (markdown && re.edge === '') {
+    // An indentation of 4 columns would make the message start with an indented code block.
+    const lead = /^\s*/.exec(body)![0];
+    const indent = lead.slice(lead.lastIndexOf('\n') + 1);
+    if (lead.length < body.length && (indent.includes('\t') || indent.length >= 4)) {
+      const rest = assemble(body.slice(lead.length), open, close, midLine && !lead.includes('\n'));
+      return { ...rest, body };
     }
-    i = j - 1;
   }
-  return out;
-}
-
-/** States from line-start table headers (a cut mid-line keeps the state of its line start). */
-function lineStates(text: string, units: Unit[], base: (lineStart: number) => State, headers: Map<number, string>): State[] {
-  const stateAt = (lineStart: number): State => {
-    const b = base(lineStart);
-    if (b !== NONE) return b;
-    const h = headers.get(lineStart);
-    return h === undefined ? NONE : { reopen: h, close: () => '' };
-  };
-  let current = stateAt(0);
-  const states: State[] = [current];
-  for (const u of units) {
-    if (text.slice(u.start, u.end).includes('\n')) current = stateAt(u.end);
-    states.push(current);
+  const esc = midLine && re.edge === '' && re.inner === '' ? leadEscape(body) : -1;
+  if (esc >= 0) {
+    const rest = assemble(body.slice(esc), null, close);
+    return { text: `${body.slice(0, esc)}\\${rest.text}`, prefix: esc === 0 ? '\\' : '', body, suffix: rest.suffix };
   }
-  return states;
-}
-
-function plainUnits(text: string): { units: Unit[]; states: State[] } {
-  const units: Unit[] = [];
-  graphemeUnits(text, 0, text.length, units);
-  const headers = tableHeaders(text, 'plain', () => false);
-  if (headers.size === 0) return { units, states: units.map(() => NONE).concat(NONE) };
-  return { units, states: lineStates(text, units, () => NONE, headers) };
+  const innerClose = closeInner(close);
+  let lead = 0;
+  while (lead < body.length && isBlank(body.charCodeAt(lead))) lead++;
+  let trail = body.length;
+  while (trail > lead && isBlank(body.charCodeAt(trail - 1))) trail--;
+  const edgeClose = closeEdge(close, body.endsWith('\n'));
+  if (lead === trail) return { text: re.edge + body + edgeClose, prefix: re.edge, body, suffix: edgeClose };
+  if (re.inner === '' && innerClose === '') {
+    const prefix = re.edge + re.inner;
+    const suffix = innerClose + edgeClose;
+    return { text: prefix + body + suffix, prefix, body, suffix };
+  }
+  const text = re.edge + body.slice(0, lead) + re.inner + body.slice(lead, trail) + innerClose + body.slice(trail) + edgeClose;
+  return { text, prefix: re.edge + re.inner, body, suffix: innerClose + edgeClose };
 }
 
 /**
  * Split `text` into chunks each measuring ≤ `max` in `unit`, with what was inserted to keep
- * fences/tags balanced. `''` → `[]`. Bodies concatenate to `text` exactly.
+ * fences, tags and inline spans balanced. `''` → `[]`. O(length of text).
+ * Bodies concatenate to `text` exactly, except markup too wide to reopen within `max`.
  * @throws RangeError when `max` < 1.
  */
 export function splitMessageDetailed(text: string, max: number, unit: SplitUnit, opts: { format?: SplitFormat } = {}): Chunk[] {
   if (!(max >= 1)) throw new RangeError('max must be ≥ 1');
   if (text === '') return [];
   if (measure(text, unit) <= max) return [{ text, prefix: '', body: text, suffix: '' }];
-  const format = opts.format ?? 'plain';
-  const { units, states } = format === 'html' ? htmlUnits(text) : format === 'markdown' ? markdownUnits(text) : plainUnits(text);
+  const l = lex(text, opts.format ?? 'plain', unit, max);
+  const n = l.start.length;
+  const piece = (i: number): string => l.out[i] ?? text.slice(l.start[i]!, l.end[i]!);
+  const openW = (s: OpenSpan | null): number => s?.openW ?? 0;
+  const closeW = (s: OpenSpan | null): number => s?.closeW ?? 0;
+  const markdown = opts.format === 'markdown';
+  /** A markdown chunk starting mid-line gets a backslash before a would-be block marker. */
+  const midLine = (i: number): boolean => markdown && i > 0 && l.kind[i - 1] !== Kind.Newline;
+  const escapes = (i: number): boolean => midLine(i) && leadEscape(text.slice(l.start[i]!, l.start[i]! + 16)) >= 0;
   const chunks: Chunk[] = [];
-  let k = 0; // index of the first unit of the next chunk
-  while (k < units.length) {
-    let prefix = states[k]!.reopen;
-    let prefixLen = measure(prefix, unit);
-    if (prefixLen >= max) {
-      prefix = '';
-      prefixLen = 0;
-    }
-    const start = units[k]!.start;
-    let bodyLen = 0;
-    let best = -1; // unit index (exclusive end) of the last fitting boundary
+  const emit = (from: number, to: number): void => {
+    // A closer at the start was closed by the previous chunk; an opener at the end is reopened by the next.
+    while (from < to && l.glue[from]! & MARKUP && l.glue[from]! & NO_CUT_BEFORE) from++;
+    while (to > from && l.glue[to - 1]! & MARKUP && l.glue[to - 1]! & NO_CUT_AFTER) to--;
+    let body = '';
+    for (let i = from; i < to; i++) body += piece(i);
+    if (body === '') return;
+    chunks.push(assemble(body, l.states[from]!, to < n ? l.states[to]! : null, midLine(from), markdown));
+  };
+  let k = 0;
+  while (k < n) {
+    const prefixW = openW(l.states[k]!) + (escapes(k) ? 1 : 0);
+    let bodyW = 0;
+    let best = -1;
+    let loose = -1; // fits, ignoring the no-cut rules around openers/closers
     let para = -1;
     let line = -1;
     let word = -1;
-    for (let j = k; j < units.length; j++) {
-      const u = units[j]!;
-      bodyLen += measure(text.slice(u.start, u.end), unit);
-      if (prefixLen + bodyLen > max) break;
+    for (let j = k; j < n; j++) {
+      bodyW += l.width[j]!;
       const end = j + 1;
-      const endsNl = text[u.end - 1] === '\n';
-      const suffix = end < units.length ? states[end]!.close(endsNl) : '';
-      if (prefixLen + bodyLen + measure(suffix, unit) > max) continue;
-      best = end;
-      const piece = text.slice(u.start, u.end);
-      if (piece === '\n' || piece === '\r\n') {
-        line = end;
-        if (u.start > start && text[u.start - 1] === '\n') para = end;
-      } else if (/^\s+$/u.test(piece)) word = end;
-    }
-    const room = max - prefixLen;
-    const atLeast = (e: number): boolean => e > k && measure(text.slice(start, units[e - 1]!.end), unit) >= room / 4;
-    let end = best === units.length ? best : para > 0 && atLeast(para) ? para : line > 0 && atLeast(line) ? line : word > 0 ? word : best;
-    if (end <= k) {
-      // Nothing fits with the balancing text: emit without it, cutting one oversized unit if needed.
-      const u = units[k]!;
-      const piece = text.slice(u.start, u.end);
-      if (measure(piece, unit) <= max) {
-        chunks.push({ text: piece, prefix: '', body: piece, suffix: '' });
-      } else {
-        let part = '';
-        for (const cp of piece) {
-          if (part !== '' && measure(part + cp, unit) > max) {
-            chunks.push({ text: part, prefix: '', body: part, suffix: '' });
-            part = '';
-          }
-          part += cp;
-        }
-        if (part !== '') chunks.push({ text: part, prefix: '', body: part, suffix: '' });
+      const suffixW = end < n ? closeW(l.states[end]!) : 0;
+      if (prefixW + bodyW > max) break;
+      if (prefixW + bodyW + suffixW > max) continue;
+      if (end === n) {
+        best = end;
+        break;
       }
-      k++;
+      loose = end;
+      if (l.glue[j]! & NO_CUT_AFTER || l.glue[end]! & NO_CUT_BEFORE) continue;
+      best = end;
+      if (l.kind[j] === Kind.Newline) {
+        line = end;
+        if (j > k && l.kind[j - 1] === Kind.Newline) para = end;
+      } else if (l.kind[j] === Kind.Space) word = end;
+    }
+    const room = max - prefixW;
+    const keeps = (e: number): boolean => {
+      let w = 0;
+      for (let i = k; i < e; i++) w += l.width[i]!;
+      return e > k && w * 4 >= room;
+    };
+    let end = best === n ? n : para > 0 && keeps(para) ? para : line > 0 && keeps(line) ? line : word > 0 ? word : best;
+    if (end <= k) end = loose;
+    if (end > k) {
+      emit(k, end);
+      k = end;
       continue;
     }
-    const body = text.slice(start, units[end - 1]!.end);
-    const suffix = end < units.length ? states[end]!.close(body.endsWith('\n')) : '';
-    chunks.push({ text: prefix + body + suffix, prefix, body, suffix });
-    k = end;
+    // One unit wider than the room left by the balancing text: markup is left out, text sent
+    // without the balancing, and a grapheme wider than `max` itself (pathological) is cut by
+    // code points.
+    const whole = piece(k);
+    if (l.glue[k]! & MARKUP || whole === '') {
+      // nothing to send
+    } else if (measure(whole, unit) <= max) chunks.push({ text: whole, prefix: '', body: whole, suffix: '' });
+    else {
+      let part = '';
+      for (const cp of whole) {
+        if (part !== '' && measure(part + cp, unit) > max) {
+          chunks.push({ text: part, prefix: '', body: part, suffix: '' });
+          part = '';
+        }
+        part += cp;
+      }
+      if (part !== '') chunks.push({ text: part, prefix: '', body: part, suffix: '' });
+    }
+    k++;
   }
   return chunks;
 }
@@ -280,9 +193,13 @@ export function splitMessageDetailed(text: string, max: number, unit: SplitUnit,
 /**
  * Split `text` for a platform limit (see the module doc for the rules).
  * @param max the limit in `unit` (Telegram 4096 utf16, Discord 2000, WeCom 2048 bytes).
- * @returns the chunks in order; `[]` for `''`; `[text]` when it fits.
+ * @returns the chunks in order, none of only whitespace unless the text is; `[]` for `''`;
+ *   `[text]` when it fits.
  * @throws RangeError when `max` < 1.
  */
 export function splitMessage(text: string, max: number, unit: SplitUnit, opts?: { format?: SplitFormat }): string[] {
-  return splitMessageDetailed(text, max, unit, opts).map((c) => c.text);
+  const all = splitMessageDetailed(text, max, unit, opts).map((c) => c.text);
+  // A chunk of only whitespace (a long run of blank lines) is nothing to send.
+  const sent = all.filter((c) => c.trim() !== '');
+  return sent.length > 0 ? sent : all.slice(0, 1);
 }

@@ -96,6 +96,12 @@ export interface InboundMessage {
   callback?: InboundCallback | null;
   /** ISO-8601 time the platform stamped, else when the adapter received it. */
   received_at?: string;
+  /**
+   * What a reply queued now needs to reach this chat later, when the adapter's memory is gone
+   * (restart): non-secret ids only (DingTalk single chats: `{staff_id}`). Copied to
+   * {@link OutboundTarget.route}; docs/adapter-authoring.md "Reply routes".
+   */
+  reply_route?: Record<string, string> | null;
   /** The client's language when the platform tells it (`zh-CN` default). */
   lang?: Lang;
   /**
@@ -104,6 +110,18 @@ export interface InboundMessage {
    * window into one turn (src/inbox/album.ts). Absent on platforms that send albums whole.
    */
   media_group_id?: string | null;
+  /**
+   * The text is within 10 % of the client's per-message limit, so the client may have split a
+   * longer paste into several messages: the inbox joins the sender's next messages of the chat
+   * that follow within a short window into one turn (src/inbox/album.ts "split pastes").
+   */
+  near_limit?: boolean;
+}
+
+/** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */
+/** True when `length` is within 10 % below one of the client `limits` (see {@link InboundMessage.near_limit}). */
+export function nearLimit(length: number, limits: readonly number[]): boolean {
+  return limits.some((l) => length <= l && length >= Math.floor(l * 0.9));
 }
 
 /** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */
@@ -178,6 +196,8 @@ export interface OutboundTarget {
   thread_id?: string | null;
   /** The chat type, when known (some platforms send differently to groups). */
   chat_type?: ChatType;
+  /** The inbound message's `reply_route`, stored with the outbox row (absent = none). */
+  route?: Record<string, string> | null;
 }
 
 /** The outcome of one send (the outbox decides from this whether and when to retry). */

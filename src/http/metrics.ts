@@ -1,6 +1,7 @@
 /**
  * Prometheus metrics of one gateway (issue 5 §11; prom-client 15): messages in/out per
- * channel, turn latency, skill failures, inbox and outbox backlog. Each gateway has its own
+ * channel, turn latency, skill failures, inbox and outbox backlog, typing/progress suppressed
+ * during flood control. Each gateway has its own
  * registry (several gateways may live in one test process), served at `GET /metrics`.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -14,6 +15,8 @@ export interface GatewayMetrics {
   outbound(channel: string, status: string): void;
   /** A turn finished after `ms` milliseconds with `failures` failed skill calls. */
   turn(channel: string, ms: number, failures: number): void;
+  /** A typing action or progress note was dropped: its chat waits out a `retry_after`. */
+  suppressed(channel: string, kind: string): void;
 }
 
 /**
@@ -48,6 +51,12 @@ export function createMetrics(backlog: { inbox?: () => Promise<number>; outbox?:
     labelNames: ['channel'] as const,
     registers: [registry],
   });
+  const suppressed = new Counter({
+    name: 'skillgate_outbound_suppressed_total',
+    help: 'Typing actions and progress notes dropped because their chat waits out a platform retry_after',
+    labelNames: ['channel', 'kind'] as const,
+    registers: [registry],
+  });
   const gauge = (name: string, help: string, read?: () => Promise<number>): void => {
     new Gauge({
       name,
@@ -69,6 +78,7 @@ export function createMetrics(backlog: { inbox?: () => Promise<number>; outbox?:
     registry,
     inbound: (channel, result) => messagesIn.inc({ channel, result }),
     outbound: (channel, status) => messagesOut.inc({ channel, status }),
+    suppressed: (channel, kind) => suppressed.inc({ channel, kind }),
     turn: (channel, ms, failures) => {
       turnSeconds.observe({ channel }, ms / 1000);
       if (failures > 0) skillFailures.inc({ channel }, failures);

@@ -187,7 +187,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       };
       let outcome: void | InboxOutcome;
       try {
-        if (row.payload.media_group_id) {
+        if (row.payload.media_group_id || row.payload.near_limit) {
           event.message = await absorbAlbum(db, {
             headId: row.id,
             owner,

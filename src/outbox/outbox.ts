@@ -33,6 +33,7 @@ import {
   targetChatKey,
   type ClaimedRecord,
 } from './store.ts';
+import { ChatHolds, quietAdapter } from './holds.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -82,6 +83,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const ceilingOf = (channel: string, account: string): RateLimit | undefined =>
     opts.ceilingOf?.(channel, account) ?? (opts.rateLimits && Object.hasOwn(opts.rateLimits, channel) ? opts.rateLimits[channel] : undefined);
   const pacers = new AccountPacers(policies, ceilingOf);
+  const holds = new ChatHolds();
   const finals = new EventEmitter();
   finals.setMaxListeners(0);
 
@@ -160,6 +162,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         result = { ok: false, retryable: true, error: errorText(err), code: 'adapter_threw' };
       }
       const now = clock.now();
+      if (result.ok) holds.release(row.chat_key);
+      else if (result.retry_after_ms && result.retry_after_ms > 0) holds.hold(row.chat_key, now + result.retry_after_ms);
       if (result.ok) {
         const pace = chatPaceOf(row.target, policies);
         const step = pace
@@ -319,7 +323,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     return { ids, completed };
   }
 
+  const heldFor = (target: Parameters<typeof targetChatKey>[0]): number => holds.remaining(targetChatKey(target), clock.now());
   return {
+    heldFor,
+    quiet: (adapter) => quietAdapter(adapter, (t) => heldFor(t) > 0, opts.onSuppressed),
     async enqueue(q, items: OutboxItem[]) {
       return (await store(q, items)).ids;
     },

@@ -104,6 +104,8 @@ export interface OutboxOptions {
   random?: () => number;
   /** Observes final states (metrics: messages out per channel, permanent failures). */
   onStatus?: (channel: string, status: 'sent' | 'failed', info: OutboxStatusInfo) => void;
+  /** Observes typing / progress dropped for a held chat (metrics; see {@link Outbox.quiet}). */
+  onSuppressed?: (channel: string, kind: 'typing' | 'progress') => void;
 }
 
 /**
@@ -154,4 +156,11 @@ export interface Outbox {
   waitFor(id: string, timeoutMs: number): Promise<'sent' | 'failed' | 'queued'>;
   /** Messages not yet sent or failed (`queued` + `sending`), for the backlog gauge. */
   backlog(): Promise<number>;
+  /**
+   * ms the chat of `target` still waits out a platform's `retry_after` (0 = not held), as this
+   * process saw it (docs/operations-delivery.md "Flood control").
+   */
+  heldFor(target: Pick<OutboundTarget, 'channel' | 'account' | 'chat_id' | 'thread_id'>): number;
+  /** `adapter` whose `typing` / `progress` are dropped for held chats (reported to `onSuppressed`). */
+  quiet<A extends ChannelAdapter>(adapter: A): A;
 }

@@ -121,7 +121,7 @@ export interface TurnEvent {
 }
 
 function targetOf(msg: InboundMessage, chatType = msg.chat.type): OutboundTarget {
-  return { channel: msg.channel, account: msg.account, chat_id: msg.chat.id, thread_id: msg.chat.thread_id ?? null, chat_type: chatType };
+  return { channel: msg.channel, account: msg.account, chat_id: msg.chat.id, thread_id: msg.chat.thread_id ?? null, chat_type: chatType, ...(msg.reply_route ? { route: msg.reply_route } : {}) };
 }
 
 /**

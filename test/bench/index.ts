@@ -4,8 +4,8 @@
  * PGlite, and on BENCH_DATABASE_URL when set) — then `docs/performance.md` (test/bench/report.ts).
  * Never asserted in tests (machines are noisy).
  *
- * BENCH_ONLY=micro|skillcall|gateway|webhook runs one group (skillcall: only the in-process no-op
- * through runSkill, µs per call) and leaves docs/performance.md alone unless
+ * BENCH_ONLY=micro|skillcall|chunk|gateway|webhook runs one group (skillcall: only the in-process
+ * no-op through runSkill, µs per call) and leaves docs/performance.md alone unless
  * BENCH_WRITE_DOCS=1 (BENCH_DOCS_PATH writes elsewhere). BENCH_REPEAT=n repeats each load bench n times (median ratio).
  */
 import { writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { printTable, runCase, type BenchResult } from './harness.ts';
 import { storeCases } from './store.bench.ts';
 import { runGatewayBench } from './gateway.bench.ts';
 import { runWebhookBench } from './webhook.bench.ts';
+import { printChunkTable, runChunkBench, type ChunkTiming } from './chunk.bench.ts';
 import { renderReport, type LoadFigure } from './report.ts';
 import { median, type LoadResult } from './load.ts';
 
@@ -50,6 +51,13 @@ if (only === 'skillcall') {
 }
 const noop = micro.find((m) => m.name === NOOP_CASE);
 if (noop) console.log(`\nskill call (runSkill, in-process no-op): ${noop.subjectUs.toFixed(1)} µs per call (the handler alone: ${noop.baselineUs.toFixed(2)} µs; target ≤ 200 µs)`);
+
+const chunking: ChunkTiming[] = [];
+if (runs('chunk')) {
+  process.stderr.write('bench: chunking …\n');
+  chunking.push(...runChunkBench());
+  printChunkTable(chunking);
+}
 
 const engines: Array<string | undefined> = [undefined];
 if (process.env.BENCH_DATABASE_URL?.trim()) engines.push(process.env.BENCH_DATABASE_URL.trim());
@@ -99,7 +107,7 @@ function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: str
 
 if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
   const file = process.env.BENCH_DOCS_PATH?.trim() || fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
-  writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped }));
+  writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped, chunking }));
   console.log(`\nwrote ${file}`);
 }
 if (overlaps.length > 0) {

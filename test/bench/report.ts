@@ -3,6 +3,7 @@
  * every figure next to its baseline measured in the same run, the ratio and its target, and
  * how to reproduce. Pure formatting: the caller passes what it measured.
  */
+import type { ChunkTiming } from './chunk.bench.ts';
 import { cpus, freemem, loadavg, platform, release, totalmem, type as osType, arch, availableParallelism } from 'node:os';
 import type { BenchResult } from './harness.ts';
 import type { LoadResult } from './load.ts';
@@ -33,6 +34,8 @@ export interface BenchReport {
   load: LoadFigure[];
   /** Lines like "datatable: skipped (set TEST_DATABASE_URL …)". */
   skipped: string[];
+  /** Chunking timings per dialect and size (test/bench/chunk.bench.ts). */
+  chunking?: ChunkTiming[];
 }
 
 /** The machine, as a markdown list. */
@@ -117,6 +120,13 @@ export function renderReport(r: BenchReport): string {
     '',
   );
 
+  if (r.chunking && r.chunking.length > 0) {
+    out.push('## Chunking', '');
+    out.push('A reply rendered by each dialect, split to the platform limit (median of 3 runs, absolute ms; linear = ×10 text ≈ ×10 time; target: 1 M characters under 1 s).', '');
+    out.push('| dialect | characters | chunks | ms |', '|---|---:|---:|---:|');
+    for (const c of r.chunking) out.push(`| ${c.dialect} | ${c.chars} | ${c.chunks} | ${c.ms.toFixed(1)} |`);
+    out.push('');
+  }
   out.push('## Micro benchmarks', '');
   if (r.micro.length > 0) {
     out.push('Time per call; target: ratio ≤ the value shown (subject / baseline).', '');
@@ -143,7 +153,7 @@ export function renderReport(r: BenchReport): string {
     'BENCH_ONLY=gateway BENCH_GATEWAY_SECONDS=10 npm run bench',
     '```',
     '',
-    'Knobs: `BENCH_ONLY` (`micro`, `skillcall`, `gateway`, `webhook`), `BENCH_REPEAT` (load runs per bench, the',
+    'Knobs: `BENCH_ONLY` (`micro`, `skillcall`, `chunk`, `gateway`, `webhook`), `BENCH_REPEAT` (load runs per bench, the',
     'ratio reported is their median; default 1), `BENCH_GATEWAY_CLIENTS` (100), `BENCH_GATEWAY_SECONDS`',
     '(20), `BENCH_WEBHOOK_SENDERS` (50), `BENCH_WEBHOOK_SECONDS` (10), `BENCH_WEBHOOK_REDELIVER` (0.1),',
     '`BENCH_WRITE_DOCS=1` (write this file after a `BENCH_ONLY` run too). The load benches print the',

@@ -13,7 +13,7 @@ function rng(seed: number): () => number {
   };
 }
 
-const PIECES = ['word ', 'longerword ', '中文字符', '泵房3 压力 2.1 bar。', '😀', '👍🏽', '👨‍👩‍👧', 'é', '\n', '\n\n', '`code`', 'a', ' ', 'ﬁ', '𠜎'];
+const PIECES = ['word ', 'longerword ', '中文字符', '泵房3 压力 2.1 bar。', '😀', '👍🏽', '👨‍👩‍👧', 'é', '\n', '\n\n', '(code)', 'a', ' ', 'ﬁ', '𠜎'];
 
 function randomText(r: () => number, n: number, fences: boolean): string {
   let s = '';
@@ -86,8 +86,10 @@ describe('splitMessage (outbound-expectations.md generic rules)', () => {
     for (let round = 0; round < 200; round++) {
       const text = randomText(r, 10 + Math.floor(r() * 200), false);
       const max = 8 + Math.floor(r() * 60);
-      const chunks = splitMessage(text, max, 'utf16');
+      const chunks = splitMessageDetailed(text, max, 'utf16').map((c) => c.text);
       expect(chunks.join('')).toBe(text);
+      // What is sent leaves out only chunks of whitespace.
+      expect(splitMessage(text, max, 'utf16')).toEqual(chunks.filter((c) => c.trim() !== ''));
       for (const c of chunks) {
         expect(c.length).toBeLessThanOrEqual(max);
         expect(/^[\uDC00-\uDFFF]/.test(c) || /[\uD800-\uDBFF]$/.test(c)).toBe(false);
@@ -146,5 +148,42 @@ describe('splitMessage (outbound-expectations.md generic rules)', () => {
         expect(stack).toEqual([]);
       }
     }
+  });
+});
+
+describe('chunker kinds (docs/adapter-authoring.md "Chunking")', () => {
+  it('a link whose <a href> alone exceeds the limit is never cut inside its tag: the tag is dropped, the text kept', () => {
+    const href = `https://example.com/${'p'.repeat(5000)}`;
+    const html = `see <a href="${href}">the report</a> now`;
+    const chunks = splitMessage(html, 4096, 'utf16', { format: 'html' });
+    expect(chunks).toEqual(['see the report now']);
+  });
+
+  it('html at small limits: no empty tag pairs, no lone tags', () => {
+    const html = '<b>bold <i>ital</i> text</b> and <code>x = 1</code>';
+    for (let max = 16; max <= 40; max++) {
+      for (const c of splitMessage(html, max, 'utf16', { format: 'html' })) {
+        expect(c).not.toMatch(/<([a-z]+)[^>]*><\/\1>/);
+        expect(c.match(/<[a-z]+/g)?.length ?? 0).toBe(c.match(/<\/[a-z]+/g)?.length ?? 0);
+      }
+    }
+  });
+
+  it('markdown: bold, inline code and links crossing a cut are closed and reopened', () => {
+    const md = `**${'word '.repeat(30)}end** and \`${'c'.repeat(60)}\` then [${'label '.repeat(12)}](https://e.example/a)`;
+    const chunks = splitMessage(md, 64, 'utf16', { format: 'markdown' });
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const c of chunks) {
+      expect(c.length).toBeLessThanOrEqual(64);
+      expect((c.match(/\*\*/g) ?? []).length % 2).toBe(0);
+      expect((c.match(/`/g) ?? []).length % 2).toBe(0);
+      expect(c.includes('[')).toBe(c.includes('](https://e.example/a)'));
+    }
+  });
+
+  it('markdown: a chunk starting mid-line gets its would-be list marker escaped', () => {
+    const md = `${'a'.repeat(20)} - b`;
+    const chunks = splitMessage(md, 22, 'utf16', { format: 'markdown' });
+    expect(chunks).toEqual([`${'a'.repeat(20)} `, '\\- b']);
   });
 });

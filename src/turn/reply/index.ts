@@ -8,7 +8,8 @@
  * confirmation (buttons or a text instruction) → artifacts as media (R-DISP-06) → split to the
  * channel's limit.
  */
-import { splitMessage } from '../../channel/chunk.ts';
+import { boundReply, splitMessage } from '../../channel/chunk.ts';
+import { REPLY_MAX_PARTS } from '../../channel/long-reply.ts';
 import { renderPlain } from '../../channel/render/plain.ts';
 import type { AdapterCapabilities, OutboundConfirm, OutboundMedia, OutboundMessage } from '../../channel/types.ts';
 import type { ArtifactRef } from '../../envelope/types.ts';
@@ -112,6 +113,11 @@ export function composeReply(args: ComposeArgs): OutboundMessage[] {
   let sections: string[];
   if (!rich && args.paraphrased) sections = plannerText !== '' ? [plannerText] : [];
   else sections = shown.map((p) => p.md);
+  // A reply of any size is cut to a bounded number of messages before anything walks it
+  // (one message's room is left for next steps, the confirmation line and file names).
+  const main = sections.filter((s) => s.trim() !== '').join('\n\n');
+  const bounded = boundReply(main, caps.max_length, caps.length_unit, { lang, maxParts: REPLY_MAX_PARTS - 1 });
+  if (bounded.cut) sections = [bounded.text];
   const stepsMd = nextStepsMd(steps, lang);
   if (stepsMd) sections.push(stepsMd);
 

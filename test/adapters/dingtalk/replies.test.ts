@@ -110,6 +110,28 @@ describeEachEngine('dingtalk replies', (db) => {
     expect(fake.calls('/v1.0/robot/oToMessages/batchSend')).toHaveLength(1);
   });
 
+  it('a single-chat reply queued before a restart still reaches the partner: the staff id travels with the outbox target', async () => {
+    await deliverFixture('text_single_chat');
+    const msg = host.calls.at(-1)!.msg;
+    expect(msg.reply_route, JSON.stringify(msg)).toEqual({ staff_id: 'test_staff_001' });
+    // The target as the turn stores it on the outbox row (src/turn/turn.ts targetOf), then a restart: a new adapter, no memory.
+    const target = { channel: 'dingtalk' as const, account: 'default', chat_id: msg.chat.id, chat_type: 'direct' as const, route: msg.reply_route };
+    const restarted = createDingtalkAdapter({
+      account: 'default',
+      appKey: APP_KEY,
+      appSecret: SECRETS.app_secret,
+      robotCode: SECRETS.robot_code,
+      apiRoot: fake.baseUrl,
+      oapiRoot: fake.baseUrl,
+      db: db(),
+      log: createLogger({ level: 'silent', pretty: false }),
+      now: () => t,
+    });
+    const res = await restarted.send(JSON.parse(JSON.stringify(target)), reply('重启后的回复'));
+    expect(res).toMatchObject({ ok: true });
+    expect(fake.calls('/v1.0/robot/oToMessages/batchSend')[0]!.json).toMatchObject({ userIds: ['test_staff_001'] });
+  });
+
   it('issue 8: a single chat whose staff id is unknown (no callback seen, cid target) fails permanently, naming why', async () => {
     const res = await adapter.send({ channel: 'dingtalk', account: 'default', chat_id: 'cidUnknown+p2p=', chat_type: 'direct' }, reply('x'));
     expect(res).toMatchObject({ ok: false, retryable: false, code: 'no_staff_id' });

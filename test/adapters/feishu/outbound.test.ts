@@ -117,7 +117,7 @@ describe('Feishu outbound', () => {
     expect(await adapter.send(TARGET, reply('x'))).toMatchObject({ ok: false, retryable: true, retry_after_ms: null });
   });
 
-  it('media are uploaded first (image → images API; Chinese file name kept in file_name), then sent by key', async () => {
+  it('each media item is uploaded just before it is sent (image → images API; Chinese file name in file_name and in the part filename)', async () => {
     const pdf = join(dir, '报修单.pdf');
     const png = join(dir, '现场.png');
     writeFileSync(pdf, Buffer.from('%PDF-1.4\n报修\n'));
@@ -125,24 +125,48 @@ describe('Feishu outbound', () => {
     const res = await adapter.send(TARGET, reply('', { media: [{ kind: 'file', path: pdf, filename: '报修单.pdf' }, { kind: 'image', path: png, filename: '现场.png' }] }));
     expect(res.ok, res.ok ? '' : res.error).toBe(true);
     const order = fake.requests.filter((r) => r.method === 'POST' && !r.path.includes('auth')).map((r) => r.path);
-    expect(order).toEqual(['/open-apis/im/v1/files', '/open-apis/im/v1/images', '/open-apis/im/v1/messages', '/open-apis/im/v1/messages']);
+    expect(order).toEqual(['/open-apis/im/v1/files', '/open-apis/im/v1/messages', '/open-apis/im/v1/images', '/open-apis/im/v1/messages']);
     const upload = fake.calls('/open-apis/im/v1/files')[0]!;
     expect(upload.fields).toMatchObject({ file_type: 'pdf', file_name: '报修单.pdf' });
     expect(upload.parts.find((p) => p.name === 'file')!.data.toString()).toBe('%PDF-1.4\n报修\n');
+    expect(upload.parts.find((p) => p.name === 'file')!.filename).toBe('报修单.pdf');
     expect(fake.calls('/open-apis/im/v1/images')[0]!.fields.image_type).toBe('message');
+    expect(fake.calls('/open-apis/im/v1/images')[0]!.parts.find((p) => p.name === 'image')!.filename).toBe('现场.png');
     const [m1, m2] = sends().map((r) => contentOf(r)!);
     expect(m1).toMatchObject({ msg_type: 'file', content: { file_key: expect.stringMatching(/^file_kit_/) } });
     expect(m2).toMatchObject({ msg_type: 'image', content: { image_key: expect.stringMatching(/^img_kit_/) } });
   });
 
-  it('a failed upload sends nothing and is surfaced', async () => {
+  it('a failed upload never withholds the text: a permanent code (even on HTTP 200) is kept and not retried, the file named instead', async () => {
     const pdf = join(dir, '坏.pdf');
     writeFileSync(pdf, 'x');
-    fake.script('POST', '/open-apis/im/v1/files', { status: 400, json: { code: 234010, msg: 'File size exceed the max value.' } });
+    fake.script('POST', '/open-apis/im/v1/files', { status: 200, json: { code: 234010, msg: 'File size exceed the max value.' } });
     const res = await adapter.send(TARGET, reply('见附件', { media: [{ kind: 'file', path: pdf, filename: '坏.pdf' }] }));
-    expect(res).toMatchObject({ ok: false, retryable: false, code: 234010 });
-    expect(sends()).toHaveLength(0);
-    expect(await adapter.send(TARGET, reply('', { media: [{ kind: 'file', path: join(dir, 'missing.pdf'), filename: 'missing.pdf' }] }))).toMatchObject({ ok: false, retryable: false });
+    expect(res.ok).toBe(true);
+    const sent = sends().map((r) => contentOf(r)!);
+    expect(sent).toHaveLength(2);
+    expect(JSON.stringify(sent[0]!.content)).toContain('见附件');
+    expect(sent[1]).toMatchObject({ msg_type: 'text', content: { text: expect.stringContaining('坏.pdf (234010)') } });
+    expect(fake.calls('/open-apis/im/v1/files')).toHaveLength(1);
+  });
+
+  it('a retryable upload failure ends the attempt after the text; the retry resumes at the attachment', async () => {
+    const pdf = join(dir, '稍后.pdf');
+    writeFileSync(pdf, 'x');
+    fake.script('POST', '/open-apis/im/v1/files', { status: 429, headers: { 'x-ogw-ratelimit-reset': '2' }, json: { code: 99991400, msg: 'request trigger frequency limit' } });
+    const message = reply('见附件', { media: [{ kind: 'file', path: pdf, filename: '稍后.pdf' }] });
+    const first = await adapter.send(TARGET, message);
+    expect(first).toMatchObject({ ok: false, retryable: true, retry_after_ms: 2000, code: 99991400, parts_done: 1 });
+    expect(sends()).toHaveLength(1);
+    const again = await adapter.send(TARGET, message, { partsDone: 1 });
+    expect(again.ok).toBe(true);
+    expect(sends().map((r) => contentOf(r)!.msg_type)).toEqual(['interactive', 'file']);
+  });
+
+  it('an unreadable media file is named, the text still sent', async () => {
+    const res = await adapter.send(TARGET, reply('文字', { media: [{ kind: 'file', path: join(dir, 'missing.pdf'), filename: 'missing.pdf' }] }));
+    expect(res.ok).toBe(true);
+    expect(sends().map((r) => contentOf(r)!.msg_type)).toEqual(['interactive', 'text']);
   });
 
   it('a confirmation request is a card with one callback button per option carrying the confirm token (CONTRACTS §10)', async () => {
