@@ -283,7 +283,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const adminConsole = createAdminConsole({ db, log, services: { ...callServices, lifecycle }, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler });
     stops.push(() => adminConsole.close());
     // skillgate's skills as MCP tools at /mcp, per token (docs/mcp.md).
-    const mcpRoutes = createMcpRouter({ db, services: { ...callServices, lifecycle }, config, log, publicUrl: settings.publicUrl });
+    const mcpRoutes = createMcpRouter({ db, services: callServices, config, log, publicUrl: settings.publicUrl });
     const app = createApp({ db, log, localToken, skills: { services: callServices, lifecycle, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes] });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, settings.host, () => resolveListen(s));

@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from './errors.ts';
 import type { ChannelName } from './settings.ts';
-import { MCP_SERVER_SCHEMA, parseMcpServers, type McpServerConfig } from '../mcp/config.ts';
+import { MCP_SERVER_SCHEMA, parseMcpServers, type McpServerConfig } from './mcp-servers.ts';
 
 /** Who may talk to a role (CONTRACTS.md §11). */
 export type AccessPolicy = 'open' | 'directory' | 'allowlist';

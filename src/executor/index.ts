@@ -92,7 +92,7 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
       return runHttp(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log });
     case 'MCP':
       // Tools of configured MCP servers carry their binding (src/mcp/); skill.toml ones do not.
-      if (skill.mcp) return skill.mcp.run(input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log, onProgress: opts.onProgress });
+      if (skill.mcp) return (await skill.mcp.run(input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log, onProgress: opts.onProgress })) as RawOutcome;
       return unsupportedExecType(skill, type);
     case 'BROWSER':
       return unsupportedExecType(skill, type);

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log/logger.ts';
-import type { McpServerConfig } from './config.ts';
+import type { McpServerConfig } from '../config/mcp-servers.ts';
 
 /** First and largest reconnect delay, ms. */
 export const RECONNECT_FIRST_MS = 1000;

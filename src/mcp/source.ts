@@ -4,11 +4,12 @@
  * `<server>__<tool>`; records keep their identity until that server's tool list changes, so a
  * reload reports only what really changed.
  */
+import type { RuntimeContext } from '../runtime/types.ts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log/logger.ts';
 import type { RegistryIssue } from '../registry/discover.ts';
 import type { SkillRecord } from '../registry/types.ts';
-import type { McpServerConfig } from './config.ts';
+import type { McpServerConfig } from '../config/mcp-servers.ts';
 import { McpConnection, type McpConnectionDeps, type McpState } from './connection.ts';
 import { mcpSkillName, mcpToolRecord, toolAllowed } from './records.ts';
 import { runMcpTool } from './run.ts';
@@ -85,7 +86,7 @@ export function createMcpSource(servers: readonly McpServerConfig[], opts: McpSo
         mcpToolRecord(
           name,
           tool,
-          { server: cfg.name, tool: tool.name, roles: cfg.roles, run: (input, ctx, o) => runMcpTool(conn, tool.name, name, input, ctx, o) },
+          { server: cfg.name, tool: tool.name, roles: cfg.roles, run: (input, ctx, o) => runMcpTool(conn, tool.name, name, input, ctx as RuntimeContext, o) },
           cfg.timeout_sec,
         ),
       );

@@ -6,9 +6,7 @@
  * CONTRACTS.md §3. Requirement ids: R-FORM-*, R-LOAD-*, R-SCH-01..03, R-SUBCMD-01..02.
  */
 
-import type { RawOutcome } from '../envelope/types.ts';
 import type { Logger } from '../log/logger.ts';
-import type { RuntimeContext } from '../runtime/types.ts';
 
 /** A JSON Schema object, as read from schema.json or a code constant. */
 export type JsonSchema = Record<string, unknown>;
@@ -158,12 +156,16 @@ export interface McpBinding {
   tool: string;
   /** Roles that see it (`*` = all). */
   roles: readonly string[];
-  /** Call the tool under `wallSec` (seconds); never throws for the server's fault. */
+  /**
+   * Call the tool under `wallSec` (seconds); never throws for the server's fault. `ctx` is the
+   * call's runtime context and the result a raw outcome (src/runtime/types.ts,
+   * src/envelope/types.ts; kept opaque here so the registry depends on neither).
+   */
   run(
     input: Record<string, unknown>,
-    ctx: RuntimeContext,
+    ctx: object,
     opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger; onProgress?: (note: string) => void },
-  ): Promise<RawOutcome>;
+  ): Promise<unknown>;
 }
 
 /** A tool in the OpenAI tools form, as the model sees it (CONTRACTS.md §4). */

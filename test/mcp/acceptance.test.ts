@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import type { McpServerConfig } from '../../src/mcp/config.ts';
+import type { McpServerConfig } from '../../src/config/mcp-servers.ts';
 import { issueMcpToken } from '../../src/mcp/server/tokens.ts';
 import { createMcpSource, type McpSkillSource } from '../../src/mcp/source.ts';
 import { makeRegistry } from '../../src/registry/discover.ts';

@@ -14,7 +14,7 @@ import type { RawOutcome } from '../../src/envelope/types.ts';
 import { executeSkill } from '../../src/executor/index.ts';
 import { createSkillLifecycle } from '../../src/lifecycle/live.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import type { McpServerConfig } from '../../src/mcp/config.ts';
+import type { McpServerConfig } from '../../src/config/mcp-servers.ts';
 import { createMcpSource, type McpSkillSource } from '../../src/mcp/source.ts';
 import type { SkillRecord } from '../../src/registry/types.ts';
 import type { RuntimeContext } from '../../src/runtime/types.ts';

@@ -14,7 +14,6 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { roleSkills, type ConfigFile } from '../../config/file.ts';
 import type { McpCallServices } from './calls.ts';
-import type { SkillLifecycle } from '../../lifecycle/types.ts';
 import { checkAccess } from '../../identity/access.ts';
 import { resolveActor } from '../../identity/resolve.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -25,7 +24,8 @@ import { verifyMcpToken } from './tokens.ts';
 /** Dependencies of {@link createMcpRouter}. */
 export interface McpRouterDeps {
   db: Db;
-  services: McpCallServices & { readonly lifecycle?: SkillLifecycle };
+  /** `skillsFor`: the role's enabled skills as the live skill set says now. */
+  services: McpCallServices;
   config: ConfigFile;
   log: Logger;
   /** SKILLGATE_PUBLIC_URL: its origin is allowed besides loopback origins. */
@@ -88,7 +88,7 @@ async function authenticate(deps: McpRouterDeps, req: Request, res: Response): P
     rpcError(res, 403, access.message);
     return null;
   }
-  const enabled = deps.services.lifecycle?.skillsFor(role.id) ?? roleSkills(deps.config, role.id) ?? [];
+  const enabled = deps.services.skillsFor?.(role.id) ?? roleSkills(deps.config, role.id) ?? [];
   return { tokenId: id.tokenId, caller: { orgId: role.org_id, roleId: role.id, actor, lang }, enabled };
 }
 

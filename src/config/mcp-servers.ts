@@ -2,7 +2,7 @@
  * The `mcp_servers:` block of `skillgate.config.yaml` (docs/mcp.md "Configuration"): MCP
  * servers whose tools become skills `<name>__<tool>`. Operators declare them; chat never does.
  */
-import { ConfigError } from '../config/errors.ts';
+import { ConfigError } from './errors.ts';
 
 /** How the gateway reaches one MCP server. */
 export type McpTransportKind = 'stdio' | 'http' | 'sse';
