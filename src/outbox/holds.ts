@@ -51,9 +51,11 @@ export class ChatHolds {
  */
 export function quietAdapter<A extends ChannelAdapter>(adapter: A, held: (target: OutboundTarget) => boolean, onSuppressed?: (channel: string, kind: SuppressedKind) => void): A {
   return new Proxy(adapter, {
-    get(obj, prop, receiver) {
-      const value: unknown = Reflect.get(obj, prop, receiver);
-      if ((prop !== 'typing' && prop !== 'progress') || typeof value !== 'function') return value;
+    get(obj, prop) {
+      // The adapter itself is `this` for everything (adapters keep #private state).
+      const value: unknown = Reflect.get(obj, prop, obj);
+      if (typeof value !== 'function') return value;
+      if (prop !== 'typing' && prop !== 'progress') return (value as (...a: unknown[]) => unknown).bind(obj);
       const kind: SuppressedKind = prop;
       return (target: OutboundTarget, ...rest: unknown[]): Promise<void> => {
         if (held(target)) {

@@ -26,7 +26,7 @@ describeEachEngine('outbox flood control', (db) => {
     await platform.close();
   });
   beforeEach(async () => {
-    await db().query('TRUNCATE skillgate.outbox_messages');
+    await db().query('TRUNCATE skillgate.outbox_messages, skillgate.delivery_pace');
     platform.requests.length = 0;
   });
 
