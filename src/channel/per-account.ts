@@ -35,7 +35,7 @@ export function perAccountChannel(channel: string, requiredKey: string, build: (
 
 /**
  * A channel whose module (and its platform SDK) is imported only when one of its accounts is
- * configured: start-up and memory pay nothing for a channel that is off (docs/performance.md
+ * configured: start-up and memory pay nothing for a channel that is off (docs/pipeline.md
  * "Start-up").
  * @param load imports the channel module and returns its full factory.
  */

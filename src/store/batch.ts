@@ -2,7 +2,7 @@
  * Group commit without waiting: the first write goes out at once; writes submitted while it
  * is in flight are sent together as the next statement, and so on. An idle process pays no
  * delay; a busy one pays one statement (one commit) per batch instead of one per write
- * (docs/performance.md "Group commit").
+ * (docs/pipeline.md "Group commit").
  */
 
 /** Submits writes that are flushed in batches. */

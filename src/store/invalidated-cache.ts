@@ -3,7 +3,7 @@
  * true across replicas: every writer announces a change on a notification channel
  * ({@link announceChange}), every process's cache on that channel drops everything when it
  * hears one, and a short time-to-live bounds what a lost notification could leave stale
- * (docs/performance.md "Caches").
+ * (docs/pipeline.md "Caches").
  */
 import type { Db, Queryable } from './db.ts';
 

@@ -1,6 +1,6 @@
 /**
  * A turn's reply and its event's done mark commit together (Outbox.enqueueFinal,
- * docs/performance.md "One commit for the reply and the done mark"): one statement writes
+ * docs/pipeline.md "One commit for the reply and the done mark"): one statement writes
  * both — the same clock value lands in both rows —, the inbox then writes no done mark of its
  * own, the next event of the chat still runs, and a lease that is no longer ours marks nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * One in flight per chat without chat locks (migration 0030, docs/performance.md "Per-chat
+ * One in flight per chat without chat locks (migration 0030, docs/pipeline.md "Per-chat
  * order without locks"): many processes storing events or messages of one chat at the same
  * moment, each trying to take the chat's head in its INSERT — exactly one takes it, every row
  * is stored, and the constraint refuses a second `processing` / `sending` row outright.

@@ -1,5 +1,5 @@
 -- At most one event per chat is being processed and at most one message per chat is being
--- sent, whatever process took it (docs/performance.md "Per-chat order without locks"). The
+-- sent, whatever process took it (docs/pipeline.md "Per-chat order without locks"). The
 -- database enforces it, so an insert that takes the new row at once needs no chat lock: two
 -- concurrent takers of one chat cannot both win; the loser stores its row as waiting.
 -- Deferred: a statement that finishes one event and takes the chat's next is checked at its end.
