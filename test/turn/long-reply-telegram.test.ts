@@ -16,7 +16,7 @@ import { FakeClock } from '../outbox/fakes.ts';
 const silent = createLogger({ level: 'silent', pretty: false });
 
 describeEachEngine('a 1 M-character reply on Telegram', (db) => {
-  const platform = useFakeTelegram(db, 'TRUNCATE skillgate.outbox_messages, skillgate.inbox_events');
+  const platform = useFakeTelegram(db, 'TRUNCATE skillgate.outbox_messages, skillgate.inbox_events, skillgate.delivery_pace');
 
   it('arrives as a bounded number of valid messages ending with the cut notice', async () => {
     const clock = new FakeClock();
@@ -27,9 +27,12 @@ describeEachEngine('a 1 M-character reply on Telegram', (db) => {
     const messages = composeReply({ plannerText, invocations: [], capabilities: adapter.capabilities, lang: 'zh-CN', replyTo: null });
     const target = { channel: 'telegram', account: 'default', chat_id: '10000001', chat_type: 'direct' as const };
     await outbox.enqueue(db(), messages.map((message, i) => ({ target, message, idempotency_key: `long:${i}` })));
-    while ((await outbox.deliverDue()) > 0) {
-      /* deliver every queued part */
+    // Deliver every queued part; the chat is paced (1 message/s on Telegram), so time moves on.
+    for (let pass = 0; pass < 200 && (await outbox.backlog()) > 0; pass++) {
+      await outbox.deliverDue();
+      clock.advance(1000);
     }
+    expect(await outbox.backlog()).toBe(0);
     const sends = platform().calls(/\/sendMessage$/);
     expect(sends.length).toBeGreaterThan(1);
     expect(messages.length).toBeLessThanOrEqual(REPLY_MAX_PARTS);
