@@ -53,6 +53,8 @@ export interface ExecuteOptions {
   llmConfigured?: boolean;
   /** Progress notes of the running call (MCP progress notifications), for the chat's progress line. */
   onProgress?: (note: string) => void;
+  /** Language of platform texts (default zh-CN). */
+  lang?: 'zh-CN' | 'en';
   /** Runs a document (skill_md) skill when a model is configured (the turn layer's sub-agent). */
   runDocumentSkill?: (skill: SkillRecord, input: Record<string, unknown>, ctx: RuntimeContext) => Promise<RawOutcome>;
 }
@@ -92,7 +94,7 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
       return runHttp(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log });
     case 'MCP':
       // Tools of configured MCP servers carry their binding (src/mcp/); skill.toml ones do not.
-      if (skill.mcp) return (await skill.mcp.run(input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log, onProgress: opts.onProgress })) as RawOutcome;
+      if (skill.mcp) return (await skill.mcp.run(input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log, onProgress: opts.onProgress, lang: opts.lang })) as RawOutcome;
       return unsupportedExecType(skill, type);
     case 'BROWSER':
       return unsupportedExecType(skill, type);

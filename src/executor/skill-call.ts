@@ -119,6 +119,8 @@ export interface RunSkillRequest {
   request?: unknown;
   /** Language of platform texts (default zh-CN). */
   lang?: 'zh-CN' | 'en';
+  /** Progress notes of the running call (MCP progress notifications): the chat's progress line. */
+  onProgress?: (note: string) => void;
   /** Clock for the trigger time (tests). */
   clock?: () => Date;
   /**
@@ -258,9 +260,11 @@ export async function executePrepared(
   services: SkillServices,
   p: Prepared,
   ctx: RuntimeContext,
-  opts: { wallSec: number; abortSignal?: AbortSignal; callSkill?: CallSkill; background?: boolean },
+  opts: { wallSec: number; abortSignal?: AbortSignal; callSkill?: CallSkill; background?: boolean; onProgress?: (note: string) => void; lang?: 'zh-CN' | 'en' },
 ): Promise<RawOutcome> {
   return executeSkill(p.skill, p.input, ctx, {
+    onProgress: opts.onProgress,
+    lang: opts.lang,
     wallSec: opts.wallSec,
     exposeAbortSignal: !opts.background,
     subprocessTimeoutSec: subprocessTimeoutFor(p.skill, opts.wallSec),
@@ -367,7 +371,14 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
 
   const before = await snapshotWorkspace(realWorkspace, { real: true });
   services.log.info({ skill: prepared.skill.name, exec: prepared.skill.execType, line: req.line, wall_sec: wallSec }, 'skill call started');
-  const raw = await executePrepared(services, prepared, ctx, { wallSec, abortSignal: req.abortSignal, callSkill: composed.call_skill, background: req.line === 'async' });
+  const raw = await executePrepared(services, prepared, ctx, {
+    wallSec,
+    abortSignal: req.abortSignal,
+    callSkill: composed.call_skill,
+    background: req.line === 'async',
+    onProgress: req.onProgress,
+    lang,
+  });
   const secretValues = prepared.secretParams.map((p) => prepared.config[p]).filter((v): v is string => typeof v === 'string' && v !== '');
   const outcome = jsonSafeOutcome(raw, prepared.skill.name, secretScrubber(secretValues));
   let envelope = normalizeEnvelope(outcome, { skill: prepared.skill.name, lang });

@@ -19,8 +19,10 @@ export function progressNote(skill: string, p: { progress: number; total?: numbe
 }
 
 /** The failure shown when a server cannot be reached (zh-CN / en). */
-export function unavailableMessage(server: string): string {
-  return `MCP 服务「${server}」暂时不可用，请稍后再试 / the MCP server "${server}" is not available right now; try again later`;
+export function unavailableMessage(server: string, lang: 'zh-CN' | 'en' = 'zh-CN'): string {
+  return lang === 'en'
+    ? `The MCP server "${server}" is not available right now; try again later.`
+    : `MCP 服务「${server}」暂时不可用，请稍后再试。`;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function runMcpTool(
   skill: string,
   input: Record<string, unknown>,
   ctx: RuntimeContext,
-  opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger; onProgress?: (note: string) => void },
+  opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger; onProgress?: (note: string) => void; lang?: 'zh-CN' | 'en' },
 ): Promise<RawOutcome> {
   const server = conn.config.name;
   const sec = Math.min(conn.config.timeout_sec, Number.isFinite(opts.wallSec) && opts.wallSec > 0 ? opts.wallSec : conn.config.timeout_sec);
@@ -61,7 +63,7 @@ export async function runMcpTool(
     if (err instanceof McpUnavailableError) {
       return {
         kind: 'returned',
-        value: { success: false, error: err.message, error_type: 'transient', user_message: unavailableMessage(server), details: { mcp_server: server } },
+        value: { success: false, error: err.message, error_type: 'transient', user_message: unavailableMessage(server, opts.lang), details: { mcp_server: server } },
       };
     }
     if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
@@ -71,7 +73,7 @@ export async function runMcpTool(
           success: false,
           error: `MCP server "${server}" closed the connection during the call of "${tool}"`,
           error_type: 'transient',
-          user_message: unavailableMessage(server),
+          user_message: unavailableMessage(server, opts.lang),
           details: { mcp_server: server },
         },
       };

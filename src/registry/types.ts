@@ -164,7 +164,7 @@ export interface McpBinding {
   run(
     input: Record<string, unknown>,
     ctx: object,
-    opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger; onProgress?: (note: string) => void },
+    opts: { wallSec: number; abortSignal?: AbortSignal; log: Logger; onProgress?: (note: string) => void; lang?: 'zh-CN' | 'en' },
   ): Promise<unknown>;
 }
 

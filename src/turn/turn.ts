@@ -238,6 +238,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
         lang,
         clock: now,
         session,
+        onProgress: (note) => progress.note(note),
       };
       const env = (await deps.deferAsync?.(req, { target, reply_to: msg.message_id, event_id: ev.id })) ?? (await deps.skillCall(req));
       if (env.success === false) failures++;

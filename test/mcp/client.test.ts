@@ -208,3 +208,34 @@ describe('MCP client: a server that is down', () => {
     expect(source.status()[1]!.state).toBe('ready');
   });
 });
+
+describe('MCP progress and errors through the whole skill call', () => {
+  it("a tool's progress notifications reach the request's onProgress (the chat's progress line)", async () => {
+    const { openEmbeddedDb } = await import('../../src/store/open.ts');
+    const { migrate } = await import('../../src/store/migrate.ts');
+    const { runSkill } = await import('../../src/wiring/skill-call.ts');
+    const { resolveWalls } = await import('../../src/config/walls.ts');
+    const { randomBytes } = await import('node:crypto');
+    const source = await sourceFor(await stdioBed());
+    const config = parseConfigFile('', { orgId: 'demo', roleId: 'default' });
+    const dataDir = mkdtempSync(join(tmpdir(), 'sg-mcp-call-'));
+    const lifecycle = await createSkillLifecycle({ settings: { dataDir, skillRoots: [] }, config, log, watch: false, mcp: source });
+    cleanups.push(() => lifecycle.close());
+    const db = await openEmbeddedDb();
+    cleanups.push(() => db.close());
+    await migrate(db);
+    const services = { db, registry: lifecycle.registry(), settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined }, secretKey: randomBytes(32), log };
+    const notes: string[] = [];
+    const defaults = { role_id: 'default', org_id: 'demo', session_id: 'mcp-progress', channel: 'web', chat_mode: true, allow_sql: false, team_role: 'member', is_admin: false };
+    const call = runSkill(services, { skill: 't__progress', input: {}, defaults, line: 'chat', lang: 'en', onProgress: (n) => notes.push(n) });
+    await vi.waitFor(() => expect(notes).toEqual(['t__progress: half way (50%)']), { timeout: 15_000 });
+    await runSkill(services, { skill: 't__release', input: {}, defaults, line: 'chat' });
+    expect(await call).toMatchObject({ success: true, result: 'progress done' });
+  });
+
+  it("a server that is down is said so in the person's language", async () => {
+    const { unavailableMessage } = await import('../../src/mcp/run.ts');
+    expect(unavailableMessage('files')).toBe('MCP 服务「files」暂时不可用，请稍后再试。');
+    expect(unavailableMessage('files', 'en')).toBe('The MCP server "files" is not available right now; try again later.');
+  });
+});
