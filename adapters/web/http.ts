@@ -105,7 +105,12 @@ export function createWebRouter(ctx: WebContext): express.Router {
       const linked = await consumeSigninLink(ctx.db, ctx.orgId, body.link, ctx.clock());
       if (linked && (await ctx.directory.find(ctx.orgId, linked).catch(() => null))) {
         contactKey = linked;
-        token = await issueWebToken(ctx.db, ctx.orgId, linked, { expiresAt: new Date(ctx.clock() + COOKIE_MAX_AGE_S * 1000) });
+        // A demo contact's link could have been asked for from a demo session: its session stays a
+        // demo one (no console; gone once demo identities are off), never an ordinary session.
+        token = await issueWebToken(ctx.db, ctx.orgId, linked, {
+          expiresAt: new Date(ctx.clock() + COOKIE_MAX_AGE_S * 1000),
+          source: isDemoContact(linked) ? 'demo' : 'issued',
+        });
       }
     } else if (typeof body.token === 'string') {
       const id = acceptedIdentity(await verifyWebToken(ctx.db, ctx.orgId, body.token, ctx.clock()), ctx.demo);

@@ -13,6 +13,7 @@ import { WebSocket } from 'ws';
 import { ConfigError } from '../../src/config/errors.ts';
 import { demoIdentitiesOn, isLoopbackHost, loadSettings } from '../../src/config/settings.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
+import { issueSigninLink } from '../../adapters/web/signin-links.ts';
 import { createLogger } from '../../src/log/logger.ts';
 
 /** This machine's own non-loopback IPv4 addresses. */
@@ -122,6 +123,32 @@ describe('a gateway started with the defaults', () => {
     expect(admin.status).toBe(401);
     expect(admin.headers.get('set-cookie') ?? '').not.toMatch(/sg_admin=[^;]+\./);
   });
+});
+
+describe('a demo contact signing in with a link (asked for from a demo session)', () => {
+  let gateway: Gateway;
+  const dir = mkdtempSync(join(tmpdir(), 'sg-closed-link-'));
+  afterAll(async () => gateway?.close());
+
+  it('gets a demo session: no console, and nothing once demo identities are off', async () => {
+    const data = join(dir, 'data');
+    gateway = await startGateway(loadSettings({ SKILLGATE_DATA_DIR: data, PORT: '0' }, dir), createLogger({ level: 'silent' }), {});
+    await gateway.db.query(`UPDATE skillgate.contacts SET is_admin = true WHERE org_id = 'demo' AND contact_key = 'demo_reporter'`);
+    const link = await issueSigninLink(gateway.db, 'demo', 'demo_reporter', { via: 'chat:web', nowMs: Date.now(), base: gateway.url });
+    const res = await signin(gateway.url, { link: link.code });
+    expect(res.status).toBe(200);
+    const token = decodeURIComponent(/sg_web=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? '');
+    const admin = await fetch(`${gateway.url}/admin/api/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-skillgate-admin': '1' },
+      body: JSON.stringify({ token }),
+    });
+    expect(admin.status).toBe(401);
+    await gateway.close();
+    gateway = await startGateway(loadSettings({ SKILLGATE_DATA_DIR: data, PORT: '0', HOST: '0.0.0.0' }, dir), createLogger({ level: 'silent' }), {});
+    const cfg = (await (await fetch(`${gateway.url}/api/web/config`, { headers: { cookie: `sg_web=${encodeURIComponent(token)}` } })).json()) as { me: unknown };
+    expect(cfg.me).toBeNull();
+  }, 240_000);
 });
 
 describe('a gateway started with HOST=0.0.0.0', () => {
