@@ -255,6 +255,30 @@ function wallFor(
   return wall;
 }
 
+/**
+ * The platform defaults of a call on the chat line (a chat turn, a call over /mcp): the
+ * role's org, the session, the channel, chat mode on, SQL allowed, the actor's team role.
+ */
+export function chatLineDefaults(a: {
+  roleId: string;
+  orgId: string;
+  sessionId: string;
+  channel: string;
+  actor: { teamRole: string; contactKey: string };
+}): RunSkillRequest['defaults'] {
+  return {
+    role_id: a.roleId,
+    org_id: a.orgId,
+    session_id: a.sessionId,
+    channel: a.channel,
+    chat_mode: true,
+    allow_sql: true,
+    team_role: a.actor.teamRole,
+    is_admin: false,
+    user_id: a.actor.contactKey,
+  };
+}
+
 /** Execute a prepared call with a built context. */
 export async function executePrepared(
   services: SkillServices,

@@ -37,14 +37,14 @@ export function isChatTaken(err: unknown): boolean {
 }
 
 /**
- * Insert the event unless its (channel, account, dedupe_key) exists. One statement, no lock.
+ * Insert the event unless its (channel, account, dedupe_key) exists (one statement; on a
+ * server the caller holds the chat's lock, {@link lockChat}).
  *
  * With `claim`, the new row is taken for `claim.owner` in the same statement (`processing`,
  * lease, attempt 1) when it is the head of its chat (no earlier unfinished event visible) —
  * the caller then runs it without a claim statement. Two processes taking one chat's head at
  * once cannot both win (migration 0030): the loser's row is stored again as `received`.
- * Events of one chat arriving at the same moment on two replicas have no order of their own;
- * whichever is taken first runs first, the other after it. With `notifyChannel`, a row left
+ * With `notifyChannel`, a row left
  * `received` is announced by `pg_notify(notifyChannel, id)` in the same statement (a server
  * delivers it at commit).
  * @returns the new id and whether it was taken, or null for a duplicate

@@ -9,7 +9,7 @@
 import type { ChannelAdapter, InboundMessage, OutboundMessage, OutboundTarget } from '../channel/types.ts';
 import type { ConfigFile, RoleConfig } from '../config/file.ts';
 import type { Envelope } from '../envelope/types.ts';
-import type { RunSkillRequest, SkillCall, SkillServices } from '../executor/skill-call.ts';
+import { chatLineDefaults, type RunSkillRequest, type SkillCall, type SkillServices } from '../executor/skill-call.ts';
 import { actorFieldsFor, checkAccess, resolveActor, type ResolvedActor } from '../identity/index.ts';
 import { listAttachments } from '../session/attachments.ts';
 import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
@@ -221,17 +221,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
         skill: tool,
         input: args,
         given,
-        defaults: {
-          role_id: role.id,
-          org_id: role.org_id,
-          session_id: session.id,
-          channel: msg.channel,
-          chat_mode: true,
-          allow_sql: true,
-          team_role: actor.teamRole,
-          is_admin: false,
-          user_id: actor.contactKey,
-        },
+        defaults: chatLineDefaults({ roleId: role.id, orgId: role.org_id, sessionId: session.id, channel: msg.channel, actor }),
         line: 'chat',
         abortSignal: run.signal,
         request: msg,

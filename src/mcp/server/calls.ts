@@ -10,7 +10,7 @@ import { readFile, stat } from 'node:fs/promises';
 import mime from 'mime-types';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../envelope/types.ts';
-import type { RunSkillRequest, SkillCall, SkillServices } from '../../executor/skill-call.ts';
+import { chatLineDefaults, type RunSkillRequest, type SkillCall, type SkillServices } from '../../executor/skill-call.ts';
 
 /** The services a call over /mcp needs: the process's composed skill call among them. */
 export type McpCallServices = SkillServices & { readonly call: SkillCall };
@@ -108,17 +108,7 @@ export async function callAs(
     skill: tool,
     input: args,
     given: { ...actorFieldsFor(actor, { channel: 'mcp', actingAsAdmin: false }), raw_input: '', channel: 'mcp' },
-    defaults: {
-      role_id: caller.roleId,
-      org_id: caller.orgId,
-      session_id: mcpSessionId(caller.orgId, caller.roleId, actor.contactKey),
-      channel: 'mcp',
-      chat_mode: true,
-      allow_sql: true,
-      team_role: actor.teamRole,
-      is_admin: false,
-      user_id: actor.contactKey,
-    },
+    defaults: chatLineDefaults({ roleId: caller.roleId, orgId: caller.orgId, sessionId: mcpSessionId(caller.orgId, caller.roleId, actor.contactKey), channel: 'mcp', actor }),
     line: 'chat',
     abortSignal: signal,
     lang: caller.lang,
