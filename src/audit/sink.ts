@@ -41,6 +41,8 @@ export function createAuditSink(db: Queryable, opts: AuditSinkOptions): AuditSin
   let timer: NodeJS.Timeout | undefined;
   /** The write in flight (its rows are no longer in `waiting`). */
   let inFlight: Promise<void> = Promise.resolve();
+  /** The write queued behind the one in flight, not started yet. */
+  let next: Promise<void> | undefined;
   let closed = false;
 
   const write = async (rows: AuditEntry[]): Promise<void> => {
@@ -58,10 +60,14 @@ export function createAuditSink(db: Queryable, opts: AuditSinkOptions): AuditSin
       timer = undefined;
     }
     if (waiting.length === 0) return inFlight;
-    const rows = waiting.splice(0, maxRows);
-    const next = inFlight.then(() => write(rows));
-    inFlight = next;
-    if (waiting.length > 0) return flush();
+    // One write at a time; rows that arrive (and durable() calls made) meanwhile share the next.
+    if (!next) {
+      next = inFlight.then(async () => {
+        next = undefined;
+        while (waiting.length > 0) await write(waiting.splice(0, maxRows));
+      });
+      inFlight = next;
+    }
     return next;
   };
 
