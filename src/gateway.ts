@@ -108,7 +108,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     // Audit rows older than SKILLGATE_AUDIT_RETENTION_DAYS (90) are purged now and daily.
     const auditRetention = startAuditRetention({ db, log });
     stops.push(async () => auditRetention.stop());
-    // The live skill set (issue 10): built-in, SKILLGATE_SKILL_DIRS, <data>/skills and every
+    // The live skill set: built-in, SKILLGATE_SKILL_DIRS, <data>/skills and every
     // role's own skills; per-role scope; hot reload (SKILLGATE_SKILL_RELOAD_MS); install.
     // The registry with the saved chains, replaced after a save or enable and after every
     // change of the skill set; everyone reads it through the live view below.
@@ -206,7 +206,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       return envelope;
     };
     const callServices = { ...services, call: durableCall };
-    // async: true skills on non-web channels run in the background on a pg-boss queue (issue 9).
+    // async: true skills on non-web channels run in the background on a pg-boss queue .
     const asyncRunner = createAsyncRunner({ db, services, call: durableCall, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
     await asyncRunner.start();
     stops.push(() => asyncRunner.stop());
@@ -220,7 +220,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
     metricsRef = metrics;
     // One planner per role: the model planner when the role has a model endpoint
-    // (LLM_BASE_URL or the role's `model:`), else the command planner (issue 6).
+    // (LLM_BASE_URL or the role's `model:`), else the command planner .
     const planners = new Map<string, Planner>();
     const plannerFor = (role: (typeof config.roles)[number]): Planner => {
       let p = planners.get(role.id);
@@ -279,7 +279,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       auth: settings.adminToken ? requireBearer(settings.adminToken) : (_req, res) => void res.status(403).json({ error: 'SKILLGATE_ADMIN_TOKEN is not set' }),
       onChange: rebuildRegistry,
     });
-    // The operators' console at /admin (issue 10 §6; docs/console.md).
+    // The operators' console at /admin (docs/console.md).
     const adminConsole = createAdminConsole({ db, log, services: { ...callServices, lifecycle }, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler });
     stops.push(() => adminConsole.close());
     // skillgate's skills as MCP tools at /mcp, per token (docs/mcp.md).

@@ -1,6 +1,6 @@
 /**
  * Golden cases of the contract kit, found by file pattern so that adding a case is adding a
- * file (issue 7):
+ * file :
  *
  * - `<name>.inbound.json` ({@link InboundCase}): one webhook delivery (a payload file next to
  *   it, or an inline body) with its headers/query and an optional clock time → the expected

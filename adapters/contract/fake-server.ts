@@ -1,5 +1,5 @@
 /**
- * A fake chat platform on loopback for adapter tests (issue 7 "contract kit"): a real `node:http`
+ * A fake chat platform on loopback for adapter tests "contract kit": a real `node:http`
  * server on 127.0.0.1 (port 0) that the real SDKs talk to through their base-URL options
  * (grammY `client.apiRoot`, Lark `domain`). It records every request — method, path, query,
  * headers, raw body, and the body parsed as JSON, a urlencoded form, or multipart parts with

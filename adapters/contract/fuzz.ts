@@ -1,5 +1,5 @@
 /**
- * The inbound fuzz test of the contract (issue 7): at least 1000 mutated payloads per channel to
+ * The inbound fuzz test of the contract: at least 1000 mutated payloads per channel to
  * the webhook → no crash, no unhandled rejection, every response 2xx (ignored/accepted) or 4xx
  * (refused). Seeds are the golden inbound bodies and generated events; most mutants are signed
  * validly (so they reach the parser and the normalizer), some are not.
@@ -73,7 +73,7 @@ export function registerFuzz(opts: AdapterContractOptions, bed: () => Bed): void
   beforeAll(() => void process.on('unhandledRejection', onRejection));
   afterAll(() => void process.off('unhandledRejection', onRejection));
 
-  it(`issue 7: ${iterations} mutated inbound payloads → only 2xx/4xx, no throw, no unhandled rejection`, async () => {
+  it(`${iterations} mutated inbound payloads → only 2xx/4xx, no throw, no unhandled rejection`, async () => {
     const b = bed();
     const rnd = prng(opts.fuzz?.seed ?? 20261201);
     const seeds: Buffer[] = loadInboundCases(opts.casesDir)

@@ -1,5 +1,5 @@
 /**
- * Inbound rules of the contract (issue 7; CONTRACTS.md §6): verification before anything sees
+ * Inbound rules of the contract (docs/adapter-authoring.md): verification before anything sees
  * the event, dedup of redeliveries, bots ignored, group mention gating.
  */
 import { expect, it } from 'vitest';
@@ -113,7 +113,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
     });
   }
 
-  it('issue 7: one event delivered 5 times concurrently → exactly one accepted, every delivery 2xx', async () => {
+  it('one event delivered 5 times concurrently → exactly one accepted, every delivery 2xx', async () => {
     const b = bed();
     const body = gen.message(spec({ text: 'five times' }))!;
     const before = b.host.calls.length;
@@ -130,7 +130,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
   for (const sender of ['self', 'other_bot'] as const) {
     const body = gen.message(spec({ sender }));
     if (!body) continue;
-    it(`issue 7: a message from ${sender === 'self' ? 'our own bot' : 'another bot'} is ignored (200, nothing accepted)`, async () => {
+    it(`a message from ${sender === 'self' ? 'our own bot' : 'another bot'} is ignored (200, nothing accepted)`, async () => {
       const b = bed();
       const before = b.host.accepted().length;
       const res = await b.deliver(gen.message(spec({ sender }))!);
@@ -139,7 +139,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
     });
   }
 
-  it('issue 7: a direct message is addressed to the bot, raw_input verbatim', async () => {
+  it('a direct message is addressed to the bot, raw_input verbatim', async () => {
     const b = bed();
     const text = '  查询 <b>&amp; 42 😀  ';
     const before = b.host.accepted().length;
@@ -159,7 +159,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
   ];
   for (const g of groupCases) {
     if (!gen.message(spec({ chat: 'group', address: g.address, text: g.text }))) continue;
-    it(`issue 7: group message with address "${g.address}" → addressed_to_bot ${g.addressed}`, async () => {
+    it(`group message with address "${g.address}" → addressed_to_bot ${g.addressed}`, async () => {
       const b = bed();
       const before = b.host.calls.length;
       const res = await b.deliver(gen.message(spec({ chat: 'group', address: g.address, text: g.text }))!);

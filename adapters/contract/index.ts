@@ -1,5 +1,5 @@
 /**
- * The adapter contract test kit (issue 7): one call, {@link describeAdapterContract}, registers
+ * The adapter contract test kit: one call, {@link describeAdapterContract}, registers
  * the whole contract suite for a channel adapter against a loopback fake platform
  * ({@link startFakePlatform}), a real database and an injectable clock, plus the golden cases
  * found by file pattern (`*.inbound.json`, `*.outbound.json`). How to use it:

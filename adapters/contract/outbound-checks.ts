@@ -1,5 +1,5 @@
 /**
- * Outbound rules of the contract (issue 7): chunking after rendering in the platform's unit,
+ * Outbound rules of the contract: chunking after rendering in the platform's unit,
  * plain-text retry, media upload then send with Unicode file names, button payloads within the
  * limit (long ones through `src/channel/callback-payloads.ts`), 429 honoured and bounded, every
  * failure surfaced. Also Unicode file names in (fetchAttachment).
@@ -53,7 +53,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     return texts;
   }
 
-  it('issue 7: a reply longer than the limit with an emoji at the split point → chunks within the unit, emoji intact', async () => {
+  it('a reply longer than the limit with an emoji at the split point → chunks within the unit, emoji intact', async () => {
     const b = bed();
     const filler = 'a'.repeat(p.maxLength - 1);
     const text = `${filler}😀${'b'.repeat(900)}`;
@@ -63,7 +63,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     expect(texts.join('').replace(/\s/g, '')).toContain(`a😀b`);
   });
 
-  it('issue 7: a code block spanning the split point → every chunk well-formed, all lines kept', async () => {
+  it('a code block spanning the split point → every chunk well-formed, all lines kept', async () => {
     const b = bed();
     const lines = Array.from({ length: Math.ceil((p.maxLength * 1.6) / 20) }, (_, i) => `line ${String(i).padStart(4, '0')} <&> 数据`);
     const texts = await sendAndCheckChunks(b, reply(`Intro\n\n\`\`\`js\n${lines.join('\n')}\n\`\`\`\n\nOutro`));
@@ -72,7 +72,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     for (const l of [lines[0]!, lines.at(-1)!, lines[Math.floor(lines.length / 2)]!]) expect(all).toContain(l.split(' <')[0]);
   });
 
-  it('issue 7: generated texts (emoji, CJK, markup, fences, long) never throw and always chunk validly', async () => {
+  it('generated texts (emoji, CJK, markup, fences, long) never throw and always chunk validly', async () => {
     const b = bed();
     const rnd = prng(7);
     const pieces = ['😀', '👨‍👩‍👧', '数据', '<', '>', '&', '*', '_', '`', '```\ncode\n', '\n\n', ' ', 'word', '[a](http://x.y)', '|a|b|\n|-|-|\n|1|2|\n', '# h\n', 'é', '\u0301'];
@@ -89,7 +89,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
 
   const formattingRejected = p.formattingRejected;
   if (formattingRejected) {
-    it('issue 7: formatting rejected by the platform → the same content is resent as plain text', async () => {
+    it('formatting rejected by the platform → the same content is resent as plain text', async () => {
       const b = bed();
       b.fake.reset();
       b.fake.script('*', p.sendPath, formattingRejected, 1);
@@ -104,7 +104,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
       for (const s of ['粗体', 'a < b && c > d', 'http://z.example']) expect(text).toContain(s);
     });
   } else {
-    it('issue 7: a text-only channel never asks the platform to interpret formatting; the words arrive', async () => {
+    it('a text-only channel never asks the platform to interpret formatting; the words arrive', async () => {
       const b = bed();
       b.fake.reset();
       const res = await b.adapter.send(p.target, reply('**粗体** a < b && c > d _x_ [y](http://z.example)'));
@@ -117,7 +117,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     });
   }
 
-  it('issue 7: media is uploaded, then sent; a Chinese file name and the bytes arrive unchanged', async () => {
+  it('media is uploaded, then sent; a Chinese file name and the bytes arrive unchanged', async () => {
     const b = bed();
     const dir = mkdtempSync(join(tmpdir(), 'contract-media-'));
     const filename = '报修单 (最终版)·2026.pdf';
@@ -132,7 +132,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     expect(uploads[0]!.seq).toBeLessThanOrEqual(lastSend.seq);
   });
 
-  it('issue 7: a 70-byte button payload is sent within the platform limit and resolved back on the press', async () => {
+  it('a 70-byte button payload is sent within the platform limit and resolved back on the press', async () => {
     const b = bed();
     const token = `tok_${'x'.repeat(66)}`;
     expect(Buffer.byteLength(token)).toBe(70);
@@ -169,7 +169,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     expect(got.map((m) => m.callback?.action).sort()).toEqual(['cancel', 'confirm']);
   });
 
-  it('issue 7: 429 with a short retry_after is honoured (retried after the wait, or handed to the outbox)', async () => {
+  it('429 with a short retry_after is honoured (retried after the wait, or handed to the outbox)', async () => {
     const b = bed();
     b.fake.reset();
     b.fake.script('*', p.sendPath, p.rateLimited(1), 1);
@@ -181,7 +181,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     }
   });
 
-  it('issue 7: 429 with a long retry_after is bounded: no endless retrying, retry_after_ms surfaced', async () => {
+  it('429 with a long retry_after is bounded: no endless retrying, retry_after_ms surfaced', async () => {
     const b = bed();
     b.fake.reset();
     b.fake.script('*', p.sendPath, p.rateLimited(3600), 50);
@@ -241,7 +241,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     ['a network failure', () => ({ destroy: true }), true],
   ] as const;
   for (const [what, replyOf, retryable] of failures) {
-    it(`issue 7: ${what} is surfaced as {ok:false, retryable:${retryable}, error}`, async () => {
+    it(`${what} is surfaced as {ok:false, retryable:${retryable}, error}`, async () => {
       const b = bed();
       b.fake.reset();
       b.fake.script('*', p.sendPath, replyOf(), 50);
@@ -257,7 +257,7 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
 
   if (opts.attachments) {
     const probe = opts.attachments;
-    it('issue 7: an inbound file with a Chinese name is fetched with its bytes and name unchanged', async () => {
+    it('an inbound file with a Chinese name is fetched with its bytes and name unchanged', async () => {
       const b = bed();
       const data = Buffer.from('报修单内容 bytes \u0000\u00ff', 'utf8');
       const filename = '报修单 2026（终）.pdf';

@@ -1,6 +1,6 @@
 /**
  * `describeAdapterContract(opts)`: the one call that registers the whole adapter contract suite
- * (issue 7) for a channel, once per database engine. See docs/adapter-authoring.md.
+ * for a channel, once per database engine. See docs/adapter-authoring.md.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { registerGoldenCases } from './golden.ts';

@@ -146,7 +146,7 @@ export interface AdapterContractOptions {
    */
   sign(body: Buffer, at: Date): SignedRequest;
   /**
-   * Replay window in seconds when the platform signs a timestamp (CONTRACTS.md §6: 300); omit
+   * Replay window in seconds when the platform signs a timestamp (docs/adapter-authoring.md: 300); omit
    * when it does not (Telegram's secret token has no timestamp).
    */
   replayWindowS?: number;

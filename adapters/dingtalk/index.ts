@@ -1,5 +1,5 @@
 /**
- * The DingTalk channel (issue 8 item 3; CONTRACTS.md §6, §9, §11): the enterprise-internal
+ * The DingTalk channel (docs/adapter-authoring.md): the enterprise-internal
  * robot in HTTP outgoing-callback mode. `dingtalkChannel` builds one adapter per configured
  * account (`.env` block `DINGTALK_*` = account `default`, more in `skillgate.config.yaml`).
  * Keys (env name without `DINGTALK_`, lower-cased): `app_key`, `app_secret` (required),

@@ -1,5 +1,5 @@
 /**
- * `POST /webhooks/dingtalk/<account>` — the robot's HTTP outgoing callback (CONTRACTS.md §6;
+ * `POST /webhooks/dingtalk/<account>` — the robot's HTTP outgoing callback (docs/adapter-authoring.md;
  * https://open.dingtalk.com/document/orgapp/receive-message). Order:
  * 1. method POST (else 405);
  * 2. headers `timestamp` + `sign` checked on the raw request before the body is parsed

@@ -2,14 +2,14 @@
  * Verification of DingTalk robot callbacks (https://open.dingtalk.com/document/orgapp/receive-message;
  * shared/fixtures/outbound-expectations.md §5 "Callback side"): headers `timestamp` (ms since the
  * epoch) and `sign` = base64(HMAC-SHA256(key = app secret, message = timestamp + "\n" + app
- * secret)). Both must pass: the timestamp within the replay window (CONTRACTS.md §6: 300 s, either
+ * secret)). Both must pass: the timestamp within the replay window (docs/adapter-authoring.md: 300 s, either
  * direction) and the signature, compared in constant time. The body plays no part in the
  * signature, so the webhook accepts each header pair once (src/channel/replay-guard.ts).
  */
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../../src/channel/safe-equal.ts';
 
-/** Replay window (CONTRACTS.md §6), milliseconds. */
+/** Replay window (docs/adapter-authoring.md), milliseconds. */
 export const REPLAY_WINDOW_MS = 300_000;
 
 /** The `sign` header value for `timestamp` (a string of ms) under `appSecret`. */

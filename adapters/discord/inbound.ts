@@ -1,5 +1,5 @@
 /**
- * Gateway dispatch JSON → the channel contract, as plain functions (issue 8; shared/fixtures/
+ * Gateway dispatch JSON → the channel contract, as plain functions (shared/fixtures/
  * INDEX.md "discord"): MESSAGE_CREATE (DMs and guild messages) and INTERACTION_CREATE (button
  * presses, gateway or HTTP endpoint). Inputs are untrusted JSON: every field is type-checked and
  * a malformed event is ignored with a reason, never thrown.

@@ -1,5 +1,5 @@
 /**
- * The Discord channel (issue 8; discord.js 14.28). One adapter per account (`.env` DISCORD_*
+ * The Discord channel (discord.js 14.28). One adapter per account (`.env` DISCORD_*
  * block = account `default`, more in `skillgate.config.yaml` `accounts:`; config key `token`
  * is an alias of `bot_token`). Messages arrive over the gateway (transport-gateway.ts); button
  * presses over the gateway too, or over the HTTP interactions endpoint

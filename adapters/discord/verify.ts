@@ -2,12 +2,12 @@
  * Verification of the HTTP interactions endpoint (Discord "Receiving and Responding" → Security
  * and Authorization): `X-Signature-Ed25519` is the Ed25519 signature, by the application's public
  * key, of `X-Signature-Timestamp` + the raw body. Checked on the raw bytes before parsing;
- * timestamps outside the replay window (CONTRACTS.md §6: 300 s) are refused.
+ * timestamps outside the replay window (docs/adapter-authoring.md: 300 s) are refused.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
 
-/** Replay window of the signed timestamp, seconds (CONTRACTS.md §6). */
+/** Replay window of the signed timestamp, seconds (docs/adapter-authoring.md). */
 export const REPLAY_WINDOW_S = 300;
 
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');

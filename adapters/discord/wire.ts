@@ -46,7 +46,7 @@ export const APP_FLAG_MESSAGE_CONTENT_LIMITED = 1 << 19;
 export const CLOSE_DISALLOWED_INTENTS = 4014;
 
 /**
- * The intents the adapter asks for (issue 8): Guilds, GuildMessages, DirectMessages, plus the
+ * The intents the adapter asks for: Guilds, GuildMessages, DirectMessages, plus the
  * privileged MessageContent unless the account runs mention-only. The Channel partial is set on
  * the client as well (without it discord.js drops DM messages: DM channels are not cached).
  */

@@ -1,5 +1,5 @@
 /**
- * The Feishu / Lark channel (issue 7 part 2; CONTRACTS.md §6, §9, §11): `feishuChannel` builds
+ * The Feishu / Lark channel part 2; docs/adapter-authoring.md: `feishuChannel` builds
  * one adapter per configured account (`.env` block `FEISHU_*` = account `default`, more in
  * `skillgate.config.yaml`). Keys (env name without `FEISHU_`, lower-cased): `app_id`,
  * `app_secret` (required), `encrypt_key`, `verification_token`, `domain` (any base URL; default

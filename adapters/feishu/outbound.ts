@@ -1,6 +1,6 @@
 /**
  * Sending to Feishu / Lark (shared/fixtures/outbound-expectations.md §3; open.feishu.cn im-v1
- * message create / reply, image create, file create; CONTRACTS.md §9, §10).
+ * message create / reply, image create, file create; docs/results.md).
  *
  * One {@link OutboundMessage} becomes, in order: the text — `plain` as `text` messages,
  * `markdown` as JSON 2.0 cards with a markdown component (extra tables degraded, see

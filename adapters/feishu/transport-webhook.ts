@@ -1,5 +1,5 @@
 /**
- * `POST /webhooks/feishu/<account>` (CONTRACTS.md §6; issue 7): our own verification on the raw
+ * `POST /webhooks/feishu/<account>` (docs/adapter-authoring.md): our own verification on the raw
  * body before anything else sees the event — the SDK is never involved inbound here.
  *
  * Order of checks:

@@ -1,5 +1,5 @@
 /**
- * Feishu / Lark webhook verification on the raw body (CONTRACTS.md §6; issue 7 "the SDK's own
+ * Feishu / Lark webhook verification on the raw body (docs/adapter-authoring.md; "the SDK's own
  * inbound checks are not enough"). Pure functions, no I/O; the clock is a parameter.
  *
  * Platform rules (open.feishu.cn "Event subscription: encrypt & signature", library-facts §2):
@@ -15,7 +15,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { safeEqual } from '../../src/channel/safe-equal.ts';
 
-/** Replay window for signed requests, seconds (CONTRACTS.md §6). */
+/** Replay window for signed requests, seconds (docs/adapter-authoring.md). */
 export const REPLAY_WINDOW_S = 300;
 
 /** hex(SHA-256(timestamp + nonce + encryptKey + body)) — the event signature. */

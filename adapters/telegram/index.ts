@@ -1,5 +1,5 @@
 /**
- * The Telegram channel (issue 7; grammY 1.46 `Api` over the Bot API). One adapter per account
+ * The Telegram channel (grammY 1.46 `Api` over the Bot API). One adapter per account
  * (`.env` TELEGRAM_* block = account `default`, more in `skillgate.config.yaml` `accounts:`;
  * config key `token` is an alias of `bot_token`). Mode `webhook` (default when a webhook secret
  * is set: `POST /webhooks/telegram/<account>`, registered with setWebhook when

@@ -1,5 +1,5 @@
 /**
- * The Telegram webhook check (CONTRACTS.md §6; Bot API #setwebhook): the
+ * The Telegram webhook check (docs/adapter-authoring.md; Bot API #setwebhook): the
  * `X-Telegram-Bot-Api-Secret-Token` header must equal the secret given to setWebhook. It is
  * compared in constant time (SHA-256 of both, `timingSafeEqual`, so the length leaks nothing)
  * BEFORE the body is parsed. Missing or wrong → 401; not JSON or not an Update → 400; otherwise

@@ -19,7 +19,7 @@ export interface WebDirectory {
   find(orgId: string, contactKey: string): Promise<WebContact | null>;
 }
 
-/** The contacts the embedded default seeds (CONTRACTS.md §11), offered by the demo picker. */
+/** The contacts the embedded default seeds (docs/configuration.md), offered by the demo picker. */
 export const DEMO_CONTACT_KEYS = ['demo_reporter', 'demo_worker'] as const;
 
 /** True for a key of {@link DEMO_CONTACT_KEYS}: the only contacts a demo sign-in may become. */

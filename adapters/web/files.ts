@@ -1,5 +1,5 @@
 /**
- * `GET /files/:id` (CONTRACTS.md §6): a session attachment (`skillgate.attachments` of a
+ * `GET /files/:id` (docs/adapter-authoring.md): a session attachment (`skillgate.attachments` of a
  * session whose `owner_key` is the signed-in contact) or one of the contact's own uploads.
  * Anything else — unknown id, someone else's file, not signed in — is the same 404.
  * Raster images are shown inline; everything else (SVG and HTML included) downloads.

@@ -1,5 +1,5 @@
 /**
- * The web chat's HTTP routes (CONTRACTS.md §6, §7): the page and its assets under a strict
+ * The web chat's HTTP routes (docs/adapter-authoring.md): the page and its assets under a strict
  * Content-Security-Policy, sign-in, uploads and file downloads.
  *
  *   GET  /                      the chat page

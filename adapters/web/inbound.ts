@@ -88,7 +88,7 @@ export function confirmResponseToInbound(sender: WebSender, f: { confirm_token: 
   };
 }
 
-/** The stop button: a message whose text is `/stop` (CONTRACTS.md §8 reserved command). */
+/** The stop button: a message whose text is `/stop` (README.md "Start" reserved command). */
 export function stopToInbound(sender: WebSender, stopId: string, receivedAt: string): InboundMessage {
   return {
     ...base(sender, receivedAt),

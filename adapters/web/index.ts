@@ -1,5 +1,5 @@
 /**
- * The web chat channel (CONTRACTS.md §6, §7; docs/web-protocol.md): channel `web`, account
+ * The web chat channel (docs/adapter-authoring.md; docs/web-protocol.md): channel `web`, account
  * `default`. The gateway mounts {@link WebChannel.router}, calls {@link WebChannel.attach}
  * with its HTTP server (the `WS /ws` endpoint) and `start(host)`; the outbox calls `send`.
  *
@@ -66,7 +66,7 @@ export interface WebChannel extends ChannelAdapter {
   close(): Promise<void>;
 }
 
-/** Capabilities of the web channel (CONTRACTS.md §9: rich). */
+/** Capabilities of the web channel (docs/results.md: rich). */
 export const WEB_CAPABILITIES: AdapterCapabilities = {
   display: 'rich',
   buttons: true,

@@ -31,7 +31,7 @@ async function ownerOf(ctx: WebContext, conversationId: string): Promise<{ orgId
 
 /**
  * Where a target goes: `chat_id` is a conversation id (`conv_…`, a reply) or a contact key
- * (`send_message` to `web:<contact key>`, CONTRACTS.md §10).
+ * (`send_message` to `web:<contact key>`, docs/messaging.md).
  * @returns null when a conversation id was never opened.
  */
 export async function resolveTarget(
@@ -53,7 +53,7 @@ export function framesOf(ctx: Pick<WebContext, 'renderHtml'>, m: OutboundMessage
     let html: string | null = null;
     if (m.format === 'markdown') {
       const parts = m.text.trim() !== '' ? [ctx.renderHtml(m.text)] : [];
-      // The core may already have appended the block to the text (CONTRACTS.md §9).
+      // The core may already have appended the block to the text (docs/results.md).
       if (display !== null && !m.text.includes(display.trim())) parts.push(ctx.renderHtml(display));
       html = parts.join('\n');
     }

@@ -1,6 +1,6 @@
 /**
  * Media a web user may open although it comes from someone else's session: `send_message`
- * to `web:<contact key>` (CONTRACTS.md §10) carries files of the SENDER's workspace, which
+ * to `web:<contact key>` (docs/messaging.md) carries files of the SENDER's workspace, which
  * `GET /files/<id>` would never serve to the recipient (it serves own uploads and attachments
  * of own sessions only). Such an item — a `path` without a `file_id` — is copied into the
  * upload store as an upload owned by the recipient (`up_…` id, 128 random bits), so the

@@ -1,5 +1,5 @@
 /**
- * Web uploads (`POST /api/uploads`, CONTRACTS.md §6): one multipart file per request, streamed
+ * Web uploads (`POST /api/uploads`, docs/adapter-authoring.md): one multipart file per request, streamed
  * by busboy to `<data dir>/uploads/<random>` while its sha256 and size are counted, then
  * recorded in `skillgate.web_uploads` under the signed-in contact. A message refers to it by
  * `upload_id`; only its owner can attach or download it.

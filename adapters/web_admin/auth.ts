@@ -1,5 +1,5 @@
 /**
- * Console sign-in (issue 10 §6; CONTRACTS.md §6 `/admin`, §11 `SKILLGATE_ADMIN_TOKEN`;
+ * Console sign-in (docs/adapter-authoring.md `/admin`, §11 `SKILLGATE_ADMIN_TOKEN`;
  * docs/console.md "Sign-in").
  *
  * Two ways in:

@@ -1,5 +1,5 @@
 /**
- * The operators' console (issue 10 §6; CONTRACTS.md §6 `/admin`; docs/console.md). The
+ * The operators' console (docs/adapter-authoring.md `/admin`; docs/console.md). The
  * gateway adds {@link AdminConsole.router} to its routers; every path starts with `/admin`:
  *
  *   GET  /admin                      the console page (static shell, strict CSP, no inline script)

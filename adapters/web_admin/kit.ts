@@ -1,5 +1,5 @@
 /**
- * The operators' console's section contract (issue 10 §6, CONTRACTS.md §6 `/admin`): what a
+ * The operators' console's section contract (docs/adapter-authoring.md `/admin`): what a
  * section gets from the gateway ({@link AdminDeps}), what it provides ({@link AdminSection}),
  * and the small helpers every section's routes share (error shape, the signed-in admin, roles).
  *

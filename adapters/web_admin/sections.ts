@@ -1,5 +1,5 @@
 /**
- * The console's sections, in navigation order (issue 10 §6; docs/console.md "Sections").
+ * The console's sections, in navigation order (docs/console.md "Sections").
  * A flat list: one import and one entry per section. Each entry's routes are mounted at
  * `/admin/api/<id>/` and its page module is `public/sections/<id>.js`.
  */

@@ -1,5 +1,5 @@
 /**
- * The WeCom (企业微信) self-built app channel (issue 8 item 2; CONTRACTS.md §6, §9, §11):
+ * The WeCom (企业微信) self-built app channel (docs/adapter-authoring.md):
  * `wecomChannel` builds one adapter per configured account (`.env` block `WECOM_*` = account
  * `default`, more in `skillgate.config.yaml`). Keys (env name without `WECOM_`, lower-cased):
  * `corp_id`, `agent_id`, `secret`, `token`, `aes_key` (the 43-character EncodingAESKey) — all
@@ -24,7 +24,7 @@ import { TEXT_LIMIT_BYTES, WECOM_DEFAULT_API_ROOT } from './wire.ts';
 
 export { WecomApi, WecomApiError } from './api.ts';
 
-/** Text-only display (CONTRACTS.md §9), button cards, media; limits in UTF-8 bytes. */
+/** Text-only display (docs/results.md), button cards, media; limits in UTF-8 bytes. */
 export const WECOM_CAPABILITIES: AdapterCapabilities = {
   display: 'text',
   buttons: true,

@@ -1,5 +1,5 @@
 /**
- * `GET|POST /webhooks/wecom/<account>` (CONTRACTS.md §6; issue 8 item 2;
+ * `GET|POST /webhooks/wecom/<account>` (docs/adapter-authoring.md;;
  * developer.work.weixin.qq.com/document/path/90930 回调配置, /90968 加解密).
  *
  * `GET` is the URL verification: `msg_signature`, `timestamp`, `nonce`, `echostr` in the query;
@@ -25,7 +25,7 @@ import { checkWecomSignature, wecomDecrypt } from '../../src/channel/wecom-crypt
 import { normalizeWecom } from './inbound.ts';
 import { CALLBACK_BODY_LIMIT, envelopeEncrypt, parseWecomXml } from './wire.ts';
 
-/** Replay window on `timestamp`, seconds (CONTRACTS.md §6). */
+/** Replay window on `timestamp`, seconds (docs/adapter-authoring.md). */
 export const REPLAY_WINDOW_S = 300;
 
 /** What one account's webhook needs. */

@@ -1,5 +1,5 @@
 /**
- * The built-in `await_reply` skill (CONTRACTS.md §10): registers a pending reply for skills
+ * The built-in `await_reply` skill (docs/messaging.md): registers a pending reply for skills
  * that reach it through call_skill (in-process skills may use `runtime_context.await_reply`).
  */
 import { messagingOf } from '../../src/orchestration/messaging.ts';

@@ -1,6 +1,6 @@
 /**
- * The built-in `help` skill (issue 5 §12): what the caller's role can do, from the same tool
- * list a model sees (CONTRACTS.md §4), shown verbatim (`display_only`, R-DISP-07).
+ * The built-in `help` skill: what the caller's role can do, from the same tool
+ * list a model sees (README.md "The skillgate command"), shown verbatim (`display_only`, R-DISP-07).
  */
 import { loadConfigFile } from '../../src/config/file.ts';
 import { loadSettings } from '../../src/config/settings.ts';

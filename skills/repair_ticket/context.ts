@@ -1,6 +1,6 @@
 /**
  * What `repair_ticket` reads from its runtime_context: the sender's own address (from the
- * inbound request, CONTRACTS.md §10 `<channel>[@<account>]:<id>`), the photo a message
+ * inbound request, docs/messaging.md `<channel>[@<account>]:<id>`), the photo a message
  * carried, the skill parameters, and files kept per ticket in the session workspace.
  */
 import { copyFileSync, existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';

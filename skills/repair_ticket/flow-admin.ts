@@ -17,7 +17,7 @@ function cell(v: unknown): string {
   return text(v).replace(/\|/g, '｜').replace(/\s*\n\s*/g, ' ') || '—';
 }
 
-/** A valid `send_message` address `<channel>[@<account>]:<id>` (CONTRACTS.md §10). */
+/** A valid `send_message` address `<channel>[@<account>]:<id>` (docs/messaging.md). */
 const ADDRESS_RE = /^[a-z][a-z0-9_]*(?:@[A-Za-z0-9_.-]+)?:\S+$/;
 
 /** 查询: one ticket (工单=T-3), or the newest 20, optionally by 状态. */

@@ -52,7 +52,7 @@ export async function dutyWorker(call: CallSkill): Promise<Row | null> {
 
 /**
  * Register the pending reply for the worker at `to` on ticket `id`: their next message runs
- * `repair_ticket` with `state = {action: 完成回复, ticket_id}` (CONTRACTS.md §10).
+ * `repair_ticket` with `state = {action: 完成回复, ticket_id}` (docs/messaging.md).
  * @returns await_reply's answer `{ok, id, expires_at}` / `{ok: false, error}`
  */
 export async function waitForWorker(ctx: Ctx, call: CallSkill, id: number | string, to: string): Promise<Record<string, unknown>> {

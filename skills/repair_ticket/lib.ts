@@ -1,7 +1,7 @@
 /**
  * Pure parts of the `repair_ticket` skill: action and parameter-key normalisation (spec 000
  * §3.5; R-ACT-01..05), the cost in a worker's reply, ticket numbers, recipient addresses
- * (CONTRACTS.md §10) and the wall-clock stamp written to 日期时间 fields.
+ * (docs/messaging.md) and the wall-clock stamp written to 日期时间 fields.
  */
 
 /** The canonical actions (the dispatch table's keys), in the order the help lists them. */
@@ -158,7 +158,7 @@ export function saysDone(text: string, hasCost: boolean): boolean {
   return DONE_RE.test(s) || hasCost;
 }
 
-/** `<channel>[@<account>]:<id>` of a sender (CONTRACTS.md §10); the `default` account is implied. */
+/** `<channel>[@<account>]:<id>` of a sender (docs/messaging.md); the `default` account is implied. */
 export function addressOf(channel: string, account: string | null | undefined, id: string): string {
   return `${channel}${account && account !== 'default' ? `@${account}` : ''}:${id}`;
 }

@@ -11,7 +11,7 @@ export const TICKETS = '工单';
 export const WORKERS = '维修工';
 export const STATUSES = ['待处理', '处理中', '已完成'] as const;
 
-/** Field definitions (CONTRACTS.md "Data-table field definitions"). */
+/** Field definitions (docs/configuration.md "Data-table field definitions"). */
 export const TABLE_FIELDS: Readonly<Record<string, readonly Record<string, unknown>[]>> = {
   [TICKETS]: [
     { title: '描述', uidt: '长文本', required: true },

@@ -1,11 +1,11 @@
 /**
- * What one audit row says about a skill call (issue 10 item 5), built without ever keeping a
+ * What one audit row says about a skill call , built without ever keeping a
  * secret value:
  *
  * - parameters are reduced to a keyed hash (HMAC-SHA256, key derived from the gateway's
  *   secret key, so low-entropy values such as a phone number cannot be guessed back from the
  *   hash) of the canonical JSON of the parameters **without** secret ones: the schema's
- *   secret parameters (`x-secret`, or a name the secret rule matches — CONTRACTS.md §3,
+ *   secret parameters (`x-secret`, or a name the secret rule matches — docs/skill-authoring.md,
  *   R-CFG-05), every key at any depth whose name the secret rule matches, and the confirm
  *   token (TOKEN_PARAM_KEYS);
  * - the only parameter summary kept is the list of schema-declared, non-secret top-level

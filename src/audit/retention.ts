@@ -1,5 +1,5 @@
 /**
- * Audit retention (issue 10 item 5): `SKILLGATE_AUDIT_RETENTION_DAYS` (default 90; 0 keeps
+ * Audit retention: `SKILLGATE_AUDIT_RETENTION_DAYS` (default 90; 0 keeps
  * everything); old rows are purged at gateway start and once a day.
  */
 import type { Logger } from '../log/logger.ts';

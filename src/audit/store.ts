@@ -1,6 +1,6 @@
 /**
  * `skillgate.audit_log` (migration 0013): write one row, read rows back with filters, purge
- * rows past the retention (issue 10 item 5).
+ * rows past the retention .
  */
 import type { Queryable } from '../store/db.ts';
 import { processSecrets } from '../log/secret-values.ts';

@@ -1,5 +1,5 @@
 /**
- * The chain document (CONTRACTS.md §5; spec 004 §步骤定义; R-CHAIN-08..15) and its
+ * The chain document (docs/chains.md; spec 004 §步骤定义; R-CHAIN-08..15) and its
  * structural JSON Schema (ajv). Semantic save rules live in validate.ts.
  */
 import { Ajv, type ErrorObject } from 'ajv';
@@ -39,7 +39,7 @@ export interface ChainDocument {
 }
 
 /**
- * The keys a step may have (R-CHAIN-08, CONTRACTS.md §5). There is no step type, condition,
+ * The keys a step may have (R-CHAIN-08, docs/chains.md). There is no step type, condition,
  * loop or pause key: chains do not pause, wait, branch or loop (R-CHAIN-01).
  */
 export const STEP_KEYS: readonly string[] = ['skill_name', 'alias', 'params', 'on_fail', 'default_value', 'natural_desc'];

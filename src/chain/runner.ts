@@ -15,7 +15,7 @@ import type { ChainDocument, OnFail } from './document.ts';
 import { planLayers, placeSteps, type PlacedStep } from './layers.ts';
 import { resolveParams } from './references.ts';
 
-/** The runner's return object (004 §返回形状, CONTRACTS.md §5). */
+/** The runner's return object (004 §返回形状, docs/chains.md). */
 export interface ChainResult {
   /** Outputs by alias; skipped steps absent, continued steps hold their default_value. */
   steps: Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * Channel accounts (CONTRACTS.md §11): the `.env` block of a channel is account `default`;
+ * Channel accounts (docs/configuration.md): the `.env` block of a channel is account `default`;
  * `skillgate.config.yaml` `accounts:` adds more (or overrides `default`). An adapter reads its
  * settings from {@link ChannelAccount.values} by the env names without the channel prefix,
  * lower-cased (`TELEGRAM_BOT_TOKEN` → `bot_token`); config entries use the same keys (plus
@@ -62,7 +62,7 @@ export function accountsFor(
 /**
  * Where the operator wrote setting `key` of account `a`, for error messages: the env variable
  * (`TELEGRAM_BOT_TOKEN`) for the `.env` account, else the config path (`accounts[ops].bot_token`).
- * CONTRACTS.md §11; DESIGN.md "clear errors" (a ConfigError names the variable or key).
+ * docs/configuration.md; DESIGN.md "clear errors" (a ConfigError names the variable or key).
  */
 export function settingName(a: ChannelAccount, key: string): string {
   return a.source === 'env' ? `${a.channel.toUpperCase()}_${key.toUpperCase()}` : `accounts[${a.id}].${key}`;
@@ -121,7 +121,7 @@ export function channelAccounts(ctx: Pick<ChannelFactoryContext, 'env' | 'config
   return accountsFor(channel, prefix, `${prefix}${requiredKey.toUpperCase()}`, ctx.env, ctx.config, ctx.defaultRoleId);
 }
 
-/** The webhook route of an account (CONTRACTS.md §6): `/webhooks/<channel>` for `default`, else `/webhooks/<channel>/<account>`. */
+/** The webhook route of an account (docs/adapter-authoring.md): `/webhooks/<channel>` for `default`, else `/webhooks/<channel>/<account>`. */
 export function webhookPath(channel: string, account: string): string {
   return `/webhooks/${channel}${account === 'default' ? '' : `/${account}`}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The payload a confirmation button carries on every channel (CONTRACTS.md §10): `<option>:<token>`
+ * The payload a confirmation button carries on every channel (docs/messaging.md): `<option>:<token>`
  * (`confirm:tok_…`, `cancel:tok_…`). Adapters write it with {@link buttonPayload} (then shorten it
  * through src/channel/callback-payloads.ts when the platform's limit is smaller) and read a press
  * back with {@link parseButtonPayload}.

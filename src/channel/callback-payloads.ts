@@ -1,5 +1,5 @@
 /**
- * Button payloads that exceed a platform's limit (issue 7: "button payloads within the
+ * Button payloads that exceed a platform's limit ("button payloads within the
  * platform's limit, long ones mapped to short ids stored in the database"). Telegram's
  * `callback_data` is 1-64 bytes (https://core.telegram.org/bots/api#inlinekeyboardbutton); a
  * confirm button carries `confirm:<token>` and tokens may be longer.

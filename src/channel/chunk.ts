@@ -1,6 +1,6 @@
 /**
  * Splitting long replies to a platform's per-message limit (shared/fixtures/
- * outbound-expectations.md "Generic rules"; CONTRACTS.md §9). Runs after rendering, in the
+ * outbound-expectations.md "Generic rules"; docs/results.md). Runs after rendering, in the
  * platform's unit.
  *
  * Rules, in order of strength:

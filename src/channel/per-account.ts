@@ -1,5 +1,5 @@
 /**
- * The channel factory shape every platform channel shares (CONTRACTS.md §11): one adapter per
+ * The channel factory shape every platform channel shares (docs/configuration.md): one adapter per
  * configured account, each reported once at start-up. Adapters supply only how one account
  * becomes an adapter and what to report about it.
  */

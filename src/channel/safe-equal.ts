@@ -1,5 +1,5 @@
 /**
- * Constant-time string compares for webhook verification (CONTRACTS.md §6: "constant-time
+ * Constant-time string compares for webhook verification (docs/adapter-authoring.md: "constant-time
  * compares"; preamble "Security by default"). One place for every adapter and the WeCom crypto.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -15,7 +15,7 @@
 /** Language of user-facing text: zh-CN (default) or English. */
 export type Lang = 'zh-CN' | 'en';
 
-/** The channels the gateway knows (CONTRACTS.md §9, §11). */
+/** The channels the gateway knows (docs/results.md). */
 export type ChannelName = 'web' | 'web_admin' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 'dingtalk' | (string & {});
 
 /** direct = one-to-one; group = several people; channel = broadcast/forum channel. */
@@ -70,7 +70,7 @@ export interface InboundCallback {
  */
 export interface InboundMessage {
   channel: ChannelName;
-  /** The account (bot) that received it; the `.env` one is `default` (CONTRACTS.md §11). */
+  /** The account (bot) that received it; the `.env` one is `default` (docs/configuration.md). */
   account: string;
   /**
    * Unique per channel + account; a redelivery carries the same key (Telegram
@@ -118,13 +118,13 @@ export interface InboundMessage {
   near_limit?: boolean;
 }
 
-/** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */
+/** How a channel shows `display_md` (docs/results.md, D-22). */
 /** True when `length` is within 10 % below one of the client `limits` (see {@link InboundMessage.near_limit}). */
 export function nearLimit(length: number, limits: readonly number[]): boolean {
   return limits.some((l) => length <= l && length >= Math.floor(l * 0.9));
 }
 
-/** How a channel shows `display_md` (CONTRACTS.md §9, D-22). */
+/** How a channel shows `display_md` (docs/results.md, D-22). */
 export type DisplayCapability = 'rich' | 'text';
 
 /** Unit of {@link AdapterCapabilities.max_length}. */
@@ -157,7 +157,7 @@ export interface OutboundMedia {
   caption?: string | null;
 }
 
-/** A confirmation request (CONTRACTS.md §10): buttons where the channel has them. */
+/** A confirmation request (docs/messaging.md): buttons where the channel has them. */
 export interface OutboundConfirm {
   /** The confirm token (the button payload; Telegram callback_data ≤ 64 bytes). */
   token: string;
@@ -293,7 +293,7 @@ export interface ChannelAdapter {
 }
 
 /**
- * A webhook request as the gateway received it (CONTRACTS.md §6), framework-neutral so the
+ * A webhook request as the gateway received it (docs/adapter-authoring.md), framework-neutral so the
  * contract kit can drive an adapter without an HTTP server. `body` is the raw bytes: verify the
  * signature over them before parsing anything but what the check needs.
  */
@@ -312,7 +312,7 @@ export interface WebhookRequest {
 
 /**
  * The answer to a webhook: 401 for a missing/wrong signature or token, 400 for a body that
- * cannot be parsed, 200 (possibly with a handshake body) otherwise (CONTRACTS.md §6).
+ * cannot be parsed, 200 (possibly with a handshake body) otherwise (docs/adapter-authoring.md).
  * An object `body` is sent as JSON, a string as `text/plain` unless `headers` say otherwise.
  */
 export interface WebhookResponse {

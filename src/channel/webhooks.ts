@@ -1,5 +1,5 @@
 /**
- * `POST /webhooks/<channel>/<account>` (and `GET` for URL-verification handshakes), CONTRACTS.md
+ * `POST /webhooks/<channel>/<account>` (and `GET` for URL-verification handshakes), docs/configuration.md
  * §6. The raw body is handed to the adapter untouched, so it can verify the signature over the
  * exact bytes before anything is parsed. `/webhooks/<channel>` is account `default`.
  */

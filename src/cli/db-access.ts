@@ -1,5 +1,5 @@
 /**
- * How a CLI command reaches the database (CONTRACTS.md §1): directly on a server
+ * How a CLI command reaches the database (README.md "The skillgate command"): directly on a server
  * (`DATABASE_URL`); on an embedded data dir, directly under the data-dir lock when no
  * process holds it, else through the running server's local admin API (`server.json`).
  */

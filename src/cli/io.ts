@@ -1,5 +1,5 @@
 /**
- * Output conventions of the `skillgate` command (CONTRACTS.md §1): stdout carries only the
+ * Output conventions of the `skillgate` command (README.md "The skillgate command"): stdout carries only the
  * command's result, logs go to stderr, exit codes are 0 success, 1 input refused, 2 could
  * not run.
  */
@@ -34,7 +34,7 @@ export const processIO: CliIO = {
   stderr: (t) => process.stderr.write(t),
 };
 
-/** Print exactly one JSON document on stdout (CONTRACTS.md §1). */
+/** Print exactly one JSON document on stdout (README.md "The skillgate command"). */
 export function printJson(io: CliIO, value: unknown): void {
   io.stdout(JSON.stringify(value, null, 2) + '\n');
 }

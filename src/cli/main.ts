@@ -1,5 +1,5 @@
 /**
- * The `skillgate` command line (CONTRACTS.md §1–§4). Each sub-command lives in
+ * The `skillgate` command line (README.md "The skillgate command"–§4). Each sub-command lives in
  * `src/cli/commands/<name>.ts` and returns its exit code; this file only wires them.
  */
 import { Command, CommanderError } from 'commander';
@@ -128,7 +128,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       }),
     );
 
-  const datatable = program.command('datatable').description('grants of the built-in datatable skill (CONTRACTS.md §11)');
+  const datatable = program.command('datatable').description('grants of the built-in datatable skill (docs/configuration.md)');
   const grantAction =
     (op: 'grant' | 'revoke' | 'list') =>
     async (table: string, opts: { role?: string; actions?: string; rowScope?: string; ownerField?: string; org?: string; json?: boolean }) => {

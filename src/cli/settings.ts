@@ -1,6 +1,6 @@
 /**
  * Settings for CLI commands: configuration errors become "input refused" (exit 1) with the
- * variable or key named (CONTRACTS.md §1).
+ * variable or key named (README.md "The skillgate command").
  */
 import { ConfigError } from '../config/errors.ts';
 import { CliError, EXIT_REFUSED } from './io.ts';

@@ -1,5 +1,5 @@
 /**
- * `skillgate.config.yaml` (CONTRACTS.md §11): roles, accounts, access policy. Optional; it
+ * `skillgate.config.yaml` (docs/configuration.md): roles, accounts, access policy. Optional; it
  * overrides `.env` for what it names. Validated with ajv; errors name the key
  * (`roles[0].access`).
  */
@@ -10,7 +10,7 @@ import { ConfigError } from './errors.ts';
 import type { ChannelName } from './settings.ts';
 import { MCP_SERVER_SCHEMA, parseMcpServers, type McpServerConfig } from './mcp-servers.ts';
 
-/** Who may talk to a role (CONTRACTS.md §11). */
+/** Who may talk to a role (docs/configuration.md). */
 export type AccessPolicy = 'open' | 'directory' | 'allowlist';
 
 /** One role of the config file. */
@@ -197,7 +197,7 @@ export function loadConfigFile(
 
 /**
  * The skills a role enables: `"*"` (every discovered skill) or a list of names; undefined
- * when the role is unknown (CONTRACTS.md §3, §11).
+ * when the role is unknown (docs/skill-authoring.md).
  */
 export function roleSkills(config: ConfigFile, roleId: string): readonly string[] | '*' | undefined {
   const role = config.roles.find((r) => r.id === roleId);

@@ -1,5 +1,5 @@
 /**
- * The key that encrypts secrets at rest (CONTRACTS.md §11): `SKILLGATE_SECRET_KEY`, or in
+ * The key that encrypts secrets at rest (docs/configuration.md): `SKILLGATE_SECRET_KEY`, or in
  * embedded mode a key generated once into `<data>/secret.key` (base64, mode 0600).
  */
 import { randomBytes } from 'node:crypto';

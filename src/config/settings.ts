@@ -1,5 +1,5 @@
 /**
- * Process settings from the environment and `.env` (CONTRACTS.md §11, DESIGN.md
+ * Process settings from the environment and `.env` (docs/configuration.md, DESIGN.md
  * "Environment"). Loaded and validated once; every error names its variable.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ export type ChannelName = 'web' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 
 /** `SKILLGATE_DEMO` (docs/configuration.md). */
 export type DemoMode = 'auto' | 'on' | 'off';
 
-/** A skill root, searched in order (CONTRACTS.md §3). */
+/** A skill root, searched in order (docs/skill-authoring.md). */
 export interface SkillRootSetting {
   /** Absolute folder. */
   dir: string;
@@ -64,7 +64,7 @@ export interface Settings {
 /** The repository's built-in skills folder. */
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));
 
-/** The example skills, one per exec type (issue 5 §12), a second built-in root. */
+/** The example skills, one per exec type , a second built-in root. */
 export const EXAMPLE_SKILLS_DIR = fileURLToPath(new URL('../../skills/examples/', import.meta.url));
 
 const CHANNEL_VARS: Record<Exclude<ChannelName, 'web'>, string[]> = {

@@ -213,7 +213,7 @@ class NeedsConfirmation extends Error {
  *   is issued instead.
  * - a token: redeemed inside the delete transaction (consumed only if the delete commits).
  *   A refused token always means `refused` (nothing runs, the token is not consumed;
- *   CONTRACTS.md §10). When the pre-check counts ≤ 10 rows the reply issues no new token (no
+ *   docs/messaging.md). When the pre-check counts ≤ 10 rows the reply issues no new token (no
  *   false confirmation prompt) and says the call without confirm_token deletes directly
  *   (`confirmation_needed: false`). Otherwise unknown / consumed ⇒ `refused`; expired /
  *   mismatched parameters ⇒ `refused` carrying a fresh token for the new parameters (A-29),
@@ -285,7 +285,7 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
       }
       if (count !== null && count <= CONFIRM_THRESHOLD) {
         // Spec 000 §7.7: ≤ 10 rows need no confirmation, so a refused token must not turn into a
-        // (false) confirmation prompt with a fresh token. CONTRACTS.md §10: a refused token is
+        // (false) confirmation prompt with a fresh token. docs/messaging.md: a refused token is
         // refused — nothing runs, the token is not consumed. The reply says so and that the same
         // call without confirm_token deletes directly.
         const whyZh: Record<RedeemRefusal, string> = { unknown: '无效', expired: '已过期', consumed: '已使用过', mismatch: '与本次参数不一致' };

@@ -226,7 +226,7 @@ export function parseFilters(table: TableMeta, raw: unknown, lang: DtLang, coerc
     if (op === 'contains') {
       const text = String(value);
       if (likeAlias && /[%_]/.test(text)) {
-        // SQL LIKE semantics for a `like` the caller wrote with wildcards (issue 4 item 10).
+        // SQL LIKE semantics for a `like` the caller wrote with wildcards .
         notes.push(`filters[${i}]: like pattern kept (% and _ are wildcards, case-insensitive)`);
         conditions.push({ field, op, value: text, pattern: true });
       } else conditions.push({ field, op, value: text });

@@ -1,5 +1,5 @@
 /**
- * Table grants storage (spec 000 §7.2; R-DT-13..22, CONTRACTS.md §11): rows of
+ * Table grants storage (spec 000 §7.2; R-DT-13..22, docs/configuration.md): rows of
  * `skillgate.dt_grants` — exceptions, not a whitelist. Managed by the operator CLI
  * `skillgate datatable grant|revoke`; read by permissions.ts.
  */
@@ -94,7 +94,7 @@ export function validateGrant(table: Pick<TableMeta, 'id' | 'fields'>, req: Gran
 }
 
 /**
- * Store (insert or replace) the grant of `req.roleId` on `table` (CONTRACTS.md §11).
+ * Store (insert or replace) the grant of `req.roleId` on `table` (docs/configuration.md).
  * @returns the stored grant, or the validation problem of {@link validateGrant} (nothing stored).
  */
 export async function grant(q: Queryable, table: Pick<TableMeta, 'id' | 'fields'>, req: GrantRequest): Promise<GrantResult> {

@@ -1,6 +1,6 @@
 /**
  * Make a skill's returned value JSON-safe and free of its secrets before anything else
- * reads it (CONTRACTS.md §2: one JSON document; "secrets never shown to a model").
+ * reads it (README.md "The skillgate command": one JSON document; "secrets never shown to a model").
  */
 import type { RawOutcome } from './types.ts';
 

@@ -1,7 +1,7 @@
 /**
  * Result normalisation (spec 000 §2.3, §6.1; R-ENTRY-04, R-OUT-01..04, R-OUT-09, D-13, A-51).
  *
- * The skill's own object is kept as it is — never re-wrapped (CONTRACTS.md §2). Only three
+ * The skill's own object is kept as it is — never re-wrapped (README.md "The skillgate command"). Only three
  * things ever change: a non-object becomes `{result: value}`, an explicit failure gets
  * `success: false`, and a failure without a usable `error` gets an informative placeholder.
  */
@@ -84,7 +84,7 @@ function failureError(raw: unknown, skill: string, envelope: Record<string, unkn
  *   - a non-object (string, number, boolean, array, `null`; `undefined` counts as `null`)
  *     → `{result: value}` (R-ENTRY-04);
  *   - an object → a shallow copy with every key as the skill returned it (never re-wrapped,
- *     CONTRACTS.md §2; `data`, partial-success counts (R-OUT-11) and the recognised fields
+ *     README.md "The skillgate command"; `data`, partial-success counts (R-OUT-11) and the recognised fields
  *     `user_message`, `error`, `need_param`, `error_type`, `non_retriable`, `redirect`,
  *     `action_note`, `display_md`, `display_only` pass through untouched, R-OUT-01/03);
  *   - an explicit `success === false` or `ok === false` is a failure (A-51): the envelope gets

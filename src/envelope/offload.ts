@@ -17,7 +17,7 @@ export const OFFLOAD_DIR = '.offload';
  * Fields copied verbatim into the receipt when the result has them: the R-OFF-03 list
  * (filename, local_path, download_url, abs_url, media, ok, images, videos, files, audios,
  * display_md) plus `success`, `artifacts`, `error_type`, `action_note` (platform choice: the
- * status, the artifacts of CONTRACTS.md §2 and the alias note must survive an offload).
+ * status, the artifacts of README.md "The skillgate command" and the alias note must survive an offload).
  */
 export const RECEIPT_PRESERVED_FIELDS = [
   'filename',

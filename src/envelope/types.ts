@@ -1,6 +1,6 @@
 /**
  * The result envelope (spec 000 §6.1; R-OUT-01..04). A skill returns an object; the
- * platform normalises it into an {@link Envelope} without re-wrapping (CONTRACTS.md §2).
+ * platform normalises it into an {@link Envelope} without re-wrapping (README.md "The skillgate command").
  */
 import type { MediaKind } from '../runtime/types.ts';
 
@@ -23,7 +23,7 @@ export interface Envelope extends Record<string, unknown> {
   user_message?: string;
   display_md?: string;
   display_only?: boolean;
-  /** Every artifact registered for this call (CONTRACTS.md §2); `[]` if none. */
+  /** Every artifact registered for this call (README.md "The skillgate command"); `[]` if none. */
   artifacts?: ArtifactRef[];
   /**
    * Platform note (artifact stage): links that were refused or failed to download, declared

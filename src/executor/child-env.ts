@@ -8,7 +8,7 @@ import { toSubprocessContext } from '../runtime/types.ts';
 
 /** Exact variable names of the gateway's own secrets, never inherited by a skill process. */
 const GATEWAY_SECRET_NAMES = new Set(['DATABASE_URL', 'TEST_DATABASE_URL', 'PGPASSWORD', 'LLM_API_KEY', 'APPRISE_API_URL']);
-/** Prefixes of gateway configuration (CONTRACTS.md §11) never inherited: skillgate and channel credentials. */
+/** Prefixes of gateway configuration (docs/configuration.md) never inherited: skillgate and channel credentials. */
 const GATEWAY_SECRET_PREFIXES = ['SKILLGATE_', 'TELEGRAM_', 'FEISHU_', 'DISCORD_', 'WECOM_', 'DINGTALK_'];
 /** Suffixes that mark a gateway credential whatever its prefix. */
 const GATEWAY_SECRET_SUFFIXES = ['_BOT_TOKEN', '_SECRET', '_AES_KEY', '_ENCRYPT_KEY'];

@@ -1,5 +1,5 @@
 /**
- * `skillgate skill run` as a request (CONTRACTS.md §2): the options, their defaults, and the
+ * `skillgate skill run` as a request (README.md "The skillgate command"): the options, their defaults, and the
  * call through the composed skill call (`services.call`). Used by the CLI directly and by the running server's local
  * admin API, so both paths behave the same.
  */
@@ -46,7 +46,7 @@ function isDirectory(p: string): boolean {
 
 /**
  * Run `skill run` with `services`.
- * Defaults (CONTRACTS.md §2): role `--role` or the default role; org from the role
+ * Defaults (README.md "The skillgate command"): role `--role` or the default role; org from the role
  * (`SKILLGATE_ORG_ID` unless the config file gives the role another); session id derived from the workspace path;
  * channel `cli`, chat_mode true, allow_sql true, team_role member, is_admin false; every key
  * overridable by `--context`.
@@ -62,7 +62,7 @@ export async function runFromCli(
   const role = config.roles.find((r) => r.id === roleId);
   if (!role) throw new CliRunRefusal(`unknown role "${roleId}" (roles: ${config.roles.map((r) => r.id).join(', ')})`);
 
-  // A folder path runs that folder; anything else is a registered name (CONTRACTS.md §2).
+  // A folder path runs that folder; anything else is a registered name (README.md "The skillgate command").
   let target: string | SkillRecord = opts.target;
   const asPath = resolve(opts.cwd, opts.target);
   const looksLikePath = opts.target.includes('/') || opts.target.startsWith('.') || !services.registry.resolveTool(opts.target);

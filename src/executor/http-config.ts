@@ -1,5 +1,5 @@
 /**
- * The HTTP exec config (CONTRACTS.md §3, A-47): the TOML file named by skill.toml
+ * The HTTP exec config (docs/skill-authoring.md, A-47): the TOML file named by skill.toml
  * `[exec] config`, and `$NAME` substitution from the skill's parameters (R-CFG-04 order).
  */
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * HTTP runner (R-FORM-05, R-FORM-06, R-FORM-07, R-FORM-11, A-47; CONTRACTS.md §3): one
+ * HTTP runner (R-FORM-05, R-FORM-06, R-FORM-07, R-FORM-11, A-47; docs/skill-authoring.md): one
  * request described by the TOML named in skill.toml `[exec] config`. The input is the
  * request (body for POST/PUT/PATCH, query otherwise); no runtime context is sent.
  */

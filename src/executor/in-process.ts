@@ -113,7 +113,7 @@ export async function runInProcess(
     ]);
     if (watch.exited) return { kind: 'failed', error: exitMessage(skill.name, watch.exited.code), error_type: 'config', non_retriable: true };
     if ('cause' in first && first.cause.kind === 'aborted') {
-      // A user's stop (issue 5 §8): a handler that honours abort_signal answers with what it
+      // A user's stop: a handler that honours abort_signal answers with what it
       // did so far; give it a short grace to do so before the call ends without it.
       const late = await Promise.race([
         work.then(

@@ -1,5 +1,5 @@
 /**
- * Loading a handler module (handler.ts / .js / .mjs) at run time (CONTRACTS.md §3: TypeScript
+ * Loading a handler module (handler.ts / .js / .mjs) at run time (docs/skill-authoring.md: TypeScript
  * through tsx, no build step).
  *
  * One tsx namespace is registered once per process (ESM + CommonJS hooks, as `tsImport`
@@ -37,7 +37,7 @@ const pins = new Map<string, string>();
 
 /**
  * Keep serving version `version` (`<mtimeMs>-<size>` at its load) of handler `file` while the
- * file on disk holds a broken edit (skill lifecycle, issue 10 §4: "a broken edit keeps the last
+ * file on disk holds a broken edit (skill lifecycle,: "a broken edit keeps the last
  * good version running"); `undefined` removes the pin. A pin only helps when that version was
  * loaded in this process before (its module is still cached) — the live skill set makes sure of
  * that with {@link preloadHandlerModule}; otherwise the file is loaded as is.
@@ -53,7 +53,7 @@ export const PRELOAD_TIMEOUT_MS = 10_000;
 /**
  * Import handler `file` now, so that the version on disk stays servable after a later broken
  * edit (the live skill set calls it on each good (re)load of a non-built-in in-process handler,
- * then pins the returned version while an edit is broken — issue 10 §4, R-LOAD-04).
+ * then pins the returned version while an edit is broken —, R-LOAD-04).
  * @param timeoutMs how long to wait for the import (default {@link PRELOAD_TIMEOUT_MS}).
  * @returns the `<mtimeMs>-<size>` version that was imported and is cached, or undefined when
  *   the import took longer than `timeoutMs` (it goes on in the background) or the file changed

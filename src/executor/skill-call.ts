@@ -205,7 +205,7 @@ export async function prepareCall(
 
   const restored = resolveSubcommandInput(skill, toolName, isRecord(rawInput) ? rawInput : {});
   // Secret parameters are never model-filled: drop what the call carried and inject the
-  // role's stored value of the same name (R-CFG-06, CONTRACTS.md §3).
+  // role's stored value of the same name (R-CFG-06, docs/skill-authoring.md).
   const secretParams = detectSecretParams(restored.schema);
   const input: Record<string, unknown> = { ...restored.input };
   for (const p of secretParams) {
@@ -303,7 +303,7 @@ export async function executePrepared(
 /**
  * Build the skill call of `deps` (fixed for its whole life). The returned function runs one
  * call on the dialog layer (or a delegated line) and returns the final envelope: the skill's
- * own result normalised (R-OUT), with top-level `artifacts` (CONTRACTS.md §2; `[]` if none)
+ * own result normalised (R-OUT), with top-level `artifacts` (README.md "The skillgate command"; `[]` if none)
  * and, for a large success, the offload receipt (R-OFF). A refusal before execution (unknown
  * skill, broken, needs_config, invalid input, a path outside the workspace) is an envelope
  * too, with `artifacts: []`. It neither audits nor dispatches chains: those are composed

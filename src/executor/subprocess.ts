@@ -1,7 +1,7 @@
 /**
  * Subprocess runner (execa 9): PYTHON (CLI), SHELL, INLINE_SHELL, NODE, RUBY, GO.
  *
- * Source: spec 000 §1, §2.3, §3.2, §5.2; CONTRACTS.md §3. Requirement ids: R-FORM-05,
+ * Source: spec 000 §1, §2.3, §3.2, §5.2; docs/skill-authoring.md. Requirement ids: R-FORM-05,
  * R-FORM-06, R-FORM-07, R-SUB-01..07, R-SUBCMD-04, R-CFG-09, R-WALL-01, R-WALL-05, A-05,
  * A-06, D-06.
  */
@@ -52,7 +52,7 @@ async function isExecutable(file: string): Promise<boolean> {
 }
 
 /**
- * The command line of a subprocess skill (CONTRACTS.md §3): PYTHON `python3 <config>`,
+ * The command line of a subprocess skill (docs/skill-authoring.md): PYTHON `python3 <config>`,
  * SHELL `/bin/sh <config>`, INLINE_SHELL `/bin/sh -c <command> <skill name>` (so the
  * command sees the arguments as `$1…`), NODE `node <config>` (this Node binary), RUBY
  * `ruby <config>`, GO `go run <config>` unless `config` is an executable file not ending

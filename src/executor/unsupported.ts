@@ -1,6 +1,6 @@
 /**
  * Skills this gateway recognises but does not execute here (R-FORM-08, R-LOAD-09,
- * CONTRACTS.md §2): BROWSER / MCP exec types, container skills (`exec_mode: shell|runtime`),
+ * README.md "The skillgate command"): BROWSER / MCP exec types, container skills (`exec_mode: shell|runtime`),
  * document skills without a model, knowledge skills, chains, broken skills.
  */
 import type { RawOutcome } from '../envelope/types.ts';
@@ -24,7 +24,7 @@ export function unsupportedExecMode(skill: SkillRecord, mode: string): RawOutcom
   );
 }
 
-/** A `skill_md` skill with no model configured (CONTRACTS.md §2). */
+/** A `skill_md` skill with no model configured (README.md "The skillgate command"). */
 export function documentSkillWithoutModel(skill: SkillRecord): RawOutcome {
   return configFailure(
     `skill "${skill.name}" is a document (skill_md) skill and needs a model; set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL)`,

@@ -1,5 +1,5 @@
 /**
- * The gateway's HTTP surface (CONTRACTS.md §6). This foundation carries health, readiness
+ * The gateway's HTTP surface (docs/adapter-authoring.md). This foundation carries health, readiness
  * and the local admin API; later modules mount webhooks, the web chat and the console.
  */
 import express, { type Express } from 'express';
@@ -22,7 +22,7 @@ export interface AppDeps {
   localToken: string;
   /** Skill execution for the local admin API (`skill run` while serve runs). */
   skills?: { services: SkillServices & { readonly call: SkillCall }; lifecycle?: SkillLifecycle; config: ConfigFile; defaultRoleId: string };
-  /** Prometheus registry served at `GET /metrics` (issue 5 §11). */
+  /** Prometheus registry served at `GET /metrics` . */
   metrics?: { registry: { contentType: string; metrics(): Promise<string> } };
   /** Channel routes (web chat page, uploads, files, webhooks), mounted before the fallback page. */
   routers?: express.Router[];
@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): Express {
       throw err;
     }
   });
-  // Skill install and the role scope through the running server's live skill set (issue 10).
+  // Skill install and the role scope through the running server's live skill set .
   local.post('/skill/install', express.json(), async (req, res) => {
     const lifecycle = deps.skills?.lifecycle;
     if (!lifecycle) {

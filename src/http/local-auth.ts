@@ -1,6 +1,6 @@
 /**
  * Guard of the local admin API (`/api/local/*`): the per-start token of `<data>/server.json`
- * as `Authorization: Bearer <token>`, compared in constant time (CONTRACTS.md §1).
+ * as `Authorization: Bearer <token>`, compared in constant time (README.md "The skillgate command").
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';

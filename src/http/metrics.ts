@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one gateway (issue 5 §11; prom-client 15): messages in/out per
+ * Prometheus metrics of one gateway (prom-client 15): messages in/out per
  * channel, turn latency, skill failures, inbox and outbox backlog, typing/progress suppressed
  * during flood control. Each gateway has its own
  * registry (several gateways may live in one test process), served at `GET /metrics`.

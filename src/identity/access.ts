@@ -1,5 +1,5 @@
 /**
- * Who may talk to a role (CONTRACTS.md §11 `access: open | directory | allowlist`).
+ * Who may talk to a role (docs/configuration.md `access: open | directory | allowlist`).
  */
 import type { RoleConfig } from '../config/file.ts';
 import type { Lang, ResolvedActor } from './types.ts';

@@ -1,5 +1,5 @@
 /**
- * The demo directory of the embedded default (CONTRACTS.md §11): two contacts so the
+ * The demo directory of the embedded default (docs/configuration.md): two contacts so the
  * walkthrough needs no import.
  */
 import type { Db } from '../store/db.ts';

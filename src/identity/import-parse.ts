@@ -1,5 +1,5 @@
 /**
- * Reading a directory file (CONTRACTS.md §11) into validated rows: CSV through csv-parse
+ * Reading a directory file (docs/configuration.md) into validated rows: CSV through csv-parse
  * (header row), JSON `{contacts, departments}` or a bare array of contacts. Nothing here
  * touches the database.
  */

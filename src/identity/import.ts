@@ -1,6 +1,6 @@
 /**
  * `importDirectory`: contacts and departments from a CSV or JSON file into the directory of
- * one org (CONTRACTS.md §11; docs/directory.md), in one transaction, each row under its own
+ * one org (docs/configuration.md; docs/directory.md), in one transaction, each row under its own
  * savepoint so a refused row is reported and skipped while the others are imported.
  */
 import { announceChange, DIRECTORY_CHANNEL } from '../store/invalidated-cache.ts';

@@ -1,5 +1,5 @@
 /**
- * Shapes of the directory and of a resolved sender (spec 000 §4.2–§4.6; CONTRACTS.md §11).
+ * Shapes of the directory and of a resolved sender (spec 000 §4.2–§4.6; docs/configuration.md).
  */
 import { ACTOR_KEYS } from '../runtime/keys.ts';
 import type { FixedContext, TeamRole } from '../runtime/types.ts';
@@ -10,7 +10,7 @@ import type { Lang } from '../channel/types.ts';
 
 export type { Lang };
 
-/** The channels with an id column in a directory import (CONTRACTS.md §11). */
+/** The channels with an id column in a directory import (docs/configuration.md). */
 export const DIRECTORY_CHANNELS = ['telegram', 'feishu', 'discord', 'wecom', 'dingtalk', 'web'] as const;
 
 /** One of {@link DIRECTORY_CHANNELS}. */

@@ -1,5 +1,5 @@
 /**
- * The inbox worker (issue 5: durable inbound). `receive` stores an event before the adapter
+ * The inbox worker (durable inbound). `receive` stores an event before the adapter
  * acknowledges the platform; workers take due events from the table and run the turn handler,
  * per chat strictly in receive order and one at a time, different chats in parallel.
  *
@@ -253,7 +253,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         }
       }
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:
-      // no NOTIFY, no claim statement (issue 5 bench). Otherwise the row waits for a worker.
+      // no NOTIFY, no claim statement bench. Otherwise the row waits for a worker.
       const take = running && concurrency - busy() > 0;
       if (take) reserved++;
       let stored: { id: string; claimed: boolean } | null;

@@ -1,4 +1,4 @@
-/** The inbox: durable, deduplicated inbound events (issue 5). */
+/** The inbox: durable, deduplicated inbound events . */
 export { createInbox, chatKey, INBOX_CHANNEL } from './inbox.ts';
 export type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxStartOptions, InboxStopOptions } from './types.ts';
 export { countInboxByStatus, discardQuarantined, listQuarantined, retryQuarantined, QUARANTINE_PAGE_MAX, type QuarantinedEvent } from './admin.ts';

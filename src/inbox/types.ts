@@ -1,5 +1,5 @@
 /**
- * Public shapes of the inbox (issue 5: "persist every inbound event with a unique dedup key
+ * Public shapes of the inbox ("persist every inbound event with a unique dedup key
  * before acknowledging, process asynchronously, resume unprocessed events after a restart").
  */
 import type { InboundMessage } from '../channel/types.ts';

@@ -1,13 +1,13 @@
 /**
- * Incremental discovery for the live skill set (issue 10 items 1 and 4; R-LOAD-04): the roots
+ * Incremental discovery for the live skill set items 1 and 4; R-LOAD-04: the roots
  * in order (built-in, SKILLGATE_SKILL_DIRS, `<data>/skills/`, every `<data>/role-skills/<role>/`),
  * each skill folder fingerprinted (paths, sizes, mtimes) so an unchanged folder keeps its
  * record and only changed ones are loaded again. A changed folder whose new version is broken
  * keeps its last good record (`keptLastGood`); a role skill never shadows a built-in or shared
- * name (CONTRACTS.md §3: earlier roots win, the role skill is flagged).
+ * name (docs/skill-authoring.md: earlier roots win, the role skill is flagged).
  *
  * The last good in-process handler keeps answering even when it was never called before the
- * broken edit (issue 10 §4): with `preloadHandlers`, each good (re)load of a non-built-in
+ * broken edit: with `preloadHandlers`, each good (re)load of a non-built-in
  * in-process handler imports it at once ({@link preloadHandlerModule}) and remembers the
  * version imported; a later broken edit pins that cached module. A new version that passes the
  * static checks but does not import (a top-level throw, an unresolvable import) is a broken

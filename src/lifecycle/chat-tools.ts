@@ -1,5 +1,5 @@
 /**
- * The platform tools `create_skill` and `edit_skill` (issue 10 item 3; spec 003 §安装预检;
+ * The platform tools `create_skill` and `edit_skill` (spec 003 §安装预检;
  * R-PRE-06..09): the bodies of the built-in skills `skills/create_skill/` and
  * `skills/edit_skill/`, reachable from both planners and the console.
  *

@@ -1,5 +1,5 @@
 /**
- * Danger-scan rules for capabilities reached indirectly (R-PRE-07; issue 10 item 3 follow-up;
+ * Danger-scan rules for capabilities reached indirectly (R-PRE-07; follow-up;
  * docs/danger-scan.md "Indirect capabilities"). They read the NORMALIZED code
  * (`normalize-code.ts`), so `'child' + '_process'`, `'\x63hild_process'` or
  * `Buffer.from('…','base64')` are seen whole, and they fail closed: code written from chat has

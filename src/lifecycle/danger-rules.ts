@@ -1,5 +1,5 @@
 /**
- * The danger scan's rule set (issue 10 item 3; spec 003 §安装预检 "危险代码扫描（SkillValidator）",
+ * The danger scan's rule set (spec 003 §安装预检 "危险代码扫描（SkillValidator）",
  * R-PRE-07). Every rule is documented in docs/danger-scan.md; ids are stable.
  *
  * A rule reads one comment-stripped source file (`stripComments`) of one language and returns

@@ -1,5 +1,5 @@
 /**
- * Per-role skill enablement overrides set in the console (issue 10 item 1; CONTRACTS.md §11
+ * Per-role skill enablement overrides set in the console (docs/configuration.md
  * "the console can change it per role"): table `skillgate.role_skill_settings`
  * (migration 0014). A row beats the role's config `skills:` list for one skill.
  *

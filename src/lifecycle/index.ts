@@ -1,5 +1,5 @@
 /**
- * Skill lifecycle (issue 10): the danger scan and the create/edit operations on role-scoped
+ * Skill lifecycle: the danger scan and the create/edit operations on role-scoped
  * skills. Spec 003 §安装预检; R-PRE-06..09.
  */
 export { scanSkillDir, scanFile, scanSource, scanLanguage, hasCritical, sortFindings, DANGER_RULES, MAX_SCAN_BYTES, type DangerFinding, type DangerRule, type DangerSeverity } from './danger-scan.ts';

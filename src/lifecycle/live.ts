@@ -1,5 +1,5 @@
 /**
- * The live skill set of a gateway (issue 10 items 1, 2, 4): {@link createSkillLifecycle}
+ * The live skill set of a gateway items 1, 2, 4: {@link createSkillLifecycle}
  * implements {@link SkillLifecycle} over
  * - the configured roots (built-in `skills/`, SKILLGATE_SKILL_DIRS),
  * - `<data>/skills/` (installed shared skills, source `shared`),
@@ -11,7 +11,7 @@
  *
  * Overrides are cached in memory; on a server database they are re-read every
  * {@link OVERRIDE_REFRESH_MS} so replicas agree within that period.
- * Source: spec 000 §2.2, §10; 003 §安装预检; CONTRACTS.md §3, §4, §11. R-LOAD-04, R-PRE-06.
+ * Source: spec 000 §2.2, §10; 003 §安装预检; docs/skill-authoring.md. R-LOAD-04, R-PRE-06.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -95,7 +95,7 @@ function noOverrides(): EnablementStore {
 
 /**
  * The refusal of an install for a role that `skillgate.config.yaml` does not configure (zh-CN /
- * en, one text for the CLI and the console; issue 10 fresh-user test).
+ * en, one text for the CLI and the console; fresh-user test).
  */
 export function unknownRoleMessage(roleId: string, config: ConfigFile): string {
   const ids = config.roles.map((r) => r.id).join(', ');

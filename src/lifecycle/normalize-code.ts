@@ -1,5 +1,5 @@
 /**
- * Normalization for the danger scan (R-PRE-07; issue 10 item 3; docs/danger-scan.md
+ * Normalization for the danger scan (R-PRE-07;; docs/danger-scan.md
  * "Normalization"): a comment-stripped JS/TS or Python source is rewritten so a module or
  * function name split across literals or hidden behind an encoding is seen whole —
  *

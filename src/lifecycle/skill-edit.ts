@@ -1,5 +1,5 @@
 /**
- * create_skill / edit_skill as library operations (issue 10 item 3; spec 003 §安装预检;
+ * create_skill / edit_skill as library operations (spec 003 §安装预检;
  * R-PRE-06..09). The lead wires them as the platform tools `create_skill` / `edit_skill`.
  *
  * Both work on a staged copy and only replace the live folder when everything passed:

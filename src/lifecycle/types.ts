@@ -1,9 +1,9 @@
 /**
- * The live skill set of a gateway (issue 10): every source's skills, the per-role scope, hot
+ * The live skill set of a gateway: every source's skills, the per-role scope, hot
  * reload, install and per-role enablement. One object per process, shared by the turn, the
  * planners, `help`, the chat tools `create_skill`/`edit_skill` and the operators' console.
  *
- * Source: spec 000 §2.2 (`source`), §10; 003 §安装预检; CONTRACTS.md §3, §11 (roles `skills:`,
+ * Source: spec 000 §2.2 (`source`), §10; 003 §安装预检; docs/skill-authoring.md (roles `skills:`,
  * "the console can change it per role"). Requirement ids: R-LOAD-04, R-PRE-*.
  */
 import type { Registry } from '../registry/discover.ts';
@@ -15,7 +15,7 @@ export interface ReloadReport {
   changed: string[];
   removed: string[];
   /**
-   * Skills whose new version on disk is broken: the last good version keeps serving (issue 10
+   * Skills whose new version on disk is broken: the last good version keeps serving
    * §4); `issues` says why. A skill broken from its first load is simply not served.
    */
   keptLastGood: Array<{ skill: string; dir: string; issues: SkillIssue[] }>;
@@ -42,7 +42,7 @@ export interface InstallResult {
   skill?: string;
   /** Absolute folder it now lives in. */
   dir?: string;
-  /** Preflight in install mode: problems shown as warnings (CONTRACTS.md §4). */
+  /** Preflight in install mode: problems shown as warnings (README.md "The skillgate command"). */
   warnings: SkillIssue[];
   /** Why it was refused (path escape, symlink out, caps, unreadable), zh-CN first. */
   error?: string;

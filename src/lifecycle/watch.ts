@@ -1,5 +1,5 @@
 /**
- * File watching for hot reload (issue 10 item 4): chokidar 4 on the skill roots, events
+ * File watching for hot reload: chokidar 4 on the skill roots, events
  * coalesced by a debounce of `SKILLGATE_SKILL_RELOAD_MS` (default 1000 ms) into one call of
  * `onChange`. Hidden entries (install temp folders), node_modules and __pycache__ are ignored;
  * the walk depth is bounded. Roots that do not exist yet are watched from their parent when

@@ -1,5 +1,5 @@
 /**
- * Logging: pino to stderr (CONTRACTS.md §1), JSON lines, pretty when stderr is a TTY.
+ * Logging: pino to stderr (README.md "The skillgate command"), JSON lines, pretty when stderr is a TTY.
  * Redaction (src/log/secret-values.ts): values under the known secret field names
  * (`bot_token`, `app_secret`, `authorization`, …, exact names, any depth) are replaced by
  * `[redacted]`, and every written line is scrubbed of the configured secret values themselves

@@ -1,5 +1,5 @@
 /**
- * A small client of the Apprise API server (`APPRISE_API_URL`, CONTRACTS.md §11), over undici:
+ * A small client of the Apprise API server (`APPRISE_API_URL`, docs/configuration.md), over undici:
  *
  * - stateless `POST {base}/notify/` with `urls` (Apprise URLs, space separated);
  * - stored config `POST {base}/notify/{key}` with an optional `tag`;

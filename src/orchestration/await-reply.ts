@@ -1,5 +1,5 @@
 /**
- * `runtime_context.await_reply({to, skill, state, ref?, expires_in_s})` (CONTRACTS.md §10):
+ * `runtime_context.await_reply({to, skill, state, ref?, expires_in_s})` (docs/messaging.md):
  * the in-process function a skill uses to wait for a person's reply. Bound to the registering
  * skill's org, role and session; resolves to `{ok, id, expires_at}` or `{ok:false, error}`,
  * never throws.

@@ -137,7 +137,7 @@ export function makeCallSkill(services: SkillServices, site: CallSite): CallSkil
       }
       const parent = site.parent();
       const roleId = String(parent.role_id ?? '');
-      // The caller's role scope applies to the callee too (issue 10: role scope).
+      // The caller's role scope applies to the callee too (role scope).
       if (resolved && roleId && services.skillsFor && !services.skillsFor(roleId).includes(resolved.record.name)) {
         return failure(target, `role "${roleId}" does not enable skill "${resolved.record.name}"`);
       }

@@ -1,6 +1,6 @@
 /**
  * The messaging services the built-in `notify`, `send_message` and `await_reply` skills use
- * (issue 9 items 1-3; CONTRACTS.md §10): the outbox, the channel adapters that are on, and
+ * items 1-3; docs/messaging.md: the outbox, the channel adapters that are on, and
  * the clock. The gateway builds one per process and puts it on `SkillServices.messaging`; the
  * runtime context carries it as the in-process-only key `messaging` (never serialised, passed
  * on through `call_skill` so a skill can `call_skill("notify", …)`).

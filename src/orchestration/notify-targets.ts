@@ -1,5 +1,5 @@
 /**
- * Notify targets (R-MSG-01; issue 9 item 1): an admin-configured alias (`ops`) that stands for
+ * Notify targets (R-MSG-01): an admin-configured alias (`ops`) that stands for
  * Apprise URLs or an Apprise API config key with an optional tag, stored in
  * `skillgate.notify_targets` (migration 0011), or a bare Apprise URL given by the caller.
  *

@@ -1,5 +1,5 @@
 /**
- * The built-in `notify` skill (R-MSG-01..08, A-23; CONTRACTS.md §10): one-way delivery through
+ * The built-in `notify` skill (R-MSG-01..08, A-23; docs/messaging.md): one-way delivery through
  * the Apprise API, THROUGH THE OUTBOX.
  *
  * - `target`: an admin-configured alias (`skillgate notify target add ops …`) or a bare Apprise URL;

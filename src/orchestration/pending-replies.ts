@@ -1,5 +1,5 @@
 /**
- * Pending replies (R-MSG-09, A-24; CONTRACTS.md §10, §8): "wait for a reply from
+ * Pending replies (R-MSG-09, A-24; docs/messaging.md): "wait for a reply from
  * `<channel>:<recipient>` for skill S with state X until T", stored in
  * `skillgate.pending_replies` (migration 0011).
  *
@@ -43,7 +43,7 @@ export interface PendingReply {
   expires_at: Date;
 }
 
-/** The argument of `await_reply` (CONTRACTS.md §10). */
+/** The argument of `await_reply` (docs/messaging.md). */
 export interface AwaitReplyRequest {
   /** `<channel>[@<account>]:<recipient id>` (web: a contact key). */
   to: string;

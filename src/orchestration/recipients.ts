@@ -1,5 +1,5 @@
 /**
- * Recipient addresses of `send_message` and pending replies (CONTRACTS.md §10; R-MSG-02, A-49):
+ * Recipient addresses of `send_message` and pending replies (docs/messaging.md; R-MSG-02, A-49):
  * `<channel>[@<account>]:<recipient id>`, e.g. `feishu:ou_xxx`, `telegram@ops_bot:12345`,
  * `web:demo_worker` (web ids are directory contact keys). The account defaults to `default`
  * (the one configured from `.env`).
@@ -49,7 +49,7 @@ const CONVERSATION_ID_RE = /^conv_[A-Za-z0-9_-]{22}$/;
 
 /**
  * Is web recipient `id` (a contact key) unknown — not in the directory of the calling role's
- * org, `directoryOrgId(ctx.org_id, ctx.role_id)` (R-ORG-02; issue 10 fresh-user test: a message
+ * org, `directoryOrgId(ctx.org_id, ctx.role_id)` (R-ORG-02; fresh-user test: a message
  * to `web:nobody_here` must fail, not count as delivered)? A conversation id is left to the web
  * adapter (it refuses an unknown one). A failed lookup is logged and answers false (the message
  * goes on; the outbox reports what happens).

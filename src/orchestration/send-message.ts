@@ -1,5 +1,5 @@
 /**
- * The built-in `send_message` skill (R-MSG-02..08, A-23, A-49; CONTRACTS.md §10): a message to
+ * The built-in `send_message` skill (R-MSG-02..08, A-23, A-49; docs/messaging.md): a message to
  * specific people on two-way channels, through the outbox and the channel's adapter.
  *
  * - `to`: `<channel>[@<account>]:<id>` or a list (web ids are contact keys); a recipient whose

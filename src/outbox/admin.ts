@@ -1,5 +1,5 @@
 /**
- * The outbox's failed deliveries for the operators' console (issue 10 §6 "the outbox's failed
+ * The outbox's failed deliveries for the operators' console "the outbox's failed
  * deliveries (retry, discard)"; docs/console.md "Failed deliveries"). Only new statements:
  * delivery itself stays in outbox.ts/store.ts.
  *

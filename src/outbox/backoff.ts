@@ -1,5 +1,5 @@
 /**
- * Retry delays (issue 5: "retries and exponential backoff that honour the platform's
+ * Retry delays ("retries and exponential backoff that honour the platform's
  * `retry_after`"). A pure function so the outbox and the inbox can run under an injected clock
  * and a pinned random source in tests.
  */

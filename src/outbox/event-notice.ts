@@ -7,7 +7,7 @@ import type { NoticeEvent, OutboundMessage } from '../channel/types.ts';
 import type { OutboxItem } from './types.ts';
 
 /**
- * @param event the event being answered (`dedupe_key` is unique per channel account, CONTRACTS.md §6)
+ * @param event the event being answered (`dedupe_key` is unique per channel account, docs/adapter-authoring.md)
  * @param message the notice; `reply_to` defaults to the event's message, `final` to true
  * @returns the item to enqueue (idempotency key `notice:<channel>:<account>:<dedupe_key>`)
  */

@@ -1,4 +1,4 @@
-/** The outbox: durable outbound delivery with retries, per-chat order and rate limits (issue 5). */
+/** The outbox: durable outbound delivery with retries, per-chat order and rate limits . */
 export { createOutbox, OUTBOX_CHANNEL, systemClock } from './outbox.ts';
 export { backoffMs, retryAt } from './backoff.ts';
 export { AccountPacer, CHANNEL_POLICIES, chatPaceOf, operatorCeilings, type ChannelPolicy, type Pace, type RateLimit } from './pacing.ts';

@@ -1,5 +1,5 @@
 /**
- * The outbox (issue 5: durable outbound). `enqueue` stores messages (inside the caller's
+ * The outbox (durable outbound). `enqueue` stores messages (inside the caller's
  * transaction when given one); the delivery loop takes the due head message of each chat whose
  * chat and account flood control allow it (src/outbox/pacing.ts), waits for the account's
  * pace, sends it through the channel adapter and records the outcome: `sent` (moving the
@@ -292,7 +292,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     if (items.length === 0) return { ids: [], completed: false };
     const now = clock.now();
     // Called with the Db (we commit), a running outbox takes each new chat head in its INSERT
-    // and sends it right after commit: no NOTIFY, no claim statement (issue 5 bench).
+    // and sends it right after commit: no NOTIFY, no claim statement bench.
     // Only a single item is taken in its INSERT: several commit in one transaction, where a
     // lost race for a chat's head would only show at COMMIT (migration 0030 is deferred).
     const claim = isDb(q) && items.length === 1 && running && !stopping ? { owner, leaseMs } : undefined;

@@ -1,8 +1,8 @@
 /**
- * Public shapes of the outbox (issue 5: "every outbound message persisted first, delivered
+ * Public shapes of the outbox ("every outbound message persisted first, delivered
  * with retries and exponential backoff that honour the platform's `retry_after`, per-chat
  * order kept, a per-channel rate limit, permanent failures recorded and logged with the
- * platform's error"; CONTRACTS.md §10 send_message `sent` / `queued`).
+ * platform's error"; docs/messaging.md send_message `sent` / `queued`).
  */
 import type { ChannelAdapter, OutboundMessage, OutboundTarget } from '../channel/types.ts';
 import type { Logger } from '../log/logger.ts';
@@ -148,7 +148,7 @@ export interface Outbox {
   /** The stored message, or undefined. */
   get(id: string): Promise<OutboxRecord | undefined>;
   /**
-   * Wait up to `timeoutMs` (outbox clock) for the message to reach a final state (CONTRACTS.md
+   * Wait up to `timeoutMs` (outbox clock) for the message to reach a final state (docs/configuration.md
    * §10 send_message). @returns `sent`, `failed` (also for a discarded row), or `queued` when still
    *   pending at the deadline
    * @throws Error when no message has this id

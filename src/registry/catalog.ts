@@ -26,7 +26,7 @@ export function publishCatalog(registry: Registry, config: ConfigFile, skillsFor
 }
 
 /**
- * The tools `roleId` may call, exactly as a model sees them (CONTRACTS.md §4), or undefined
+ * The tools `roleId` may call, exactly as a model sees them (README.md "The skillgate command"), or undefined
  * when no catalog was published in this process. An unknown role sees every skill.
  */
 export function catalogTools(roleId: string): ModelTool[] | undefined {

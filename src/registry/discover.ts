@@ -1,7 +1,7 @@
 /**
  * Discovering skills under ordered roots and the {@link Registry} they form.
  *
- * Source: CONTRACTS.md §3 (built-in `skills/` first, then `SKILLGATE_SKILL_DIRS`), §4;
+ * Source: docs/skill-authoring.md (built-in `skills/` first, then `SKILLGATE_SKILL_DIRS`), §4;
  * spec 000 §2.1. Requirement ids: R-LOAD-01, R-LOAD-05, R-LOAD-14, R-SUBCMD-03, D-14.
  */
 import { readdir, stat } from 'node:fs/promises';
@@ -34,7 +34,7 @@ export interface Registry {
   /** The skill registered under `name` (possibly broken: callers check `status`). */
   get(name: string): SkillRecord | undefined;
   /**
-   * The model-facing tools (CONTRACTS.md §4). `skills`: a role's enabled names, or `"*"`
+   * The model-facing tools (README.md "The skillgate command"). `skills`: a role's enabled names, or `"*"`
    * (default) for every skill.
    */
   tools(filter?: { skills?: readonly string[] | '*' }): ModelTool[];
@@ -104,7 +104,7 @@ async function skillFolders(root: string): Promise<string[] | null> {
 export type DiscoverOptions = LoadOptions;
 
 /**
- * Discover every skill under `roots`, in order (CONTRACTS.md §3). A root that does not exist
+ * Discover every skill under `roots`, in order (docs/skill-authoring.md). A root that does not exist
  * is a warning; an earlier root (or an earlier folder of the same root) wins a name clash and
  * the loser is reported (`registry.name_clash`) and dropped; a bad skill never stops discovery.
  */

@@ -1,7 +1,7 @@
 /**
  * Resolving how a handler skill runs: its entry file or skill.toml `[exec]` → ExecType.
  *
- * Source: spec 000 §1, §2.3; 003 §Entry, §InProc; CONTRACTS.md §3. Requirement ids:
+ * Source: spec 000 §1, §2.3; 003 §Entry, §InProc; docs/skill-authoring.md. Requirement ids:
  * R-FORM-05, R-FORM-08, R-FORM-10, R-ENTRY-06, R-ENTRY-07, R-PRE-05, A-04, D-14.
  */
 import { basename, extname } from 'node:path';
@@ -10,10 +10,10 @@ import { confine, isConfinedFile } from './paths.ts';
 import type { SkillToml } from './skill-toml.ts';
 import type { ExecConfig, ExecType, SkillIssue } from './types.ts';
 
-/** Entry files in precedence order (CONTRACTS.md §3). */
+/** Entry files in precedence order (docs/skill-authoring.md). */
 export const HANDLER_FILES = ['handler.ts', 'handler.js', 'handler.mjs', 'handler.py'] as const;
 
-/** `[exec] type` values a skill.toml may name (CONTRACTS.md §3, R-FORM-05, R-FORM-08). */
+/** `[exec] type` values a skill.toml may name (docs/skill-authoring.md, R-FORM-05, R-FORM-08). */
 export const TOML_EXEC_TYPES = ['PYTHON', 'SHELL', 'INLINE_SHELL', 'NODE', 'RUBY', 'GO', 'HTTP', 'BROWSER', 'MCP'] as const;
 
 /** Static handler inspection, `inspectHandler` of `./inspect/index.ts` or a test double. */
@@ -66,7 +66,7 @@ async function inspectFile(file: string, inspect: Inspector, issues: SkillIssue[
   return ins;
 }
 
-/** skill.toml `[exec]` → ExecType and config (CONTRACTS.md §3). */
+/** skill.toml `[exec]` → ExecType and config (docs/skill-authoring.md). */
 async function fromToml(
   dir: string,
   exec: NonNullable<SkillToml['exec']>,

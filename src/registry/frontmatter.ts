@@ -3,7 +3,7 @@
  * platform uses into a typed, defaulted {@link Frontmatter}.
  *
  * Source: spec 000 §2.2 (sample frontmatter), §2.1 (skill_md), §3.2 (cli_commands);
- * 003 §Wall (wall_sec / timeout_sec); CONTRACTS.md §3. Requirement ids: R-LOAD-03, R-LOAD-04,
+ * 003 §Wall (wall_sec / timeout_sec); docs/skill-authoring.md. Requirement ids: R-LOAD-03, R-LOAD-04,
  * R-LOAD-07, R-LOAD-09, R-LOAD-10, A-03, A-07.
  */
 import { parseDocument } from 'yaml';

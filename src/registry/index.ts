@@ -1,7 +1,7 @@
 /**
  * The skill registry (DESIGN.md `src/registry/`): discovery, SKILL.md frontmatter, schemas,
  * the tool list a model sees, and the pre-execution `requires` check.
- * Spec 000 §1–§3, §5; 003 §Dir, §Entry; CONTRACTS.md §3–§4.
+ * Spec 000 §1–§3, §5; 003 §Dir, §Entry; docs/skill-authoring.md–§4.
  */
 export type * from './types.ts';
 export { discoverSkills, makeRegistry, isSkillFolder, SKILL_MARKERS, type Registry, type RegistryIssue, type DiscoverOptions } from './discover.ts';

@@ -2,7 +2,7 @@
  * Loading one skill folder into a {@link SkillRecord}.
  *
  * Source: spec 000 §1, §2.1–§2.3, §3.1–§3.2, §5.2; 003 §Dir, §Entry, §Preflight;
- * CONTRACTS.md §3. Requirement ids: R-FORM-01, R-FORM-10, R-LOAD-01..04, R-LOAD-13,
+ * docs/skill-authoring.md. Requirement ids: R-FORM-01, R-FORM-10, R-LOAD-01..04, R-LOAD-13,
  * R-LOAD-14, R-LOAD-16, R-SCH-02, R-CFG-06, A-01, A-02, A-03, A-43, D-14.
  */
 import { readFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import { readSkillToml } from './skill-toml.ts';
 import { chooseSubcommands } from './subcommands.ts';
 import type { SkillIssue, SkillRecord, SkillSource, SkillType } from './types.ts';
 
-/** A folder whose sub-folders are skills (CONTRACTS.md §3). */
+/** A folder whose sub-folders are skills (docs/skill-authoring.md). */
 export interface SkillRoot {
   /** Absolute (or cwd-relative) folder. */
   dir: string;

@@ -2,7 +2,7 @@
  * Path confinement for skill folders: every file the registry reads on behalf of a skill
  * (SKILL.md candidates, exec config, schema.json) must stay inside the skill folder.
  *
- * Source: CONTRACTS.md §3 ("relative to the skill folder"); R-LOAD-02, R-FORM-10.
+ * Source: docs/skill-authoring.md ("relative to the skill folder"); R-LOAD-02, R-FORM-10.
  */
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';

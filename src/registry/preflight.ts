@@ -14,7 +14,7 @@
  * - the input schema: valid JSON, object-valued properties, boolean/object
  *   `additionalProperties` / `items` (R-SCH-03); secret parameters listed (D-20, notice).
  *
- * Severity (R-PRE-06, CONTRACTS.md §4): see `severityOf` in `./preflight/findings.ts`.
+ * Severity (R-PRE-06, README.md "The skillgate command"): see `severityOf` in `./preflight/findings.ts`.
  */
 import { readdir } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';

@@ -3,7 +3,7 @@
  * property values, output schema and sub-commands from schema.json, and the provider-facing
  * copy a model sees.
  *
- * Source: spec 000 §3.1, §3.2, §5.2; 004 §Save; CONTRACTS.md §3. Requirement ids: R-LOAD-13,
+ * Source: spec 000 §3.1, §3.2, §5.2; 004 §Save; docs/skill-authoring.md. Requirement ids: R-LOAD-13,
  * R-SCH-01, R-SCH-02, R-CFG-06, A-03, A-09, A-43.
  */
 import { readFile } from 'node:fs/promises';
@@ -84,7 +84,7 @@ export interface LoadedSchema {
   schemaSource: 'schema.json' | 'code' | 'none';
   /** `x-output-schema` of schema.json, else the code `output_schema` constant (A-43). */
   outputSchema?: JsonSchema;
-  /** `x-cli-commands` of schema.json (CONTRACTS.md §3), else the code constant; normalised. */
+  /** `x-cli-commands` of schema.json (docs/skill-authoring.md), else the code constant; normalised. */
   cliCommands?: Record<string, JsonSchema>;
   /** Where `cliCommands` came from. */
   cliCommandsSource?: 'schema.json' | 'code';

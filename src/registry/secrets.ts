@@ -1,5 +1,5 @@
 /**
- * Secret parameter detection (spec 000 §5.2★, CONTRACTS.md §3).
+ * Secret parameter detection (spec 000 §5.2★, docs/skill-authoring.md).
  *
  * Requirement ids: R-CFG-05, R-CFG-06, R-CFG-07, D-20 (keep the over-matching substring rule,
  * make the list configurable).
@@ -26,7 +26,7 @@ export function isSecretName(name: string, substrings: readonly string[] = SECRE
 }
 
 /**
- * Names of the TOP-LEVEL `properties` of an input schema that are secrets (CONTRACTS.md §3):
+ * Names of the TOP-LEVEL `properties` of an input schema that are secrets (docs/skill-authoring.md):
  * a property is secret when `"x-secret": true`, or when its name matches
  * {@link isSecretName} and it does not carry `"x-secret": false`. Nested properties are not
  * scanned. Order follows the schema's property order.

@@ -1,5 +1,5 @@
 /**
- * skill.toml: the optional descriptor of a skill folder (CONTRACTS.md §3, 003 §Preflight).
+ * skill.toml: the optional descriptor of a skill folder (docs/skill-authoring.md, 003 §Preflight).
  *
  * Requirement ids: R-FORM-05, R-FORM-10, R-PRE-05, A-01 (`[skill].skill_md`).
  */
@@ -14,14 +14,14 @@ export interface SkillToml {
     name?: string;
     description?: string;
     version?: string;
-    /** Seconds (CONTRACTS.md §3). */
+    /** Seconds (docs/skill-authoring.md). */
     timeout_sec?: number;
     /** Alternative SKILL.md path relative to the folder (A-01). */
     skill_md?: string;
     /** Sub-folder holding SKILL.md / skill.md (R-LOAD-02 step 2). */
     origin_path?: string;
   };
-  /** `[exec]`, or `[exec.primary]` read as the same table (CONTRACTS.md §3). */
+  /** `[exec]`, or `[exec.primary]` read as the same table (docs/skill-authoring.md). */
   exec?: { type?: string; config?: string; command?: string };
 }
 
@@ -65,7 +65,7 @@ export function toSkillToml(data: Record<string, unknown>, issues: SkillIssue[])
 }
 
 /**
- * Read `<dir>/skill.toml` (CONTRACTS.md §3).
+ * Read `<dir>/skill.toml` (docs/skill-authoring.md).
  * @returns `toml: null` and no issue when the file does not exist; `toml: null` and one
  *   `error` issue (`toml.parse`) when it does not parse; otherwise the typed table.
  */

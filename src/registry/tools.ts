@@ -1,5 +1,5 @@
 /**
- * The model-facing tool list (CONTRACTS.md §4, OpenAI tools form).
+ * The model-facing tool list (README.md "The skillgate command", OpenAI tools form).
  *
  * Source: spec 000 §1, §2.2, §3.1, §3.2, §5.2. Requirement ids: R-FORM-02, R-FORM-03,
  * R-FORM-04, R-LOAD-05, R-LOAD-06, R-SCH-02, R-SUBCMD-01, R-SUBCMD-02, R-CFG-06, A-03, A-09.
@@ -77,7 +77,7 @@ function tool(name: string, description: string, parameters: JsonSchema): ModelT
 
 /**
  * The model-facing tool list for `skills` in their given order, limited to a role's enabled
- * names (`opts.skills`, default `"*"`), in the OpenAI tools form (CONTRACTS.md §4).
+ * names (`opts.skills`, default `"*"`), in the OpenAI tools form (README.md "The skillgate command").
  */
 export function buildTools(skills: readonly SkillRecord[], opts: ToolOptions = {}): ModelTool[] {
   const enabled = opts.skills ?? '*';

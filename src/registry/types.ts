@@ -3,7 +3,7 @@
  *
  * Source: spec 000 §1 (skill forms, ExecTypes), §2 (folder, SKILL.md, frontmatter),
  * §3.1–3.2 (input schema, sub-commands), §5.2 (secret detection); 003 §Dir, §Preflight;
- * CONTRACTS.md §3. Requirement ids: R-FORM-*, R-LOAD-*, R-SCH-01..03, R-SUBCMD-01..02.
+ * docs/skill-authoring.md. Requirement ids: R-FORM-*, R-LOAD-*, R-SCH-01..03, R-SUBCMD-01..02.
  */
 
 import type { Logger } from '../log/logger.ts';
@@ -72,7 +72,7 @@ export interface Frontmatter {
   execMode?: string;
   /** Seconds (003 §Wall). */
   wallSec?: number;
-  /** Seconds (003 §Wall, CONTRACTS.md §3). */
+  /** Seconds (003 §Wall, docs/skill-authoring.md). */
   timeoutSec?: number;
   /** `cli_commands: {sub: schema}` from the frontmatter (A-03). */
   cliCommands?: Record<string, JsonSchema>;
@@ -80,7 +80,7 @@ export interface Frontmatter {
   raw: Record<string, unknown>;
 }
 
-/** `[exec]` (or `[exec.primary]`) of skill.toml (CONTRACTS.md §3). */
+/** `[exec]` (or `[exec.primary]`) of skill.toml (docs/skill-authoring.md). */
 export interface ExecConfig {
   type: ExecType;
   /** Absolute path of the program / HTTP TOML; undefined for INLINE_SHELL. */
@@ -89,7 +89,7 @@ export interface ExecConfig {
   command?: string;
 }
 
-/** One problem found while loading or pre-checking a skill (R-PRE-*, CONTRACTS.md §4). */
+/** One problem found while loading or pre-checking a skill (R-PRE-*, README.md "The skillgate command"). */
 export interface SkillIssue {
   /** `error` blocks create/edit; `warning` never blocks; `notice` is information ("will default"). */
   severity: 'error' | 'warning' | 'notice';
@@ -135,7 +135,7 @@ export interface SkillRecord {
   outputSchema?: JsonSchema;
   /** Sub-commands with their (normalised) schemas, null when none declared (R-SUBCMD-01, A-03). */
   subcommands: Record<string, JsonSchema> | null;
-  /** Top-level input properties detected as secrets (R-CFG-05..07, CONTRACTS.md §3). */
+  /** Top-level input properties detected as secrets (R-CFG-05..07, docs/skill-authoring.md). */
   secretParams: string[];
   /** `ok`, or `broken` (never exposed, never executed — D-14). */
   status: 'ok' | 'broken';
@@ -168,7 +168,7 @@ export interface McpBinding {
   ): Promise<unknown>;
 }
 
-/** A tool in the OpenAI tools form, as the model sees it (CONTRACTS.md §4). */
+/** A tool in the OpenAI tools form, as the model sees it (README.md "The skillgate command"). */
 export interface ModelTool {
   type: 'function';
   function: { name: string; description: string; parameters: JsonSchema };

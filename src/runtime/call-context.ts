@@ -78,9 +78,9 @@ export function callSkillChildContext(
     skill_args: cfgSection.skill_args,
   };
   if (inProcess.call_skill) ctx.call_skill = inProcess.call_skill;
-  // The gateway's messaging services (issue 9) follow the call, so a callee can notify.
+  // The gateway's messaging services follow the call, so a callee can notify.
   if (parent.messaging) ctx.messaging = parent.messaging;
-  // So do the authoring services (create_skill / edit_skill, issue 10); the role stays the caller's.
+  // So do the authoring services (create_skill / edit_skill); the role stays the caller's.
   if (parent.lifecycle) ctx.lifecycle = parent.lifecycle;
   for (const [k, v] of Object.entries(cfgSection.flat)) if (!Object.hasOwn(ctx, k)) ctx[k] = v;
   return ctx as RuntimeContext;

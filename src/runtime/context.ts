@@ -1,5 +1,5 @@
 /**
- * The runtime_context builder (spec 000 §4, §5.1; CONTRACTS.md §2): one context per skill
+ * The runtime_context builder (spec 000 §4, §5.1; README.md "The skillgate command"): one context per skill
  * call, in three sections — fixed (always all 17 keys, typed), platform-injected, config —
  * plus the config's top-level flat copies and the platform-internal `_` keys.
  *
@@ -34,7 +34,7 @@ export { callSkillChildContext } from './call-context.ts';
 export { normalizeAttachment, normalizeAttachments } from './attachments.ts';
 
 /**
- * The line's defaults for the platform keys (CONTRACTS.md §2 lists those of `skill run`).
+ * The line's defaults for the platform keys (README.md "The skillgate command" lists those of `skill run`).
  * Every one can be overridden by `given`.
  */
 export interface ContextDefaults {
@@ -65,12 +65,12 @@ export interface InProcessParts {
   /** Present only when given (R-PCTX-11: a function in process, absent elsewhere). */
   call_skill?: CallSkill;
   abort_signal?: AbortSignal | null;
-  /** Messaging services of the gateway (issue 9); set as key `messaging` only when given. */
+  /** Messaging services of the gateway ; set as key `messaging` only when given. */
   messaging?: unknown;
-  /** `await_reply(req)` (CONTRACTS.md §10); set only when given. */
+  /** `await_reply(req)` (docs/messaging.md); set only when given. */
   await_reply?: (req: never) => Promise<unknown>;
   /**
-   * What create_skill / edit_skill need (issue 10; `src/lifecycle/authoring.ts`
+   * What create_skill / edit_skill need (`src/lifecycle/authoring.ts`
    * AuthoringServices); set as key `lifecycle` only when given.
    */
   lifecycle?: unknown;
@@ -81,7 +81,7 @@ export interface BuildContextArgs {
   /**
    * What the channel / `--context` supplied: fixed keys, platform keys, `_meta` and other
    * `_` keys. Other names (including `emp_no`, `skill_configs`, `skill_args` and any flat
-   * parameter) are ignored: parameters come from the store only (CONTRACTS.md §2).
+   * parameter) are ignored: parameters come from the store only (README.md "The skillgate command").
    */
   given?: Record<string, unknown>;
   defaults: ContextDefaults;

@@ -1,5 +1,5 @@
 /**
- * Encryption of secrets at rest (R-CFG-05; CONTRACTS.md §11 `SKILLGATE_SECRET_KEY`):
+ * Encryption of secrets at rest (R-CFG-05; docs/configuration.md `SKILLGATE_SECRET_KEY`):
  * AES-256-GCM from node:crypto, a random 12-byte IV per value, the 16-byte tag verified on
  * decryption. Stored form: `v1:<iv base64>:<tag base64>:<ciphertext base64>`.
  *

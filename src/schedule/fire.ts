@@ -1,5 +1,5 @@
 /**
- * One schedule run (issue 9 item 6): run the skill or saved chain through the normal
+ * One schedule run: run the skill or saved chain through the normal
  * pipeline on the `schedule` line with `chat_mode = false` (SCHEDULE_POLICY, D-05), then deliver the result to
  * the schedule's target by calling the built-in skill `notify` (`notify:<alias|url>`) or
  * `send_message` (`<channel>[@<account>]:<id>`) by name — the same path any skill uses.

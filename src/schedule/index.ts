@@ -1,5 +1,5 @@
 /**
- * Schedules (issue 9 item 6): what the gateway starts, and what the CLI writes.
+ * Schedules: what the gateway starts, and what the CLI writes.
  * See docs/chains.md §Schedules.
  */
 import type { ChainServices } from '../chain/skill.ts';

@@ -1,5 +1,5 @@
 /**
- * The scheduler (issue 9 item 6): schedules from `skillgate.schedules` become pg-boss cron
+ * The scheduler: schedules from `skillgate.schedules` become pg-boss cron
  * entries (one queue per schedule, `skillgate-schedule-<name>`); in the gateway a worker per
  * queue runs the schedule when pg-boss's timekeeper sends its job. CLI processes use the
  * `writer` mode (no timekeeper, no workers): they write the table and the cron entry and tell

@@ -1,5 +1,5 @@
 /**
- * In-process caches of the per-message session reads (issue 5 bench: a turn read its session
+ * In-process caches of the per-message session reads bench: a turn read its session
  * twice and its attachment list three times). Entries are per Db object, so two gateways of one
  * process never share them; a Tx is never cached through (it may see its own uncommitted rows).
  *

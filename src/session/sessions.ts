@@ -2,7 +2,7 @@
  * Session records (table `skillgate.sessions`, migration 0002): one per conversation, each
  * with its workspace folder.
  *
- * Source: spec 000 §4.3 (`session_id`, `workspace_dir`); CONTRACTS.md §2 (the CLI's session id
+ * Source: spec 000 §4.3 (`session_id`, `workspace_dir`); README.md "The skillgate command" (the CLI's session id
  * derived from the workspace path); R-PCTX-06.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -73,7 +73,7 @@ export function newSessionId(): string {
 }
 
 /**
- * The CLI's stable session id for a workspace folder (CONTRACTS.md §2): `cli_` + the first 16
+ * The CLI's stable session id for a workspace folder (README.md "The skillgate command"): `cli_` + the first 16
  * hex digits of sha256 of the absolute path (`path.resolve`, symlinks not followed, so the id
  * does not depend on whether the folder exists yet).
  */

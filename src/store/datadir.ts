@@ -1,5 +1,5 @@
 /**
- * The embedded data dir is opened by one process only (CONTRACTS.md §1): a lock file
+ * The embedded data dir is opened by one process only (README.md "The skillgate command"): a lock file
  * (`<data>/skillgate.lock`, via proper-lockfile: refreshed while held, stale after 15 s so a
  * crashed process does not lock the dir forever; `<data>/skillgate.lock.owner` names the holder's
  * pid and host, so a lock left by a process that no longer runs on this host is taken over at

@@ -1,5 +1,5 @@
 /**
- * The gateway's side of confirmations (CONTRACTS.md §8, §10; issue 5 §7): a tool result that
+ * The gateway's side of confirmations (README.md "Start"): a tool result that
  * carries `confirm_token` is remembered with the call that produced it; when the user
  * confirms — a button (callback with the token) or a 「确认」 reply — the gateway re-invokes
  * the same skill with the same parameters plus the token. The skill's own check (the one

@@ -1,5 +1,5 @@
 /**
- * The one confirmation service (CONTRACTS.md §10; spec 000 §7.7; R-DT-87/88, A-29).
+ * The one confirmation service (docs/messaging.md; spec 000 §7.7; R-DT-87/88, A-29).
  *
  * A destructive call that needs the user's confirmation gets a token bound to org, role,
  * session, the actor asked, skill, action, table and a hash of the call's parameters

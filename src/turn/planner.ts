@@ -33,7 +33,7 @@ export interface PlannerTurn {
   /** The verbatim platform text (R-CTX-04). */
   raw_input: string;
   lang: 'zh-CN' | 'en';
-  /** The role's tool list exactly as a model sees it (CONTRACTS.md §4). */
+  /** The role's tool list exactly as a model sees it (README.md "The skillgate command"). */
   tools: ModelTool[];
   /** This session's materials: this turn's uploads, earlier uploads, earlier artifacts. */
   materials: MaterialRef[];
@@ -47,7 +47,7 @@ export interface PlannerTurn {
   /** Report progress to the user (「处理中…」 status, updated). Best effort. */
   progress(note: string): void;
   /**
-   * The channel's display capability (CONTRACTS.md §9). `text`: display_md is not shown as
+   * The channel's display capability (docs/results.md). `text`: display_md is not shown as
    * is, so a model planner paraphrases it. Absent = `rich`.
    */
   display?: 'rich' | 'text';
@@ -60,7 +60,7 @@ export interface PlannerResult {
   invocations: ToolInvocation[];
   /**
    * True when `text` already paraphrases every `display_md` (a model did it); the reply
-   * composer then does not add a plain rendering on text-only channels (CONTRACTS.md §9).
+   * composer then does not add a plain rendering on text-only channels (docs/results.md).
    */
   paraphrased?: boolean;
 }

@@ -1,6 +1,6 @@
 /**
  * What the turn adds around reply composition: remembering confirmation requests and
- * mapping artifacts to servable media (issue 5 §6, §7).
+ * mapping artifacts to servable media (§7).
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';

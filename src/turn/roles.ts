@@ -1,5 +1,5 @@
 /**
- * The role (agent) that answers on a channel account (CONTRACTS.md §11): an account names its
+ * The role (agent) that answers on a channel account (docs/configuration.md): an account names its
  * role in `skillgate.config.yaml`; the web chat and the `.env` accounts use the default role.
  */
 import type { AccountConfig, ConfigFile, RoleConfig } from '../config/file.ts';

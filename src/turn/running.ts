@@ -1,5 +1,5 @@
 /**
- * Running turns and the user's stop (issue 5 §8): one AbortController per chat while its turn
+ * Running turns and the user's stop: one AbortController per chat while its turn
  * runs. 「停止」 / `/stop` / the web stop button abort it; the signal reaches the skill as
  * `abort_signal` and the turn ends with what was done so far. On a real server a stop that
  * arrives at another replica is relayed with NOTIFY `skillgate_stop` (payload: the chat key).

@@ -1,5 +1,5 @@
 /**
- * Which session an inbound message belongs to (issue 5 §4): one session per role + channel +
+ * Which session an inbound message belongs to: one session per role + channel +
  * account + chat (+ thread), so a group chat shares one workspace and a forum topic has its own.
  */
 import { createHash } from 'node:crypto';

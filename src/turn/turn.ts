@@ -3,7 +3,7 @@
  * → session and uploads → confirmation / pending reply / planner → reply composition →
  * outbox. Every stage is its own module; this file only orders them.
  *
- * Precedence (CONTRACTS.md §8): a pending confirmation (button or 「确认」/「取消」) → a pending
+ * Precedence (README.md "Start"): a pending confirmation (button or 「确认」/「取消」) → a pending
  * reply for this sender (a message starting with `/` or 「取消」 bypasses it) → the planner.
  */
 import type { ChannelAdapter, InboundMessage, OutboundMessage, OutboundTarget } from '../channel/types.ts';
@@ -88,7 +88,7 @@ export interface TurnDeps {
   /** Observes finished turns (metrics). */
   onTurn?(info: { channel: string; ms: number; ok: boolean; failures: number }): void;
   /**
-   * Async skills (issue 9 item 4; src/async/runner.ts `AsyncRunner.maybeDefer`): asked before
+   * Async skills (src/async/runner.ts `AsyncRunner.maybeDefer`): asked before
    * each tool run; a non-null envelope is the immediate answer and the run continues in the
    * background. Absent: every skill runs synchronously.
    */
@@ -278,7 +278,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
   };
 }
 
-/** Confirmation → pending reply → planner (CONTRACTS.md §8). */
+/** Confirmation → pending reply → planner (README.md "Start"). */
 async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note: string): void; now: () => Date }): Promise<void> {
   const { services } = deps;
   const { msg, session, actor, lang } = ctx;
@@ -338,7 +338,7 @@ async function answerConfirm(ctx: TurnContext, pending: Awaited<ReturnType<typeo
     await ctx.notice(notice(ctx.lang, 'confirm_cancelled'));
     return;
   }
-  // CONTRACTS.md §10: the gateway re-invokes the same skill with the same parameters + token.
+  // docs/messaging.md: the gateway re-invokes the same skill with the same parameters + token.
   const args = { ...pending.args, confirm_token: pending.token };
   const envelope = await ctx.invoke(pending.tool, args);
   const invocation: ToolInvocation = { tool: pending.tool, args, envelope };

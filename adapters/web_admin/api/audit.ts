@@ -1,5 +1,5 @@
 /**
- * Console section `audit`: the audit log (issue 10 §5, §6; src/audit/store.ts; docs/audit.md,
+ * Console section `audit`: the audit log (§6; src/audit/store.ts; docs/audit.md,
  * docs/console.md "Audit log"). Newest first, filters combined with AND.
  *
  *   GET ?role=&skill=&actor=<actor_emp_no>&since=<ISO date/time>&page=<0…>&size=<1…100>

@@ -1,5 +1,5 @@
 /**
- * Console section `directory` (issue 10 §6; CONTRACTS.md §11 "Directory import"; docs/console-sections.md
+ * Console section `directory` (docs/configuration.md "Directory import"; docs/console-sections.md
  * "Directory"): the contacts and the department tree of one role's directory, and an import of a
  * CSV or JSON file (the same `importDirectory` as `skillgate directory import`).
  *

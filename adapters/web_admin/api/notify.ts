@@ -1,5 +1,5 @@
 /**
- * Console section `notify` (issue 10 §6; R-MSG-01; docs/messaging.md; docs/console-sections.md "Notify
+ * Console section `notify` (R-MSG-01; docs/messaging.md; docs/console-sections.md "Notify
  * targets"): the aliases of the built-in `notify` skill — the same `runNotifyTargetCommand` as
  * `skillgate notify target add|list|remove`.
  *

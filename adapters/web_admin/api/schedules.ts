@@ -1,5 +1,5 @@
 /**
- * Console section `schedules` (issue 10 §6; issue 9 item 6; docs/chains.md "Schedules";
+ * Console section `schedules`; docs/chains.md "Schedules";
  * docs/console-sections.md "Schedules"): list, add (or replace) and remove the cron schedules that run a
  * skill or a saved chain and deliver the result — the same `Scheduler` calls as
  * `skillgate schedule add|list|remove`.
@@ -15,7 +15,7 @@
  *   DELETE /:name       → {ok:true}; 404 `not_found`
  *
  * Shown without secrets: an Apprise URL in `deliver_to` (`notify:tgram://…`) is masked, and
- * top-level input keys whose name the secret rule matches (CONTRACTS.md §3) show `***`.
+ * top-level input keys whose name the secret rule matches (docs/skill-authoring.md) show `***`.
  */
 import express from 'express';
 import { getChain } from '../../../src/chain/store.ts';

@@ -1,5 +1,5 @@
 /**
- * Console section `secrets`: skill parameters per role and skill, secrets write-only (issue 10
+ * Console section `secrets`: skill parameters per role and skill, secrets write-only
  * §6 "skill parameters including secrets (write-only: a stored secret is never shown again)";
  * spec 000 §5; R-CFG-01, R-CFG-03, R-CFG-05; src/runtime/skill-config.ts; docs/console.md).
  *

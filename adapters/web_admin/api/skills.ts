@@ -1,6 +1,6 @@
 /**
- * Console section `skills` (issue 10 §6 "skills per role (enable, disable, install, view
- * SKILL.md and preflight problems)"; CONTRACTS.md §3, §11 roles `skills:`; docs/console.md).
+ * Console section `skills` "skills per role (enable, disable, install, view
+ * SKILL.md and preflight problems)"; docs/skill-authoring.md roles `skills:`; docs/console.md).
  * Backed by the live skill set `services.lifecycle` (src/lifecycle/types.ts); without one
  * (a console built outside a gateway) the list is read from the registry and the config file,
  * and enable/install answer 503.

@@ -1,5 +1,5 @@
 /**
- * Example in-process skill: a slow task that honours the user's stop (issue 5 §8; R-WALL-05).
+ * Example in-process skill: a slow task that honours the user's stop (R-WALL-05).
  * It waits one second at a time and checks `abort_signal`; when stopped it returns what was
  * done so far instead of failing.
  */

@@ -5,7 +5,7 @@
  * quotes `>`, `**bold**`, `*italic*`, links `[t](url)`, images `![](url)`, `- ` and `1. ` lists.
  * Beyond it we emit only what degrades readably where a client does not render it:
  * - tables as GFM pipe tables that always carry the separator row (`| --- |`, alignment kept)
- *   — without that row no client shows a table (issue 8);
+ *   — without that row no client shows a table ;
  * - fenced code blocks as ``` fences (shown as literal lines where not rendered);
  * - strikethrough is dropped (not in the subset; the text is kept).
  * Line breaks are written as `"  \n"` (two trailing spaces), which DingTalk's renderer needs to
@@ -77,7 +77,7 @@ const dingtalk: MdVisitor = {
 
 /**
  * Markdown → DingTalk markdown text. Pure; never throws.
- * Source: CONTRACTS.md §9 (DingTalk is rich: markdown, D-22); issue 8 item 3.
+ * Source: docs/results.md (DingTalk is rich: markdown, D-22);.
  */
 export function renderDingtalkMd(md: string): string {
   return renderWith(dingtalk, parseMarkdown(md));

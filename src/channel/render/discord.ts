@@ -50,7 +50,7 @@ const discord: MdVisitor = {
 
 /**
  * Markdown → Discord message markdown. Pure; never throws.
- * Source: Discord "Message Formatting"; CONTRACTS.md §9 (rich channels render display_md natively).
+ * Source: Discord "Message Formatting"; docs/results.md (rich channels render display_md natively).
  */
 export function renderDiscordMarkdown(md: string): string {
   return renderWith(discord, parseMarkdown(md));

@@ -1,7 +1,7 @@
 /**
  * Markdown building blocks shared by the dialects that emit markdown again (Discord, Feishu card
  * markdown, DingTalk; src/channel/render/*.ts): code fences, quotes, marker lists. One place so
- * the dialects cannot drift apart on the parts where their syntax is the same (issue 8: "what
+ * the dialects cannot drift apart on the parts where their syntax is the same ("what
  * two adapters share lives once in `src/`").
  */
 import type { MdBlock } from './ast.ts';

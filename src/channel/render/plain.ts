@@ -1,6 +1,6 @@
 /**
  * Markdown → faithful plain text for text-only channels with no model to paraphrase
- * (CONTRACTS.md §9, D-22, R-DISP-02): every word, number and list item kept verbatim, markup
+ * (docs/results.md, D-22, R-DISP-02): every word, number and list item kept verbatim, markup
  * characters removed. Links as `text (url)` (just the URL when the text is the URL), images as
  * `alt (url)`, lists as `• ` / `1. ` lines, tables as aligned rows, code kept as is, quotes
  * prefixed with `│ `, headings on their own line.
@@ -43,7 +43,7 @@ const plain: MdVisitor = {
 
 /**
  * Markdown → plain text. Pure; never throws.
- * Source: CONTRACTS.md §9 ("with no model a faithful plain-text rendering is sent").
+ * Source: docs/results.md ("with no model a faithful plain-text rendering is sent").
  */
 export function renderPlain(md: string): string {
   return renderWith(plain, parseMarkdown(md));

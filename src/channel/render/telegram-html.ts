@@ -48,7 +48,7 @@ const telegram: MdVisitor = {
 
 /**
  * Markdown → Telegram HTML (send with `parse_mode: 'HTML'`). Pure; never throws.
- * Source: CONTRACTS.md §9 (Telegram is rich, D-22); Telegram Bot API "HTML style".
+ * Source: docs/results.md (Telegram is rich, D-22); Telegram Bot API "HTML style".
  */
 export function renderTelegramHtml(md: string): string {
   return renderWith(telegram, parseMarkdown(md));

@@ -1,5 +1,5 @@
 /**
- * Markdown → HTML for the web chat page (CONTRACTS.md §7, §9; R-DISP-01). Rendered by the
+ * Markdown → HTML for the web chat page (docs/web-protocol.md; R-DISP-01). Rendered by the
  * shared visitor with every text escaped, then cleaned by sanitize-html with a strict
  * allowlist as a second line of defence: p, br, strong, em, del, code, pre, blockquote, ul, ol,
  * li, a (http/https/mailto or our `/files/` path, always `target="_blank"
@@ -80,7 +80,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
 
 /**
  * Markdown → sanitized HTML for the web page. Pure; never throws.
- * Source: CONTRACTS.md §9 (rich channel), R-DISP-01; allowlist above.
+ * Source: docs/results.md (rich channel), R-DISP-01; allowlist above.
  */
 export function renderWebHtml(md: string): string {
   return sanitizeHtml(renderWith(web, parseMarkdown(md)), SANITIZE);

@@ -1,10 +1,10 @@
 /**
  * `skillgate audit [--role R] [--skill S] [--actor E] [--since ISO] [--limit N] [--json]` —
- * the audit log of skill calls, newest first (issue 10 item 5; docs/audit.md). Works on a
+ * the audit log of skill calls, newest first (docs/audit.md). Works on a
  * server database, on an embedded data dir, and through the running server's local admin
  * API (`POST /api/local/audit`) while `serve` holds the data dir.
  *
- * Exit codes (CONTRACTS.md §1): 0 done (also when nothing matched); 1 a bad option
+ * Exit codes (README.md "The skillgate command"): 0 done (also when nothing matched); 1 a bad option
  * (`--since` not an ISO time, `--limit` not a positive integer); 2 no database.
  */
 import type { Db } from '../../store/db.ts';

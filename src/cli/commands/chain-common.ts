@@ -1,5 +1,5 @@
 /**
- * Shared parts of the `skillgate chain …` commands (CONTRACTS.md §5): settings, reading a
+ * Shared parts of the `skillgate chain …` commands (docs/chains.md): settings, reading a
  * chain document file, the discovered skills.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Registration of `skillgate chain …` and `skillgate schedule …` on the command line
- * (CONTRACTS.md §5; issue 9 item 6). Kept here so src/cli/main.ts only calls it.
+ * (docs/chains.md). Kept here so src/cli/main.ts only calls it.
  */
 import type { Command } from 'commander';
 import type { CliIO } from '../io.ts';
@@ -10,7 +10,7 @@ export type RunWrapper = <A extends unknown[]>(fn: (...args: A) => Promise<numbe
 
 /** Add the chain and schedule commands to `program`. */
 export function registerChainCommands(program: Command, run: RunWrapper, io: CliIO): void {
-  const chain = program.command('chain').description('chains of skills (CONTRACTS.md §5)');
+  const chain = program.command('chain').description('chains of skills (docs/chains.md)');
   chain
     .command('check')
     .description('check a chain document against the save rules; exit 1 with one line per problem')

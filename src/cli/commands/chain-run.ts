@@ -1,6 +1,6 @@
 /**
  * `skillgate chain run <file|name> [--input JSON] [--context JSON] [--role R]`
- * (CONTRACTS.md §5): prints the runner's return object as one JSON document; exit 0 whenever
+ * (docs/chains.md): prints the runner's return object as one JSON document; exit 0 whenever
  * a result was produced, even a failed one (`ok: false`, like `skill run`); exit 1 for bad
  * arguments, an unknown chain or a missing required chain input (one line per input).
  * Steps run with `chat_mode = false` (D-05) in one session derived like `skill run`'s.

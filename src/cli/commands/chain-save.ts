@@ -1,5 +1,5 @@
 /**
- * `skillgate chain save <file>` and `skillgate chain enable|disable <name>` (CONTRACTS.md §5).
+ * `skillgate chain save <file>` and `skillgate chain enable|disable <name>` (docs/chains.md).
  * Save runs the same validation as `chain check` and `POST /skills/chain/save`; a refused
  * chain prints one line per problem and exits 1.
  */

@@ -1,6 +1,6 @@
 /**
  * `skillgate config set <skill> <key> [value] [--role R] [--secret]` — save a skill
- * parameter for a role (CONTRACTS.md §2 "Skill parameters come from the store"; R-CFG-01,
+ * parameter for a role (README.md "The skillgate command" "Skill parameters come from the store"; R-CFG-01,
  * R-CFG-03, R-CFG-05).
  *
  * Secrets never sit in argv or shell history: with `--secret` the value is read from stdin

@@ -1,6 +1,6 @@
 /**
  * `skillgate datatable grant|revoke|grants <table> …` — table grants of the built-in datatable
- * skill (CONTRACTS.md §11; spec 000 §7.2; R-DT-13..22). `<table>` is a title or a table id in
+ * skill (docs/configuration.md; spec 000 §7.2; R-DT-13..22). `<table>` is a title or a table id in
  * the organisation `--org` (default `SKILLGATE_ORG_ID`). Grants are exceptions: a table with
  * no grant rows is open to every role.
  *
@@ -8,7 +8,7 @@
  *   skillgate datatable revoke 客户 --role sales
  *   skillgate datatable grants 客户 [--json]
  *
- * Exit codes (CONTRACTS.md §1): 0 done; 1 refused (unknown table, invalid grant, nothing to
+ * Exit codes (README.md "The skillgate command"): 0 done; 1 refused (unknown table, invalid grant, nothing to
  * revoke); 2 the database could not be reached.
  */
 import type { Db } from '../../store/db.ts';

@@ -1,6 +1,6 @@
 /**
  * `skillgate db migrate` — apply pending migrations. With an embedded data dir held by a
- * running server, the request goes through that server's local admin API (CONTRACTS.md §1).
+ * running server, the request goes through that server's local admin API (README.md "The skillgate command").
  */
 import { loadSettings } from '../../config/settings.ts';
 import { migrate, type MigrateResult } from '../../store/migrate.ts';

@@ -1,6 +1,6 @@
 /**
  * `skillgate directory import <file.csv|json> [--role R] [--org ORG] [--lang zh-CN|en] [--json]`
- * — contacts and departments into the directory (CONTRACTS.md §11; docs/directory.md).
+ * — contacts and departments into the directory (docs/configuration.md; docs/directory.md).
  *
  * Org: `--org`, else the role's `org_id` from the configuration (role: `--role`, else
  * `SKILLGATE_ROLE_ID`); an empty org falls back to `r_<role>` (R-ORG-02). Format from the
@@ -8,7 +8,7 @@
  *
  * stdout: a summary (inserted / updated contacts, new departments, one line per refused row
  * and per warning); with `--json` exactly one document, the ImportReport.
- * Exit codes (CONTRACTS.md §1): 0 imported and no row refused; 1 some row was refused (the
+ * Exit codes (README.md "The skillgate command"): 0 imported and no row refused; 1 some row was refused (the
  * others were imported), the file is not a directory (bad JSON/CSV), or an unknown role;
  * 2 the file cannot be read or the database cannot be reached. Works while `serve` runs
  * (local admin API `POST /api/local/directory/import`).

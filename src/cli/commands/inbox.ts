@@ -4,7 +4,7 @@
  * "Quarantined events"; src/inbox/admin.ts). Works on a server database, on an embedded data
  * dir, and through the running server's local admin API (`POST /api/local/inbox`).
  *
- * Exit codes (CONTRACTS.md §1): 0 done; 1 no quarantined event with that id, or a bad option;
+ * Exit codes (README.md "The skillgate command"): 0 done; 1 no quarantined event with that id, or a bad option;
  * 2 no database.
  */
 import type { Db } from '../../store/db.ts';

@@ -1,5 +1,5 @@
 /**
- * `skillgate schedule add|list|remove` (issue 9 item 6). The commands write the schedule
+ * `skillgate schedule add|list|remove` . The commands write the schedule
  * table and the pg-boss cron entry (writer mode: no workers here); a running gateway on the
  * same server database syncs its workers on NOTIFY.
  */

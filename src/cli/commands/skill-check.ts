@@ -1,5 +1,5 @@
 /**
- * `skillgate skill check [--mode create|install] <dir>...` (CONTRACTS.md §4): run preflight
+ * `skillgate skill check [--mode create|install] <dir>...` (README.md "The skillgate command"): run preflight
  * (R-PRE-01..06) on each folder and print one line per problem.
  */
 import { preflight, type PreflightMode } from '../../registry/preflight.ts';

@@ -1,5 +1,5 @@
 /**
- * `skillgate skill install <zip|dir> [--role R] [--json]` (issue 10 item 2; spec 003 §安装预检;
+ * `skillgate skill install <zip|dir> [--role R] [--json]` (spec 003 §安装预检;
  * R-PRE-06): unpack safely, preflight in install mode (problems are warnings), copy into
  * `<data>/skills/<name>/` or, with `--role`, `<data>/role-skills/<role>/<name>/`, register and
  * enable. While `skillgate serve` holds the embedded data dir the running server installs it

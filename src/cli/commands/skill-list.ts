@@ -1,10 +1,10 @@
 /**
- * `skillgate skill list [--role R] [--json]` — the tools a model sees (CONTRACTS.md §4):
+ * `skillgate skill list [--role R] [--json]` — the tools a model sees (README.md "The skillgate command"):
  * trigger filter, `[category]` prefix, secret params stripped, sub-command fan-out; the role's
  * scope is the live one (config `skills:`, the console's overrides, the role's own skills —
  * `src/lifecycle/`), read through the running server while it holds the data dir.
  * stdout: with `--json` exactly one JSON document (the OpenAI tools array), else a table of
- * name and description. Problems of broken skills go to stderr (CONTRACTS.md §1).
+ * name and description. Problems of broken skills go to stderr (README.md "The skillgate command").
  */
 import { loadConfigFile, roleSkills } from '../../config/file.ts';
 import { loadSettings } from '../../config/settings.ts';

@@ -2,8 +2,8 @@
  * `skillgate skill run <name|dir> [--input JSON] [--context JSON] [--workspace DIR]
  * [--raw-input TEXT] [--role R]` — one call through the whole pipeline; prints the final
  * envelope as one JSON document on stdout; exit 0 whenever an envelope was produced, even a
- * failed one (CONTRACTS.md §2). With an embedded data dir held by a running server, the call
- * runs in that server (CONTRACTS.md §1).
+ * failed one (README.md "The skillgate command"). With an embedded data dir held by a running server, the call
+ * runs in that server (README.md "The skillgate command").
  */
 import { loadConfigFile } from '../../config/file.ts';
 import { resolveSecretKey } from '../../config/secret-key.ts';
@@ -58,7 +58,7 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
   });
   // `${PORT}` in HTTP skills (gateway_health) means the configured gateway port here too.
   process.env.PORT ??= String(settings.port);
-  // stdout carries exactly one JSON document (CONTRACTS.md §1): while the skill runs in this
+  // stdout carries exactly one JSON document (README.md "The skillgate command"): while the skill runs in this
   // process, whatever it writes to stdout (console.log in a handler) goes to stderr.
   const stdoutWrite = process.stdout.write;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;

@@ -7,7 +7,7 @@
  *
  * stdout: the token, then the URL, one per line; with `--json` exactly one document
  * `{"contact_key", "name", "org_id", "token", "url"}`.
- * Exit codes (CONTRACTS.md §1): 0 issued; 1 refused (the contact is not in the directory,
+ * Exit codes (README.md "The skillgate command"): 0 issued; 1 refused (the contact is not in the directory,
  * unknown role); 2 the database could not be reached. Works while `serve` runs (local admin
  * API `POST /api/local/web/token`).
  */

@@ -1,5 +1,5 @@
 /**
- * The SQL channel's checker (spec 000 §7.6; R-DT-76..86, D-02, D-12; issue 4 item 8): parse
+ * The SQL channel's checker (spec 000 §7.6; R-DT-76..86, D-02, D-12): parse
  * with the real PostgreSQL parser, accept exactly one statement of an allowed kind whose every
  * node passes the allowlist walk, and return the plan the executor runs — or a refusal with a
  * clear reason. Pure (no database); the executor adds the checks that need one (the relations
@@ -96,7 +96,7 @@ export async function checkSql(sql: string, opts: CheckSqlOptions): Promise<SqlC
   return checkSqlSync(sql, opts);
 }
 
-/** Longest statement text accepted, in UTF-16 units (issue 4 item 4). */
+/** Longest statement text accepted, in UTF-16 units . */
 export const MAX_SQL_CHARS = 100_000;
 
 const TOO_COMPLEX = {

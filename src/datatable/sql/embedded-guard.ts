@@ -1,5 +1,5 @@
 /**
- * Running-time guard of the SQL channel on the embedded engine (issue 4 item 3). PGlite runs
+ * Running-time guard of the SQL channel on the embedded engine . PGlite runs
  * queries on the gateway's only database connection and has no `statement_timeout` (no timer
  * signal in WASM), so a runaway statement would block every other database user of the
  * process until it ends. This guard refuses the constructs that obviously run unbounded,

@@ -4,7 +4,7 @@
  * statement's own FROM/USING/WHERE text, run in its own READ ONLY transaction — a failed
  * pre-check is an unknown count and needs a confirmation (R-DT-89). The confirmation token and
  * the backup file come from the one delete-protection service (delete-protection.ts, the
- * confirmation service of CONTRACTS.md §10); the token is bound to the statement text.
+ * confirmation service of docs/messaging.md); the token is bound to the statement text.
  */
 import type { Envelope } from '../../envelope/types.ts';
 import type { Tx } from '../../store/db.ts';

@@ -164,7 +164,7 @@ async function selectRows(env: DtEnv, plan: SqlPlan, schema: string, readOnly: b
 }
 
 /**
- * The keys a cut result adds (issue 4 item 4): `truncated: true` and an `action_note` saying
+ * The keys a cut result adds: `truncated: true` and an `action_note` saying
  * which cap applied and what to do; the same text as `note` (kept for existing callers).
  */
 function truncationNote(truncated: boolean, cap: number, lang: DtEnv['caller']['lang'], by: 'rows' | 'size' = 'rows', maxChars = MAX_SQL_RESULT_CHARS): Record<string, unknown> {

@@ -1,5 +1,5 @@
 /**
- * The real PostgreSQL parser for the SQL channel (spec 000 §7.6; issue 4 item 8: "parse with
+ * The real PostgreSQL parser for the SQL channel (spec 000 §7.6;: "parse with
  * the real PostgreSQL parser, not regular expressions"). Wraps `libpg-query` 18 (WASM; the
  * module is loaded once, then every call is synchronous — notes/library-facts.md §6).
  *

@@ -1,5 +1,5 @@
 /**
- * The node allowlist of the SQL channel's walker (spec 000 §7.6; issue 4 item 8: "accept only
+ * The node allowlist of the SQL channel's walker (spec 000 §7.6;: "accept only
  * known node kinds and refuse any unknown node"): for every libpg-query node kind a statement
  * may contain, the fields it may carry and how each is walked. Data only; walker.ts applies it.
  */

@@ -1,6 +1,6 @@
 /**
  * What a preflight check reports before the mode decides its severity (R-PRE-06,
- * CONTRACTS.md §4).
+ * README.md "The skillgate command").
  */
 import type { SkillIssue } from '../types.ts';
 

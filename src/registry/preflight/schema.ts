@@ -1,5 +1,5 @@
 /**
- * Preflight of the input schema (000 §3.1, §3.2, §5.2; CONTRACTS.md §3): schema.json must be
+ * Preflight of the input schema (000 §3.1, §3.2, §5.2; docs/skill-authoring.md): schema.json must be
  * valid JSON, `properties` values objects, `additionalProperties` / `items` booleans or
  * objects; every secret parameter is listed as information.
  *
@@ -108,7 +108,7 @@ async function readSchemaJson(dir: string): Promise<{ value?: JsonSchema; findin
  * - schema.json unreadable, not JSON or not an object → problem `schema.json_invalid`;
  * - shape problems of {@link lintSchema} (bare strings the loader repairs included, R-SCH-02/03);
  * - each top-level input property detected as a secret (`detectSecretParams`,
- *   CONTRACTS.md §3) → notice `secret.param` naming the opt-out `"x-secret": false`
+ *   docs/skill-authoring.md) → notice `secret.param` naming the opt-out `"x-secret": false`
  *   (D-20; never blocking).
  */
 export async function checkSchema(

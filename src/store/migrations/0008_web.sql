@@ -1,4 +1,4 @@
--- The web chat channel (adapters/web, docs/web-protocol.md; CONTRACTS.md §6, §7).
+-- The web chat channel (adapters/web, docs/web-protocol.md; docs/adapter-authoring.md).
 
 -- Sign-in tokens of the web chat: only the sha256 of a token is stored (the token is shown
 -- once by `skillgate web token`); lookup by hash, so verification never compares secrets.

@@ -1,4 +1,4 @@
--- Confirmation requests shown to a user (CONTRACTS.md §10): which tool call a confirm token
+-- Confirmation requests shown to a user (docs/messaging.md): which tool call a confirm token
 -- belongs to, so the gateway itself re-invokes the same skill with the same parameters plus
 -- the token when the user confirms (button or 「确认」). The token is stored only as its
 -- SHA-256, like skillgate.confirm_tokens; the skill's own service decides validity.

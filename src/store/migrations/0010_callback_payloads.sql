@@ -1,4 +1,4 @@
--- Long button payloads (issue 7): platforms cap a button's payload (Telegram callback_data is
+-- Long button payloads: platforms cap a button's payload (Telegram callback_data is
 -- 1-64 bytes), so a payload that does not fit is replaced by a short random reference and
 -- stored here until it expires. Only the SHA-256 of the reference is stored and the payload is
 -- AES-256-GCM encrypted with a key derived from the reference itself, so a database read alone

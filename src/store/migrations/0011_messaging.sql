@@ -1,4 +1,4 @@
--- Messaging (issue 9 items 1-3; CONTRACTS.md §10): notify target aliases and pending replies.
+-- Messaging items 1-3; docs/messaging.md: notify target aliases and pending replies.
 -- Every timestamp below comes from the application clock (injectable in tests), not now().
 
 -- Admin-configured notify targets (`skillgate notify target add ops <apprise-urls…|config-key[:tag]>`).

@@ -1,4 +1,4 @@
--- Saved chains (spec 004 §保存校验, CONTRACTS.md §5): one row per chain name; the document is
+-- Saved chains (spec 004 §保存校验, docs/chains.md): one row per chain name; the document is
 -- the chain document as saved (validated by src/chain/validate.ts before it gets here).
 CREATE TABLE IF NOT EXISTS skillgate.chains (
   name text PRIMARY KEY,
@@ -8,7 +8,7 @@ CREATE TABLE IF NOT EXISTS skillgate.chains (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 
--- Schedules (issue 9 item 6): a skill or chain on a cron expression, its result delivered to a
+-- Schedules: a skill or chain on a cron expression, its result delivered to a
 -- target (a notify alias / Apprise URL, or a send_message recipient). pg-boss (schema pgboss)
 -- holds the cron entry and the jobs; this table is what the admin manages.
 CREATE TABLE IF NOT EXISTS skillgate.schedules (

@@ -1,4 +1,4 @@
--- The audit log (issue 10 item 5): one row per top-level skill invocation through runSkill
+-- The audit log: one row per top-level skill invocation through runSkill
 -- (chat, cli, chain, schedule, async lines), written by src/audit/hook.ts after the call.
 -- Never a secret value: parameters are stored only as a keyed hash (HMAC-SHA256) computed
 -- without secret parameters, plus the names of the schema-declared non-secret parameters

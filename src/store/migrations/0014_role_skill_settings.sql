@@ -1,4 +1,4 @@
--- Per-role skill enablement set in the operators' console (issue 10 item 1; CONTRACTS.md §11
+-- Per-role skill enablement set in the operators' console (docs/configuration.md
 -- "the console can change it per role"). A row overrides the role's config `skills:` list for
 -- one skill: enabled=false hides a skill the list gives, enabled=true adds one it omits.
 -- Read by src/lifecycle/enablement.ts (cached in memory, refreshed on change and periodically).

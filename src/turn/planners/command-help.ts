@@ -1,5 +1,5 @@
 /**
- * The command planner's help (CONTRACTS.md §8): what this role can do, from the role's tool
+ * The command planner's help (README.md "Start"): what this role can do, from the role's tool
  * list, as markdown in zh-CN or English. Readable for 30+ tools: grouped by a `[category]`
  * (or `【category】`) prefix of the description, one line per tool with the first line of its
  * description and one example command built from the required parameters.

@@ -1,5 +1,5 @@
 /**
- * The chat command grammar (CONTRACTS.md §8), parsed without a model.
+ * The chat command grammar (README.md "Start"), parsed without a model.
  *
  * - `/<skill> <args>`: `<args>` is one JSON object, or `key=value` pairs separated by spaces.
  *   A value is parsed as JSON when it is valid JSON (`n=5` → 5, `ok=true`, `ids=[1, 2]`,

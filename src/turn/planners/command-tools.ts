@@ -1,5 +1,5 @@
 /**
- * Tool lookup for the command planner (CONTRACTS.md §8): exact name first, then with `-` and
+ * Tool lookup for the command planner (README.md "Start"): exact name first, then with `-` and
  * `_` treated alike and case ignored (Telegram commands cannot contain `-`, so
  * `/repair_ticket` finds `repair-ticket`); close matches for an unknown name.
  */

@@ -1,5 +1,5 @@
 /**
- * The command planner (CONTRACTS.md §8): no model. `/<skill> <args>` invokes the tool through
+ * The command planner (README.md "Start"): no model. `/<skill> <args>` invokes the tool through
  * the whole pipeline; `/help`, anything unparseable and plain text get the help listing of
  * what this role can do. The grammar is in `command-parse.ts`, tool lookup in
  * `command-tools.ts`, help in `command-help.ts`.
@@ -37,7 +37,7 @@ function list(names: string[]): string {
 
 /** Options of {@link CommandPlanner}. */
 export interface CommandPlannerOptions {
-  /** The bot's username, so `/cmd@otherbot` is ignored (CONTRACTS.md §8). */
+  /** The bot's username, so `/cmd@otherbot` is ignored (README.md "Start"). */
   botUsername?: string;
 }
 

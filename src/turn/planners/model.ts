@@ -1,12 +1,12 @@
 /**
- * The model planner (issue 6; DESIGN.md `src/turn/`): an OpenAI-compatible chat model picks
+ * The model planner (DESIGN.md `src/turn/`): an OpenAI-compatible chat model picks
  * the role's tools and fills their arguments. What the model sees and how its mistakes are
  * contained:
  *
- * - tools exactly as the registry exposes them (`PlannerTurn.tools`, CONTRACTS.md §4), plus
+ * - tools exactly as the registry exposes them (`PlannerTurn.tools`, README.md "The skillgate command"), plus
  *   `file_read` (offloaded results, R-OFF-05) and `save_skill_config` (R-CFG-08);
  * - tool results as `modelView` of the envelope: no `for_user`, display blocks marked as
- *   shown — or kept to be paraphrased on a text-only channel (CONTRACTS.md §9);
+ *   shown — or kept to be paraphrased on a text-only channel (docs/results.md);
  * - the material list and retrieved `knowledge` passages in the system prompt;
  * - `skill_md` skills as sub-agents (model/sub-agent.ts);
  * - the failure budget (model/budget.ts, R-OUT-05..08); the user always gets an answer.
@@ -44,7 +44,7 @@ export interface ModelPlannerOptions {
   roleId: string;
   /**
    * The role's enabled skills (for knowledge retrieval); default every skill. A function is
-   * asked on every turn (the live skill set changes without a restart, issue 10).
+   * asked on every turn (the live skill set changes without a restart).
    */
   skills?: readonly string[] | '*' | (() => readonly string[] | '*');
   /** Model calls with tools per conversation before a forced wrap-up (default 12). */
@@ -146,7 +146,7 @@ export class ModelPlanner implements Planner {
   }
 }
 
-/** The model endpoint of a role: the role's `model:` over the `.env` one (CONTRACTS.md §11). */
+/** The model endpoint of a role: the role's `model:` over the `.env` one (docs/configuration.md). */
 export function endpointForRole(llm: Settings['llm'], role: Pick<RoleConfig, 'model'>, env: NodeJS.ProcessEnv = process.env): ModelEndpoint | null {
   const deref = (v: string | undefined): string | undefined => {
     if (v === undefined || v.trim() === '') return undefined;
@@ -188,7 +188,7 @@ export function plannerForRole(role: RoleConfig, deps: PlannerChoiceDeps): Plann
 }
 
 /**
- * The start-up line naming the planner (issue 6 acceptance): `model planner: <model> at
+ * The start-up line naming the planner: `model planner: <model> at
  * <base>` or `no LLM_BASE_URL: command planner`. Never contains the API key.
  */
 export function plannerStartupLine(llm: Settings['llm'], role: Pick<RoleConfig, 'model'> = {}): string {

@@ -89,7 +89,7 @@ export function nextStepsMd(steps: string[], lang: Lang): string {
  * without the display fields `display_md` / `display_only` — replaced by
  * `display_shown: true` so the model knows the user already sees the block and does not
  * repeat it. Pass `keepDisplay: true` on text-only channels, where the model must paraphrase
- * `display_md` (CONTRACTS.md §9): the block is then kept, `display_only` still removed.
+ * `display_md` (docs/results.md): the block is then kept, `display_only` still removed.
  * Pure; the input is not modified.
  */
 export function modelView(envelope: Envelope, opts: { keepDisplay?: boolean } = {}): Envelope {

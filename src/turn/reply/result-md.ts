@@ -1,6 +1,6 @@
 /**
  * A compact, readable markdown rendering of a skill's result for the user when no model
- * words it (command planner; CONTRACTS.md §8): an array of flat records (≤ 20 rows) as a
+ * words it (command planner; README.md "Start"): an array of flat records (≤ 20 rows) as a
  * table, anything else as fenced JSON truncated to ~3000 characters with a note. Platform
  * internals never shown: `artifacts`/`artifact_errors`, `local_path`, `error_type`, stack
  * traces, display fields, `for_user`, confirmation plumbing, `_`-prefixed keys.

@@ -1,5 +1,5 @@
 /**
- * A minimal OpenAI-compatible chat-completions client (CONTRACTS.md §11: `LLM_BASE_URL`
+ * A minimal OpenAI-compatible chat-completions client (docs/configuration.md: `LLM_BASE_URL`
  * includes `/v1`, `LLM_API_KEY`, `LLM_MODEL`), on undici 7.
  *
  * `POST {baseUrl}/chat/completions` with `Authorization: Bearer <apiKey>` (when a key is set),

@@ -4,7 +4,7 @@
  * told which language to answer in.
  *
  * Sources: spec 000 §3.3 (materials `img_1` …), §5.2 (secrets, R-CFG-06/08/10), §6.1
- * (user_message / error / need_param), §6.2 (display_md, D-22 / CONTRACTS.md §9), §6.4
+ * (user_message / error / need_param), §6.2 (display_md, D-22 / docs/results.md), §6.4
  * (offload receipts, R-OFF-02/05), §3.5(6) (`for_user` is never shown to the model, R-ACT-08).
  */
 import type { MaterialRef } from '../../planner.ts';
@@ -15,7 +15,7 @@ type Lang = 'zh-CN' | 'en';
 /** Options of {@link mainSystemPrompt}. */
 export interface MainPromptArgs {
   lang: Lang;
-  /** True on a text-only channel: display_md must be paraphrased (CONTRACTS.md §9). */
+  /** True on a text-only channel: display_md must be paraphrased (docs/results.md). */
   textOnly: boolean;
   materials: MaterialRef[];
   knowledge: KnowledgeHit[];
