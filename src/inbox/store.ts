@@ -5,6 +5,7 @@
  */
 import type { InboundMessage } from '../channel/types.ts';
 import type { Queryable } from '../store/db.ts';
+import { claimOnceMore, isChatTaken } from '../store/chat-taken.ts';
 import { processSecrets } from '../log/secret-values.ts';
 
 /** A row taken by a worker. */
@@ -27,14 +28,7 @@ export async function lockChat(tx: Queryable, chatKey: string): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`skillgate.inbox:${chatKey}`]);
 }
 
-/**
- * True for the error of a statement that would have left two events of one chat
- * `processing` (constraint `inbox_one_processing_per_chat`, migration 0030): another process
- * took the chat first. The statement changed nothing.
- */
-export function isChatTaken(err: unknown): boolean {
-  return (err as { code?: string } | null)?.code === '23P01';
-}
+export { isChatTaken };
 
 /**
  * Insert the event unless its (channel, account, dedupe_key) exists (one statement; on a
@@ -119,16 +113,7 @@ export async function claimEvents(q: Queryable, owner: string, nowMs: number, le
  * each finished turn; with none left it need not.
  */
 export async function claimDue(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<{ rows: ClaimedRow[]; more: boolean }> {
-  try {
-    return await claimDueOnce(q, owner, nowMs, leaseMs, limit);
-  } catch (err) {
-    // A chat of the selection was taken by an insert meanwhile: once more, it is no head now.
-    if (!isChatTaken(err)) throw err;
-    return claimDueOnce(q, owner, nowMs, leaseMs, limit).catch((again: unknown) => {
-      if (isChatTaken(again)) return { rows: [], more: true };
-      throw again;
-    });
-  }
+  return claimOnceMore(() => claimDueOnce(q, owner, nowMs, leaseMs, limit), { rows: [], more: true });
 }
 
 async function claimDueOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<{ rows: ClaimedRow[]; more: boolean }> {

@@ -5,6 +5,7 @@
 import { storableCopy, storableText } from '../channel/storable.ts';
 import { targetChatKey } from '../channel/chat-key.ts';
 import type { Queryable } from '../store/db.ts';
+import { claimOnceMore, isChatTaken } from '../store/chat-taken.ts';
 import { processSecrets } from '../log/secret-values.ts';
 import type { CompletesEvent, OutboxItem, OutboxRecord } from './types.ts';
 
@@ -56,18 +57,11 @@ export async function insertMessage(
     return await insertMessageOnce(q, item, nowMs, claim, notifyChannel, completes);
   } catch (err) {
     // Another process took the chat's head at the same moment (migration 0030): store it queued.
-    if (!claim || !isChatSending(err)) throw err;
+    if (!claim || !isChatTaken(err)) throw err;
     return insertMessageOnce(q, item, nowMs, undefined, notifyChannel, completes);
   }
 }
 
-/**
- * True for the error of a statement that would have left two messages of one chat `sending`
- * (constraint `outbox_one_sending_per_chat`, migration 0030). The statement changed nothing.
- */
-export function isChatSending(err: unknown): boolean {
-  return (err as { code?: string } | null)?.code === '23P01';
-}
 
 async function insertMessageOnce(
   q: Queryable,
@@ -147,16 +141,7 @@ export interface ClaimedRecord extends OutboxRecord {
  * `FOR UPDATE SKIP LOCKED` + lease: two replicas never send the same row at once.
  */
 export async function claimMessages(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRecord[]> {
-  try {
-    return await claimMessagesOnce(q, owner, nowMs, leaseMs, limit);
-  } catch (err) {
-    // A chat of the selection was taken by an insert meanwhile: once more, it is no head now.
-    if (!isChatSending(err)) throw err;
-    return claimMessagesOnce(q, owner, nowMs, leaseMs, limit).catch((again: unknown) => {
-      if (isChatSending(again)) return [];
-      throw again;
-    });
-  }
+  return claimOnceMore(() => claimMessagesOnce(q, owner, nowMs, leaseMs, limit), []);
 }
 
 async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRecord[]> {

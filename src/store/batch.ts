@@ -9,8 +9,6 @@
 export interface Batcher<T, R> {
   /** Queue `item`; resolves with its result once its batch committed, rejects with the batch's error. */
   submit(item: T): Promise<R>;
-  /** Resolves when nothing is queued or in flight. */
-  idle(): Promise<void>;
 }
 
 /**
@@ -20,7 +18,6 @@ export interface Batcher<T, R> {
 export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 500): Batcher<T, R> {
   let queue: { item: T; resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
   let running: Promise<void> | null = null;
-  const idlers: (() => void)[] = [];
 
   const drain = async (): Promise<void> => {
     while (queue.length > 0) {
@@ -34,7 +31,6 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 5
       }
     }
     running = null;
-    for (const done of idlers.splice(0)) done();
   };
 
   return {
@@ -43,9 +39,6 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 5
         queue.push({ item, resolve, reject });
         running ??= drain();
       });
-    },
-    idle() {
-      return running ? new Promise<void>((r) => idlers.push(r)) : Promise.resolve();
     },
   };
 }

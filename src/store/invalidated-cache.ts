@@ -42,13 +42,9 @@ export async function createInvalidatedCache<V>(db: Db, channel: string, opts: I
   const max = opts.max ?? 10_000;
   const now = opts.now ?? Date.now;
   const entries = new Map<string, { value: Promise<V>; until: number }>();
-  // Bumped by every clear: a load that began before a change is not cached after it.
-  let generation = 0;
   let unlisten: (() => Promise<void>) | null = null;
-  const clear = (): void => {
-    generation++;
-    entries.clear();
-  };
+  // A load that began before a change is not kept after it: its entry goes with the rest.
+  const clear = (): void => entries.clear();
   try {
     unlisten = await db.listen(channel, clear);
   } catch {
@@ -59,7 +55,6 @@ export async function createInvalidatedCache<V>(db: Db, channel: string, opts: I
       if (!unlisten) return load();
       const hit = entries.get(key);
       if (hit && hit.until > now()) return hit.value;
-      const gen = generation;
       const value = load();
       entries.set(key, { value, until: now() + ttlMs });
       if (entries.size > max) entries.delete(entries.keys().next().value as string);
@@ -68,8 +63,6 @@ export async function createInvalidatedCache<V>(db: Db, channel: string, opts: I
       } catch (err) {
         if (entries.get(key)?.value === value) entries.delete(key);
         throw err;
-      } finally {
-        if (gen !== generation && entries.get(key)?.value === value) entries.delete(key);
       }
     },
     clear,

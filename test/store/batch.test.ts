@@ -24,7 +24,6 @@ it('flushes the first item at once and everything queued meanwhile together', as
   expect(await first).toBe('r1');
   expect(await Promise.all(more)).toEqual(['r2', 'r3', 'r4']);
   expect(flushes).toEqual([[1], [2, 3, 4]]);
-  await b.idle();
 });
 
 it('a failing flush rejects its own items only, and the next batch still goes', async () => {
