@@ -18,7 +18,7 @@ import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import { floodCounted, floodNotice, insertRefused, senderWindow } from './flood.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
-import { chatIsProcessing, claimDue, countBacklog, insertEvent, lockChat, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import { chatIsProcessing, claimDue, countBacklog, insertEvent, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
 import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxOutcome, InboxStartOptions, InboxStopOptions } from './types.ts';
 
 /** The NOTIFY channel that wakes inbox workers. */
@@ -260,17 +260,9 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       const receivedAt = now();
       try {
         const claim = take ? { owner, leaseMs } : undefined;
-        // On a server the chat's lock makes a chat's ids its commit order, so no worker sees a later
-        // event of a chat while an earlier one is still uncommitted (events of one chat may arrive
-        // on several connections at once); a row left `received` is announced to every replica at
-        // commit by the INSERT itself. Embedded: one session, inserts are serial already.
-        stored =
-          db.engine === 'server'
-            ? await db.transaction(async (tx) => {
-                await lockChat(tx, key);
-                return insertEvent(tx, msg, key, receivedAt, claim, INBOX_CHANNEL);
-              })
-            : await insertEvent(db, msg, key, receivedAt, claim);
+        // One statement: the chat's lock, the row, the take; on a server a row left `received` is
+        // announced to every replica at commit by the INSERT itself.
+        stored = await insertEvent(db, msg, key, receivedAt, claim, db.engine === 'server' ? INBOX_CHANNEL : undefined);
       } finally {
         if (take) reserved--;
       }

@@ -19,20 +19,14 @@ export interface ClaimedRow {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/**
- * Take the transaction-scoped advisory lock of `chatKey` (server engine). Inserts of one chat
- * then get their ids in commit order, so a worker never sees a later event of a chat while an
- * earlier one is still uncommitted (ids are the order of a chat).
- */
-export async function lockChat(tx: Queryable, chatKey: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`skillgate.inbox:${chatKey}`]);
-}
-
 export { isChatTaken };
 
 /**
- * Insert the event unless its (channel, account, dedupe_key) exists (one statement; on a
- * server the caller holds the chat's lock, {@link lockChat}).
+ * Insert the event unless its (channel, account, dedupe_key) exists, in one statement that
+ * first takes the chat's transaction-scoped lock (`skillgate.inbox_lock_head`, migration 0036):
+ * inserts of one chat get their ids in commit order, so a worker never sees a later event of a
+ * chat while an earlier one is still uncommitted (ids are the order of a chat), even when events
+ * of one chat arrive on several connections or replicas at once.
  *
  * With `claim`, the new row is taken for `claim.owner` in the same statement (`processing`,
  * lease, attempt 1) when it is the head of its chat (no earlier unfinished event visible) —
@@ -76,9 +70,8 @@ async function insertEventOnce(
             CASE WHEN h.head THEN $7 END,
             CASE WHEN h.head THEN $8::timestamptz END,
             CASE WHEN h.head THEN 1 ELSE 0 END
-       FROM (SELECT $7::text IS NOT NULL AND NOT EXISTS (
-               SELECT 1 FROM skillgate.inbox_events p
-                WHERE p.chat_key = $4 AND p.status IN ('received', 'processing')) AS head) h
+       FROM (SELECT f.free AND $7::text IS NOT NULL AS head
+               FROM (SELECT skillgate.inbox_lock_head($4) AS free) f) h
      ON CONFLICT (channel, account, dedupe_key) DO NOTHING
      RETURNING id::text AS id, status = 'processing' AS claimed,
                CASE WHEN status = 'received' AND $9::text IS NOT NULL THEN pg_notify($9::text, id::text) END AS notified`,
