@@ -234,7 +234,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const handleTurn = createTurnHandler({
       services,
       skillCall,
-      auditDurable: () => auditSink.durable(),
+      audit: auditSink,
       config,
       defaultRoleId: settings.roleId,
       // Typing and progress go to the adapter directly: dropped while the chat waits out a retry_after.

@@ -9,7 +9,8 @@
 import type { Logger } from '../log/logger.ts';
 import type { Queryable } from '../store/db.ts';
 import type { AuditEntry } from './entry.ts';
-import { insertAuditRows } from './store.ts';
+import { auditRowsWrite, insertAuditRows } from './store.ts';
+import type { SqlWrite } from '../store/sql-write.ts';
 
 /** A group-committing writer of audit rows. */
 export interface AuditSink {
@@ -20,8 +21,22 @@ export interface AuditSink {
    * was logged: an audit failure never fails a call). Starts the write at once.
    */
   durable(): Promise<void>;
+  /**
+   * Take the rows of `sessionId` that wait, for the caller to commit with its own statement
+   * (the chat turn's reply: src/outbox/store.ts `CompletesEvent.alongside`), after any write in
+   * flight that holds rows of that session has finished. `giveBack` returns them to the sink
+   * when that statement failed. Undefined when no row of the session waits.
+   */
+  take(sessionId: string): Promise<TakenRows | undefined>;
   /** Write what waits and stop; later rows are written one statement each. */
   close(): Promise<void>;
+}
+
+/** Rows taken out of the sink, as one write. */
+export interface TakenRows {
+  write: SqlWrite;
+  /** Put the rows back (their carrying statement failed); they are written with the next batch. */
+  giveBack(): void;
 }
 
 /** Options of {@link createAuditSink}. */
@@ -44,12 +59,17 @@ export function createAuditSink(db: Queryable, opts: AuditSinkOptions): AuditSin
   /** The write queued behind the one in flight, not started yet. */
   let next: Promise<void> | undefined;
   let closed = false;
+  /** Sessions with rows in the write in flight. */
+  const writing = new Set<string>();
 
   const write = async (rows: AuditEntry[]): Promise<void> => {
+    for (const r of rows) writing.add(r.sessionId);
     try {
       await insertAuditRows(db, rows);
     } catch (err) {
       opts.log.warn({ rows: rows.length, err: (err as Error)?.message }, 'audit log: calls could not be recorded');
+    } finally {
+      writing.clear();
     }
   };
 
@@ -71,20 +91,37 @@ export function createAuditSink(db: Queryable, opts: AuditSinkOptions): AuditSin
     return next;
   };
 
+  const add = (entry: AuditEntry): void => {
+    if (closed) {
+      void write([entry]);
+      return;
+    }
+    waiting.push(entry);
+    if (waiting.length >= maxRows) void flush();
+    else if (!timer) {
+      timer = setTimeout(() => void flush(), intervalMs);
+      timer.unref?.();
+    }
+  };
+
   return {
-    add(entry) {
-      if (closed) {
-        void write([entry]);
-        return;
-      }
-      waiting.push(entry);
-      if (waiting.length >= maxRows) void flush();
-      else if (!timer) {
-        timer = setTimeout(() => void flush(), intervalMs);
-        timer.unref?.();
-      }
-    },
+    add,
     durable: () => flush(),
+    async take(sessionId) {
+      while (writing.has(sessionId)) await inFlight;
+      const rows: AuditEntry[] = [];
+      for (let i = 0; i < waiting.length; ) {
+        if (waiting[i]!.sessionId === sessionId) rows.push(...waiting.splice(i, 1));
+        else i++;
+      }
+      if (rows.length === 0) return undefined;
+      return {
+        write: auditRowsWrite(rows),
+        giveBack: () => {
+          for (const r of rows) add(r);
+        },
+      };
+    },
     async close() {
       closed = true;
       await flush();

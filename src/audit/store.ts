@@ -5,6 +5,7 @@
 import type { Queryable } from '../store/db.ts';
 import { processSecrets } from '../log/secret-values.ts';
 import type { AuditEntry } from './entry.ts';
+import { ownParams, type SqlWrite } from '../store/sql-write.ts';
 
 /** Default and largest number of rows one query returns. */
 export const AUDIT_DEFAULT_LIMIT = 50;
@@ -42,15 +43,19 @@ const AUDIT_COLUMNS = 16;
  */
 export async function insertAuditRows(q: Queryable, entries: readonly AuditEntry[]): Promise<void> {
   if (entries.length === 0) return;
+  const w = auditRowsWrite(entries);
+  await q.query(w.sql(ownParams), [...w.params]);
+}
+
+/**
+ * The INSERT of `entries` (at least one) as a {@link SqlWrite}, for a statement that commits
+ * them with its own write (the chat turn's reply, src/outbox/store.ts).
+ */
+export function auditRowsWrite(entries: readonly AuditEntry[]): SqlWrite {
+  if (entries.length === 0) throw new Error('audit rows: nothing to write');
   const values: unknown[] = [];
-  const tuples: string[] = [];
   for (const entry of entries) {
     const e = processSecrets().scrubValues(entry); // secret values never reach the log (src/log/secret-values.ts)
-    const n = values.length;
-    const p = (i: number): string => `$${n + i}`;
-    tuples.push(
-      `(${p(1)}::timestamptz, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::text[], ${p(13)}, ${p(14)}, ${p(15)}, ${p(16)})`,
-    );
     values.push(
       e.at.toISOString(),
       e.orgId,
@@ -69,15 +74,24 @@ export async function insertAuditRows(q: Queryable, entries: readonly AuditEntry
       e.durationMs,
       e.confirmTokenHash,
     );
-    if (values.length !== tuples.length * AUDIT_COLUMNS) throw new Error('audit row: column count mismatch');
+    if (values.length % AUDIT_COLUMNS !== 0) throw new Error('audit row: column count mismatch');
   }
-  await q.query(
-    `INSERT INTO skillgate.audit_log
+  return {
+    params: values,
+    sql: (param) => {
+      const tuples: string[] = [];
+      for (let n = 0; n < values.length; n += AUDIT_COLUMNS) {
+        const p = (i: number): string => param(n + i);
+        tuples.push(
+          `(${p(1)}::timestamptz, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::text[], ${p(13)}, ${p(14)}, ${p(15)}, ${p(16)})`,
+        );
+      }
+      return `INSERT INTO skillgate.audit_log
        (at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
         params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash)
-     VALUES ${tuples.join(', ')}`,
-    values,
-  );
+     VALUES ${tuples.join(', ')}`;
+    },
+  };
 }
 
 interface DbRow {

@@ -97,7 +97,8 @@ async function insertMessageOnce(
          UPDATE skillgate.inbox_events
             SET status = 'done', processed_at = $8::timestamptz, lease_owner = NULL, lease_until = NULL, error = NULL
           WHERE id = $12::bigint AND lease_owner = $13 AND status = 'processing'
-          RETURNING id),
+          RETURNING id),${completes.alongside ? `
+       side AS (${completes.alongside.sql((i) => `$${13 + i}`)}),` : ''}
        ins AS (${insert})
        SELECT ins.*, EXISTS (SELECT 1 FROM done) AS completed FROM (SELECT 1) one LEFT JOIN ins ON true`
     : insert;
@@ -113,7 +114,7 @@ async function insertMessageOnce(
     claim?.owner ?? null,
     claim ? iso(nowMs + claim.leaseMs) : null,
     notifyChannel ?? null,
-    ...(completes ? [completes.inboxEventId, completes.leaseOwner] : []),
+    ...(completes ? [completes.inboxEventId, completes.leaseOwner, ...(completes.alongside?.params ?? [])] : []),
   ]);
   const completed = rows[0]?.completed === true;
   if (rows[0]?.id) {

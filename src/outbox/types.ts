@@ -7,6 +7,7 @@
 import type { ChannelAdapter, OutboundMessage, OutboundTarget } from '../channel/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Queryable } from '../store/db.ts';
+import type { SqlWrite } from '../store/sql-write.ts';
 import type { ChannelPolicy, RateLimit } from './pacing.ts';
 
 /**
@@ -117,6 +118,8 @@ export interface CompletesEvent {
   inboxEventId: string;
   /** The lease owner that holds it; no done mark when the lease is no longer theirs. */
   leaseOwner: string;
+  /** Another write committed with the messages and the done mark (the turn's audit rows). */
+  alongside?: SqlWrite;
 }
 
 /** The durable outbound queue of one gateway process. */

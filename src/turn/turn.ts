@@ -25,6 +25,7 @@ import { storeInboundAttachments } from './uploads.ts';
 import { notice, type Lang } from './notices.ts';
 import { roleSkills } from '../config/file.ts';
 import type { InvalidatedCache } from '../store/invalidated-cache.ts';
+import type { SqlWrite } from '../store/sql-write.ts';
 
 /** One message for the outbox. */
 type SinkItem = { target: OutboundTarget; message: OutboundMessage; idempotency_key?: string; origin?: Record<string, unknown> };
@@ -70,13 +71,25 @@ export interface TurnContext {
   notice(text: string): Promise<void>;
 }
 
+/** What the turn asks of the audit log (an AuditSink is one). */
+export interface TurnAudit {
+  /** Resolves when the rows of calls so far are committed. */
+  durable(): Promise<void>;
+  /** The session's waiting rows as one write for the reply's statement, or undefined. */
+  take(sessionId: string): Promise<{ write: SqlWrite; giveBack(): void } | undefined>;
+}
+
 /** Everything a turn needs. */
 export interface TurnDeps {
   services: SkillServices;
   /** The composed (audited) skill call every invocation goes through. */
   skillCall: SkillCall;
-  /** Resolves when the audit rows of the calls so far are committed; awaited before the reply. */
-  auditDurable?: () => Promise<void>;
+  /**
+   * The audit rows of the turn's calls (src/audit/sink.ts): the final reply commits them in its
+   * own statement (`take`), any other reply awaits `durable()` first. Absent: rows are written
+   * by the calls themselves.
+   */
+  audit?: TurnAudit;
   config: ConfigFile;
   defaultRoleId: string;
   adapterFor(channel: string, account: string): ChannelAdapter | undefined;
@@ -147,7 +160,8 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
     const role = roleFor(deps.config, msg.channel, msg.account, deps.defaultRoleId);
     const target = targetOf(msg);
     let seq = 0;
-    const send = async (messages: OutboundMessage[], final = false): Promise<void> => {
+    /** `auditSession`: the session whose calls' audit rows must be committed first (or with it). */
+    const send = async (messages: OutboundMessage[], final = false, auditSession?: string): Promise<void> => {
       if (messages.length === 0) return;
       const items = messages.map((m) => ({
         target,
@@ -156,9 +170,17 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
         origin: { inbox_event_id: ev.id },
       }));
       if (final && ev.lease_owner && deps.outbox.enqueueFinal) {
-        completed = (await deps.outbox.enqueueFinal(items, { inboxEventId: ev.id, leaseOwner: ev.lease_owner })).completed;
+        const audit = auditSession === undefined ? undefined : await deps.audit?.take(auditSession);
+        try {
+          const completes = { inboxEventId: ev.id, leaseOwner: ev.lease_owner, ...(audit ? { alongside: audit.write } : {}) };
+          completed = (await deps.outbox.enqueueFinal(items, completes)).completed;
+        } catch (err) {
+          audit?.giveBack();
+          throw err;
+        }
         return;
       }
+      if (auditSession !== undefined) await deps.audit?.durable();
       await deps.outbox.enqueue(db, items);
     };
     const sendNotice = (text: string): Promise<void> =>
@@ -263,8 +285,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
           mediaFor: mediaResolver(records),
         });
         if (run.signal.aborted) messages.push({ kind: 'notice', text: notice(lang, 'stopped'), format: 'plain', final: true });
-        await deps.auditDurable?.();
-        await send(messages, true);
+        await send(messages, true, session.id);
       },
     };
     try {

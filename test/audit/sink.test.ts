@@ -23,14 +23,14 @@ import { describeEachEngine } from '../helpers/db.ts';
 
 const SKILLS = fileURLToPath(new URL('../bench/skills/', import.meta.url));
 
-function entry(skill: string): AuditEntry {
+function entry(skill: string, sessionId = 's1'): AuditEntry {
   return {
     at: new Date('2026-06-30T12:00:00Z'),
     orgId: 'demo',
     roleId: 'default',
     channel: 'web',
     line: 'chat',
-    sessionId: 's1',
+    sessionId,
     actorEmpNo: 'E1',
     actorName: '张三',
     skill,
@@ -138,6 +138,57 @@ describeEachEngine('audit sink: group commit', (db) => {
     await sink.durable();
     expect(await skills(db())).toEqual(['bench_noop', 'bench_noop', 'bench_noop']);
     expect(c.inserts()).toBe(1);
+    await sink.close();
+  });
+
+  it('take() hands the waiting rows of one session over as one write a carrying statement commits; the others stay; giveBack() returns them', async () => {
+    const c = countingInserts(db());
+    const sink = createAuditSink(c.db, { log, intervalMs: 60_000 });
+    sink.add(entry('mine-1', 'turn'));
+    sink.add(entry('other', 'elsewhere'));
+    sink.add(entry('mine-2', 'turn'));
+    expect(await sink.take('nobody')).toBeUndefined();
+    const taken = await sink.take('turn');
+    expect(taken?.write.params).toHaveLength(32);
+    // A carrying statement: the rows as a CTE of another write (here a plain SELECT).
+    await db().query(`WITH side AS (${taken!.write.sql((i) => `$${i}`)}) SELECT 1`, [...taken!.write.params]);
+    expect(await skills(db())).toEqual(['mine-1', 'mine-2']);
+    await sink.durable();
+    expect(await skills(db())).toEqual(['mine-1', 'mine-2', 'other']);
+    expect(c.inserts()).toBe(1);
+    // A carrying statement that failed: the rows go back and are written with the next batch.
+    sink.add(entry('retry', 'turn'));
+    const again = await sink.take('turn');
+    expect(await sink.take('turn')).toBeUndefined();
+    again!.giveBack();
+    await sink.durable();
+    expect(await skills(db())).toEqual(['mine-1', 'mine-2', 'other', 'retry']);
+    await sink.close();
+  });
+
+  it('take() waits for a write in flight that holds rows of the session, and then finds none left', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = Object.create(db()) as Db;
+    slow.query = (async (text: string, values?: unknown[]) => {
+      await gate;
+      return db().query(text, values as never);
+    }) as Db['query'];
+    const sink = createAuditSink(slow, { log, intervalMs: 60_000 });
+    sink.add(entry('in-flight', 'turn'));
+    const writing = sink.durable();
+    await new Promise((r) => setTimeout(r, 0)); // the write has started and waits at the gate
+    let tookBeforeWrite = true;
+    const took = sink.take('turn').then((t) => {
+      tookBeforeWrite = false;
+      return t;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(tookBeforeWrite).toBe(true);
+    release();
+    await writing;
+    expect(await took).toBeUndefined();
+    expect(await skills(db())).toEqual(['in-flight']);
     await sink.close();
   });
 });

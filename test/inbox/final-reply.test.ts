@@ -6,6 +6,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/channel/types.ts';
+import { auditRowsWrite } from '../../src/audit/store.ts';
 import { createInbox } from '../../src/inbox/index.ts';
 import type { InboxEvent } from '../../src/inbox/types.ts';
 import { createLogger } from '../../src/log/logger.ts';
@@ -87,5 +88,35 @@ describeEachEngine('the reply carries the done mark', (db) => {
     expect(r.ids).toHaveLength(1);
     const ev = await db().query<{ status: string }>(`SELECT status FROM skillgate.inbox_events WHERE id = $1::bigint`, [rows[0]!.id]);
     expect(ev.rows[0]!.status).toBe('received');
+  });
+
+  it('a write carried alongside (the turn audit rows) commits with the reply and the done mark, or nothing does', async () => {
+    const outbox = createOutbox(db(), { log, adapterFor: () => undefined });
+    const inbox = createInbox(db(), { log });
+    await inbox.receive(message('d1', 'c4'));
+    await inbox.receive(message('d2', 'c5'));
+    const { rows: evs } = await db().query<{ id: string; key: string }>(
+      `SELECT id::text AS id, dedupe_key AS key FROM skillgate.inbox_events WHERE dedupe_key IN ('fr:d1', 'fr:d2') ORDER BY id`,
+    );
+    await db().query(`UPDATE skillgate.inbox_events SET status = 'processing', lease_owner = 'me' WHERE dedupe_key IN ('fr:d1', 'fr:d2')`);
+    const entry = {
+      at: new Date('2026-07-01T08:00:00Z'), orgId: 'demo', roleId: 'default', channel: 'test', line: 'chat', sessionId: 'fr-session',
+      actorEmpNo: 'E1', actorName: 'P', skill: 'fr_skill', action: 'query', paramsHash: 'b'.repeat(64), paramKeys: ['x'],
+      success: true, errorType: null, durationMs: 3, confirmTokenHash: null,
+    };
+    const item = (chat: string, key: string) => ({ target: { channel: 'test', account: 'default', chat_id: chat }, message: { kind: 'reply' as const, text: 'x', format: 'plain' as const, final: true }, idempotency_key: key });
+    const ok = await outbox.enqueueFinal([item('c4', 'fr-d1')], { inboxEventId: evs[0]!.id, leaseOwner: 'me', alongside: auditRowsWrite([entry]) });
+    expect(ok.completed).toBe(true);
+    const audit = await db().query<{ skill: string; action: string }>(`SELECT skill, action FROM skillgate.audit_log WHERE session_id = 'fr-session'`);
+    expect(audit.rows).toEqual([{ skill: 'fr_skill', action: 'query' }]);
+    // A carried write that fails takes the reply and the done mark with it.
+    const broken = { sql: () => `INSERT INTO skillgate.audit_log (at) VALUES (NULL)`, params: [] };
+    await expect(outbox.enqueueFinal([item('c5', 'fr-d2')], { inboxEventId: evs[1]!.id, leaseOwner: 'me', alongside: broken })).rejects.toThrow();
+    const left = await db().query<{ status: string; replies: string }>(
+      `SELECT e.status, (SELECT count(*) FROM skillgate.outbox_messages WHERE idempotency_key = 'fr-d2')::text AS replies
+         FROM skillgate.inbox_events e WHERE e.id = $1::bigint`,
+      [evs[1]!.id],
+    );
+    expect(left.rows).toEqual([{ status: 'processing', replies: '0' }]);
   });
 });

@@ -1,0 +1,15 @@
+/**
+ * A data-modifying statement that another statement carries as a CTE, so both commit in one
+ * round trip (docs/pipeline.md "One commit for the reply and the done mark").
+ */
+
+/** An INSERT/UPDATE/DELETE whose parameters the carrying statement numbers. */
+export interface SqlWrite {
+  /** The statement's text, with `param(i)` (i = 1…params.length) for each placeholder. */
+  sql(param: (i: number) => string): string;
+  /** Its parameter values, in placeholder order. */
+  params: readonly unknown[];
+}
+
+/** Numbering of a standalone statement ($1…). */
+export const ownParams = (i: number): string => `$${i}`;
