@@ -86,58 +86,63 @@ export async function appendFrame(
 export type AppendArgs = Parameters<typeof appendFrame>[1];
 
 /**
- * Store many frames at once ({@link appendFrame} each, same results): frames of distinct
- * conversations share one statement; a second frame of a conversation goes in the next one,
- * after the first (its seq follows). @returns the stored frames in argument order.
- * @throws the database error (none of the failed statement's frames is stored).
+ * Store many frames at once ({@link appendFrame} each, same results) in one statement: each
+ * conversation's counter moves by its number of frames, and its frames get the seqs in
+ * argument order. @returns the stored frames in argument order.
+ * @throws the database error (none of the frames is stored).
  */
 export async function appendFrames(q: Queryable, items: AppendArgs[]): Promise<StoredFrame[]> {
-  const out: StoredFrame[] = new Array(items.length);
-  let rest = items.map((args, i) => ({ args, i }));
-  while (rest.length > 0) {
-    const seen = new Set<string>();
-    const round = rest.filter((r) => !seen.has(r.args.conversationId) && seen.add(r.args.conversationId));
-    rest = rest.filter((r) => !round.includes(r));
-    if (round.length === 1) {
-      out[round[0]!.i] = await appendFrame(q, round[0]!.args);
-      continue;
-    }
-    const ts = round.map((r) => new Date(r.args.nowMs).toISOString());
-    const { rows } = await q.query<{ conversation_id: string; seq: string }>(
-      `WITH v AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[], $7::jsonb[])
-                    AS t(conversation_id, org_id, contact_key, body, at, nchannel, npayload)
-       ), s AS (
-         INSERT INTO skillgate.web_conversations (conversation_id, org_id, contact_key, last_seq)
-         SELECT conversation_id, org_id, contact_key, 1 FROM v
-         ON CONFLICT (conversation_id) DO UPDATE SET last_seq = skillgate.web_conversations.last_seq + 1
-         RETURNING conversation_id, last_seq
-       )
-       INSERT INTO skillgate.web_frames (conversation_id, seq, frame, created_at)
-       SELECT v.conversation_id, s.last_seq,
-              v.body || jsonb_build_object('seq', s.last_seq, 'id', 's_' || s.last_seq::text), v.at
-         FROM v JOIN s ON s.conversation_id = v.conversation_id
-       RETURNING conversation_id, seq::text AS seq,
-                 (SELECT CASE WHEN v.nchannel IS NOT NULL
-                              THEN pg_notify(v.nchannel, (v.npayload || jsonb_build_object('c', v.conversation_id, 's', seq))::text) END
-                    FROM v WHERE v.conversation_id = web_frames.conversation_id) AS notified`,
-      [
-        round.map((r) => r.args.conversationId),
-        round.map((r) => r.args.orgId),
-        round.map((r) => r.args.contactKey),
-        round.map((r, k) => JSON.stringify({ v: PROTOCOL_VERSION, ts: ts[k], conversation_id: r.args.conversationId, ...r.args.body })),
-        ts,
-        round.map((r) => r.args.notify?.channel ?? null),
-        round.map((r) => (r.args.notify ? JSON.stringify({ r: r.args.notify.replica, ...(r.args.notify.status ? { f: r.args.notify.status } : {}) }) : null)),
-      ],
-    );
-    const seqOf = new Map(rows.map((r) => [r.conversation_id, Number(r.seq)]));
-    round.forEach((r, k) => {
-      const seq = seqOf.get(r.args.conversationId)!;
-      out[r.i] = { ...r.args.body, v: PROTOCOL_VERSION, id: `s_${seq}`, ts: ts[k]!, seq, conversation_id: r.args.conversationId } as StoredFrame;
-    });
+  if (items.length === 1) return [await appendFrame(q, items[0]!)];
+  const ts = items.map((a) => new Date(a.nowMs).toISOString());
+  const { rows } = await q.query<{ conversation_id: string; seq: string }>(
+    `WITH v AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[], $7::jsonb[])
+                  WITH ORDINALITY AS t(conversation_id, org_id, contact_key, body, at, nchannel, npayload, ord)
+     ), n AS (
+       SELECT conversation_id, min(org_id) AS org_id, min(contact_key) AS contact_key, count(*)::bigint AS frames
+         FROM v GROUP BY conversation_id
+     ), s AS (
+       INSERT INTO skillgate.web_conversations AS c (conversation_id, org_id, contact_key, last_seq)
+       SELECT conversation_id, org_id, contact_key, frames FROM n
+       ON CONFLICT (conversation_id) DO UPDATE SET last_seq = c.last_seq + EXCLUDED.last_seq
+       RETURNING conversation_id, last_seq
+     ), f AS (
+       SELECT v.conversation_id, v.body, v.at, v.nchannel, v.npayload,
+              s.last_seq - n.frames + row_number() OVER (PARTITION BY v.conversation_id ORDER BY v.ord) AS seq
+         FROM v JOIN s ON s.conversation_id = v.conversation_id JOIN n ON n.conversation_id = v.conversation_id
+     )
+     INSERT INTO skillgate.web_frames (conversation_id, seq, frame, created_at)
+     SELECT f.conversation_id, f.seq, f.body || jsonb_build_object('seq', f.seq, 'id', 's_' || f.seq::text), f.at
+       FROM f
+     RETURNING conversation_id, seq::text AS seq,
+               (SELECT CASE WHEN f.nchannel IS NOT NULL
+                            THEN pg_notify(f.nchannel, (f.npayload || jsonb_build_object('c', f.conversation_id, 's', f.seq))::text) END
+                  FROM f WHERE f.conversation_id = web_frames.conversation_id AND f.seq = web_frames.seq) AS notified`,
+    [
+      items.map((a) => a.conversationId),
+      items.map((a) => a.orgId),
+      items.map((a) => a.contactKey),
+      items.map((a, k) => JSON.stringify({ v: PROTOCOL_VERSION, ts: ts[k], conversation_id: a.conversationId, ...a.body })),
+      ts,
+      items.map((a) => a.notify?.channel ?? null),
+      items.map((a) => (a.notify ? JSON.stringify({ r: a.notify.replica, ...(a.notify.status ? { f: a.notify.status } : {}) }) : null)),
+    ],
+  );
+  // Each conversation's seqs, ascending, belong to its items in argument order.
+  const seqs = new Map<string, number[]>();
+  for (const r of rows) {
+    let list = seqs.get(r.conversation_id);
+    if (!list) seqs.set(r.conversation_id, (list = []));
+    list.push(Number(r.seq));
   }
-  return out;
+  for (const list of seqs.values()) list.sort((a, b) => a - b);
+  const next = new Map<string, number>();
+  return items.map((a, k) => {
+    const i = next.get(a.conversationId) ?? 0;
+    next.set(a.conversationId, i + 1);
+    const seq = seqs.get(a.conversationId)![i]!;
+    return { ...a.body, v: PROTOCOL_VERSION, id: `s_${seq}`, ts: ts[k]!, seq, conversation_id: a.conversationId } as StoredFrame;
+  });
 }
 
 function toFrame(r: { frame: unknown }): StoredFrame {

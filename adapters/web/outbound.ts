@@ -106,12 +106,15 @@ export async function sendToWeb(ctx: WebContext, target: OutboundTarget, message
     const ids: string[] = [];
     // Files from another session (send_message) become the recipient's own, servable uploads.
     const bodies = framesOf(ctx, await mediaForRecipient(ctx, to.contactKey, message));
-    for (const [i, body] of bodies.entries()) {
-      // A final reply ends the turn's status line: told along with its last frame.
-      const clear = message.final && i === bodies.length - 1 ? statusFrame(ctx, to.conversationId, null) : undefined;
-      const frame = await ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() }, clear);
-      ids.push(String(frame.seq));
-    }
+    // All frames of the message are submitted at once: one statement stores them in order.
+    const frames = await Promise.all(
+      bodies.map((body, i) => {
+        // A final reply ends the turn's status line: told along with its last frame.
+        const clear = message.final && i === bodies.length - 1 ? statusFrame(ctx, to.conversationId, null) : undefined;
+        return ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() }, clear);
+      }),
+    );
+    for (const frame of frames) ids.push(String(frame.seq));
     if (message.final && bodies.length === 0) await setStatus(ctx, target, null);
     return { ok: true, message_ids: ids };
   } catch (err) {

@@ -26,14 +26,16 @@ import {
   countBacklog,
   insertMessage,
   markAttemptFailed,
-  markSent,
+  markSentMany,
   recordAccountPause,
   releaseMessages,
   selectMessage,
   targetChatKey,
   type ClaimedRecord,
+  type SentMark,
 } from './store.ts';
 import { ChatHolds, quietAdapter } from './holds.ts';
+import { createBatcher } from '../store/batch.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -85,6 +87,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const pacers = new AccountPacers(policies, ceilingOf);
   const holds = new ChatHolds();
   const finals = new EventEmitter();
+  /** Delivery marks recorded at the same time share one statement (src/store/batch.ts). */
+  const sentMarks = createBatcher((marks: SentMark[]) => markSentMany(db, marks));
   finals.setMaxListeners(0);
 
   let chain: Promise<unknown> = Promise.resolve();
@@ -169,7 +173,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         const step = pace
           ? { chatKey: row.chat_key, stepMs: Math.max(1, result.message_ids.length) * pace.intervalMs, toleranceMs: (Math.max(1, pace.burst) - 1) * pace.intervalMs }
           : undefined;
-        const marked = await markSent(db, row.id, owner, result.message_ids, now, step);
+        const marked = await sentMarks.submit({ id: row.id, owner, messageIds: result.message_ids, nowMs: now, ...(step ? { pace: step } : {}) });
         if (marked.notBeforeMs > now) wakeAt(marked.notBeforeMs);
         if (marked.ours) {
           final(row, 'sent');

@@ -222,6 +222,79 @@ export async function markSent(
   return { ours: (r?.n ?? 0) > 0, notBeforeMs: r?.not_before ? new Date(r.not_before).getTime() : 0 };
 }
 
+/** One delivery to record (see {@link markSent}). */
+export interface SentMark {
+  id: string;
+  owner: string;
+  messageIds: string[];
+  nowMs: number;
+  pace?: ChatPaceStep;
+}
+
+/**
+ * {@link markSent} for many deliveries in one statement (the outbox's group commit). At most
+ * one mark per paced chat (one message of a chat is in flight at a time; a second one of the
+ * same chat goes in a statement of its own after the first).
+ * @returns one result per mark, in order. @throws the database error (nothing recorded).
+ */
+export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Promise<{ ours: boolean; notBeforeMs: number }[]> {
+  if (marks.length === 1) {
+    const m = marks[0]!;
+    return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs, m.pace)];
+  }
+  const seen = new Set<string>();
+  const now: SentMark[] = [];
+  const later: number[] = [];
+  marks.forEach((m, i) => {
+    if (m.pace && seen.has(m.pace.chatKey)) later.push(i);
+    else {
+      if (m.pace) seen.add(m.pace.chatKey);
+      now.push(m);
+    }
+  });
+  const { rows } = await q.query<{ id: string; ours: boolean; not_before: Date | null }>(
+    `WITH v AS (
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::text[], $6::float8[], $7::float8[])
+                  AS t(id, owner, ids, at, chat_key, step, tol)
+     ), s AS (
+       UPDATE skillgate.outbox_messages o
+          SET status = 'sent', sent_at = v.at,
+              platform_message_ids = CASE WHEN o.parts_done > 0 THEN COALESCE(o.platform_message_ids, '[]'::jsonb) || v.ids ELSE v.ids END,
+              lease_owner = NULL, lease_until = NULL
+         FROM v
+        WHERE o.id = v.id AND o.lease_owner = v.owner AND o.status = 'sending'
+        RETURNING o.id
+     ), p AS (
+       -- The schedule read in the statement's snapshot: one message of a chat is sent at a time.
+       INSERT INTO skillgate.delivery_pace AS d (scope, key, tat, not_before)
+       SELECT 'chat', v.chat_key,
+              GREATEST(COALESCE(o.tat, v.at), v.at) + v.step * interval '1 millisecond',
+              GREATEST(COALESCE(o.tat, v.at), v.at) + (v.step - v.tol) * interval '1 millisecond'
+         FROM v JOIN s ON s.id = v.id
+         LEFT JOIN skillgate.delivery_pace o ON o.scope = 'chat' AND o.key = v.chat_key
+        WHERE v.chat_key IS NOT NULL
+       ON CONFLICT (scope, key) DO UPDATE SET tat = EXCLUDED.tat, not_before = EXCLUDED.not_before
+       RETURNING key, not_before
+     )
+     SELECT v.id::text AS id, EXISTS (SELECT 1 FROM s WHERE s.id = v.id) AS ours,
+            (SELECT max(p.not_before) FROM p WHERE p.key = v.chat_key) AS not_before
+       FROM v`,
+    [
+      now.map((m) => m.id),
+      now.map((m) => m.owner),
+      now.map((m) => JSON.stringify(m.messageIds)),
+      now.map((m) => iso(m.nowMs)),
+      now.map((m) => m.pace?.chatKey ?? null),
+      now.map((m) => m.pace?.stepMs ?? null),
+      now.map((m) => m.pace?.toleranceMs ?? null),
+    ],
+  );
+  const byId = new Map(rows.map((r) => [r.id, { ours: r.ours, notBeforeMs: r.not_before ? new Date(r.not_before).getTime() : 0 }]));
+  const out = marks.map((m) => byId.get(m.id));
+  for (const i of later) out[i] = (await markSentMany(q, [marks[i]!]))[0];
+  return out.map((r) => r ?? { ours: false, notBeforeMs: 0 });
+}
+
 /**
  * Store that the platform answered an account with 429: nothing of `key` (`<channel>:<account>`)
  * before `notBeforeMs` (the later of this and a stored pause wins), and the adaptive rate set

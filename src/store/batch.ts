@@ -1,8 +1,9 @@
 /**
- * Group commit without waiting: the first write goes out at once; writes submitted while it
- * is in flight are sent together as the next statement, and so on. An idle process pays no
- * delay; a busy one pays one statement (one commit) per batch instead of one per write
- * (docs/pipeline.md "Group commit").
+ * Group commit without waiting: a write goes out at the end of the event-loop turn it was
+ * submitted in (`setImmediate`), together with every write submitted in that turn; writes
+ * submitted while a flush is in flight are sent together as the next statement, and so on. An
+ * idle process pays no delay; a busy one pays one statement (one commit) per batch instead of
+ * one per write (docs/pipeline.md "Group commit").
  */
 
 /** Submits writes that are flushed in batches. */
@@ -37,7 +38,7 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 5
     submit(item) {
       return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        running ??= drain();
+        running ??= new Promise<void>((started) => setImmediate(started)).then(drain);
       });
     },
   };

@@ -1,12 +1,14 @@
 /**
- * Group commit without waiting (src/store/batch.ts): the first write goes alone and at once,
- * writes submitted meanwhile share the next flush, results come back per item in order, and a
- * failed flush fails exactly its own items.
+ * Group commit without waiting (src/store/batch.ts): writes submitted in one event-loop turn go
+ * together at its end, writes submitted while a flush is in flight share the next flush, results
+ * come back per item in order, and a failed flush fails exactly its own items.
  */
 import { expect, it } from 'vitest';
 import { createBatcher } from '../../src/store/batch.ts';
 
-it('flushes the first item at once and everything queued meanwhile together', async () => {
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+it('flushes what one event-loop turn submitted together, and everything queued during a flush together next', async () => {
   const flushes: number[][] = [];
   let release!: () => void;
   let gate = new Promise<void>((r) => (release = r));
@@ -15,15 +17,19 @@ it('flushes the first item at once and everything queued meanwhile together', as
     await gate;
     return items.map((i) => `r${i}`);
   });
-  const first = b.submit(1);
-  const more = [b.submit(2), b.submit(3), b.submit(4)];
-  expect(flushes).toEqual([[1]]);
+  const first = [b.submit(1), b.submit(2)];
+  expect(flushes).toEqual([]);
+  await nextTurn();
+  expect(flushes).toEqual([[1, 2]]);
+  const more = [b.submit(3), b.submit(4), b.submit(5)];
+  await nextTurn();
+  expect(flushes).toEqual([[1, 2]]);
   const r1 = release;
   gate = Promise.resolve();
   r1();
-  expect(await first).toBe('r1');
-  expect(await Promise.all(more)).toEqual(['r2', 'r3', 'r4']);
-  expect(flushes).toEqual([[1], [2, 3, 4]]);
+  expect(await Promise.all(first)).toEqual(['r1', 'r2']);
+  expect(await Promise.all(more)).toEqual(['r3', 'r4', 'r5']);
+  expect(flushes).toEqual([[1, 2], [3, 4, 5]]);
 });
 
 it('a failing flush rejects its own items only, and the next batch still goes', async () => {
@@ -33,9 +39,10 @@ it('a failing flush rejects its own items only, and the next batch still goes', 
     if (n === 1) throw new Error('database down');
     return items.map((i) => i * 10);
   });
-  const a = b.submit(1);
+  const a = expect(b.submit(1)).rejects.toThrow('database down');
+  await nextTurn();
   const c = b.submit(2);
-  await expect(a).rejects.toThrow('database down');
+  await a;
   expect(await c).toBe(20);
 });
 
@@ -48,8 +55,10 @@ it('caps a batch at max items', async () => {
     if (sizes.length === 1) await gate;
     return items;
   }, 2);
-  const all = [1, 2, 3, 4, 5].map((i) => b.submit(i));
+  const first = b.submit(1);
+  await nextTurn();
+  const all = [first, ...[2, 3, 4, 5, 6].map((i) => b.submit(i))];
   release();
-  expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5]);
-  expect(sizes).toEqual([1, 2, 2]);
+  expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(sizes).toEqual([1, 2, 2, 1]);
 });

@@ -16,7 +16,9 @@ describeEachEngine('web frames stored in one statement', (db) => {
   it('assigns each conversation its next seqs in order', async () => {
     await appendFrame(db(), { conversationId: 'conv_a', orgId: 'demo', contactKey: 'a', body: { type: 'assistant.message', text: 'a0' } as never, nowMs: 1000 });
     const body = (t: string) => ({ type: 'assistant.message', text: t }) as never;
-    const stored = await appendFrames(db(), [
+    let statements = 0;
+    const counted = { query: (text: string, values?: unknown[]) => (statements++, db().query(text, values as never)) } as never;
+    const stored = await appendFrames(counted, [
       { conversationId: 'conv_a', orgId: 'demo', contactKey: 'a', body: body('a1'), nowMs: 2000 },
       { conversationId: 'conv_b', orgId: 'demo', contactKey: 'b', body: body('b1'), nowMs: 2000 },
       { conversationId: 'conv_a', orgId: 'demo', contactKey: 'a', body: body('a2'), nowMs: 2000 },
@@ -28,6 +30,7 @@ describeEachEngine('web frames stored in one statement', (db) => {
       ['conv_a', 3, 's_3'],
       ['conv_c', 1, 's_1'],
     ]);
+    expect(statements).toBe(1);
     const a = await framesAfter(db(), 'conv_a', 0);
     expect(a.map((f) => [f.seq, (f as unknown as { text: string }).text])).toEqual([
       [1, 'a0'],
