@@ -11,7 +11,7 @@ import type { Queryable } from '../store/db.ts';
 export const FLOOD_WINDOW_MS = 60_000;
 
 /** Default limit (`SKILLGATE_FLOOD_PER_MINUTE`). */
-export const FLOOD_DEFAULT_PER_MINUTE = 30;
+export const FLOOD_DEFAULT_PER_MINUTE = 60;
 
 /** Flood control of one inbox. */
 export interface FloodControl {

@@ -21,6 +21,12 @@ import type { ChatType, OutboundTarget } from '../channel/types.ts';
 export interface Pace {
   intervalMs: number;
   burst: number;
+  /**
+   * Answers to the person's own messages are never held by this pace (they still move it):
+   * where the platform tolerates bursts in a one-to-one chat and answers an excess with 429,
+   * the person sets the pace of a conversation; the bot's own messages keep the documented one.
+   */
+  answersFree?: boolean;
 }
 
 /** An account-wide rate, sends per second (> 0); `burst` defaults to 1 s worth (at least 1). */
@@ -44,10 +50,10 @@ export interface ChannelPolicy {
 export const CHANNEL_POLICIES: Readonly<Record<string, ChannelPolicy>> = Object.freeze({
   // Bot FAQ: ~1 message/s in one chat (short bursts tolerated), 20 messages/min in a group;
   // the overall limit is dynamic and answered with 429 retry_after.
-  telegram: { chat: { direct: { intervalMs: 1000, burst: 3 }, group: { intervalMs: 3000, burst: 3 }, channel: { intervalMs: 3000, burst: 3 } } },
+  telegram: { chat: { direct: { intervalMs: 1000, burst: 3, answersFree: true }, group: { intervalMs: 3000, burst: 3 }, channel: { intervalMs: 3000, burst: 3 } } },
   // Send-message API: 5 QPS to one user and 5 QPS to one group (shared by the group's bots);
   // the app-level frequency control of the API is 50/s.
-  feishu: { chat: { direct: { intervalMs: 200, burst: 5 }, group: { intervalMs: 200, burst: 5 } }, account: { perSecond: 50 } },
+  feishu: { chat: { direct: { intervalMs: 200, burst: 5, answersFree: true }, group: { intervalMs: 200, burst: 5 } }, account: { perSecond: 50 } },
   // REST: 50 requests/s global per bot; per-route buckets are kept by discord.js REST itself
   // from the response headers (it waits them out before sending).
   discord: { chat: {}, account: { perSecond: 50 } },
@@ -58,6 +64,11 @@ export const CHANNEL_POLICIES: Readonly<Record<string, ChannelPolicy>> = Object.
   // robot messages are limited by the API QPS and answered with 429 / Qps codes.
   dingtalk: { chat: { group: { intervalMs: 3000, burst: 3 } } },
 });
+
+/** Channels whose one-to-one chat pace lets answers go ({@link Pace.answersFree}). */
+export const ANSWERS_FREE_CHANNELS: readonly string[] = Object.entries(CHANNEL_POLICIES)
+  .filter(([, p]) => p.chat.direct?.answersFree === true)
+  .map(([channel]) => channel);
 
 /** The chat pace of a target under `policies`, or undefined when the chat is not paced. */
 export function chatPaceOf(target: Pick<OutboundTarget, 'channel' | 'chat_type'>, policies: Readonly<Record<string, ChannelPolicy>>): Pace | undefined {

@@ -8,6 +8,7 @@ import type { Queryable } from '../store/db.ts';
 import { claimOnceMore, isChatTaken } from '../store/chat-taken.ts';
 import { processSecrets } from '../log/secret-values.ts';
 import type { CompletesEvent, OutboxItem, OutboxRecord } from './types.ts';
+import { ANSWERS_FREE_CHANNELS } from './pacing.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -20,12 +21,27 @@ const COLUMNS = `id::text AS id, idempotency_key, channel, account, chat_key, ta
  * SQL: no pace row holds this chat or its account back at `now` (src/outbox/pacing.ts;
  * table `skillgate.delivery_pace`, migration 0020).
  */
-function paceFree(chat: string, channel: string, account: string, now: string): string {
+function paceFree(chat: string, channel: string, account: string, now: string, target: string, origin: string): string {
   return `NOT EXISTS (
     SELECT 1 FROM skillgate.delivery_pace d
      WHERE d.not_before > ${now}
-       AND ((d.scope = 'chat' AND d.key = ${chat}) OR (d.scope = 'account' AND d.key = ${channel} || ':' || ${account})))`;
+       AND ((d.scope = 'chat' AND d.key = ${chat} AND NOT ${answersPerson(target, origin)})
+         OR (d.scope = 'account' AND d.key = ${channel} || ':' || ${account})))`;
 }
+
+/**
+ * SQL: the message answers a person's own message in a one-to-one chat (its origin is an
+ * inbox event; the chat is not a group or channel) of a channel whose pace lets answers go
+ * (src/outbox/pacing.ts `Pace.answersFree`). Such answers are paced by the person and never
+ * held by the chat's pace, which they still move (docs/operations-delivery.md "Flood control").
+ */
+function answersPerson(target: string, origin: string): string {
+  return `(${target}->>'channel' IN (${FREE_CHANNELS}) AND COALESCE(${origin}, '{}'::jsonb) ? 'inbox_event_id'
+           AND COALESCE(${target}->>'chat_type', 'direct') = 'direct')`;
+}
+
+/** The channels of {@link answersPerson} as SQL literals (names are [a-z_] identifiers). */
+const FREE_CHANNELS = ANSWERS_FREE_CHANNELS.filter((c) => /^[a-z_]+$/.test(c)).map((c) => `'${c}'`).join(', ') || 'NULL';
 
 /** A lease to take in the INSERT itself (see {@link insertMessage}). */
 export interface InsertClaim {
@@ -86,7 +102,7 @@ async function insertMessageOnce(
        FROM (SELECT $9::text IS NOT NULL AND NOT EXISTS (
                SELECT 1 FROM skillgate.outbox_messages p
                 WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending'))
-             AND ${paceFree('$4', '$2', '$3', '$8::timestamptz')} AS head) h
+             AND ${paceFree('$4', '$2', '$3', '$8::timestamptz', '$5::jsonb', '$7::jsonb')} AS head) h
      ON CONFLICT (idempotency_key) DO NOTHING
      RETURNING ${COLUMNS},
                CASE WHEN status = 'queued' AND $11::text IS NOT NULL THEN pg_notify($11::text, id::text) END AS notified`;
@@ -158,7 +174,7 @@ async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, lea
              SELECT 1 FROM skillgate.outbox_messages p
               WHERE p.chat_key = h.chat_key AND p.id < h.id
                 AND p.status IN ('queued', 'sending'))
-           AND ${paceFree('h.chat_key', 'h.channel', 'h.account', '$2::timestamptz')}
+           AND ${paceFree('h.chat_key', 'h.channel', 'h.account', '$2::timestamptz', 'h.target', 'h.origin')}
          ORDER BY h.id
          LIMIT $4
          FOR UPDATE OF h SKIP LOCKED)

@@ -50,7 +50,7 @@ if (only === 'skillcall') {
   micro.push(await runCase(c));
 }
 const noop = micro.find((m) => m.name === NOOP_CASE);
-if (noop) console.log(`\nskill call (runSkill, in-process no-op): ${noop.subjectUs.toFixed(1)} µs per call (the handler alone: ${noop.baselineUs.toFixed(2)} µs; target ≤ 200 µs)`);
+if (noop) console.log(`\nskill call (wired once, in-process no-op): ${noop.subjectUs.toFixed(1)} µs per call (the handler alone: ${noop.baselineUs.toFixed(2)} µs; target ≤ 200 µs)`);
 
 const chunking: ChunkTiming[] = [];
 if (runs('chunk')) {

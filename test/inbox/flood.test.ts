@@ -68,8 +68,8 @@ describeEachEngine('inbox flood control', (db) => {
     }
   });
 
-  it('SKILLGATE_FLOOD_PER_MINUTE: default 30, 0 = off, anything else is refused with the variable named', () => {
-    expect(floodLimitFromEnv({})).toBe(30);
+  it('SKILLGATE_FLOOD_PER_MINUTE: default 60, 0 = off, anything else is refused with the variable named', () => {
+    expect(floodLimitFromEnv({})).toBe(60);
     expect(floodLimitFromEnv({ SKILLGATE_FLOOD_PER_MINUTE: '0' })).toBe(0);
     expect(floodLimitFromEnv({ SKILLGATE_FLOOD_PER_MINUTE: ' 12 ' })).toBe(12);
     expect(() => floodLimitFromEnv({ SKILLGATE_FLOOD_PER_MINUTE: 'lots' })).toThrow(/SKILLGATE_FLOOD_PER_MINUTE/);

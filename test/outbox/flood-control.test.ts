@@ -67,6 +67,27 @@ describeEachEngine('outbox flood control', (db) => {
     expect(sent().filter(([c]) => c === '-400').map(([, t]) => t)).toEqual(['group 1', 'group 2', 'group 3', 'group 4']);
   });
 
+  it('answers to the person in a private chat are not held by its pace but move it; a message of the bot itself then waits; group answers stay paced', async () => {
+    const clock = new FakeClock();
+    const { log } = captureLog();
+    const a = adapter();
+    const outbox = createOutbox(db(), { log, clock, adapterFor: () => a });
+    const answer = (chat: string, text: string, event: string, chat_type: ChatType = 'direct'): OutboxItem => ({ ...msg(chat, text, chat_type), origin: { inbox_event_id: event } });
+    await outbox.enqueue(db(), [1, 2, 3, 4, 5].map((i) => answer('500', `answer ${i}`, `e${i}`)));
+    await outbox.enqueue(db(), [msg('500', 'own 1')]);
+    await outbox.enqueue(db(), [1, 2, 3, 4].map((i) => answer('-600', `group answer ${i}`, `g${i}`, 'group')));
+    await drain(outbox);
+    expect(sent().filter(([c]) => c === '500').map(([, t]) => t)).toEqual(['answer 1', 'answer 2', 'answer 3', 'answer 4', 'answer 5']);
+    expect(sent().filter(([c]) => c === '-600')).toHaveLength(3); // the group's burst
+    // Five answers moved the schedule 5 s ahead (burst 3: the next one 3 s from now).
+    clock.advance(2999);
+    await drain(outbox);
+    expect(sent().filter(([c]) => c === '500')).toHaveLength(5);
+    clock.advance(1);
+    await drain(outbox);
+    expect(sent().filter(([c]) => c === '500').map(([, t]) => t).slice(5)).toEqual(['own 1']);
+  });
+
   it("a chat's pace is shared by every replica: a second outbox does not send what the first one's pace holds back", async () => {
     const clock = new FakeClock();
     const { log } = captureLog();
