@@ -208,6 +208,8 @@ export async function materializeUrls(
   result: Record<string, unknown>,
   opts: MaterializeOptions,
 ): Promise<{ artifacts: FoundArtifact[]; errors: ArtifactError[]; probes: number }> {
+  const candidates = await scanUrls(result, opts.workspaceDir);
+  if (candidates.length === 0) return { artifacts: [], errors: [], probes: 0 };
   const ctx: Ctx = {
     ws: opts.workspaceDir,
     policy: compileFetchPolicy(opts.fetchAllow, opts.trustedOrigins),
@@ -221,8 +223,7 @@ export async function materializeUrls(
   const artifacts: FoundArtifact[] = [];
   const errors: ArtifactError[] = [];
   const updates: FetchIndex = {};
-  const candidates = await scanUrls(result, ctx.ws);
-  const index = candidates.length > 0 ? await loadFetchIndex(ctx.ws) : {};
+  const index = await loadFetchIndex(ctx.ws);
   let probes = 0;
   let explicitCount = 0;
 
