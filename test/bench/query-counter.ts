@@ -60,6 +60,16 @@ export function installQueryCounter(): QueryCounter {
   let commits = { total: 0, writing: 0 };
   /** Per client: inside BEGIN … COMMIT, and whether that transaction wrote. */
   const tx = new WeakMap<object, { open: boolean; wrote: boolean }>();
+  /** Classification per statement text (the texts repeat: the counter stays cheap). */
+  const seen = new Map<string, { role: ReturnType<typeof transactionRole>; kind: string }>();
+  const classify = (text: string): { role: ReturnType<typeof transactionRole>; kind: string } => {
+    let c = seen.get(text);
+    if (!c) {
+      c = { role: transactionRole(text), kind: statementKind(text) };
+      if (seen.size < 10_000) seen.set(text, c);
+    }
+    return c;
+  };
   proto.query = function counted(this: unknown, ...args: unknown[]): unknown {
     const first = args[0];
     const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
@@ -67,7 +77,7 @@ export function installQueryCounter(): QueryCounter {
       n++;
       const st = tx.get(this as object) ?? { open: false, wrote: false };
       tx.set(this as object, st);
-      const kind = transactionRole(text);
+      const { role: kind, kind: k } = classify(text);
       if (kind === 'begin') Object.assign(st, { open: true, wrote: false });
       else if (kind === 'commit') {
         commits.total++;
@@ -79,7 +89,6 @@ export function installQueryCounter(): QueryCounter {
         commits.total++;
         if (kind === 'write') commits.writing++;
       }
-      const k = statementKind(text);
       counts.set(k, (counts.get(k) ?? 0) + 1);
       const t0 = performance.now();
       const add = (): void => void ms.set(k, (ms.get(k) ?? 0) + performance.now() - t0);
