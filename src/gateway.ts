@@ -4,6 +4,7 @@
  * Shutdown is graceful: stop accepting, let in-flight turns and sends finish, then close.
  */
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './http/app.ts';
@@ -23,6 +24,8 @@ import { createAuditSink } from './audit/sink.ts';
 import { liveRegistry } from './registry/live.ts';
 import type { Registry } from './registry/discover.ts';
 import { AdapterSet } from './channel/adapters.ts';
+import { pgLeaseStore } from './channel/leases.ts';
+import { leaseTimingFromEnv, longConnectionKey, runLongConnection, type LongConnectionRunner } from './channel/long-connection.ts';
 import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
 import { seedDemoDirectory } from './identity/index.ts';
@@ -259,7 +262,20 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     inbox.start(handleTurn, { concurrency: db.engine === 'server' ? 32 : 4 });
     stops.push(() => inbox.stop());
     hostRef = host;
+    // Long connections run on the replica holding their lease; webhook adapters on every replica.
+    const leaseStore = pgLeaseStore(db);
+    const leaseHolder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    const leaseTimingNow = leaseTimingFromEnv(env);
+    const owners: LongConnectionRunner[] = [];
+    stops.push(async () => {
+      await Promise.all(owners.map((r) => r.stop()));
+    });
     for (const a of adapters.all()) {
+      const key = longConnectionKey(a);
+      if (key && a.start) {
+        owners.push(runLongConnection({ adapter: a, key, host, store: leaseStore, holder: leaseHolder, timing: leaseTimingNow, log }));
+        continue;
+      }
       // One channel failing to connect (a revoked token) must not take the others down.
       await a.start?.(host).catch((err: unknown) =>
         log.error({ channel: a.channel, account: a.account, err: (err as Error).message }, `channel ${a.channel}@${a.account} failed to start; it stays off`),
@@ -268,7 +284,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const scheduler = await startGatewayScheduler(callServices, (roleId) => config.roles.find((r) => r.id === roleId)?.org_id ?? defaultRole.org_id);
     stops.push(() => scheduler.stop());
     stops.push(async () => {
-      for (const a of adapters.all()) if (a !== web) await a.stop?.();
+      for (const a of adapters.all()) if (a !== web && !longConnectionKey(a)) await a.stop?.();
     });
 
     const localToken = randomBytes(32).toString('hex');
