@@ -40,7 +40,8 @@ describe.runIf(TEST_DATABASE_URL)('Telegram long polling across two replicas', (
 
       const { rows } = await db.query<{ holder: string }>(`SELECT holder FROM skillgate.channel_leases WHERE key = 'telegram:default'`);
       const pid = Number(rows[0]!.holder.split(':')[1]);
-      const [holder, other]: ServeChild[] = a.child.pid === pid ? [a, b] : [b, a];
+      const holder: ServeChild = a.child.pid === pid ? a : b;
+      const other: ServeChild = holder === a ? b : a;
       expect(holder.child.pid).toBe(pid);
 
       // Updates queued around the kill: some may have been fetched by the holder and not yet stored.
