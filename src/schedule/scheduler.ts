@@ -15,6 +15,8 @@ import type { FireOutcome } from './fire.ts';
 import { extendOccurrence, finishOccurrence, planSchedule, recentOccurrences, recoverAbandoned, startOccurrence, type Occurrence, type PlanLimits } from './ledger.ts';
 import { deleteSchedule, getSchedule, listSchedules, MISSED_POLICIES, recordRun, SCHEDULE_NAME_RE, upsertSchedule, type Schedule, type StoredSchedule } from './store.ts';
 
+export type { Occurrence, OccurrenceStatus } from './ledger.ts';
+
 /** A schedule the scheduler refuses (bad name, cron, kind, target, missed policy). */
 export class ScheduleError extends Error {
   override name = 'ScheduleError';

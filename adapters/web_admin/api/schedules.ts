@@ -23,8 +23,7 @@ import express from 'express';
 import { getChain } from '../../../src/chain/store.ts';
 import { isAppriseUrl, maskUrl } from '../../../src/orchestration/notify-targets.ts';
 import { isSecretName } from '../../../src/registry/secrets.ts';
-import { Scheduler, ScheduleError } from '../../../src/schedule/scheduler.ts';
-import { recentOccurrences, type Occurrence } from '../../../src/schedule/ledger.ts';
+import { Scheduler, ScheduleError, type Occurrence } from '../../../src/schedule/scheduler.ts';
 import { getSchedule, listSchedules, MISSED_POLICIES, type MissedPolicy, type Schedule, type StoredSchedule } from '../../../src/schedule/store.ts';
 import { fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
@@ -116,7 +115,7 @@ export const schedulesSection: AdminSection = {
     const r = express.Router();
 
     r.get('/', async (_req, res) => {
-      const occurrences = await recentOccurrences(deps.db, SHOWN_OCCURRENCES);
+      const occurrences = await withScheduler(deps, (s) => s.occurrences(SHOWN_OCCURRENCES));
       res.json({ schedules: (await listSchedules(deps.db)).map((s) => scheduleView(s, occurrences)), roles: deps.config.roles.map((x) => x.id), timezone_default: 'UTC' });
     });
 
@@ -145,7 +144,7 @@ export const schedulesSection: AdminSection = {
       }
       deps.log.info({ admin: adminOfSafe(res), schedule: name, kind, target }, 'admin console: schedule saved');
       const stored = await getSchedule(deps.db, name);
-      res.json({ schedule: stored ? scheduleView(stored, await recentOccurrences(deps.db, SHOWN_OCCURRENCES, name)) : null });
+      res.json({ schedule: stored ? scheduleView(stored, await withScheduler(deps, (s) => s.occurrences(SHOWN_OCCURRENCES, name))) : null });
     });
 
     r.delete('/:name', async (req, res) => {
