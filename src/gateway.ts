@@ -30,6 +30,7 @@ import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
 import { seedDemoDirectory } from './identity/index.ts';
 import { createInbox, floodLimitFromEnv } from './inbox/index.ts';
+import { pressureFromEnv, startMemoryGuard } from './inbox/pressure.ts';
 import { createOutbox, eventNoticeItem, operatorCeilings } from './outbox/index.ts';
 import { createCoreHost } from './turn/host.ts';
 import { plannerForRole, plannerStartupLine } from './turn/planners/model.ts';
@@ -213,14 +214,18 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const asyncRunner = createAsyncRunner({ db, services, call: durableCall, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
     await asyncRunner.start();
     stops.push(() => asyncRunner.stop());
+    // Under memory pressure the inbox stores events but takes no new turns (src/inbox/pressure.ts).
+    const memoryGuard = startMemoryGuard({ thresholds: pressureFromEnv(env), log });
+    stops.push(async () => memoryGuard.stop());
     const inbox = createInbox<TurnInput>(db, {
       log,
+      admit: () => !memoryGuard.pressured(),
       flood: {
         perMinute: floodLimitFromEnv(env),
         notify: (msg, text) => outbox.enqueue(db, [eventNoticeItem(msg, { kind: 'notice', text, format: 'plain' })]).then(() => undefined),
       },
     });
-    const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
+    const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() }, { heap: () => (memoryGuard.sample(), memoryGuard.last()), pressured: () => memoryGuard.pressured() });
     metricsRef = metrics;
     // One planner per role: the model planner when the role has a model endpoint
     // (LLM_BASE_URL or the role's `model:`), else the command planner .
