@@ -104,6 +104,9 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
 
   let lost: ((why: string) => void) | undefined;
 
+  /** Consecutive start failures (a revoked token): the next attempt backs off, up to 30 s. */
+  let failures = 0;
+
   /** Hold `gen` until it is lost or the runner stops; the transport runs meanwhile. */
   const hold = async (gen: number, sentAt: number): Promise<void> => {
     let deadline = sentAt + o.timing.ttlMs - o.timing.marginMs;
@@ -118,8 +121,11 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
     log.info({ generation: gen }, 'lease taken: starting the long connection');
     try {
       await o.adapter.start!(fenced(gen));
+      failures = 0;
     } catch (err) {
+      failures++;
       why = `start failed: ${(err as Error).message}`;
+      log.error({ err: why }, `channel ${o.adapter.channel}@${o.adapter.account} failed to start; retrying`);
     }
     const beat = async (): Promise<void> => {
       while (!why && !stopped) {
@@ -164,7 +170,7 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
       }
       if (gen !== null && !stopped) await hold(gen, sentAt);
       else if (gen !== null) await o.store.release(o.key, o.holder, gen).catch(() => undefined);
-      if (!stopped) await sleep(o.timing.retryMs);
+      if (!stopped) await sleep(failures === 0 ? o.timing.retryMs : Math.min(30_000, o.timing.retryMs * 2 ** failures));
     }
   })();
 

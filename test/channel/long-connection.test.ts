@@ -12,7 +12,7 @@ import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { captureLog, until } from '../inbox/helpers.ts';
 
-const TIMING: LeaseTiming = { ttlMs: 800, heartbeatMs: 200, retryMs: 100, marginMs: 200 };
+const TIMING: LeaseTiming = { ttlMs: 3000, heartbeatMs: 500, retryMs: 100, marginMs: 600 };
 const KEY = 'telegram:default';
 
 /** One replica's view: a transport that records when it runs, and the events it was handed. */
@@ -143,6 +143,31 @@ describeEachEngine('long connection leases', (db) => {
     expect(ra.held()).toBe(false);
     await ra.stop();
     await rb.stop();
+  });
+
+  it('a transport that fails to start gives its lease up at once and is retried', async () => {
+    await db().query('TRUNCATE skillgate.channel_leases');
+    const events: string[] = [];
+    const a = replica('a', events, { n: 0, max: 0 });
+    let refuse = 1;
+    const start = a.adapter.start!.bind(a.adapter);
+    const flaky = {
+      ...a.adapter,
+      async start(h: AdapterHost) {
+        if (refuse-- > 0) {
+          events.push('a:start-failed');
+          throw new Error('401 Unauthorized');
+        }
+        await start(h);
+      },
+    };
+    const { log, lines } = captureLog();
+    const ra = runLongConnection({ adapter: flaky, key: KEY, host: core, store: pgLeaseStore(db()), holder: 'A', timing: TIMING, log });
+    await until(() => ra.held(), 'started on the second attempt');
+    expect(events).toEqual(['a:start-failed', 'a:start']);
+    expect(lines().some((l) => /failed to start; retrying/.test(String(l.msg)))).toBe(true);
+    expect((await listLeases(db()))[0]!.generation).toBe(2); // the failed attempt gave its generation up
+    await ra.stop();
   });
 
   it('fencing by token: a holder whose lease was taken over is refused on its next event and stops', async () => {
