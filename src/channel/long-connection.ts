@@ -93,7 +93,7 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
   const fence = async (gen: number): Promise<void> => {
     if (generation !== gen) throw new LeaseLostError(o.key);
     if (!(await o.store.holds(o.key, o.holder, gen))) {
-      lost?.('the lease is no longer current');
+      if (generation === gen) lost?.('the lease is no longer current');
       throw new LeaseLostError(o.key);
     }
   };
@@ -102,12 +102,15 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
     notice: async (event, message) => (await fence(gen), o.host.notice(event, message)),
   });
 
+  /** Ends the current hold (set while holding). */
   let lost: ((why: string) => void) | undefined;
-
   /** Consecutive start failures (a revoked token): the next attempt backs off, up to 30 s. */
   let failures = 0;
 
-  /** Hold `gen` until it is lost or the runner stops; the transport runs meanwhile. */
+  /**
+   * Hold `gen` until it is lost or the runner stops: heartbeats run from the moment the lease
+   * was taken (a slow `start` keeps it), the transport meanwhile.
+   */
   const hold = async (gen: number, sentAt: number): Promise<void> => {
     let deadline = sentAt + o.timing.ttlMs - o.timing.marginMs;
     let why: string | undefined;
@@ -117,16 +120,12 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
         resolve();
       };
     });
-    generation = gen;
-    log.info({ generation: gen }, 'lease taken: starting the long connection');
-    try {
-      await o.adapter.start!(fenced(gen));
-      failures = 0;
-    } catch (err) {
-      failures++;
-      why = `start failed: ${(err as Error).message}`;
-      log.error({ err: why }, `channel ${o.adapter.channel}@${o.adapter.account} failed to start; retrying`);
-    }
+    const timers = new Set<NodeJS.Timeout>();
+    const sleepUntil = (t: number) =>
+      new Promise<void>((resolve) => {
+        const h = setTimeout(() => (timers.delete(h), resolve()), Math.max(0, t - now()));
+        timers.add(h);
+      });
     const beat = async (): Promise<void> => {
       while (!why && !stopped) {
         await Promise.race([sleepUntil(Math.min(now() + o.timing.heartbeatMs, deadline)), ended]);
@@ -141,23 +140,27 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
         }
       }
     };
-    const timers = new Set<NodeJS.Timeout>();
-    const sleepUntil = (t: number) => new Promise<void>((resolve) => {
-      const h = setTimeout(() => (timers.delete(h), resolve()), Math.max(0, t - now()));
-      timers.add(h);
-    });
-    if (!why) {
-      stopNow = () => lost?.('stopping');
-      await Promise.race([beat(), ended]);
+    generation = gen;
+    log.info({ generation: gen }, 'lease taken: starting the long connection');
+    const beating = beat();
+    try {
+      await o.adapter.start!(fenced(gen));
+      failures = 0;
+    } catch (err) {
+      failures++;
+      const reason = `start failed: ${(err as Error).message}`;
+      log.error({ err: reason }, `channel ${o.adapter.channel}@${o.adapter.account} failed to start; retrying`);
+      lost?.(reason);
     }
+    if (stopped) lost?.('stopping');
+    await Promise.race([beating, ended]);
     for (const t of timers) clearTimeout(t);
     generation = null; // refuse what the transport still hands over
-    stopNow = undefined;
+    lost = undefined;
     await o.adapter.stop?.().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'long connection stop failed'));
     await o.store.release(o.key, o.holder, gen).catch(() => undefined);
     log.info({ generation: gen, reason: why ?? 'stopping' }, 'lease given up: long connection stopped');
   };
-  let stopNow: (() => void) | undefined;
 
   const loop = (async () => {
     while (!stopped) {
@@ -178,7 +181,7 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
     held: () => generation !== null,
     async stop() {
       stopped = true;
-      stopNow?.();
+      lost?.('stopping');
       wake?.();
       await loop;
     },
