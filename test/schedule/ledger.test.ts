@@ -88,6 +88,22 @@ describeEachEngine('schedule occurrence ledger', (db) => {
     for (const missed of ['once', 'skip', 'all']) await a.remove(`every-${missed}`);
   });
 
+  it('a started worker plans on its own timer (the gateway path): a due occurrence runs without a tick call', async () => {
+    now = new Date('2026-06-04T00:00:30Z');
+    const w = new Scheduler({ db: db(), log, mode: 'worker', fire: fire('W'), clock: () => now, holder: 'W', tickMs: 50 });
+    await w.start();
+    try {
+      await w.add({ name: 'timer', cron: '*/1 * * * *', timezone: 'UTC', kind: 'skill', target: 'echo', input: {}, deliver_to: '', role_id: 'default' });
+      fires.length = 0;
+      now = new Date('2026-06-04T00:01:02Z');
+      await expect.poll(() => ledger('timer'), { timeout: 20_000 }).toEqual(['00:01 done']);
+      expect(fires).toEqual([{ replica: 'W', schedule: 'timer' }]);
+      await w.remove('timer');
+    } finally {
+      await w.stop();
+    }
+  });
+
   it('catch-up runs go through a bounded pool (2 at a time by default)', async () => {
     now = new Date('2026-06-02T00:00:30Z');
     const a = replica('A', { ms: 60 });
