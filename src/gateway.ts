@@ -4,6 +4,7 @@
  * Shutdown is graceful: stop accepting, let in-flight turns and sends finish, then close.
  */
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './http/app.ts';
@@ -23,10 +24,13 @@ import { createAuditSink } from './audit/sink.ts';
 import { liveRegistry } from './registry/live.ts';
 import type { Registry } from './registry/discover.ts';
 import { AdapterSet } from './channel/adapters.ts';
+import { pgLeaseStore } from './channel/leases.ts';
+import { leaseTimingFromEnv, longConnectionKey, runLongConnection, type LongConnectionRunner } from './channel/long-connection.ts';
 import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
 import { seedDemoDirectory } from './identity/index.ts';
 import { createInbox, floodLimitFromEnv } from './inbox/index.ts';
+import { pressureFromEnv, startMemoryGuard } from './inbox/pressure.ts';
 import { createOutbox, eventNoticeItem, operatorCeilings } from './outbox/index.ts';
 import { createCoreHost } from './turn/host.ts';
 import { plannerForRole, plannerStartupLine } from './turn/planners/model.ts';
@@ -210,14 +214,18 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const asyncRunner = createAsyncRunner({ db, services, call: durableCall, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
     await asyncRunner.start();
     stops.push(() => asyncRunner.stop());
+    // Under memory pressure the inbox stores events but takes no new turns (src/inbox/pressure.ts).
+    const memoryGuard = startMemoryGuard({ thresholds: pressureFromEnv(env), log });
+    stops.push(async () => memoryGuard.stop());
     const inbox = createInbox<TurnInput>(db, {
       log,
+      admit: () => !memoryGuard.pressured(),
       flood: {
         perMinute: floodLimitFromEnv(env),
         notify: (msg, text) => outbox.enqueue(db, [eventNoticeItem(msg, { kind: 'notice', text, format: 'plain' })]).then(() => undefined),
       },
     });
-    const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() });
+    const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() }, { heap: () => (memoryGuard.sample(), memoryGuard.last()), pressured: () => memoryGuard.pressured() });
     metricsRef = metrics;
     // One planner per role: the model planner when the role has a model endpoint
     // (LLM_BASE_URL or the role's `model:`), else the command planner .
@@ -259,7 +267,20 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     inbox.start(handleTurn, { concurrency: db.engine === 'server' ? 32 : 4 });
     stops.push(() => inbox.stop());
     hostRef = host;
+    // Long connections run on the replica holding their lease; webhook adapters on every replica.
+    const leaseStore = pgLeaseStore(db);
+    const leaseHolder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    const leaseTimingNow = leaseTimingFromEnv(env);
+    const owners: LongConnectionRunner[] = [];
+    stops.push(async () => {
+      await Promise.all(owners.map((r) => r.stop()));
+    });
     for (const a of adapters.all()) {
+      const key = longConnectionKey(a);
+      if (key && a.start) {
+        owners.push(runLongConnection({ adapter: a, key, host, store: leaseStore, holder: leaseHolder, timing: leaseTimingNow, log }));
+        continue;
+      }
       // One channel failing to connect (a revoked token) must not take the others down.
       await a.start?.(host).catch((err: unknown) =>
         log.error({ channel: a.channel, account: a.account, err: (err as Error).message }, `channel ${a.channel}@${a.account} failed to start; it stays off`),
@@ -268,7 +289,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const scheduler = await startGatewayScheduler(callServices, (roleId) => config.roles.find((r) => r.id === roleId)?.org_id ?? defaultRole.org_id);
     stops.push(() => scheduler.stop());
     stops.push(async () => {
-      for (const a of adapters.all()) if (a !== web) await a.stop?.();
+      for (const a of adapters.all()) if (a !== web && !longConnectionKey(a)) await a.stop?.();
     });
 
     const localToken = randomBytes(32).toString('hex');

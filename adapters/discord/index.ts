@@ -89,6 +89,8 @@ export class DiscordAdapter implements WebhookAdapter {
   readonly account: string;
   readonly capabilities: AdapterCapabilities = { display: 'rich', buttons: true, max_length: TEXT_LIMIT, length_unit: 'utf16', typing: true, media: true };
   readonly rest: REST;
+  /** The gateway is one shard (0) per account, owned by one replica (docs/operations-delivery.md). */
+  readonly longConnection = { shard: '0' };
   readonly #s: DiscordSettings;
   readonly #d: DiscordDeps;
   readonly #payloads: CallbackPayloads;

@@ -102,6 +102,8 @@ export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
     channel: 'feishu',
     account: o.account,
     mode: o.mode,
+    // Feishu splits events between an app's connections: one replica holds it (docs/operations-delivery.md).
+    longConnection: o.mode === 'ws' ? {} : null,
     capabilities: FEISHU_CAPABILITIES,
     send: (target, message, opts) => sendFeishu({ client, log: o.log, tableLimit: o.tableLimit }, target, message, opts),
     fetchAttachment: (att: InboundAttachment, _msg: InboundMessage): Promise<FetchedAttachment> => fetchResource(client, att),

@@ -85,6 +85,8 @@ export class TelegramAdapter implements WebhookAdapter {
   readonly account: string;
   readonly capabilities: AdapterCapabilities = { display: 'rich', buttons: true, max_length: TEXT_LIMIT, length_unit: 'utf16', typing: true, media: true };
   readonly api: Api;
+  /** getUpdates allows one consumer per bot: polling runs on one replica (docs/operations-delivery.md). */
+  readonly longConnection: { shard?: string } | null;
   readonly #s: TelegramSettings;
   readonly #d: TelegramDeps;
   readonly #payloads: CallbackPayloads;
@@ -94,6 +96,7 @@ export class TelegramAdapter implements WebhookAdapter {
 
   constructor(settings: TelegramSettings, deps: TelegramDeps) {
     this.account = settings.account;
+    this.longConnection = settings.mode === 'polling' ? {} : null;
     this.#s = settings;
     this.#d = deps;
     this.#now = deps.now ?? (() => new Date());

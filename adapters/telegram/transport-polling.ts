@@ -10,6 +10,7 @@ import type { Api } from 'grammy';
 type GrammySignal = Parameters<Api['getUpdates']>[1];
 import type { Update } from 'grammy/types';
 import { InboundRefusedError } from '../../src/channel/bounds.ts';
+import { LeaseLostError } from '../../src/channel/errors.ts';
 import type { AdapterHost } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 
@@ -66,6 +67,12 @@ export function startPolling(opts: {
           await opts.process(u, opts.host);
           offset = u.update_id + 1;
         } catch (err) {
+          if (err instanceof LeaseLostError) {
+            // Another replica owns the bot now: stop without advancing the offset, it fetches this update.
+            opts.log.info({ update_id: u.update_id }, 'telegram: lease lost; polling stops');
+            stopped = true;
+            break;
+          }
           if (err instanceof InboundRefusedError) {
             opts.log.warn({ err: err.message, update_id: u.update_id }, 'telegram: update refused; skipped');
             offset = u.update_id + 1;

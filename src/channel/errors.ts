@@ -23,3 +23,15 @@ export class AttachmentTooLargeError extends Error {
     super(message);
   }
 }
+
+/**
+ * The replica no longer holds the lease of a long connection (docs/operations-delivery.md "One
+ * owner per long connection"): the host refuses the event; the adapter must not confirm it to
+ * the platform (no offset advance, no ack), so the lease's new holder receives it.
+ */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(readonly key: string) {
+    super(`the lease of ${key} is held by another replica`);
+  }
+}

@@ -276,6 +276,15 @@ export interface ChannelAdapter {
   readonly channel: ChannelName;
   readonly account: string;
   readonly capabilities: AdapterCapabilities;
+  /**
+   * Set when `start` opens a transport that must have a single consumer per account (long
+   * polling, a long connection, one gateway shard): the core then calls `start`/`stop` only on
+   * the replica holding the database lease `<channel>:<account>[:<shard>]`, possibly several
+   * times over the process's life, and the host it gives refuses events once the lease is lost
+   * (`LeaseLostError`: do not confirm them to the platform). Absent for webhook adapters, which
+   * run on every replica (docs/operations-delivery.md "One owner per long connection").
+   */
+  readonly longConnection?: { shard?: string } | null;
   /** Begin receiving (webhook routes are mounted separately; polling/ws adapters connect here). */
   start?(host: AdapterHost): Promise<void>;
   stop?(): Promise<void>;

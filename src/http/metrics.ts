@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics of one gateway (prom-client 15): messages in/out per
  * channel, turn latency, skill failures, inbox and outbox backlog, typing/progress suppressed
- * during flood control. Each gateway has its own
+ * during flood control, heap and memory pressure (src/inbox/pressure.ts; the event-loop delay
+ * percentiles are prom-client's `skillgate_nodejs_eventloop_lag_p99_seconds` …). Each gateway has its own
  * registry (several gateways may live in one test process), served at `GET /metrics`.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -23,7 +24,10 @@ export interface GatewayMetrics {
  * Create the metrics. `backlog` callbacks are read at scrape time (a failing callback
  * leaves the gauge unchanged, so `/metrics` never fails because the database is busy).
  */
-export function createMetrics(backlog: { inbox?: () => Promise<number>; outbox?: () => Promise<number> } = {}): GatewayMetrics {
+export function createMetrics(
+  backlog: { inbox?: () => Promise<number>; outbox?: () => Promise<number> } = {},
+  memory?: { heap(): { used: number; limit: number }; pressured(): boolean },
+): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'skillgate_' });
   const messagesIn = new Counter({
@@ -74,6 +78,11 @@ export function createMetrics(backlog: { inbox?: () => Promise<number>; outbox?:
   };
   gauge('skillgate_outbox_backlog', 'Outbound messages not yet sent or failed', backlog.outbox);
   gauge('skillgate_inbox_backlog', 'Inbound events not yet processed', backlog.inbox);
+  if (memory) {
+    gauge('skillgate_heap_used_bytes', 'V8 heap in use, bytes (the memory guard compares it with the limit)', async () => memory.heap().used);
+    gauge('skillgate_heap_limit_bytes', 'V8 heap limit, bytes', async () => memory.heap().limit);
+    gauge('skillgate_memory_pressure', '1 while the inbox takes no new turns because of memory pressure', async () => (memory.pressured() ? 1 : 0));
+  }
   return {
     registry,
     inbound: (channel, result) => messagesIn.inc({ channel, result }),

@@ -82,6 +82,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
     signals++;
     waiting = true;
   };
+  const admit = opts.admit ?? (() => true);
   const busy = (): number => inflight.size - released.size + reserved;
 
   const schedulePoll = (): void => {
@@ -106,7 +107,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       do {
         again = false;
         while (running) {
-          const free = concurrency - busy();
+          const free = admit() ? concurrency - busy() : 0;
           if (free <= 0) break;
           const seen = signals;
           const { rows, more } = await claimDue(db, owner, now(), leaseMs, free);
@@ -217,7 +218,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       }
       // Done, and this event's slot refilled by the same statement (other free slots are the
       // pump's: two takers of one slot would exceed the concurrency).
-      const free = running ? 1 : 0;
+      const free = running && admit() ? 1 : 0;
       const { done, claimed } = await markDoneAndClaim(db, row.id, owner, now(), leaseMs, free);
       released.add(row.id);
       if (!done) log.warn(ctx, 'inbox: lease was lost before the event was marked done');
@@ -254,7 +255,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       }
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:
       // no NOTIFY, no claim statement bench. Otherwise the row waits for a worker.
-      const take = running && concurrency - busy() > 0;
+      const take = running && admit() && concurrency - busy() > 0;
       if (take) reserved++;
       let stored: { id: string; claimed: boolean } | null;
       const receivedAt = now();

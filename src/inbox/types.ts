@@ -60,6 +60,11 @@ export interface InboxOptions {
   albumWaitMs?: number;
   /** Per-sender flood control (src/inbox/flood.ts); none by default. */
   flood?: FloodControl;
+  /**
+   * False while the inbox must take no new turns (memory pressure, src/inbox/pressure.ts):
+   * events are still stored; waiting ones are taken at the next poll once it is true again.
+   */
+  admit?: () => boolean;
 }
 
 /** Options of {@link Inbox.start}. */

@@ -6,14 +6,15 @@ import type { ChainServices } from '../chain/skill.ts';
 import { pipelineFire } from './fire.ts';
 import { Scheduler } from './scheduler.ts';
 
-export { Scheduler, ScheduleError, queueName, SCHEDULE_CHANNEL } from './scheduler.ts';
+export { Scheduler, ScheduleError, SCHEDULE_CHANNEL, SCHEDULE_DEFAULTS } from './scheduler.ts';
+export { recentOccurrences, type Occurrence, type OccurrenceStatus } from './ledger.ts';
 export { pipelineFire, deliveryCall, deliveryText, type FireOutcome } from './fire.ts';
-export { listSchedules, getSchedule, type Schedule, type StoredSchedule } from './store.ts';
+export { listSchedules, getSchedule, MISSED_POLICIES, type MissedPolicy, type Schedule, type StoredSchedule } from './store.ts';
 
 /**
- * Start the gateway's scheduler: pg-boss over `services.db` (schema `pgboss`, installed on
- * first start), the cron timekeeper, and one worker per stored schedule; runs go through the
- * pipeline (`pipelineFire`). Call `stop()` on shutdown.
+ * Start the gateway's scheduler: it plans every schedule into the occurrence ledger each tick
+ * and runs what this replica claimed through the pipeline (`pipelineFire`). Call `stop()` on
+ * shutdown.
  * @param orgFor the org id of a role (from the config file).
  */
 export async function startGatewayScheduler(services: ChainServices, orgFor: (roleId: string) => string): Promise<Scheduler> {

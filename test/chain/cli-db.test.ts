@@ -81,6 +81,13 @@ for (const engine of ENGINES) {
       const list = await cli('schedule', 'list', '--json');
       const rows = JSON.parse(list.out) as { name: string; cron: string; kind: string; target: string; deliver_to: string; timezone: string }[];
       expect(rows).toEqual([expect.objectContaining({ name: 'morning', cron: '0 9 * * 1-5', kind: 'chain', target: 'daily_report', deliver_to: 'notify:ops', timezone: 'Asia/Shanghai' })]);
+      expect((rows[0] as unknown as { missed: string; occurrences: unknown[] })).toMatchObject({ missed: 'once', occurrences: [] });
+      expect((await cli('schedule', 'add', 'catchup', '--cron', '*/1 * * * *', '--skill', 'echo', '--missed', 'all')).code).toBe(0);
+      expect((await cli('schedule', 'add', 'bad-missed', '--cron', '*/1 * * * *', '--skill', 'echo', '--missed', 'twice')).code).toBe(1);
+      const text = await cli('schedule', 'list');
+      expect(text.out).toMatch(/^catchup\t\*\/1 \* \* \* \* \(UTC\)\tskill echo\t-\tnever ran\tmissed: all$/m);
+      expect(text.out).not.toMatch(/bad-missed/);
+      expect((await cli('schedule', 'remove', 'catchup')).code).toBe(0);
       expect((await cli('schedule', 'add', 'broken', '--cron', 'every day', '--skill', 'echo')).code).toBe(1);
       expect((await cli('schedule', 'remove', 'morning')).code).toBe(0);
       expect((await cli('schedule', 'remove', 'morning')).code).toBe(1);

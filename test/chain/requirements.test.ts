@@ -308,6 +308,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
       timezone: 'UTC',
       kind: 'chain',
       target: 'three_ways',
+      missed: 'once',
       input: { note: '定时' },
       deliver_to: '',
       role_id: 'default',

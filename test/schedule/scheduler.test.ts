@@ -1,7 +1,8 @@
 /**
- * Schedules over pg-boss 10.4.2 on our Db (embedded PGlite and the real server): a cron entry
- * fires through pg-boss's own timekeeper, the run goes through the skill pipeline with
- * chat_mode false, and the result is delivered by calling `notify` / `send_message` by name.
+ * Schedules on our Db (embedded PGlite and the real server): a cron schedule fires through the
+ * occurrence ledger (docs/schedules.md) on a driven clock, the run goes through the skill
+ * pipeline with chat_mode false, and the result is delivered by calling `notify` /
+ * `send_message` by name.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { migrate } from '../../src/store/migrate.ts';
 import { validateAndSave } from '../../src/chain/services.ts';
 import { pipelineFire } from '../../src/schedule/fire.ts';
 import { withCall } from '../../src/wiring/skill-call.ts';
-import { Scheduler, ScheduleError, queueName } from '../../src/schedule/scheduler.ts';
+import { Scheduler, ScheduleError } from '../../src/schedule/scheduler.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { CHAIN_FIXTURES, probeKey, probeState } from '../chain/helpers.ts';
 
@@ -27,6 +28,7 @@ describeEachEngine('schedules', (db) => {
   let services: SkillServices;
   let scheduler: Scheduler | undefined;
   const log = createLogger({ level: 'silent' });
+  let now = new Date('2026-05-04T08:00:10Z');
 
   const start = async (): Promise<Scheduler> => {
     if (scheduler) return scheduler;
@@ -47,9 +49,8 @@ describeEachEngine('schedules', (db) => {
       log,
       mode: 'worker',
       fire: pipelineFire(withCall(services), () => 'demo'),
-      pollingIntervalSeconds: 0.5,
-      cronMonitorIntervalSeconds: 1,
-      cronWorkerIntervalSeconds: 1,
+      clock: () => now,
+      autoTick: false,
     });
     await scheduler.start();
     return scheduler;
@@ -58,13 +59,18 @@ describeEachEngine('schedules', (db) => {
     await scheduler?.stop();
   });
 
-  it('a cron schedule fires through pg-boss: the skill ran and its result went to the notify target', async () => {
+  it('a cron schedule fires through the ledger: the skill ran and its result went to the notify target', async () => {
     const s = await start();
     const run_id = probeKey();
     await s.add({ name: `every-minute-${run_id}`, cron: '* * * * *', timezone: 'UTC', kind: 'skill', target: 'probe', input: { run_id, tag: 'cron', value: '早报' }, deliver_to: 'notify:ops', role_id: 'default' });
-    const schedules = await s.pgBoss.getSchedules();
-    expect(schedules.map((x) => x.name)).toContain(queueName(`every-minute-${run_id}`));
-    await expect.poll(() => probeState(run_id).events, { timeout: 25_000, interval: 200 }).toContain('finish:cron');
+    expect(await s.tick()).toEqual([]); // nothing planned before the next minute
+    now = new Date('2026-05-04T08:01:02Z');
+    const claimed = await s.tick();
+    expect(claimed.map((o) => [o.schedule, o.planned_at.toISOString(), o.catch_up])).toEqual([[`every-minute-${run_id}`, '2026-05-04T08:01:00.000Z', false]]);
+    await s.idle();
+    expect(probeState(run_id).events).toContain('finish:cron');
+    const [occ] = await s.occurrences(5, `every-minute-${run_id}`);
+    expect(occ).toMatchObject({ status: 'done', catch_up: false, claimed_by: s.holder });
     await expect
       .poll(() => deliveries().find((d) => d.skill === 'notify' && String(d.input.title).includes(run_id)), { timeout: 10_000, interval: 200 })
       .toBeDefined();
@@ -109,8 +115,12 @@ describeEachEngine('schedules', (db) => {
     await expect(s.add({ name: 'bad-cron', cron: 'not a cron', timezone: 'UTC', kind: 'skill', target: 'echo', input: {}, deliver_to: '', role_id: 'default' })).rejects.toBeInstanceOf(ScheduleError);
     expect((await s.list()).map((x) => x.name)).not.toContain('bad-cron');
 
+    now = new Date(now.getTime() + 3_600_000);
+    expect((await s.tick()).filter((o) => o.schedule === 'always-fails')).toHaveLength(1);
+    await s.idle();
+    expect((await s.occurrences(5, 'always-fails'))[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('disk full') });
     expect(await s.remove('always-fails')).toBe(true);
-    expect((await s.pgBoss.getSchedules()).map((x) => x.name)).not.toContain(queueName('always-fails'));
+    expect(await s.occurrences(5, 'always-fails')).toEqual([]);
     expect(await s.remove('always-fails')).toBe(false);
   });
 });

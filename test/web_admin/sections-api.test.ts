@@ -153,13 +153,24 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
     expect(added.status).toBe(200);
     expect(added.json.schedule).toMatchObject({ name: 'daily-whoami', cron: '0 9 * * *', timezone: 'Asia/Shanghai', kind: 'skill', target: 'whoami', deliver_to: 'notify:tgram://***', role_id: 'default', last_run_at: null });
     expect(added.json.schedule.input).toEqual({ note: 'n', api_token: '***' });
-    expect((await scheduler.pgBoss.getSchedules()).map((s) => s.name)).toContain('skillgate-schedule-daily-whoami');
+    expect(added.json.schedule).toMatchObject({ missed: 'once', occurrences: [] });
+    expect((await scheduler.list()).map((s) => s.name)).toContain('daily-whoami');
+    const badMissed = await rig.call('schedules/', { method: 'POST', body: { name: 'bad', cron: '0 9 * * *', kind: 'skill', target: 'whoami', missed: 'twice' } });
+    expect(badMissed.status).toBe(400);
     const badCron = await rig.call('schedules/', { method: 'POST', body: { name: 'bad', cron: 'every day', kind: 'skill', target: 'whoami' } });
     expect(badCron.status).toBe(400);
     const unknown = await rig.call('schedules/', { method: 'POST', body: { name: 'bad', cron: '0 9 * * *', kind: 'skill', target: 'nope' } });
     expect(unknown.status).toBe(400);
+    await db().query(
+      `INSERT INTO skillgate.schedule_occurrences (schedule, planned_at, status, catch_up, finished_at) VALUES
+        ('daily-whoami', '2026-05-01T01:00:00Z', 'missed', false, now()), ('daily-whoami', '2026-05-02T01:00:00Z', 'done', true, now())`,
+    );
     const list = await rig.call('schedules/');
     expect(list.json.schedules.map((s: { name: string }) => s.name)).toEqual(['daily-whoami']);
+    expect(list.json.schedules[0].occurrences.map((o: { planned_at: string; status: string; catch_up: boolean }) => [o.planned_at, o.status, o.catch_up])).toEqual([
+      ['2026-05-02T01:00:00.000Z', 'done', true],
+      ['2026-05-01T01:00:00.000Z', 'missed', false],
+    ]);
     expect(JSON.stringify(list.json)).not.toContain('SECRETBOTTOKEN');
     expect((await rig.call('schedules/daily-whoami', { method: 'DELETE' })).status).toBe(200);
     expect((await rig.call('schedules/')).json.schedules).toEqual([]);

@@ -6,11 +6,13 @@
  *
  * The gateway passes its running worker-mode scheduler as `deps.scheduler` (see
  * {@link ScheduleDeps}); without one (tests, a console built alone) each write starts a short
- * writer-mode scheduler over `deps.db`, as the CLI does, and a running gateway syncs its workers
- * on the `skillgate_schedules` NOTIFY.
+ * writer-mode scheduler over `deps.db`, as the CLI does; the gateways plan the change on their
+ * next tick (at once on a server, through the `skillgate_schedules` NOTIFY).
  *
  *   GET    /            → {schedules: [ScheduleView], roles, timezone_default: 'UTC'}
- *   POST   / {name, cron, timezone?, kind: 'skill'|'chain', target, input?: object, deliver_to?, role?}
+ *                          (each with its latest occurrences from the ledger, docs/schedules.md)
+ *   POST   / {name, cron, timezone?, kind: 'skill'|'chain', target, input?: object, deliver_to?, role?,
+ *              missed?: 'skip'|'once'|'all'}
  *                       → {schedule: ScheduleView}; 400 `refused` (bad name, cron, unknown target…)
  *   DELETE /:name       → {ok:true}; 404 `not_found`
  *
@@ -21,8 +23,8 @@ import express from 'express';
 import { getChain } from '../../../src/chain/store.ts';
 import { isAppriseUrl, maskUrl } from '../../../src/orchestration/notify-targets.ts';
 import { isSecretName } from '../../../src/registry/secrets.ts';
-import { Scheduler, ScheduleError } from '../../../src/schedule/scheduler.ts';
-import { getSchedule, listSchedules, type Schedule, type StoredSchedule } from '../../../src/schedule/store.ts';
+import { Scheduler, ScheduleError, type Occurrence } from '../../../src/schedule/scheduler.ts';
+import { getSchedule, listSchedules, MISSED_POLICIES, type MissedPolicy, type Schedule, type StoredSchedule } from '../../../src/schedule/store.ts';
 import { fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 
@@ -37,8 +39,27 @@ export type ScheduleDeps = AdminDeps & { scheduler?: Scheduler };
  * it holds an Apprise URL, secret-looking input keys masked, and the last run as ISO text.
  */
 export interface ScheduleView extends Schedule {
+  missed: MissedPolicy;
   last_run_at: string | null;
   last_ok: boolean | null;
+  /** The latest occurrences, newest first. */
+  occurrences: OccurrenceView[];
+}
+
+/** One ledger row as the console shows it. */
+export interface OccurrenceView {
+  planned_at: string;
+  status: Occurrence['status'];
+  catch_up: boolean;
+  finished_at: string | null;
+  error: string | null;
+}
+
+/** Occurrences shown per schedule. */
+const SHOWN_OCCURRENCES = 10;
+
+function occurrenceView(o: Occurrence): OccurrenceView {
+  return { planned_at: new Date(o.planned_at).toISOString(), status: o.status, catch_up: o.catch_up, finished_at: o.finished_at ? new Date(o.finished_at).toISOString() : null, error: o.error };
 }
 
 /** `deliver_to` without credentials: `notify:<apprise url>` → `notify:schema://***`. */
@@ -56,7 +77,7 @@ function maskInput(input: unknown): Record<string, unknown> {
 }
 
 /** The console view of a stored schedule. */
-export function scheduleView(s: StoredSchedule): ScheduleView {
+export function scheduleView(s: StoredSchedule, occurrences: Occurrence[] = []): ScheduleView {
   return {
     name: s.name,
     cron: s.cron,
@@ -66,8 +87,10 @@ export function scheduleView(s: StoredSchedule): ScheduleView {
     input: maskInput(s.input),
     deliver_to: maskDeliverTo(s.deliver_to),
     role_id: s.role_id,
+    missed: s.missed,
     last_run_at: s.last_run_at ? new Date(s.last_run_at).toISOString() : null,
     last_ok: s.last_ok,
+    occurrences: occurrences.filter((o) => o.schedule === s.name).map(occurrenceView),
   };
 }
 
@@ -92,7 +115,8 @@ export const schedulesSection: AdminSection = {
     const r = express.Router();
 
     r.get('/', async (_req, res) => {
-      res.json({ schedules: (await listSchedules(deps.db)).map(scheduleView), roles: deps.config.roles.map((x) => x.id), timezone_default: 'UTC' });
+      const occurrences = await withScheduler(deps, (s) => s.occurrences(SHOWN_OCCURRENCES));
+      res.json({ schedules: (await listSchedules(deps.db)).map((s) => scheduleView(s, occurrences)), roles: deps.config.roles.map((x) => x.id), timezone_default: 'UTC' });
     });
 
     r.post('/', async (req, res) => {
@@ -110,15 +134,17 @@ export const schedulesSection: AdminSection = {
       if (kind === 'chain' && !(await getChain(deps.db, target))) return fail(res, 400, 'refused', `没有已保存的链「${target}」。`);
       const deliverTo = typeof b.deliver_to === 'string' ? b.deliver_to.trim() : '';
       const timezone = str(b.timezone) ?? 'UTC';
+      const missed = (str(b.missed) ?? 'once') as MissedPolicy;
+      if (!MISSED_POLICIES.includes(missed)) return fail(res, 400, 'refused', `错过的运行（missed）只能是 ${MISSED_POLICIES.join(' / ')}。`);
       try {
-        await withScheduler(deps, (s) => s.add({ name, cron, timezone, kind, target, input: input as Record<string, unknown>, deliver_to: deliverTo, role_id: roleId }));
+        await withScheduler(deps, (s) => s.add({ name, cron, timezone, kind, target, input: input as Record<string, unknown>, deliver_to: deliverTo, role_id: roleId, missed }));
       } catch (err) {
         if (err instanceof ScheduleError) return fail(res, 400, 'refused', `定时任务未保存：${err.message}`);
         throw err;
       }
       deps.log.info({ admin: adminOfSafe(res), schedule: name, kind, target }, 'admin console: schedule saved');
       const stored = await getSchedule(deps.db, name);
-      res.json({ schedule: stored ? scheduleView(stored) : null });
+      res.json({ schedule: stored ? scheduleView(stored, await withScheduler(deps, (s) => s.occurrences(SHOWN_OCCURRENCES, name))) : null });
     });
 
     r.delete('/:name', async (req, res) => {

@@ -50,10 +50,11 @@ export function registerChainCommands(program: Command, run: RunWrapper, io: Cli
     .option('--to <target>', 'where the result goes: notify:<alias|apprise-url> or <channel>[@<account>]:<id>')
     .option('--tz <zone>', 'time zone of the cron expression', 'UTC')
     .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
+    .option('--missed <policy>', 'occurrences missed while no gateway ran: skip | once | all (docs/schedules.md)', 'once')
     .action(run(async (name: string, opts: ScheduleAddFlags) => (await import('./schedule-add.ts')).scheduleAddCommand(name, opts, io)));
   schedule
     .command('list')
-    .description('list the schedules')
+    .description('list the schedules with their latest occurrences')
     .option('--json', 'print one JSON document')
     .action(run(async (opts: { json?: boolean }) => (await import('./schedule-list.ts')).scheduleListCommand(opts, io)));
   schedule
@@ -72,4 +73,5 @@ export interface ScheduleAddFlags {
   to?: string;
   tz?: string;
   role?: string;
+  missed?: string;
 }

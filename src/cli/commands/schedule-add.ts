@@ -1,11 +1,11 @@
 /**
- * `skillgate schedule add|list|remove` . The commands write the schedule
- * table and the pg-boss cron entry (writer mode: no workers here); a running gateway on the
- * same server database syncs its workers on NOTIFY.
+ * `skillgate schedule add|list|remove`. The commands write the schedule table (writer mode:
+ * nothing runs here); the gateways plan it into the occurrence ledger (docs/schedules.md).
  */
 import { getChain } from '../../chain/store.ts';
 import { log } from '../../log/logger.ts';
 import { Scheduler, ScheduleError } from '../../schedule/scheduler.ts';
+import { MISSED_POLICIES, type MissedPolicy } from '../../schedule/store.ts';
 import type { Db } from '../../store/db.ts';
 import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_OK, EXIT_REFUSED, type CliIO } from '../io.ts';
@@ -33,6 +33,8 @@ export async function scheduleAddCommand(name: string, flags: ScheduleAddFlags, 
     throw new CliError(`--input is not valid JSON: ${(err as Error).message}`, EXIT_REFUSED);
   }
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CliError('--input must be a JSON object', EXIT_REFUSED);
+  const missed = (flags.missed ?? 'once') as MissedPolicy;
+  if (!MISSED_POLICIES.includes(missed)) throw new CliError(`--missed must be one of ${MISSED_POLICIES.join(', ')}`, EXIT_REFUSED);
   const { settings } = chainSettings();
   const kind = flags.skill ? 'skill' : 'chain';
   const target = (flags.skill ?? flags.chain)!;
@@ -42,13 +44,13 @@ export async function scheduleAddCommand(name: string, flags: ScheduleAddFlags, 
       if (kind === 'chain' && !(await getChain(db, target))) throw new CliError(`no saved chain named "${target}"`, EXIT_REFUSED);
       if (kind === 'skill' && !registry!.resolveTool(target)) throw new CliError(`no skill named "${target}"`, EXIT_REFUSED);
       await withWriter(db, (s) =>
-        s.add({ name, cron: flags.cron, timezone: flags.tz ?? 'UTC', kind, target, input: input as Record<string, unknown>, deliver_to: flags.to ?? '', role_id: flags.role ?? settings.roleId }),
+        s.add({ name, cron: flags.cron, timezone: flags.tz ?? 'UTC', kind, target, input: input as Record<string, unknown>, deliver_to: flags.to ?? '', role_id: flags.role ?? settings.roleId, missed }),
       ).catch((err: unknown) => {
         if (err instanceof ScheduleError) throw new CliError(err.message, EXIT_REFUSED);
         throw err;
       });
     },
   });
-  io.stdout(`schedule ${name}: ${kind} ${target} at "${flags.cron}"${flags.to ? ` → ${flags.to}` : ''}\n`);
+  io.stdout(`schedule ${name}: ${kind} ${target} at "${flags.cron}"${flags.to ? ` → ${flags.to}` : ''} (missed: ${missed})\n`);
   return EXIT_OK;
 }

@@ -1,4 +1,4 @@
-/** `skillgate schedule remove <name>` — the schedule and its pg-boss cron entry. */
+/** `skillgate schedule remove <name>` — the schedule and its occurrence ledger. */
 import { withCliDb } from '../db-access.ts';
 import { EXIT_OK, EXIT_REFUSED, type CliIO } from '../io.ts';
 import { chainSettings } from './chain-common.ts';
