@@ -34,6 +34,13 @@ export function openServerDb(connectionString: string, opts: ServerDbOptions = {
 }
 
 /**
+ * PGlite's own start parameters plus a smaller buffer cache. PostgreSQL's default of 128 MB
+ * shared_buffers is set up (touched) in the WASM memory at every start, so it is resident
+ * whether used or not; one gateway's database fits in far less (docs/performance.md "Start-up").
+ */
+const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+/**
  * Open embedded PGlite. `dataDir` is a folder (created when missing; the database lives in
  * `<dataDir>/pgdata`) or `undefined` for an in-memory database (tests).
  * The pool has exactly one client (PGlite is one session; library-facts §5).
@@ -43,9 +50,9 @@ export async function openEmbeddedDb(dataDir?: string): Promise<Db> {
   if (dataDir) {
     const dir = join(dataDir, 'pgdata');
     mkdirSync(dir, { recursive: true });
-    pglite = await PGlite.create(dir);
+    pglite = await PGlite.create(dir, { startParams: EMBEDDED_START_PARAMS });
   } else {
-    pglite = await PGlite.create();
+    pglite = await PGlite.create({ startParams: EMBEDDED_START_PARAMS });
   }
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
   return new PoolDb(pool, { engine: 'embedded', onClose: () => pglite.close() });
