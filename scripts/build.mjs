@@ -30,6 +30,28 @@ const sourceMetaUrl = {
   },
 };
 
+/**
+ * `typescript` (its parser inspects skill handlers) is a 9 MB CommonJS file: imported from ESM,
+ * Node scans it for named exports before running it. The sources only use its default export,
+ * so the bundle gets it through `require`, on first use.
+ */
+const lazyTypescript = {
+  name: 'lazy-typescript',
+  setup(build) {
+    build.onResolve({ filter: /^typescript$/ }, () => ({ path: 'typescript', namespace: 'lazy-typescript' }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-typescript' }, () => ({
+      contents: [
+        "import { createRequire } from 'node:module';",
+        'let ts;',
+        "const load = () => (ts ??= createRequire(import.meta.url)('typescript'));",
+        'export default new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() });',
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+
 async function main() {
   const started = Date.now();
   const { build } = await import('esbuild');
@@ -48,9 +70,10 @@ async function main() {
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',
-    plugins: [sourceMetaUrl],
+    plugins: [sourceMetaUrl, lazyTypescript],
   });
-  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
+  // Files of the clone (not node_modules, not the plugins' virtual modules such as `lazy-typescript:`).
+  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/') && !f.includes(':'));
   // The stamp bin/skillgate.js checks: when the build started and every source file in the bundle.
   writeFileSync(`${dist}build.json`, JSON.stringify({ built_at: started, inputs }) + '\n');
   process.stderr.write(`skillgate: built dist/ from ${inputs.length} sources in ${Date.now() - started} ms\n`);
