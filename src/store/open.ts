@@ -38,7 +38,7 @@ export function openServerDb(connectionString: string, opts: ServerDbOptions = {
  * shared_buffers is set up (touched) in the WASM memory at every start, so it is resident
  * whether used or not; one gateway's database fits in far less (docs/performance.md "Start-up").
  */
-const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+export const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
 /**
  * Open embedded PGlite. `dataDir` is a folder (created when missing; the database lives in
