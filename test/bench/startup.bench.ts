@@ -135,8 +135,8 @@ function pgliteShare(dataDir: string): StartupFigures['pglite'] {
   const rss = 'Number(/VmRSS:\\s+(\\d+)/.exec((await import("node:fs")).readFileSync("/proc/self/status", "utf8"))[1]) / 1024';
   const probe = [
     "const { PGlite } = await import('@electric-sql/pglite');",
-    'const { EMBEDDED_START_PARAMS } = await import(process.env.OPEN_URL);',
-    "const pg = await PGlite.create(process.env.DATA_DIR + '/pgdata', { startParams: EMBEDDED_START_PARAMS });",
+    'const { EMBEDDED_EXTRA_PARAMS } = await import(process.env.OPEN_URL);',
+    "const pg = await PGlite.create(process.env.DATA_DIR + '/pgdata', { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_EXTRA_PARAMS] });",
     "await pg.query('SELECT count(*) FROM skillgate.schema_migrations');",
     // the WASM linear memory PostgreSQL lives in (shared buffers, catalog caches, its heap)
     'const wasm = (pg.mod.wasmMemory ?? pg.mod.HEAP8).buffer.byteLength / 1048576;',
