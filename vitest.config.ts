@@ -9,6 +9,8 @@ export default defineConfig({
     // Fails a test on node-postgres' "client is already executing a query" warning.
     setupFiles: ['test/helpers/pg-overlap-guard.ts'],
     maxWorkers: 2,
+    // Every `skillgate` the tests spawn runs the sources, never an older dist/ (bin/skillgate.js).
+    env: { SKILLGATE_FROM_SOURCE: '1' },
     // The JSON report is what .ci/run reads for its closing `N passed, N failed` line.
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest-report.json' },

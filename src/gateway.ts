@@ -28,7 +28,7 @@ import { pgLeaseStore } from './channel/leases.ts';
 import { leaseTimingFromEnv, longConnectionKey, runLongConnection, type LongConnectionRunner } from './channel/long-connection.ts';
 import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
-import { seedDemoDirectory } from './identity/index.ts';
+import { findContact, seedDemoDirectory } from './identity/index.ts';
 import { createInbox, floodLimitFromEnv } from './inbox/index.ts';
 import { pressureFromEnv, startMemoryGuard } from './inbox/pressure.ts';
 import { createOutbox, eventNoticeItem, operatorCeilings } from './outbox/index.ts';
@@ -38,7 +38,7 @@ import type { Planner } from './turn/planner.ts';
 import { RunningTurns } from './turn/running.ts';
 import { createTurnHandler } from './turn/turn.ts';
 import type { TurnInput } from './turn/input.ts';
-import { createWebChannel } from '../adapters/web/index.ts';
+import { createWebChannel, identityDirectory } from '../adapters/web/index.ts';
 import { channelFactories } from '../adapters/index.ts';
 import { createWebhookRouter } from './channel/webhooks.ts';
 import { createNotifyAdapter } from './orchestration/notify.ts';
@@ -150,7 +150,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const adapters = new AdapterSet();
     let hostRef: AdapterHost | undefined;
     const webhooks = createWebhookRouter({ adapterFor: (c, a) => adapters.get(c, a), host: () => hostRef, log });
-    const web = createWebChannel({ db, log, dataDir: settings.dataDir, orgId: defaultRole.org_id, roleId: defaultRole.id, demo });
+    const web = createWebChannel({ db, log, dataDir: settings.dataDir, orgId: defaultRole.org_id, roleId: defaultRole.id, demo, directory: identityDirectory(db, findContact) });
     adapters.add(web);
     stops.push(() => web.close());
     for (const factory of channelFactories) {
@@ -301,7 +301,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       onChange: rebuildRegistry,
     });
     // The operators' console at /admin (docs/console.md).
-    const adminConsole = createAdminConsole({ db, log, services: { ...callServices, lifecycle }, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler });
+    const adminConsole = createAdminConsole({ db, log, services: { ...callServices, lifecycle }, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler, findContact });
     stops.push(() => adminConsole.close());
     // skillgate's skills as MCP tools at /mcp, per token (docs/mcp.md).
     const mcpRoutes = createMcpRouter({ db, services: callServices, config, log, publicUrl: settings.publicUrl });

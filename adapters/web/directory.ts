@@ -2,8 +2,9 @@
  * Who a web contact key is: the directory lookup the web channel needs (a display name for
  * the signed-in user; which identities the demo picker offers and accepts).
  *
- * The default reads `src/identity/` (`findContact(q, orgId, contactKey)`), imported lazily so
- * this adapter depends on nothing but the lookup's shape; tests pass their own.
+ * The default reads `src/identity/` (`findContact(q, orgId, contactKey)`): given by the caller
+ * (the gateway, the CLI), else imported lazily so this adapter depends on nothing but the
+ * lookup's shape (that import needs the sources, not the dist/ bundle); tests pass their own.
  */
 import type { Queryable } from '../../src/store/db.ts';
 
@@ -27,7 +28,8 @@ export function isDemoContact(contactKey: unknown): contactKey is (typeof DEMO_C
   return typeof contactKey === 'string' && (DEMO_CONTACT_KEYS as readonly string[]).includes(contactKey);
 }
 
-type FindContact = (q: Queryable, orgId: string, contactKey: string) => Promise<unknown>;
+/** `findContact` of `src/identity/`. */
+export type FindContact = (q: Queryable, orgId: string, contactKey: string) => Promise<unknown>;
 
 function toContact(contactKey: string, c: unknown): WebContact | null {
   if (c === null || c === undefined || typeof c !== 'object') return null;
@@ -37,11 +39,11 @@ function toContact(contactKey: string, c: unknown): WebContact | null {
 }
 
 /**
- * The directory of `src/identity/` on `q`.
+ * The directory of `src/identity/` on `q`, through `findContact` when given.
  * @throws on lookup when the identity module is missing or fails (the caller logs and refuses).
  */
-export function identityDirectory(q: Queryable): WebDirectory {
-  let find: Promise<FindContact> | undefined;
+export function identityDirectory(q: Queryable, findContact?: FindContact): WebDirectory {
+  let find: Promise<FindContact> | undefined = findContact && Promise.resolve(findContact);
   const load = (): Promise<FindContact> => {
     // A computed specifier: the identity module is another task's file, loaded at run time.
     const spec = ['..', '..', 'src', 'identity', 'index.ts'].join('/');

@@ -15,7 +15,7 @@ import type { SkillCall, SkillServices } from '../../src/executor/skill-call.ts'
 import type { SkillLifecycle } from '../../src/lifecycle/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Outbox } from '../../src/outbox/types.ts';
-import type { Db } from '../../src/store/db.ts';
+import type { Db, Queryable } from '../../src/store/db.ts';
 
 /** What every console section may use: the running gateway's services. */
 export interface AdminDeps {
@@ -36,6 +36,8 @@ export interface AdminDeps {
   adapterFor: (channel: string, account: string) => ChannelAdapter | undefined;
   /** The gateway's running scheduler (schedules section); absent → a short writer-mode scheduler per write. */
   scheduler?: Scheduler;
+  /** `findContact` of `src/identity/` (web sessions section); absent → loaded from the sources. */
+  findContact?: (q: Queryable, orgId: string, contactKey: string) => Promise<unknown>;
 }
 
 /** Who is signed in to the console. */

@@ -9,6 +9,7 @@
  */
 import ts from 'typescript';
 import { ENTRY_NAMES, type EntryName } from '../registry/inspect/types.ts';
+import { parseCached } from '../registry/inspect/parse-cache.ts';
 
 /** The entry found in a module. */
 export interface ResolvedEntry {
@@ -83,7 +84,8 @@ function parse(text: string): ts.SignatureDeclarationBase | null {
 /**
  * Number of DECLARED parameters of `fn`, including those with default values (D-15);
  * `Infinity` when it has a rest parameter. Falls back to `fn.length` for functions whose
- * source is not available (native, bound) or cannot be parsed. Cached per function.
+ * source is not available (native, bound) or cannot be parsed. Cached per function, and the
+ * parse per source text on disk (`parse-cache.ts`: no compiler load for a known handler).
  */
 export function declaredParamCount(fn: (...args: never[]) => unknown): number {
   const hit = counted.get(fn);
@@ -92,8 +94,14 @@ export function declaredParamCount(fn: (...args: never[]) => unknown): number {
   const src = Function.prototype.toString.call(fn);
   if (!/\{\s*\[native code\]\s*\}\s*$/.test(src)) {
     // `function f(a){}` / `(a) => a` parse as expressions; methods `f(a){}` inside `({…})`.
-    const node = parse(`(${src})`) ?? parse(`({${src}})`);
-    if (node) n = countParams(node.parameters);
+    // Cached as -1 for a rest parameter (JSON has no Infinity), null when it does not parse.
+    const parsed = parseCached('entry-params', src, () => {
+      const node = parse(`(${src})`) ?? parse(`({${src}})`);
+      if (!node) return null;
+      const c = countParams(node.parameters);
+      return c === Infinity ? -1 : c;
+    });
+    if (parsed !== null) n = parsed === -1 ? Infinity : parsed;
   }
   counted.set(fn, n);
   return n;

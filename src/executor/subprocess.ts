@@ -8,7 +8,6 @@
 import { access, constants } from 'node:fs/promises';
 import { pythonExecutable } from '../config/python.ts';
 import { extname } from 'node:path';
-import { execa } from 'execa';
 import type { RawOutcome } from '../envelope/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RuntimeContext } from '../runtime/types.ts';
@@ -114,6 +113,8 @@ export async function runSubprocess(
   const env = childEnv(process.env, { input, ctx, secretEnv: opts.secretEnv });
   log.debug({ file: cmd.file, args: cmd.args.map(scrub) }, 'starting subprocess skill');
 
+  // execa (about a hundred modules) is imported by the first subprocess skill, not at start.
+  const { execa } = await import('execa');
   const child = execa(cmd.file, cmd.args, {
     cwd: skill.dir,
     env,

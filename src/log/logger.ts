@@ -7,7 +7,8 @@
  */
 import { Writable } from 'node:stream';
 import { pino, type Logger, type DestinationStream } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type prettyFactory from 'pino-pretty';
 import { isKnownSecretField, processSecrets, REDACTED, type SecretValues } from './secret-values.ts';
 
 export type { Logger } from 'pino';
@@ -67,7 +68,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const destination =
     opts.destination ??
     (usePretty
-      ? pretty({ destination: 2, sync: true, colorize: true, ignore: 'pid,hostname' })
+      ? // pino-pretty only for a terminal: required here, not loaded by every start
+        (createRequire(import.meta.url)('pino-pretty') as typeof prettyFactory)({ destination: 2, sync: true, colorize: true, ignore: 'pid,hostname' })
       : pino.destination({ dest: 2, sync: true }));
   return pino(
     {

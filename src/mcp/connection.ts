@@ -4,12 +4,10 @@
  * reconnected with exponential backoff after the server goes away. A server that is down fails
  * its calls at once with a clear error instead of holding them; the other servers are unaffected.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { isMcpError, loadMcpClientSdk, type McpClientSdk } from './sdk.ts';
 import type { Logger } from '../log/logger.ts';
 import type { McpServerConfig } from '../config/mcp-servers.ts';
 
@@ -55,7 +53,8 @@ export interface McpConnectionDeps {
 }
 
 /** The SDK transport for a configured server. */
-export function transportFor(cfg: McpServerConfig): Transport {
+export function transportFor(cfg: McpServerConfig, sdk: McpClientSdk): Transport {
+  const { StdioClientTransport, getDefaultEnvironment, StreamableHTTPClientTransport, SSEClientTransport } = sdk;
   if (cfg.transport === 'stdio') {
     // The SDK's default environment holds only PATH, HOME and the like: no gateway secret
     // reaches the child unless the operator lists it under `env:`.
@@ -118,7 +117,8 @@ export class McpConnection {
   private async open(): Promise<Client> {
     this.st = 'connecting';
     const cfg = this.config;
-    const client = new Client(
+    const sdk = await loadMcpClientSdk();
+    const client = new sdk.Client(
       { name: 'skillgate', version: '0.1.0' },
       {
         capabilities: {},
@@ -138,7 +138,7 @@ export class McpConnection {
         },
       },
     );
-    const transport = (this.deps.transport ?? transportFor)(cfg);
+    const transport = this.deps.transport ? this.deps.transport(cfg) : transportFor(cfg, sdk);
     const stderr = (transport as { stderr?: NodeJS.ReadableStream | null }).stderr;
     stderr?.on('data', (chunk: Buffer) => this.deps.log.debug({ server: cfg.name, stderr: String(chunk).slice(0, 2000) }, 'MCP server stderr'));
     const timeoutMs = cfg.timeout_sec * 1000;
@@ -207,10 +207,11 @@ export class McpConnection {
       });
       return result as CallToolResult;
     } catch (err) {
-      if (err instanceof McpError || opts.signal.aborted) throw err;
+      if (isMcpError(err) || opts.signal.aborted) throw err;
       // A transport failure (HTTP: the server went away mid-request): the connection is lost.
       const reason = (err as Error)?.message ?? String(err);
       this.lost(client, reason);
+      const { McpError, ErrorCode } = await loadMcpClientSdk();
       throw new McpError(ErrorCode.ConnectionClosed, reason);
     }
   }

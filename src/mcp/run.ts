@@ -4,13 +4,13 @@
  * that is down, crashes mid-call or answers with a protocol error becomes a failed outcome with
  * a clear message; progress notifications are logged and handed to `onProgress` as notes.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { RawOutcome } from '../envelope/types.ts';
 import { startWall, stopMessage, wallMs } from '../executor/wall.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RuntimeContext } from '../runtime/types.ts';
 import { McpUnavailableError, type McpConnection } from './connection.ts';
 import { toolResultValue } from './results.ts';
+import { isMcpError } from './sdk.ts';
 
 /** A progress line: `<skill>: <message> (<percent>%)`, the parts the server gave. */
 export function progressNote(skill: string, p: { progress: number; total?: number; message?: string }): string {
@@ -54,7 +54,7 @@ export async function runMcpTool(
     return { kind: 'returned', value: await toolResultValue(res, tool, workspace) };
   } catch (err) {
     const cause = wall.cause();
-    const timedOut = cause?.kind === 'timeout' || (err instanceof McpError && err.code === ErrorCode.RequestTimeout && !cause);
+    const timedOut = cause?.kind === 'timeout' || (isMcpError(err, 'RequestTimeout') && !cause);
     if (timedOut) {
       const afterSec = cause?.kind === 'timeout' ? cause.afterSec : sec;
       return { kind: 'failed', error: stopMessage(skill, { kind: 'timeout', afterSec }), error_type: 'transient', details: { timeout: true, timeout_sec: afterSec, mcp_server: server } };
@@ -66,7 +66,7 @@ export async function runMcpTool(
         value: { success: false, error: err.message, error_type: 'transient', user_message: unavailableMessage(server, opts.lang), details: { mcp_server: server } },
       };
     }
-    if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+    if (isMcpError(err, 'ConnectionClosed')) {
       return {
         kind: 'returned',
         value: {

@@ -51,6 +51,9 @@ export interface MigrateResult {
  *   pending migrations apply in one transaction), so the schema is never half-migrated.
  */
 export async function migrate(db: Db, migrations: Migration[] = readMigrations()): Promise<MigrateResult> {
+  // The usual start: every version is applied already — one read, no lock, no DDL.
+  const applied = await appliedVersions(db);
+  if (applied && migrations.every((m) => applied.has(m.version))) return { applied: [], current: Math.max(0, ...applied) };
   return db.withLock('skillgate.migrate', async (tx) => {
     await tx.query('CREATE SCHEMA IF NOT EXISTS skillgate');
     await tx.query(`CREATE TABLE IF NOT EXISTS skillgate.schema_migrations (
@@ -71,4 +74,12 @@ export async function migrate(db: Db, migrations: Migration[] = readMigrations()
     const current = Math.max(0, ...done, ...applied);
     return { applied, current };
   });
+}
+
+/** The versions in `skillgate.schema_migrations`, or null when the table does not exist yet. */
+async function appliedVersions(db: Db): Promise<Set<number> | null> {
+  const { rows } = await db.query<{ present: boolean }>("SELECT to_regclass('skillgate.schema_migrations') IS NOT NULL AS present");
+  if (!rows[0]?.present) return null;
+  const done = await db.query<{ version: number }>('SELECT version FROM skillgate.schema_migrations');
+  return new Set(done.rows.map((r) => r.version));
 }

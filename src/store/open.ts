@@ -5,8 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Db } from './db.ts';
 import { PoolDb } from './pool-db.ts';
 
@@ -34,18 +33,30 @@ export function openServerDb(connectionString: string, opts: ServerDbOptions = {
 }
 
 /**
+ * PGlite's own start parameters plus a smaller buffer cache. PostgreSQL's default of 128 MB
+ * shared_buffers is set up (touched) in the WASM memory at every start, so it is resident
+ * whether used or not; one gateway's database fits in far less (docs/performance.md "Start-up").
+ * Appended to `PGlite.defaultStartParams`.
+ */
+export const EMBEDDED_EXTRA_PARAMS = ['-c', 'shared_buffers=16MB'];
+
+/**
  * Open embedded PGlite. `dataDir` is a folder (created when missing; the database lives in
  * `<dataDir>/pgdata`) or `undefined` for an in-memory database (tests).
  * The pool has exactly one client (PGlite is one session; library-facts §5).
  */
 export async function openEmbeddedDb(dataDir?: string): Promise<Db> {
+  // Imported here, not at the top: a server-engine process never loads PGlite.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const startParams = [...PGlite.defaultStartParams, ...EMBEDDED_EXTRA_PARAMS];
   let pglite: PGlite;
   if (dataDir) {
     const dir = join(dataDir, 'pgdata');
     mkdirSync(dir, { recursive: true });
-    pglite = await PGlite.create(dir);
+    pglite = await PGlite.create(dir, { startParams });
   } else {
-    pglite = await PGlite.create();
+    pglite = await PGlite.create({ startParams });
   }
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
   return new PoolDb(pool, { engine: 'embedded', onClose: () => pglite.close() });

@@ -28,14 +28,15 @@ import { pct, type LoadResult } from './load.ts';
 
 const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
 
-/** Drive `clients` sockets against `url` for `seconds`; `hello(i)` is each client's first frame. */
-async function drive(
+/** Drive `clients` sockets against `url` for `seconds` (or until `maxMessages` replies); `hello(i)` is each client's first frame. */
+export async function drive(
   name: string,
   url: string,
   clients: number,
   seconds: number,
   hello: (i: number) => Record<string, unknown> | null,
   text: string,
+  maxMessages = Infinity,
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
@@ -43,6 +44,7 @@ async function drive(
   const run = randomBytes(4).toString('hex');
   const deadline = Date.now() + seconds * 1000;
   const started = Date.now();
+  let sent = 0;
   await Promise.all(
     Array.from({ length: clients }, (_, i) =>
       new Promise<void>((resolve) => {
@@ -51,10 +53,11 @@ async function drive(
         let sentAt = 0;
         let current = '';
         const next = (): void => {
-          if (Date.now() >= deadline) {
+          if (Date.now() >= deadline || sent >= maxMessages) {
             ws.close();
             return;
           }
+          sent++;
           current = `b${run}_${i}_${n++}`;
           sentAt = Date.now();
           ws.send(JSON.stringify({ v: 1, type: 'user.message', id: current, client_msg_id: current, text }));

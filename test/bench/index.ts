@@ -4,7 +4,7 @@
  * PGlite, and on BENCH_DATABASE_URL when set) — then `docs/performance.md` (test/bench/report.ts).
  * Never asserted in tests (machines are noisy).
  *
- * BENCH_ONLY=micro|skillcall|chunk|gateway|webhook runs one group (skillcall: only the in-process
+ * BENCH_ONLY=micro|skillcall|chunk|gateway|webhook|startup runs one group (skillcall: only the in-process
  * no-op through runSkill, µs per call) and leaves docs/performance.md alone unless
  * BENCH_WRITE_DOCS=1 (BENCH_DOCS_PATH writes elsewhere). BENCH_REPEAT=n repeats each load bench n times (median ratio).
  */
@@ -19,6 +19,7 @@ import { runWebhookBench } from './webhook.bench.ts';
 import { printChunkTable, runChunkBench, type ChunkTiming } from './chunk.bench.ts';
 import { renderReport, type LoadFigure } from './report.ts';
 import { median, type LoadResult } from './load.ts';
+import { runStartupBench, type StartupFigures } from './startup.bench.ts';
 
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 // A pg client given a query while it executes another (two flows on one client) fails the run.
@@ -58,6 +59,10 @@ if (runs('chunk')) {
   chunking.push(...runChunkBench());
   printChunkTable(chunking);
 }
+
+// Start-up and footprint: spawned `skillgate serve` / `skill run` (test/bench/startup.bench.ts).
+let startup: StartupFigures | undefined;
+if (runs('startup')) startup = await runStartupBench();
 
 const engines: Array<string | undefined> = [undefined];
 if (process.env.BENCH_DATABASE_URL?.trim()) engines.push(process.env.BENCH_DATABASE_URL.trim());
@@ -107,7 +112,7 @@ function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: str
 
 if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
   const file = process.env.BENCH_DOCS_PATH?.trim() || fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
-  writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped, chunking }));
+  writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped, chunking, startup }));
   console.log(`\nwrote ${file}`);
 }
 if (overlaps.length > 0) {

@@ -22,6 +22,8 @@ export function childEnv(extra: Record<string, string | undefined>): NodeJS.Proc
     if (/^(SKILLGATE_|DATABASE_URL|PORT$|TELEGRAM_|FEISHU_|DISCORD_|WECOM_|DINGTALK_|LLM_|TEST_DATABASE_URL|VITEST)/.test(k)) continue;
     env[k] = v;
   }
+  // The suite's choice (vitest.config.ts): children run the sources, never dist/.
+  if (process.env.SKILLGATE_FROM_SOURCE) env.SKILLGATE_FROM_SOURCE = process.env.SKILLGATE_FROM_SOURCE;
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }

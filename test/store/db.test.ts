@@ -93,6 +93,24 @@ describeEachEngine('store: Db interface', (db, engine) => {
     expect(meta.rows[0]?.value).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it('migrate on a current schema only reads the applied versions: no lock, no transaction, no DDL', async () => {
+    await migrate(db());
+    const seen: string[] = [];
+    const base = db();
+    const watched = {
+      ...base,
+      engine: base.engine,
+      query: (text: string, values?: readonly unknown[]) => (seen.push(text), base.query(text, values)),
+      transaction: () => Promise.reject(new Error('migrate opened a transaction')),
+      withLock: () => Promise.reject(new Error('migrate took the lock')),
+    } as typeof base;
+    const again = await migrate(watched);
+    expect(again.applied).toEqual([]);
+    expect(again.current).toBe(Math.max(...readMigrations().map((m) => m.version)));
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((q) => /\b(CREATE|ALTER|INSERT)\b/i.test(q))).toEqual([]);
+  });
+
   it('a failing migration leaves no trace of the run', async () => {
     const base = readMigrations();
     const next = Math.max(...base.map((m) => m.version)) + 1;

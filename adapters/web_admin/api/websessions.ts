@@ -15,7 +15,7 @@ import { adminOf, defaultRole, fail, str, type AdminDeps, type AdminSection } fr
 
 function routes(deps: AdminDeps): express.Router {
   const r = express.Router();
-  const directory = identityDirectory(deps.db);
+  const directory = identityDirectory(deps.db, deps.findContact);
   const orgId = (): string => defaultRole(deps).org_id;
   const contactOf = async (res: express.Response, key: string | undefined) => {
     const c = key ? await directory.find(orgId(), key).catch(() => null) : null;

@@ -6,7 +6,8 @@
  * rel="noopener noreferrer"`), tables, h1–h6, hr, and img only for our own `/files/<id>`
  * sources. No script, style, event handler, iframe, svg or `javascript:`/`data:` URL survives.
  */
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type sanitizeHtmlType from 'sanitize-html';
 import { parseMarkdown } from './ast.ts';
 import { isOwnFilePath, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
 
@@ -57,7 +58,7 @@ const web: MdVisitor = {
   document: (blocks) => blocks.join('\n'),
 };
 
-const SANITIZE: sanitizeHtml.IOptions = {
+const SANITIZE: sanitizeHtmlType.IOptions = {
   allowedTags: [
     'p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a',
     'table', 'thead', 'tbody', 'tr', 'th', 'td', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img',
@@ -71,17 +72,25 @@ const SANITIZE: sanitizeHtml.IOptions = {
   transformTags: {
     a: (tagName, attribs) => {
       const href = attribs.href !== undefined ? webHref(attribs.href) : null;
-      const out: sanitizeHtml.Attributes = href === null ? {} : { href, target: '_blank', rel: 'noopener noreferrer' };
+      const out: sanitizeHtmlType.Attributes = href === null ? {} : { href, target: '_blank', rel: 'noopener noreferrer' };
       return { tagName, attribs: out };
     },
   },
   exclusiveFilter: (frame) => frame.tag === 'img' && !isOwnFilePath(frame.attribs.src ?? ''),
 };
 
+let sanitizer: typeof sanitizeHtmlType | undefined;
+
+/** sanitize-html (with postcss, ~6 MB), required on the first render rather than at start. */
+function sanitizeHtml(): typeof sanitizeHtmlType {
+  sanitizer ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtmlType;
+  return sanitizer;
+}
+
 /**
  * Markdown → sanitized HTML for the web page. Pure; never throws.
  * Source: docs/results.md (rich channel), R-DISP-01; allowlist above.
  */
 export function renderWebHtml(md: string): string {
-  return sanitizeHtml(renderWith(web, parseMarkdown(md)), SANITIZE);
+  return sanitizeHtml()(renderWith(web, parseMarkdown(md)), SANITIZE);
 }

@@ -14,6 +14,7 @@
 import { identityDirectory, type WebDirectory } from '../../../adapters/web/directory.ts';
 import { issueWebToken } from '../../../adapters/web/tokens.ts';
 import { loadConfigFile } from '../../config/file.ts';
+import { findContact } from '../../identity/index.ts';
 import type { Db } from '../../store/db.ts';
 import { readServerInfo } from '../../store/datadir.ts';
 import { withCliDb } from '../db-access.ts';
@@ -39,7 +40,7 @@ export type WebTokenResult =
 export async function runWebTokenCommand(
   db: Db,
   req: WebTokenRequest,
-  directory: WebDirectory = identityDirectory(db),
+  directory: WebDirectory = identityDirectory(db, findContact),
 ): Promise<WebTokenResult> {
   const key = String(req.contactKey ?? '').trim();
   if (key === '') return { ok: false, error: 'a contact key is required' };

@@ -6,14 +6,25 @@
  * Offsets: libpg-query reports every location in **UTF-8 bytes** of the statement text, so
  * slicing helpers here work on a Buffer, never on UTF-16 string indexes.
  */
-import { loadModule, parseSync, scanSync } from 'libpg-query';
+import type * as PgQuery from 'libpg-query';
 
 let loading: Promise<void> | undefined;
+/** The loaded parser (imported on the first {@link ensureParser}: a start that runs no SQL never loads it). */
+let pgQuery: typeof PgQuery | undefined;
 
 /** Load the WASM parser once per process (idempotent; concurrent callers share one load). */
 export function ensureParser(): Promise<void> {
-  loading ??= loadModule();
+  loading ??= import('libpg-query').then(async (m) => {
+    await m.loadModule();
+    pgQuery = m;
+  });
+  loading.catch(() => (loading = undefined));
   return loading;
+}
+
+function parser(): typeof PgQuery {
+  if (!pgQuery) throw new Error('the SQL parser is not loaded (call ensureParser first)');
+  return pgQuery;
 }
 
 /** One raw statement of a parse result: `{ <NodeKind>: {...} }`. */
@@ -54,6 +65,7 @@ export interface ParseFailure {
  */
 export function parseSql(sql: string): { ok: true; parsed: ParsedSql } | { ok: false; failure: ParseFailure } {
   try {
+    const { parseSync, scanSync } = parser();
     const result = parseSync(sql) as unknown as { stmts?: Array<{ stmt?: RawNode; stmt_location?: number; stmt_len?: number }> };
     const stmts = (result.stmts ?? []).map((s) => s.stmt ?? {});
     const ranges = (result.stmts ?? []).map((s) => (s.stmt_len ? { start: s.stmt_location ?? 0, len: s.stmt_len } : { start: s.stmt_location ?? 0 }));

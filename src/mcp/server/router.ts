@@ -9,16 +9,13 @@
  * request id ({@link InFlight}).
  */
 import express, { type Request, type Response } from 'express';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { roleSkills, type ConfigFile } from '../../config/file.ts';
 import type { McpCallServices } from './calls.ts';
 import { checkAccess } from '../../identity/access.ts';
 import { resolveActor } from '../../identity/resolve.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Db } from '../../store/db.ts';
-import { asMcpTool, callAs, toolsFor, type McpCaller } from './calls.ts';
+import type { McpCaller } from './calls.ts';
 import { verifyMcpToken } from './tokens.ts';
 
 /** Dependencies of {@link createMcpRouter}. */
@@ -124,25 +121,6 @@ export class InFlight {
   }
 }
 
-/** One stateless MCP server for one caller. */
-function serverFor(deps: McpRouterDeps, inflight: InFlight, tokenId: string, caller: McpCaller, enabled: readonly string[] | '*'): Server {
-  const server = new Server({ name: 'skillgate', version: '0.1.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(deps.services, enabled).map(asMcpTool) }));
-  server.setRequestHandler(CallToolRequestSchema, async (r, extra) => {
-    const args = (r.params.arguments ?? {}) as Record<string, unknown>;
-    const call = inflight.begin(tokenId, extra.requestId, extra.signal);
-    try {
-      return await callAs(deps.services, caller, enabled, r.params.name, args, call.signal);
-    } finally {
-      call.end();
-    }
-  });
-  server.setNotificationHandler(CancelledNotificationSchema, async (n) => {
-    if (n.params.requestId !== undefined) inflight.cancel(tokenId, n.params.requestId, n.params.reason);
-  });
-  return server;
-}
-
 /** The router serving `/mcp`. */
 export function createMcpRouter(deps: McpRouterDeps): express.Router {
   const router = express.Router();
@@ -160,6 +138,8 @@ export function createMcpRouter(deps: McpRouterDeps): express.Router {
     void (async () => {
       const who = await authenticate(deps, req, res);
       if (!who) return;
+      // The SDK's server side is imported on the first request (docs/performance.md "Start-up").
+      const { serverFor, StreamableHTTPServerTransport } = await import('./session.ts');
       const server = serverFor(deps, inflight, who.tokenId, who.caller, who.enabled);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {

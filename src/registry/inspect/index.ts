@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { HandlerInspection } from './types.ts';
 import { scanJsSource } from './js.ts';
+import { parseCached } from './parse-cache.ts';
 import { scanPython } from './python.ts';
 
 export type { HandlerInspection, EntryInfo, ParamInfo, EntryName } from './types.ts';
@@ -48,6 +49,10 @@ export async function inspectHandler(file: string): Promise<HandlerInspection> {
 export async function scanHandler(file: string): Promise<HandlerScan> {
   const ext = extname(file).toLowerCase();
   if (ext === '.py') return scanPython(file);
-  if (JS_EXTENSIONS.has(ext)) return scanJsSource(file, await readFile(file, 'utf8'));
+  if (JS_EXTENSIONS.has(ext)) {
+    const text = await readFile(file, 'utf8');
+    // The scan names the file, so the path is part of the key (parse-cache.ts).
+    return parseCached(`handler-scan\0${file}`, text, () => scanJsSource(file, text));
+  }
   throw new Error(`cannot inspect ${file}: unsupported handler extension "${ext}"`);
 }

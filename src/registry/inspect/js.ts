@@ -272,12 +272,15 @@ function contains(node: ts.Node, pred: (n: ts.Node) => boolean): boolean {
   return ts.forEachChild(node, (c) => (contains(c, pred) ? true : undefined)) ?? false;
 }
 
-const EQUALITY = new Set([
-  ts.SyntaxKind.EqualsEqualsEqualsToken,
-  ts.SyntaxKind.EqualsEqualsToken,
-  ts.SyntaxKind.ExclamationEqualsEqualsToken,
-  ts.SyntaxKind.ExclamationEqualsToken,
-]);
+/** `===`, `==`, `!==`, `!=` (a function, so that loading this module does not load the compiler). */
+function isEquality(kind: ts.SyntaxKind): boolean {
+  return (
+    kind === ts.SyntaxKind.EqualsEqualsEqualsToken ||
+    kind === ts.SyntaxKind.EqualsEqualsToken ||
+    kind === ts.SyntaxKind.ExclamationEqualsEqualsToken ||
+    kind === ts.SyntaxKind.ExclamationEqualsToken
+  );
+}
 
 /** The A-04 heuristic, documented on {@link scanJsSource}. */
 function detectCli(sf: ts.SourceFile): boolean {
@@ -286,7 +289,7 @@ function detectCli(sf: ts.SourceFile): boolean {
   const visit = (n: ts.Node): void => {
     if (mainGuard) return;
     if (ts.isPropertyAccessExpression(n) && isImportMeta(n.expression) && n.name.text === 'main') mainGuard = true;
-    else if (ts.isBinaryExpression(n) && EQUALITY.has(n.operatorToken.kind)) {
+    else if (ts.isBinaryExpression(n) && isEquality(n.operatorToken.kind)) {
       const l = n.left;
       const r = n.right;
       const requireMain = (a: ts.Node, b: ts.Node) =>

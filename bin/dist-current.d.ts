@@ -1,0 +1,2 @@
+/** See dist-current.js. */
+export function distIsCurrent(): boolean;

@@ -1,0 +1,66 @@
+/**
+ * A content-addressed cache of what the TypeScript parser found in a text (a handler file's
+ * scan, an entry function's parameter count), kept on disk so that a start or a `skill run`
+ * that has seen the same texts before does not load the 9 MB compiler at all
+ * (docs/performance.md "Start-up"). The key covers the text, what it was parsed for, the
+ * parser's version and the sources of the code that reads the parse, so an edit of either
+ * gives a new key. Files live under `node_modules/.cache/skillgate/parse/`; a cache that cannot
+ * be read or written only means parsing again.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/skillgate/parse/', import.meta.url));
+
+/** The code whose output is cached: a change to any of these files is a new cache. */
+const READERS = ['./js.ts', './js-literal.ts', './types.ts', './parse-cache.ts', '../../executor/binder.ts'];
+
+let salt: string | undefined;
+
+/** Hash of the readers' sources and the TypeScript version (computed once per process). */
+function readersSalt(): string {
+  if (salt === undefined) {
+    const h = createHash('sha256');
+    for (const r of READERS) {
+      try {
+        h.update(readFileSync(fileURLToPath(new URL(r, import.meta.url))));
+      } catch {
+        h.update(`missing:${r}`);
+      }
+    }
+    try {
+      h.update(String((createRequire(import.meta.url)('typescript/package.json') as { version: string }).version));
+    } catch {
+      h.update('typescript:?');
+    }
+    salt = h.digest('hex');
+  }
+  return salt;
+}
+
+/**
+ * `compute()` of `kind`/`text`, from the disk cache when the same text was parsed before.
+ * `compute`'s result must survive JSON (plain objects, arrays, strings, finite numbers, booleans).
+ */
+export function parseCached<T>(kind: string, text: string, compute: () => T): T {
+  const key = createHash('sha256').update(readersSalt()).update('\0').update(kind).update('\0').update(text).digest('hex');
+  const file = join(CACHE_DIR, `${key}.json`);
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { value: T }).value;
+  } catch {
+    // not cached yet (or unreadable): parse
+  }
+  const value = compute();
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ value }));
+    renameSync(tmp, file);
+  } catch {
+    // a read-only install: no cache
+  }
+  return value;
+}
