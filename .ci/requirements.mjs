@@ -61,19 +61,24 @@ export function kind(file) {
 function column(files, k) {
   const ranked = [...files].filter(([f]) => kind(f) === k).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (ranked.length === 0) return NONE;
-  const shown = ranked.slice(0, SHOWN).map(([f]) => `\`${f}\``).join(', ');
+  const shown = ranked
+    .slice(0, SHOWN)
+    .map(([f]) => `\`${f}\``)
+    .join(', ');
   return ranked.length > SHOWN ? `${shown} +${ranked.length - SHOWN}` : shown;
 }
 
 function refresh() {
   const path = join(ROOT, CATALOGUE);
   const byId = scanMentions();
-  const lines = readFileSync(path, 'utf8').split('\n').map((line) => {
-    const m = ROW.exec(line);
-    if (!m) return line;
-    const files = byId.get(m[1]) ?? new Map();
-    return `| <a id="${m[1]}"></a>${m[1]} | ${m[2]} | ${column(files, 'code')} | ${column(files, 'docs')} | ${column(files, 'tests')} |`;
-  });
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .map((line) => {
+      const m = ROW.exec(line);
+      if (!m) return line;
+      const files = byId.get(m[1]) ?? new Map();
+      return `| <a id="${m[1]}"></a>${m[1]} | ${m[2]} | ${column(files, 'code')} | ${column(files, 'docs')} | ${column(files, 'tests')} |`;
+    });
   writeFileSync(path, lines.join('\n'));
   console.log(`${relative(ROOT, path)}: ${lines.filter((l) => ROW.test(l)).length} entries refreshed`);
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { resolveWalls } from '../../src/config/walls.ts';
-import { type SkillServices } from '../../src/executor/skill-call.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';

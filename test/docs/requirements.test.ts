@@ -55,7 +55,10 @@ describe('docs/requirements.md, the catalogue of platform rules', () => {
       COLUMNS.forEach((col, i) => {
         const any = named.some((f) => kind(f) === col);
         const none = r.cells[i] === NONE;
-        if (any === none) wrong.push(`${r.id} ${col}: ${none ? `says ${NONE} but ${named.filter((f) => kind(f) === col).join(', ')} name it` : 'is empty'}`);
+        if (any === none)
+          wrong.push(
+            `${r.id} ${col}: ${none ? `says ${NONE} but ${named.filter((f) => kind(f) === col).join(', ')} name it` : 'is empty'}`,
+          );
       });
     }
     expect(wrong).toEqual([]);

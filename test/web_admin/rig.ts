@@ -32,6 +32,7 @@ export interface ConsoleRig {
   /** Adapters by `<channel>:<account>` the outbox delivers to. */
   adapters: Map<string, ChannelAdapter>;
   /** Call `/admin/api/<path>`: `auth` = 'token' (bearer), a cookie string, or none. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers
   call(path: string, opts?: { method?: string; body?: unknown; auth?: 'token' | { cookie: string } | null; headers?: Record<string, string> }): Promise<{ status: number; json: any; headers: Headers }>;
   close(): Promise<void>;
 }
