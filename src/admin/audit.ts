@@ -27,9 +27,16 @@ export async function runAuditQuery(db: Db, req: AuditCommandRequest): Promise<A
   let limit = AUDIT_DEFAULT_LIMIT;
   if (req.limit !== undefined && req.limit !== '') {
     const n = Number(req.limit);
-    if (!Number.isInteger(n) || n < 1 || n > AUDIT_MAX_LIMIT) return { ok: false, error: `--limit must be a whole number from 1 to ${AUDIT_MAX_LIMIT}, got "${req.limit}"` };
+    if (!Number.isInteger(n) || n < 1 || n > AUDIT_MAX_LIMIT)
+      return { ok: false, error: `--limit must be a whole number from 1 to ${AUDIT_MAX_LIMIT}, got "${req.limit}"` };
     limit = n;
   }
-  const entries = await queryAudit(db, { roleId: req.role || undefined, skill: req.skill || undefined, actorEmpNo: req.actor || undefined, since, limit });
+  const entries = await queryAudit(db, {
+    roleId: req.role || undefined,
+    skill: req.skill || undefined,
+    actorEmpNo: req.actor || undefined,
+    since,
+    limit,
+  });
   return { ok: true, entries };
 }

@@ -1,4 +1,4 @@
-
+/** Contacts and departments into the directory (docs/directory.md). */
 import { DirectoryFormatError, importDirectory } from '../identity/import.ts';
 import type { ImportReport, Lang } from '../identity/types.ts';
 import type { Db } from '../store/db.ts';
@@ -18,11 +18,12 @@ export interface DirectoryImportRequest {
 export type DirectoryImportResult = { ok: true; report: ImportReport } | { ok: false; error: string };
 
 /**
- * Run one import against the database (the CLI's direct path and the local admin API).
+ * Run one import against the database (the CLI's direct path and the local admin API);
+ * `channels` are the directory's channel columns.
  * Never throws for a bad file: `{ok:false, error}`.
  * @throws the database error.
  */
-export async function runDirectoryImport(db: Db, req: DirectoryImportRequest): Promise<DirectoryImportResult> {
+export async function runDirectoryImport(db: Db, req: DirectoryImportRequest, channels: readonly string[]): Promise<DirectoryImportResult> {
   const format = req.format === 'json' ? 'json' : 'csv';
   try {
     const report = await importDirectory(db, {
@@ -31,6 +32,7 @@ export async function runDirectoryImport(db: Db, req: DirectoryImportRequest): P
       data: Buffer.from(String(req.dataBase64 ?? ''), 'base64'),
       format,
       lang: req.lang === 'en' ? 'en' : 'zh-CN',
+      channels,
     });
     return { ok: true, report };
   } catch (err) {

@@ -50,7 +50,9 @@ export async function runGrantCommand(db: Db, req: GrantCommandRequest): Promise
   if (roleId === '') return { ok: false, error: '--role is required' };
   if (req.op === 'revoke') {
     const removed = await revoke(db, table.id, roleId);
-    return removed ? { ok: true, op: 'revoke', table: t, roleId } : { ok: false, error: `role "${roleId}" has no grant on "${table.title}"` };
+    return removed
+      ? { ok: true, op: 'revoke', table: t, roleId }
+      : { ok: false, error: `role "${roleId}" has no grant on "${table.title}"` };
   }
   const actions = typeof req.actions === 'string' ? req.actions.split(',') : req.actions;
   const request: GrantRequest = {

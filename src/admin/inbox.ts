@@ -19,7 +19,8 @@ export async function runInboxCommand(db: Db, req: InboxCommandRequest): Promise
     let limit = 50;
     if (req.limit !== undefined && req.limit !== '') {
       const n = Number(req.limit);
-      if (!Number.isInteger(n) || n < 1 || n > QUARANTINE_PAGE_MAX) return { ok: false, error: `--limit must be a whole number from 1 to ${QUARANTINE_PAGE_MAX}, got "${req.limit}"` };
+      if (!Number.isInteger(n) || n < 1 || n > QUARANTINE_PAGE_MAX)
+        return { ok: false, error: `--limit must be a whole number from 1 to ${QUARANTINE_PAGE_MAX}, got "${req.limit}"` };
       limit = n;
     }
     return { ok: true, events: await listQuarantined(db, { status: req.discarded ? 'discarded' : 'failed', limit }) };

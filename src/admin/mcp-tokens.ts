@@ -33,5 +33,14 @@ export async function runMcpTokenCommand(db: Db, req: McpTokenRequest): Promise<
   const contact = await findContact(db, directoryOrgId(req.orgId, req.roleId), key);
   if (!contact) return { ok: false, error: `contact "${key}" is not in the directory of org "${req.orgId}"` };
   const { token, tokenId } = await issueMcpToken(db, { orgId: req.orgId, roleId: req.roleId, contactKey: contact.contactKey });
-  return { ok: true, op: 'issue', token, token_id: tokenId, contact_key: contact.contactKey, name: contact.name, role_id: req.roleId, org_id: req.orgId };
+  return {
+    ok: true,
+    op: 'issue',
+    token,
+    token_id: tokenId,
+    contact_key: contact.contactKey,
+    name: contact.name,
+    role_id: req.roleId,
+    org_id: req.orgId,
+  };
 }

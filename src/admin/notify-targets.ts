@@ -27,7 +27,11 @@ export type NotifyTargetResult =
 /** Run one request against the database. Never throws for a user mistake. */
 export async function runNotifyTargetCommand(db: Db, req: NotifyTargetRequest): Promise<NotifyTargetResult> {
   if (req.op === 'list') {
-    return { ok: true, op: 'list', targets: (await listNotifyTargets(db)).map((t) => ({ name: t.name, target: describeDestination(t.destination) })) };
+    return {
+      ok: true,
+      op: 'list',
+      targets: (await listNotifyTargets(db)).map((t) => ({ name: t.name, target: describeDestination(t.destination) })),
+    };
   }
   const name = req.name?.trim() ?? '';
   if (!ALIAS_RE.test(name)) return { ok: false, error: `"${name}" is not a valid alias (1-64 letters, digits, _ . -)` };

@@ -10,9 +10,7 @@ export interface WebTokenRequest {
 }
 
 /** Result of {@link runWebTokenCommand}. */
-export type WebTokenResult =
-  | { ok: true; contact_key: string; name: string; org_id: string; token: string }
-  | { ok: false; error: string };
+export type WebTokenResult = { ok: true; contact_key: string; name: string; org_id: string; token: string } | { ok: false; error: string };
 
 /**
  * Issue a token for a contact of the directory. Never throws for a user mistake.

@@ -20,6 +20,8 @@ export interface AppDeps {
   log: Logger;
   /** Per-start token of the local admin API (`<data>/server.json`). */
   localToken: string;
+  /** The directory's channel columns (`directoryChannels(channelDeclarations)`), for the directory import. */
+  channels: readonly string[];
   /** Skill execution for the local admin API (`skill run` while serve runs). */
   skills?: { services: SkillServices & { readonly call: SkillCall }; lifecycle?: SkillLifecycle; config: ConfigFile; defaultRoleId: string };
   /** Prometheus registry served at `GET /metrics` . */
@@ -147,7 +149,7 @@ export function createApp(deps: AppDeps): Express {
   });
   local.post('/directory/import', express.json({ limit: '50mb' }), async (req, res) => {
     const { runDirectoryImport } = await import('../admin/directory-import.ts');
-    res.json(await runDirectoryImport(deps.db, req.body as import('../admin/directory-import.ts').DirectoryImportRequest));
+    res.json(await runDirectoryImport(deps.db, req.body as import('../admin/directory-import.ts').DirectoryImportRequest, deps.channels));
   });
   local.post('/notify/target', express.json(), async (req, res) => {
     const { runNotifyTargetCommand } = await import('../admin/notify-targets.ts');

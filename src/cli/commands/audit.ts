@@ -1,5 +1,13 @@
-
-import { type AuditRow } from '../../audit/store.ts';
+/**
+ * `skillgate audit [--role R] [--skill S] [--actor E] [--since ISO] [--limit N] [--json]` —
+ * the audit log of skill calls, newest first (docs/audit.md). Works on a
+ * server database, on an embedded data dir, and through the running server's local admin
+ * API (`POST /api/local/audit`) while `serve` holds the data dir.
+ *
+ * Exit codes (README.md "The skillgate command"): 0 done (also when nothing matched); 1 a bad option
+ * (`--since` not an ISO time, `--limit` not a positive integer); 2 no database.
+ */
+import type { AuditRow } from '../../audit/store.ts';
 import { runAdminCommand } from '../db-access.ts';
 import { EXIT_OK, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';

@@ -1,4 +1,16 @@
-
+/**
+ * `skillgate datatable grant|revoke|grants <table> …` — table grants of the built-in datatable
+ * skill (docs/configuration.md; spec 000 §7.2; R-DT-13..22). `<table>` is a title or a table id in
+ * the organisation `--org` (default `SKILLGATE_ORG_ID`). Grants are exceptions: a table with
+ * no grant rows is open to every role.
+ *
+ *   skillgate datatable grant 客户 --role sales --actions query,insert --row-scope own --owner-field 负责人工号
+ *   skillgate datatable revoke 客户 --role sales
+ *   skillgate datatable grants 客户 [--json]
+ *
+ * Exit codes (README.md "The skillgate command"): 0 done; 1 refused (unknown table, invalid grant, nothing to
+ * revoke); 2 the database could not be reached.
+ */
 import type { Grant } from '../../datatable/types.ts';
 import { runAdminCommand } from '../db-access.ts';
 import { EXIT_OK, type CliIO } from '../io.ts';

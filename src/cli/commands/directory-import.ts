@@ -13,13 +13,15 @@
  * 2 the file cannot be read or the database cannot be reached. Works while `serve` runs
  * (local admin API `POST /api/local/directory/import`).
  */
+import { channelDeclarations } from '../../../adapters/index.ts';
+import { directoryChannels } from '../../channel/declaration.ts';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { loadConfigFile } from '../../config/file.ts';
 import type { ImportReport, Lang } from '../../identity/types.ts';
 import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
-import { configErrorsAsRefusal } from '../settings.ts';
+import { configErrorsAsRefusal, configDefaults } from '../settings.ts';
 import { configSettings } from './config-set.ts';
 import { type DirectoryImportRequest, type DirectoryImportResult, runDirectoryImport } from '../../admin/directory-import.ts';
 
@@ -62,7 +64,7 @@ export async function directoryImportCommand(
   const roleId = opts.role?.trim() || settings.roleId;
   let orgId = opts.org?.trim();
   if (orgId === undefined || orgId === '') {
-    const config = configErrorsAsRefusal(() => loadConfigFile(settings.configPath, settings));
+    const config = configErrorsAsRefusal(() => loadConfigFile(settings.configPath, configDefaults(settings)));
     const role = config.roles.find((r) => r.id === roleId);
     if (!role) {
       io.stderr(`skillgate: unknown role "${roleId}"\n`);
@@ -78,7 +80,7 @@ export async function directoryImportCommand(
   }
   const req: DirectoryImportRequest = { orgId, roleId, format: directoryFormatOf(file, data), dataBase64: data.toString('base64'), lang };
   const result = await withCliDb<DirectoryImportResult>(settings, {
-    direct: (db) => runDirectoryImport(db, req),
+    direct: (db) => runDirectoryImport(db, req, directoryChannels(channelDeclarations)),
     viaServer: (call) => call<DirectoryImportResult>('POST', '/api/local/directory/import', req),
   });
   if (!result.ok) {

@@ -1,5 +1,13 @@
-
-import { type QuarantinedEvent } from '../../inbox/index.ts';
+/**
+ * `skillgate inbox list [--discarded] [--limit N] [--json]`, `skillgate inbox retry <id>`,
+ * `skillgate inbox discard <id>` — quarantined inbound events (docs/operations-delivery.md
+ * "Quarantined events"; src/inbox/admin.ts). Works on a server database, on an embedded data
+ * dir, and through the running server's local admin API (`POST /api/local/inbox`).
+ *
+ * Exit codes (README.md "The skillgate command"): 0 done; 1 no quarantined event with that id, or a bad option;
+ * 2 no database.
+ */
+import type { QuarantinedEvent } from '../../inbox/index.ts';
 import { runAdminCommand } from '../db-access.ts';
 import { EXIT_OK, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';

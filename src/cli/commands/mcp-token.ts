@@ -1,9 +1,21 @@
-
+/**
+ * `skillgate mcp token <contact_key> [--role R] [--json]` — issue a bearer token of the MCP
+ * endpoint `/mcp` for a directory contact in role R (default SKILLGATE_ROLE_ID); calls made
+ * with it run as that contact on channel `mcp` (docs/mcp.md "Tokens"). The token is printed
+ * once; only its hash is stored. `skillgate mcp revoke <token_id>` revokes one, `skillgate mcp
+ * tokens [--json]` lists them (ids only, never the tokens).
+ *
+ * stdout: the token, then the endpoint URL; with `--json` exactly one document
+ * `{"token", "token_id", "contact_key", "name", "role_id", "org_id", "url"}`.
+ * Exit codes: 0 done; 1 refused (unknown role, contact not in the directory,
+ * unknown token id); 2 the database could not be reached. Works while `serve` runs (local admin
+ * API `POST /api/local/mcp/token`).
+ */
 import { loadConfigFile } from '../../config/file.ts';
 import { readServerInfo } from '../../store/datadir.ts';
 import { withCliDb } from '../db-access.ts';
 import { EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
-import { configErrorsAsRefusal } from '../settings.ts';
+import { configErrorsAsRefusal, configDefaults } from '../settings.ts';
 import { configSettings } from './config-set.ts';
 import { type McpTokenRequest, type McpTokenResult, runMcpTokenCommand } from '../../admin/mcp-tokens.ts';
 
@@ -24,7 +36,7 @@ async function runVia(req: McpTokenRequest): Promise<{ result: McpTokenResult; p
 export async function mcpTokenCommand(contactKey: string, opts: { role?: string; json?: boolean }, io: CliIO): Promise<number> {
   const settings = configSettings();
   const roleId = opts.role?.trim() || settings.roleId;
-  const config = configErrorsAsRefusal(() => loadConfigFile(settings.configPath, settings));
+  const config = configErrorsAsRefusal(() => loadConfigFile(settings.configPath, configDefaults(settings)));
   const role = config.roles.find((r) => r.id === roleId);
   if (!role) {
     io.stderr(`skillgate: unknown role "${roleId}" (roles: ${config.roles.map((r) => r.id).join(', ')})\n`);

@@ -1,4 +1,17 @@
-
+/**
+ * `skillgate notify target add|list|remove` — the aliases of the built-in `notify` skill
+ * (R-MSG-01), stored in `skillgate.notify_targets`:
+ *
+ *   skillgate notify target add ops 'json://hooks.example/ops' 'mailto://bot:pw@mail.example'
+ *   skillgate notify target add devops team_cfg:devops     # an Apprise API config key + tag
+ *   skillgate notify target list [--json]                  # URLs shown masked (credentials)
+ *   skillgate notify target remove ops
+ *
+ * Exit codes (README.md "The skillgate command"): 0 done; 1 refused (bad alias or spec, nothing to remove);
+ * 2 the database could not be reached. While `serve` runs on an embedded data dir the command
+ * goes through the local admin API `POST /api/local/notify/target` (the server mounts
+ * {@link runNotifyTargetCommand}).
+ */
 import { runAdminCommand } from '../db-access.ts';
 import { EXIT_OK, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';
