@@ -1,16 +1,25 @@
 /**
- * The channel factories of this build — the one list a new channel is added to
- * (docs/adapter-authoring.md). The web channel is built separately (it owns the chat page).
- * Each module, with its platform SDK, is imported only when the channel has an account.
+ * The channels of this build — the one list a new channel is added to (docs/adapter-authoring.md).
+ * Each entry is the channel's own declaration (`adapters/<channel>/channel.ts`); its module, with
+ * its platform SDK, is imported only when the channel has an account. The web channel is built
+ * separately (it owns the chat page).
  */
+import { declaredFactory, type ChannelDeclaration } from '../src/channel/declaration.ts';
 import type { ChannelFactory } from '../src/channel/factory.ts';
-import { lazyChannel } from '../src/channel/per-account.ts';
+import { dingtalkDeclaration } from './dingtalk/channel.ts';
+import { discordDeclaration } from './discord/channel.ts';
+import { feishuDeclaration } from './feishu/channel.ts';
+import { telegramDeclaration } from './telegram/channel.ts';
+import { wecomDeclaration } from './wecom/channel.ts';
 
 /** Every non-web channel, in start-up order. */
-export const channelFactories: ChannelFactory[] = [
-  lazyChannel('telegram', 'bot_token', async () => (await import('./telegram/index.ts')).telegramChannel),
-  lazyChannel('feishu', 'app_id', async () => (await import('./feishu/index.ts')).feishuChannel),
-  lazyChannel('discord', 'bot_token', async () => (await import('./discord/index.ts')).discordChannel),
-  lazyChannel('wecom', 'corp_id', async () => (await import('./wecom/index.ts')).wecomChannel),
-  lazyChannel('dingtalk', 'app_key', async () => (await import('./dingtalk/index.ts')).dingtalkChannel),
+export const channelDeclarations: readonly ChannelDeclaration[] = [
+  telegramDeclaration,
+  feishuDeclaration,
+  discordDeclaration,
+  wecomDeclaration,
+  dingtalkDeclaration,
 ];
+
+/** Their factories. */
+export const channelFactories: ChannelFactory[] = channelDeclarations.map(declaredFactory);

@@ -39,7 +39,8 @@ import { RunningTurns } from './turn/running.ts';
 import { createTurnHandler } from './turn/turn.ts';
 import type { TurnInput } from './turn/input.ts';
 import { createWebChannel, identityDirectory } from '../adapters/web/index.ts';
-import { channelFactories } from '../adapters/index.ts';
+import { channelDeclarations, channelFactories } from '../adapters/index.ts';
+import { channelNames, directoryChannels } from './channel/declaration.ts';
 import { createWebhookRouter } from './channel/webhooks.ts';
 import { createNotifyAdapter } from './orchestration/notify.ts';
 import { chainAwareRegistry } from './chain/services.ts';
@@ -72,7 +73,7 @@ export interface Gateway {
  *   ConfigError on bad configuration; the database error when the server is unreachable.
  */
 export async function startGateway(settings: Settings, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<Gateway> {
-  const config = loadConfigFile(settings.configPath, settings, env);
+  const config = loadConfigFile(settings.configPath, { orgId: settings.orgId, roleId: settings.roleId, channels: channelNames(channelDeclarations) }, env);
   log.info({ walls: settings.walls }, 'wall clocks resolved (seconds)');
 
   let lock: DataDirLock | undefined;
@@ -301,11 +302,11 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       onChange: rebuildRegistry,
     });
     // The operators' console at /admin (docs/console.md).
-    const adminConsole = createAdminConsole({ db, log, services: { ...callServices, lifecycle }, config, defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler, findContact });
+    const adminConsole = createAdminConsole({ db, log, services: { ...callServices, lifecycle }, config, channels: directoryChannels(channelDeclarations), defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler, findContact });
     stops.push(() => adminConsole.close());
     // skillgate's skills as MCP tools at /mcp, per token (docs/mcp.md).
     const mcpRoutes = createMcpRouter({ db, services: callServices, config, log, publicUrl: settings.publicUrl });
-    const app = createApp({ db, log, localToken, skills: { services: callServices, lifecycle, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes] });
+    const app = createApp({ db, log, localToken, channels: directoryChannels(channelDeclarations), skills: { services: callServices, lifecycle, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes] });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, settings.host, () => resolveListen(s));
       s.once('error', reject);

@@ -106,7 +106,9 @@ function compile(pattern: PathPattern): (path: string) => Record<string, string>
     const m = re.exec(path);
     if (!m) return null;
     const out: Record<string, string> = {};
-    names.forEach((n, i) => (out[n] = m[i + 1] ?? ''));
+    names.forEach((n, i) => {
+      out[n] = m[i + 1] ?? '';
+    });
     return out;
   };
 }

@@ -18,7 +18,10 @@ function pick<T>(rnd: () => number, xs: readonly T[]): T {
 
 /** Every (parent, key) in a JSON value. */
 function slots(v: unknown, out: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = []) {
-  if (Array.isArray(v)) v.forEach((x, i) => (out.push({ parent: v, key: i }), slots(x, out)));
+  if (Array.isArray(v)) v.forEach((x, i) => {
+      out.push({ parent: v, key: i });
+      slots(x, out);
+    });
   else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push({ parent: v as Record<string, unknown>, key: k }), slots(x, out);
   return out;
 }

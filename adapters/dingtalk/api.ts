@@ -94,7 +94,7 @@ export function classifyNewApi(status: number, body: Record<string, unknown> | n
   const code = typeof body?.code === 'string' ? body.code : null;
   const message = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;
   const error = `DingTalk ${status}${code ? ` ${code}` : ''}: ${message}`;
-  if (status === 429 || (code !== null && code.startsWith('Forbidden.AccessDenied.Qps'))) {
+  if (status === 429 || (code?.startsWith('Forbidden.AccessDenied.Qps'))) {
     return { ok: false, status, retryable: true, retry_after_ms: retryAfterMs(headers) ?? 1000, error, code: code ?? status };
   }
   if (status === 401 || code === 'InvalidAuthentication') return { ok: false, status, retryable: true, authExpired: true, error, code: code ?? status };

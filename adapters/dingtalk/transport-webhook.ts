@@ -14,7 +14,7 @@
  *    body (a JSON body would be sent back as a reply).
  */
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import type { AdapterHost, InboundMessage, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import type { AdapterHost, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { asCallback, normalizeCallback, pressedButton } from './inbound.ts';
 import { sessionWebhookUrl, type SessionBook } from './sessions.ts';

@@ -4,7 +4,7 @@
  * in PostgreSQL), answer. Bot/app messages are dropped here; unsupported message types get a
  * polite notice (best effort) and no turn; event types we do not handle are ignored.
  */
-import type { AdapterHost, InboundMessage } from '../../src/channel/types.ts';
+import type { AdapterHost, } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { normalizeCardAction, normalizeMessage, toStorable, type FeishuInboundOptions, type FeishuLookups, type Normalized } from './inbound.ts';
 import type { CardActionEvent, EventHeader, MessageEvent } from './wire.ts';

@@ -147,7 +147,7 @@ export class AdminAuth {
 
   private async contactAdmin(contactKey: string): Promise<AdminIdentity | null> {
     const c = await findContact(this.deps.db, this.deps.orgId, contactKey);
-    return c && c.isAdmin ? { kind: 'contact', orgId: c.orgId, contactKey: c.contactKey, name: c.name } : null;
+    return c?.isAdmin ? { kind: 'contact', orgId: c.orgId, contactKey: c.contactKey, name: c.name } : null;
   }
 
   private mac(body: string): string {

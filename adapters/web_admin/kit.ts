@@ -30,6 +30,8 @@ export interface AdminDeps {
   config: ConfigFile;
   /** The default role's id (`SKILLGATE_ROLE_ID`). */
   defaultRoleId: string;
+  /** The directory's channel columns (`directoryChannels(channelDeclarations)`). */
+  channels: readonly string[];
   /** The durable outbound queue (retry wakes its delivery loop). */
   outbox: Outbox;
   /** The adapter of a channel account (undefined = off). */

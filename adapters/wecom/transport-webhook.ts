@@ -19,7 +19,7 @@
  */
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { parseButtonPayload } from '../../src/channel/button-payload.ts';
-import type { AdapterHost, InboundMessage, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import type { AdapterHost, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
 import { safeEqual } from '../../src/channel/safe-equal.ts';
 import { checkWecomSignature, wecomDecrypt } from '../../src/channel/wecom-crypto.ts';
 import { normalizeWecom } from './inbound.ts';

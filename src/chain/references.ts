@@ -22,13 +22,13 @@ const SEG = String.raw`[\p{L}\p{N}_]+`;
  * A whole alias, field or input name a reference can name (R-CHAIN-34): letters of any script
  * (Chinese included), digits, underscore — never `.`, whitespace, `{`, `}`, `$` or quotes.
  */
-export const REFERENCE_NAME_RE = new RegExp(String.raw`^${SEG}$`, 'u');
+export const REFERENCE_NAME_RE = new RegExp(`^${SEG}$`, 'u');
 const DOLLAR_REF = String.raw`\$(?:steps|ctx|prev)(?:\.${SEG})+`;
 const DEFAULT = String.raw`-?\d+(?:\.\d+)?|true|false|null|"(?:[^"\\]|\\.)*"|'[^']*'`;
 const BRACED = String.raw`\{\s*(${DOLLAR_REF}|${SEG})\s*(?:\?\?\s*(${DEFAULT})\s*)?\}`;
-const BARE = String.raw`(${DOLLAR_REF})`;
+const BARE = `(${DOLLAR_REF})`;
 const WHOLE = new RegExp(String.raw`^\s*(?:${BRACED}|${BARE}\s*(?:\?\?\s*(${DEFAULT}))?)\s*$`, 'u');
-const IN_TEXT = new RegExp(String.raw`${BRACED}|${BARE}`, 'gu');
+const IN_TEXT = new RegExp(`${BRACED}|${BARE}`, 'gu');
 
 /** A parsed reference. */
 export interface Reference {

@@ -5,7 +5,6 @@
  * (the composed skill call given as `call`, line `chain`) with `chat_mode = false`.
  */
 import { normalizeEnvelope } from '../envelope/normalize.ts';
-import type { Envelope } from '../envelope/types.ts';
 import type { RunSkillRequest, SkillCall, SkillServices } from '../executor/skill-call.ts';
 import { makeRegistry, type Registry } from '../registry/discover.ts';
 import type { SkillRecord } from '../registry/types.ts';

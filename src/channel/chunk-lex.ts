@@ -30,7 +30,7 @@ export const NO_CUT_BEFORE = 2;
 export const MARKUP = 4;
 
 /** Unit kinds that rank cut points. */
-export const enum Kind {
+export enum Kind {
   Text = 0,
   Space = 1,
   Newline = 2,
@@ -406,7 +406,6 @@ class InlineLexer {
     };
     while (p < line.end) {
       const c = t[p]!;
-      const top = this.stack[this.stack.length - 1];
       // The end of the innermost open link: `](url)`.
       const link = this.stack.findLast((s) => s.linkAt !== undefined);
       if (link && p === link.linkAt) {

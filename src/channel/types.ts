@@ -15,8 +15,8 @@
 /** Language of user-facing text: zh-CN (default) or English. */
 export type Lang = 'zh-CN' | 'en';
 
-/** The channels the gateway knows (docs/results.md). */
-export type ChannelName = 'web' | 'web_admin' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 'dingtalk' | (string & {});
+/** A channel's name: `web`, `web_admin`, or a declared channel's (adapters/index.ts, src/channel/declaration.ts). */
+export type ChannelName = string;
 
 /** direct = one-to-one; group = several people; channel = broadcast/forum channel. */
 export type ChatType = 'direct' | 'group' | 'channel';

@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from './errors.ts';
-import type { ChannelName } from './settings.ts';
 import { MCP_SERVER_SCHEMA, parseMcpServers, type McpServerConfig } from './mcp-servers.ts';
 
 /** Who may talk to a role (docs/configuration.md). */
@@ -28,7 +27,8 @@ export interface RoleConfig {
 
 /** One channel account (the `.env` one is `default`). Values may be `$VAR` references. */
 export interface AccountConfig {
-  channel: Exclude<ChannelName, 'web'>;
+  /** A declared channel's name (adapters/index.ts). */
+  channel: string;
   id: string;
   role: string;
   /** Channel-specific settings (token, webhook_secret, app_id…), `$VAR` already substituted. */
@@ -73,7 +73,7 @@ const schema = {
         type: 'object',
         required: ['channel', 'id'],
         properties: {
-          channel: { enum: ['telegram', 'feishu', 'discord', 'wecom', 'dingtalk'] },
+          channel: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,31}$' },
           id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
           role: { type: 'string' },
         },
@@ -123,7 +123,7 @@ function substitute(value: unknown, env: NodeJS.ProcessEnv, key: string): unknow
  */
 export function parseConfigFile(
   text: string,
-  defaults: { orgId: string; roleId: string },
+  defaults: ConfigDefaults,
   env: NodeJS.ProcessEnv = process.env,
   file = 'skillgate.config.yaml',
 ): ConfigFile {
@@ -161,6 +161,10 @@ export function parseConfigFile(
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(a)) out[k] = substitute(v, env, `accounts[${i}].${k}`);
     out.role ??= defaults.roleId;
+    if (defaults.channels && !defaults.channels.includes(String(out.channel))) {
+      const known = defaults.channels.join(', ');
+      throw new ConfigError(`${file}: accounts[${i}].channel "${String(out.channel)}" is not a channel of this build (${known})`, `accounts[${i}].channel`);
+    }
     if (!roles.some((r) => r.id === out.role)) {
       throw new ConfigError(`${file}: accounts[${i}].role "${String(out.role)}" is not a role`, `accounts[${i}].role`);
     }
@@ -176,13 +180,24 @@ export function parseConfigFile(
   return { roles, accounts, ...(mcp_servers.length > 0 ? { mcp_servers } : {}) };
 }
 
+/** What the file's omissions default to, and the channels an account may name. */
+export interface ConfigDefaults {
+  orgId: string;
+  roleId: string;
+  /**
+   * The declared channels (`channelNames(channelDeclarations)` from adapters/index.ts); an
+   * account of another channel is refused. Absent: only the name's form is checked.
+   */
+  channels?: readonly string[];
+}
+
 /**
  * Load the config file at `path`, or the defaults when `path` is undefined.
  * @throws ConfigError as {@link parseConfigFile}, or when the file cannot be read.
  */
 export function loadConfigFile(
   path: string | undefined,
-  defaults: { orgId: string; roleId: string },
+  defaults: ConfigDefaults,
   env: NodeJS.ProcessEnv = process.env,
 ): ConfigFile {
   if (!path) return parseConfigFile('', defaults, env);

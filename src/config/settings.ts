@@ -11,9 +11,6 @@ import { ConfigError } from './errors.ts';
 import { resolveWalls, type WallSettings } from './walls.ts';
 import { isKnownSecretField, processSecrets } from '../log/secret-values.ts';
 
-/** A chat channel skillgate has an adapter for. */
-export type ChannelName = 'web' | 'telegram' | 'feishu' | 'discord' | 'wecom' | 'dingtalk';
-
 /** `SKILLGATE_DEMO` (docs/configuration.md). */
 export type DemoMode = 'auto' | 'on' | 'off';
 
@@ -56,8 +53,6 @@ export interface Settings {
   appriseApiUrl?: string;
   /** OpenAI-compatible endpoint (`LLM_BASE_URL` includes `/v1`). */
   llm?: { baseUrl: string; apiKey?: string; model?: string };
-  /** Channels whose variables are present (web is always on). */
-  channels: ChannelName[];
   walls: WallSettings;
 }
 
@@ -66,14 +61,6 @@ export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.
 
 /** The example skills, one per exec type , a second built-in root. */
 export const EXAMPLE_SKILLS_DIR = fileURLToPath(new URL('../../skills/examples/', import.meta.url));
-
-const CHANNEL_VARS: Record<Exclude<ChannelName, 'web'>, string[]> = {
-  telegram: ['TELEGRAM_BOT_TOKEN'],
-  feishu: ['FEISHU_APP_ID', 'FEISHU_APP_SECRET'],
-  discord: ['DISCORD_BOT_TOKEN'],
-  wecom: ['WECOM_CORP_ID', 'WECOM_SECRET'],
-  dingtalk: ['DINGTALK_APP_KEY', 'DINGTALK_APP_SECRET'],
-};
 
 function nonBlank(env: NodeJS.ProcessEnv, key: string): string | undefined {
   const v = env[key];
@@ -160,10 +147,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
   const llmBase = nonBlank(env, 'LLM_BASE_URL');
   // Every secret of the environment is scrubbed by value from logs and outbound text (src/log/secret-values.ts).
   for (const [k, v] of Object.entries(env)) if (isKnownSecretField(k)) processSecrets().add(v);
-  const channels: ChannelName[] = ['web'];
-  for (const [name, vars] of Object.entries(CHANNEL_VARS) as [Exclude<ChannelName, 'web'>, string[]][]) {
-    if (vars.every((v) => nonBlank(env, v))) channels.push(name);
-  }
   return {
     databaseUrl,
     dataDir: resolve(cwd, nonBlank(env, 'SKILLGATE_DATA_DIR') ?? './data'),
@@ -185,7 +168,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
     llm: llmBase
       ? { baseUrl: llmBase.replace(/\/+$/, ''), apiKey: nonBlank(env, 'LLM_API_KEY'), model: nonBlank(env, 'LLM_MODEL') }
       : undefined,
-    channels,
     walls: resolveWalls(env),
   };
 }

@@ -110,7 +110,7 @@ async function insertMissing(tx: Tx, table: TableMeta, q: { sql: string; values:
     probe.values,
   );
   const at = new Map<string, number>();
-  if ('list' in ids) ids.list.forEach((id, i) => at.set(id, i));
+  if ('list' in ids) for (const [i, id] of ids.list.entries()) at.set(id, i);
   return rows.map((r) => ('lo' in ids ? Number(BigInt(r.id) - ids.lo) : at.get(r.id)!));
 }
 

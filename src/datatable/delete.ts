@@ -98,7 +98,6 @@ export const deleteBatch: RowHandler = async (env, payload, { table, access }) =
  * scope's owner condition is ANDed (R-DT-16). Backed-up rows = deleted rows.
  */
 export const deleteBy: RowHandler = async (env, payload, { table, access }) => {
-  const lang = env.caller.lang;
   const probe = scopedWhere(table, access, env.caller, payload.filters, new SqlParams(), { requireFilters: true });
   if ('envelope' in probe) return probe.envelope;
   const where = (alias?: string) => {

@@ -274,9 +274,9 @@ export function normalizeInput(input: unknown, lang: 'zh-CN' | 'en' = 'zh-CN'): 
     payload[canonical] = v;
     notes.push(`${k} → ${canonical}`);
   }
-  if (typeof payload['确认'] === 'string' && /^ct_[A-Za-z0-9_-]{8,}$/.test(payload['确认']) && payload.confirm_token === undefined) {
-    payload.confirm_token = payload['确认'];
-    delete payload['确认'];
+  if (typeof payload.确认 === 'string' && /^ct_[A-Za-z0-9_-]{8,}$/.test(payload.确认) && payload.confirm_token === undefined) {
+    payload.confirm_token = payload.确认;
+    delete payload.确认;
     notes.push('确认 (token) → confirm_token');
   }
 
@@ -288,7 +288,7 @@ export function normalizeInput(input: unknown, lang: 'zh-CN' | 'en' = 'zh-CN'): 
   if (!resolved) return { envelope: missingActionEnvelope(rawAction, lang, notes.length ? notes.join('; ') : undefined) };
   if (resolved.action !== rawAction) notes.unshift(`${rawAction} → ${resolved.action}`);
   if (resolved.confirmPrefix) {
-    payload['确认'] = true;
+    payload.确认 = true;
     notes.push('确认=true (action prefix)');
   }
   const out: NormalizedCall = { action: resolved.action, payload };

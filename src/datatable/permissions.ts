@@ -261,7 +261,7 @@ export function guardOwnerPatch(patch: Record<string, unknown>, access: Effectiv
   if (access.rowScope !== 'own') return null;
   const fields = access.ownerFields && access.ownerFields.length > 0 ? access.ownerFields : [access.ownerField ?? ''];
   for (const f of fields) {
-    if (!Object.prototype.hasOwnProperty.call(patch, f)) continue;
+    if (!Object.hasOwn(patch, f)) continue;
     if (String(patch[f] ?? '').trim() === (caller.empNo ?? '').trim() && caller.empNo) continue;
     return dtFail(
       'recoverable',

@@ -45,7 +45,7 @@ function plainNumberText(n: number): string {
   const [, sign, intPart, frac = '', expText] = m;
   const exp = Number(expText);
   const digits = intPart! + frac;
-  let point = intPart!.length + exp;
+  const point = intPart!.length + exp;
   if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
   if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;

@@ -56,7 +56,7 @@ async function answerCallSkill(callSkill: CallSkill | undefined, msg: Extract<Br
 }
 
 function send(child: ChildProcess, msg: unknown): void {
-  if (child.stdin && child.stdin.writable) child.stdin.write(JSON.stringify(msg) + '\n');
+  if (child.stdin?.writable) child.stdin.write(JSON.stringify(msg) + '\n');
 }
 
 /**

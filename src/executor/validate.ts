@@ -71,7 +71,7 @@ function collectMissing(schema: unknown, value: unknown, path: string, out: stri
     }
   }
   if (Array.isArray(value) && isRecord(schema.items)) {
-    value.forEach((item, i) => collectMissing(schema.items, item, child(path, i), out));
+    for (const [i, item] of value.entries()) collectMissing(schema.items, item, child(path, i), out);
   }
   if (Array.isArray(schema.allOf)) for (const sub of schema.allOf) collectMissing(sub, value, path, out);
 }

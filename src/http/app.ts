@@ -12,7 +12,7 @@ import { CliRunRefusal, runFromCli, type CliRunOptions } from '../executor/cli-r
 import type { SkillCall, SkillServices } from '../executor/skill-call.ts';
 import type { SkillLifecycle } from '../lifecycle/types.ts';
 import { listSkillConfig, setSkillConfig } from '../runtime/skill-config.ts';
-import type { GrantCommandRequest } from '../cli/commands/datatable-grant.ts';
+import type { GrantCommandRequest } from '../admin/grants.ts';
 
 /** What the app needs from the running gateway. */
 export interface AppDeps {
@@ -20,6 +20,8 @@ export interface AppDeps {
   log: Logger;
   /** Per-start token of the local admin API (`<data>/server.json`). */
   localToken: string;
+  /** The directory's channel columns (`directoryChannels(channelDeclarations)`), for the directory import. */
+  channels: readonly string[];
   /** Skill execution for the local admin API (`skill run` while serve runs). */
   skills?: { services: SkillServices & { readonly call: SkillCall }; lifecycle?: SkillLifecycle; config: ConfigFile; defaultRoleId: string };
   /** Prometheus registry served at `GET /metrics` . */
@@ -134,35 +136,35 @@ export function createApp(deps: AppDeps): Express {
     res.json(await listSkillConfig(deps.db, b.roleId, b.skill));
   });
   local.post('/datatable/grant', express.json(), async (req, res) => {
-    const { runGrantCommand } = await import('../cli/commands/datatable-grant.ts');
+    const { runGrantCommand } = await import('../admin/grants.ts');
     res.json(await runGrantCommand(deps.db, req.body as GrantCommandRequest));
   });
   local.post('/web/token', express.json(), async (req, res) => {
-    const { runWebTokenCommand } = await import('../cli/commands/web-token.ts');
-    res.json(await runWebTokenCommand(deps.db, req.body as import('../cli/commands/web-token.ts').WebTokenRequest));
+    const { runWebTokenCommand } = await import('../admin/web-tokens.ts');
+    res.json(await runWebTokenCommand(deps.db, req.body as import('../admin/web-tokens.ts').WebTokenRequest));
   });
   local.post('/mcp/token', express.json(), async (req, res) => {
-    const { runMcpTokenCommand } = await import('../cli/commands/mcp-token.ts');
-    res.json(await runMcpTokenCommand(deps.db, req.body as import('../cli/commands/mcp-token.ts').McpTokenRequest));
+    const { runMcpTokenCommand } = await import('../admin/mcp-tokens.ts');
+    res.json(await runMcpTokenCommand(deps.db, req.body as import('../admin/mcp-tokens.ts').McpTokenRequest));
   });
   local.post('/directory/import', express.json({ limit: '50mb' }), async (req, res) => {
-    const { runDirectoryImport } = await import('../cli/commands/directory-import.ts');
-    res.json(await runDirectoryImport(deps.db, req.body as import('../cli/commands/directory-import.ts').DirectoryImportRequest));
+    const { runDirectoryImport } = await import('../admin/directory-import.ts');
+    res.json(await runDirectoryImport(deps.db, req.body as import('../admin/directory-import.ts').DirectoryImportRequest, deps.channels));
   });
   local.post('/notify/target', express.json(), async (req, res) => {
-    const { runNotifyTargetCommand } = await import('../cli/commands/notify-target.ts');
-    const out = await runNotifyTargetCommand(deps.db, req.body as import('../cli/commands/notify-target.ts').NotifyTargetRequest);
+    const { runNotifyTargetCommand } = await import('../admin/notify-targets.ts');
+    const out = await runNotifyTargetCommand(deps.db, req.body as import('../admin/notify-targets.ts').NotifyTargetRequest);
     res.status(out.ok ? 200 : 422).json(out);
   });
   local.post('/audit', express.json(), async (req, res) => {
-    const { runAuditQuery } = await import('../cli/commands/audit.ts');
-    const out = await runAuditQuery(deps.db, req.body as import('../cli/commands/audit.ts').AuditCommandRequest);
+    const { runAuditQuery } = await import('../admin/audit.ts');
+    const out = await runAuditQuery(deps.db, req.body as import('../admin/audit.ts').AuditCommandRequest);
     if (out.ok) res.json(out);
     else res.status(422).json(out);
   });
   local.post('/inbox', express.json(), async (req, res) => {
-    const { runInboxCommand } = await import('../cli/commands/inbox.ts');
-    const out = await runInboxCommand(deps.db, req.body as import('../cli/commands/inbox.ts').InboxCommandRequest);
+    const { runInboxCommand } = await import('../admin/inbox.ts');
+    const out = await runInboxCommand(deps.db, req.body as import('../admin/inbox.ts').InboxCommandRequest);
     res.status(out.ok ? 200 : 422).json(out);
   });
   app.use('/api/local', local);

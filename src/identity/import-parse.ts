@@ -7,7 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { MAX_DEPARTMENT_DEPTH } from '../runtime/department.ts';
 import { MAX_DEPARTMENT_NAME, parseDepartmentPath } from './departments.ts';
 import type { IssueKind, RowOrigin } from './import-messages.ts';
-import { DIRECTORY_CHANNELS, type DirectoryChannel, type ImportIssue, type TeamRole } from './types.ts';
+import type { ImportIssue, TeamRole } from './types.ts';
 
 /** The whole file cannot be read as a directory (bad JSON, malformed CSV, wrong shape). */
 export class DirectoryFormatError extends Error {
@@ -55,7 +55,7 @@ export interface ContactInput {
   teamRole?: TeamRole;
   isAdmin?: boolean;
   /** The channels present in the file, each with its ids ([] clears). */
-  channelIds: Partial<Record<DirectoryChannel, string[]>>;
+  channelIds: Record<string, string[]>;
 }
 
 /** A validated department row. */
@@ -73,7 +73,8 @@ export interface RowProblem {
   detail?: string;
 }
 
-const CONTACT_KNOWN = new Set<string>([...CONTACT_FIELDS, ...DIRECTORY_CHANNELS, 'channels']);
+/** The columns of a contact row: its fields, one per directory channel, and `channels`. */
+const contactColumns = (channels: readonly string[]) => new Set<string>([...CONTACT_FIELDS, ...channels, 'channels']);
 const DEPARTMENT_KNOWN = new Set(['path', 'disabled']);
 
 function lowerKeys(o: Record<string, unknown>): Record<string, unknown> {
@@ -97,7 +98,7 @@ export function decodeText(data: Buffer | string): string {
  * `path` and no `contact_key` a department list (`path`, `disabled`).
  * @throws DirectoryFormatError on malformed CSV or a header with neither column.
  */
-export function readCsv(text: string): RawDirectory {
+export function readCsv(text: string, channels: readonly string[]): RawDirectory {
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
     records = parse(text, {
@@ -116,7 +117,7 @@ export function readCsv(text: string): RawDirectory {
   if (!isContacts && !header.includes('path')) {
     throw new DirectoryFormatError('the CSV header needs a contact_key column (contacts) or a path column (departments)');
   }
-  const known = isContacts ? CONTACT_KNOWN : DEPARTMENT_KNOWN;
+  const known = isContacts ? contactColumns(channels) : DEPARTMENT_KNOWN;
   const section: ImportIssue['section'] = isContacts ? 'contacts' : 'departments';
   const unknownColumns = header.filter((h) => h !== '' && !known.has(h)).map((column) => ({ section, row: 1, column }));
   const rows: RawRow[] = records.map(({ record, info }) => {
@@ -132,7 +133,7 @@ export function readCsv(text: string): RawDirectory {
  * a bare array of contacts. Row numbers are 1-based item indexes.
  * @throws DirectoryFormatError on invalid JSON or another shape.
  */
-export function readJson(text: string): RawDirectory {
+export function readJson(text: string, channels: readonly string[]): RawDirectory {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -153,7 +154,7 @@ export function readJson(text: string): RawDirectory {
     });
   return {
     origin: 'json',
-    contacts: rowsOf(contactsIn, 'contacts', CONTACT_KNOWN),
+    contacts: rowsOf(contactsIn, 'contacts', contactColumns(channels)),
     departments: rowsOf(departmentsIn, 'departments', DEPARTMENT_KNOWN),
     unknownColumns,
   };
@@ -207,7 +208,7 @@ const ID_SPLIT = /[\s,;，；]+/;
  * Validate one contact row: the first problem found, or the input. Absent columns stay
  * undefined; `team_role` "" means member; `department` keeps `/` paths as written.
  */
-export function validateContact(raw: RawRow): { ok: true; input: ContactInput } | { ok: false; problem: RowProblem } {
+export function validateContact(raw: RawRow, channels: readonly string[]): { ok: true; input: ContactInput } | { ok: false; problem: RowProblem } {
   const v = raw.values;
   const fail = (column: string, kind: IssueKind, detail?: string) => ({ ok: false as const, problem: { row: raw.row, column, kind, detail } });
   if ('__not_object' in v) return fail('contact_key', 'invalid', JSON.stringify(v.__not_object) ?? '');
@@ -271,7 +272,7 @@ export function validateContact(raw: RawRow): { ok: true; input: ContactInput } 
   }
   const nested = isPlainObject(v.channels) ? lowerKeys(v.channels) : {};
   if (v.channels !== undefined && !isPlainObject(v.channels)) return fail('channels', 'invalid', JSON.stringify(v.channels) ?? '');
-  for (const channel of DIRECTORY_CHANNELS) {
+  for (const channel of channels) {
     const value = channel in v ? v[channel] : channel in nested ? nested[channel] : undefined;
     if (!(channel in v) && !(channel in nested)) continue;
     const ids = list(value, ID_SPLIT, 10, MAX_FIELD);

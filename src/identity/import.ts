@@ -23,6 +23,8 @@ export interface ImportDirectoryArgs {
   format: 'csv' | 'json';
   /** Language of the row messages (default zh-CN). */
   lang?: Lang;
+  /** The channels with an id column: `directoryChannels(channelDeclarations)` (src/channel/declaration.ts). */
+  channels: readonly string[];
 }
 
 /** A row refused while writing (rolls its savepoint back). */
@@ -56,7 +58,7 @@ export async function importDirectory(db: Db, args: ImportDirectoryArgs): Promis
   const lang: Lang = args.lang === 'en' ? 'en' : 'zh-CN';
   const orgId = directoryOrgId(args.orgId, args.roleId);
   const text = decodeText(args.data);
-  const raw: RawDirectory = args.format === 'json' ? readJson(text) : readCsv(text);
+  const raw: RawDirectory = args.format === 'json' ? readJson(text, args.channels) : readCsv(text, args.channels);
   const origin: RowOrigin = raw.origin;
   const report: ImportReport = { orgId, contacts: { inserted: 0, updated: 0 }, departments: { inserted: 0 }, errors: [], warnings: [] };
   const issue = (section: ImportIssue['section'], row: number, column: string, kind: IssueKind, detail = ''): ImportIssue => ({
@@ -84,7 +86,7 @@ export async function importDirectory(db: Db, args: ImportDirectoryArgs): Promis
 
     const seen = new Map<string, number>();
     for (const rawRow of raw.contacts) {
-      const v = validateContact(rawRow);
+      const v = validateContact(rawRow, args.channels);
       if (!v.ok) {
         report.errors.push(issue('contacts', v.problem.row, v.problem.column, v.problem.kind, v.problem.detail));
         continue;

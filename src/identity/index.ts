@@ -10,14 +10,12 @@ export { checkAccess, type AccessDecision } from './access.ts';
 export { importDirectory, DirectoryFormatError, type ImportDirectoryArgs } from './import.ts';
 export { seedDemoDirectory, DEMO_CONTACTS } from './demo.ts';
 export { departmentPathFor, ensureDepartmentPath, parseDepartmentPath } from './departments.ts';
-export {
-  DIRECTORY_CHANNELS,
-  type Contact,
-  type ResolvedActor,
-  type ActorFields,
-  type ImportReport,
-  type ImportIssue,
-  type DirectoryChannel,
-  type Lang,
-  type TeamRole,
+export type {
+  Contact,
+  ResolvedActor,
+  ActorFields,
+  ImportReport,
+  ImportIssue,
+  Lang,
+  TeamRole,
 } from './types.ts';

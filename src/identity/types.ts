@@ -10,12 +10,6 @@ import type { Lang } from '../channel/types.ts';
 
 export type { Lang };
 
-/** The channels with an id column in a directory import (docs/configuration.md). */
-export const DIRECTORY_CHANNELS = ['telegram', 'feishu', 'discord', 'wecom', 'dingtalk', 'web'] as const;
-
-/** One of {@link DIRECTORY_CHANNELS}. */
-export type DirectoryChannel = (typeof DIRECTORY_CHANNELS)[number];
-
 /** One contact of the directory (a row of `skillgate.contacts` plus its platform ids). */
 export interface Contact {
   /** Internal primary key as a decimal string (`actor_id`, R-CTX-08). */

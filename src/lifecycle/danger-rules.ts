@@ -52,7 +52,7 @@ interface ShellCall {
 function childProcessBindings(code: string): { namespaces: string[]; fns: Map<string, string> } {
   const namespaces: string[] = [];
   const fns = new Map<string, string>();
-  const mod = String.raw`['"](?:node:)?child_process['"]`;
+  const mod = `['"](?:node:)?child_process['"]`;
   for (const { m } of matchIndexes(code, new RegExp(String.raw`import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s+${mod}`))) namespaces.push(m[1] ?? '');
   for (const { m } of matchIndexes(code, new RegExp(String.raw`(?:const|let|var)\s+([\w$]+)\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*${mod}\s*\)`))) namespaces.push(m[1] ?? '');
   const named = [

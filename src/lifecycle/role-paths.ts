@@ -13,9 +13,9 @@ import type { SkillRoot } from '../registry/load-skill.ts';
 export const ROLE_SKILLS_DIR = 'role-skills';
 
 /** Skill name rule of R-PRE-03. */
-export const SKILL_NAME_RE = /^[a-z0-9][a-z0-9_\-]*$/;
+export const SKILL_NAME_RE = /^[a-z0-9][a-z0-9_-]*$/;
 /** A role id usable as one folder name (no separators, no `..`, at most 64 characters). */
-export const ROLE_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$/;
+export const ROLE_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** Files create_skill writes (R-PRE-08): SKILL.md, the handler file and skill.toml. */
 export const CREATE_FILES: readonly string[] = ['SKILL.md', ...HANDLER_FILES, 'skill.toml'];

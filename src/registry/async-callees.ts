@@ -18,7 +18,7 @@ const SOURCE_EXT = new Set(['.ts', '.js', '.mjs', '.cjs', '.py']);
  * call('x', …)`). Unique names in order of first appearance.
  */
 export function callSkillTargets(source: string): string[] {
-  const re = /(?:\bcall_skill\b['"]?\]?|\bcallSkill\b|(?<![.\w])call\b)\s*\(\s*(['"`])([A-Za-z0-9_\-]+)\1/g;
+  const re = /(?:\bcall_skill\b['"]?\]?|\bcallSkill\b|(?<![.\w])call\b)\s*\(\s*(['"`])([A-Za-z0-9_-]+)\1/g;
   const out: string[] = [];
   for (const m of source.matchAll(re)) if (!out.includes(m[2]!)) out.push(m[2]!);
   return out;

@@ -18,6 +18,7 @@ export interface Batcher<T, R> {
  */
 export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 500): Batcher<T, R> {
   let queue: { item: T; resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
+  // biome-ignore lint/correctness/noUnusedVariables: read by the `??=` in submit (one drain at a time)
   let running: Promise<void> | null = null;
 
   const drain = async (): Promise<void> => {
@@ -26,7 +27,7 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 5
       queue = queue.slice(batch.length);
       try {
         const results = await flush(batch.map((b) => b.item));
-        batch.forEach((b, i) => b.resolve(results[i]!));
+        for (const [i, b] of batch.entries()) b.resolve(results[i]!);
       } catch (err) {
         for (const b of batch) b.reject(err);
       }

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import pg from 'pg';
+import type pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { assertIdentifier, type Db, type DbEngine, type QueryResult, type Tx } from './db.ts';
 

@@ -15,7 +15,7 @@ import { createAsyncRunner } from '../../src/async/runner.ts';
 import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
 import { BUILTIN_SKILLS_DIR } from '../../src/config/settings.ts';
 import { resolveWalls, type WallSettings } from '../../src/config/walls.ts';
-import { type RunSkillRequest, type SkillServices } from '../../src/executor/skill-call.ts';
+import type { RunSkillRequest, SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { createNotifyAdapter, NOTIFY_ACCOUNT, NOTIFY_CHANNEL, runNotify } from '../../src/orchestration/notify.ts';

@@ -3,6 +3,7 @@
  * one row per skill call — with role, channel, actor, skill, action, outcome, duration, the
  * confirm token's hash — and no secret value anywhere in the table (issue 10 acceptance).
  */
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
@@ -36,6 +37,7 @@ describeEachEngine('audit log of a conversation', (db) => {
   beforeAll(async () => {
     h = await makeTurnHarness(db(), { channel: 'telegram', skillRoots: [{ dir: AUDIT_FIXTURES, source: 'shared' }] });
     const report = await importDirectory(db(), {
+      channels: BUILD_DIRECTORY_CHANNELS,
       orgId: 'demo',
       roleId: 'default',
       format: 'json',

@@ -93,7 +93,7 @@ describeEachEngine('audit local admin API', (db) => {
     await migrate(db());
     await seed(db());
     await insertAudit(db(), entry('datatable', new Date(NOW.getTime() - 2000), { roleId: 'sales', action: 'delete_by', success: false, errorType: 'config' }));
-    const server = createApp({ db: db(), log, localToken: token }).listen(0, '127.0.0.1');
+    const server = createApp({ db: db(), log, localToken: token, channels: ['web'] }).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return () => new Promise<void>((resolve) => server.close(() => resolve()));

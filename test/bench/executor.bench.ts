@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { resolveWalls } from '../../src/config/walls.ts';
-import { type SkillCall, type SkillServices } from '../../src/executor/skill-call.ts';
+import type { SkillCall, SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill, wireSkillCall } from '../../src/wiring/skill-call.ts';
 import { createAuditSink, type AuditSink } from '../../src/audit/sink.ts';
 import { createLogger } from '../../src/log/logger.ts';

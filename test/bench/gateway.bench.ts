@@ -9,6 +9,7 @@
  * BENCH_DATABASE_URL (run the gateway on that PostgreSQL instead of embedded PGlite; its
  * `skillgate` schema and the baseline's table are created there).
  */
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -206,7 +207,7 @@ export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DA
   try {
     // one directory contact per client, so each has its own conversation (per-chat order)
     const rows = ['contact_key,name', ...Array.from({ length: clients }, (_, i) => `bench_${i},压测${i}`)].join('\n');
-    await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: rows, format: 'csv' });
+    await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: rows, format: 'csv', channels: BUILD_DIRECTORY_CHANNELS });
     const tokens = await Promise.all(Array.from({ length: clients }, (_, i) => issueWebToken(gateway.db, 'demo', `bench_${i}`)));
     const counter = installQueryCounter();
     // BENCH_GATEWAY_BASELINE_SECONDS: shorter baselines while profiling the gateway (default: the same)

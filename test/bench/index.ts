@@ -96,7 +96,7 @@ function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: str
 ): LoadFigure {
   const ratios = reps.map((r) => r.subject.perSecond / r.baseline.perSecond);
   const m = median(ratios);
-  const mid = reps[ratios.findIndex((x) => x === m)] ?? reps[Math.floor(reps.length / 2)]!;
+  const mid = reps[ratios.indexOf(m)] ?? reps[Math.floor(reps.length / 2)]!;
   return {
     bench,
     engine: mid.engine,

@@ -21,6 +21,7 @@ import { issueWebToken } from '../../adapters/web/index.ts';
 import { distIsCurrent } from '../../bin/dist-current.js';
 import { drive } from './gateway.bench.ts';
 import { median } from './load.ts';
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'skillgate.js');
@@ -168,7 +169,7 @@ export async function runStartupBench(databaseUrl = process.env.BENCH_DATABASE_U
     const clients = 20;
     const tokens = await withEmbedded(dataDir, async (db) => {
       const rows = ['contact_key,name', ...Array.from({ length: clients }, (_, i) => `boot_${i},启动${i}`)].join('\n');
-      await importDirectory(db, { orgId: 'demo', roleId: 'default', data: rows, format: 'csv' });
+      await importDirectory(db, { orgId: 'demo', roleId: 'default', data: rows, format: 'csv', channels: BUILD_DIRECTORY_CHANNELS });
       return Promise.all(Array.from({ length: clients }, (_, i) => issueWebToken(db, 'demo', `boot_${i}`)));
     });
     skillRun(dataDir); // the first run fills the parse cache for the skill's handler

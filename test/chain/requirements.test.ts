@@ -18,7 +18,6 @@ import { lookupContext, pipelineStepExecutor, runChainDocument, type ChainRunReq
 import { validateChain } from '../../src/chain/validate.ts';
 import { loadSettings } from '../../src/config/settings.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
-import { type SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill, withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';

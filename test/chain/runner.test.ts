@@ -40,7 +40,7 @@ describeEachEngine('chain runner', (db) => {
     expect(r.ok).toBe(true);
     expect(r.failed).toEqual([]);
     expect(r.error).toBe('');
-    const got = (r.steps['回显'] as { input: Record<string, unknown> }).input;
+    const got = (r.steps.回显 as { input: Record<string, unknown> }).input;
     expect(got.city).toBe('上海');
     expect(got.city2).toBe('上海');
     expect(got.n).toBe(7);
@@ -50,7 +50,7 @@ describeEachEngine('chain runner', (db) => {
     expect(got.total).toBe(2);
     expect(got.text).toBe('n=2; rows=[{"name":"甲","qty":2},{"name":"乙","qty":5}]; c=上海');
     expect(got.nested).toEqual({ deep: [5] });
-    expect(r.last).toBe(r.steps['回显']);
+    expect(r.last).toBe(r.steps.回显);
     expect(typeof r.duration_ms).toBe('number');
   });
 

@@ -1,3 +1,5 @@
+import { channelDeclarations } from '../../adapters/index.ts';
+import { envChannels } from '../../src/channel/declaration.ts';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, decodeSecretKey } from '../../src/config/settings.ts';
 import { resolveWalls, skillWallSec } from '../../src/config/walls.ts';
@@ -24,7 +26,6 @@ describe('settings from the environment (CONTRACTS.md §11)', () => {
     expect(s.port).toBe(8787);
     expect(s.orgId).toBe('demo');
     expect(s.roleId).toBe('default');
-    expect(s.channels).toEqual(['web']);
     expect(s.skillRoots).toHaveLength(2);
     expect(s.skillRoots.map((r) => r.source)).toEqual(['builtin', 'builtin']);
     expect(s.skillRoots[0]!.dir).toMatch(/skills\/?$/);
@@ -36,9 +37,9 @@ describe('settings from the environment (CONTRACTS.md §11)', () => {
     expect(s.skillRoots.map((r) => r.dir).slice(2)).toEqual(['/srv/sg/a', '/abs/b']);
   });
 
-  it('a channel is on only when all its variables are present', () => {
-    const s = loadSettings({ TELEGRAM_BOT_TOKEN: 't', FEISHU_APP_ID: 'cli_x' }, cwd);
-    expect(s.channels).toEqual(['web', 'telegram']);
+  it('a channel is on only when all its declared variables are present', () => {
+    expect(envChannels({}, channelDeclarations)).toEqual(['web']);
+    expect(envChannels({ TELEGRAM_BOT_TOKEN: 't', FEISHU_APP_ID: 'cli_x' }, channelDeclarations)).toEqual(['web', 'telegram']);
   });
 
   it('errors name the variable: PORT, DATABASE_URL, SKILLGATE_SECRET_KEY, TOOL_WALL_SEC', () => {

@@ -91,8 +91,8 @@ describe('datatable input normalisation (spec 000 §3.5)', () => {
   it('R-ACT-06: a 「确认」 prefix strips to the action and adds 确认=true (noted)', () => {
     const r = ok({ action: '确认删除', row_id: 3 });
     expect(r.action).toBe('delete');
-    expect(r.payload['确认']).toBe(true);
+    expect(r.payload.确认).toBe(true);
     expect(r.actionNote).toContain('确认=true');
-    expect(ok({ action: 'delete', row_id: 3 }).payload['确认']).toBeUndefined();
+    expect(ok({ action: 'delete', row_id: 3 }).payload.确认).toBeUndefined();
   });
 });

@@ -7,6 +7,7 @@
  * - Telegram Bot API: test/adapters/telegram/fake-telegram.ts (getFile + file download);
  * - Apprise API: test/fixtures/apprise/fake-apprise-api.ts (records `POST /notify/`).
  */
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,7 +81,7 @@ export async function startRig(
   if (engine === 'server') Object.assign(env, { DATABASE_URL: await serverDatabaseUrl('_repair', true), SKILLGATE_SECRET_KEY: KEY });
   const gateway = await startGateway(loadSettings(env, dir), opts.log ?? createLogger({ level: 'silent' }), { ...opts.env });
   if (directory.length > 0) {
-    const rep = await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: JSON.stringify({ contacts: directory }), format: 'json' });
+    const rep = await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: JSON.stringify({ contacts: directory }), format: 'json', channels: BUILD_DIRECTORY_CHANNELS });
     if (rep.errors.length > 0) throw new Error(`directory import: ${JSON.stringify(rep.errors)}`);
   }
   await putNotifyTarget(gateway.db, 'ops', { kind: 'urls', urls: ['json://ops.example.test/alerts'] });

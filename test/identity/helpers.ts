@@ -1,4 +1,5 @@
 /** Shared setup of the identity tests: fixture files and a small import helper. */
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { importDirectory } from '../../src/identity/index.ts';
@@ -17,5 +18,5 @@ export function fixture(name: string): Buffer {
 
 /** Import a JSON document into org `orgId` (role `default`). */
 export function importJson(db: Db, orgId: string, doc: unknown, roleId = 'default'): Promise<ImportReport> {
-  return importDirectory(db, { orgId, roleId, data: JSON.stringify(doc), format: 'json' });
+  return importDirectory(db, { orgId, roleId, data: JSON.stringify(doc), format: 'json', channels: BUILD_DIRECTORY_CHANNELS });
 }

@@ -8,7 +8,7 @@ import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { createInbox, discardQuarantined, listQuarantined, retryQuarantined, type InboxEvent } from '../../src/inbox/index.ts';
-import { runInboxCommand } from '../../src/cli/commands/inbox.ts';
+import { runInboxCommand } from '../../src/admin/inbox.ts';
 import { captureLog, inbound, until } from './helpers.ts';
 
 describeEachEngine('inbox quarantine', (db) => {

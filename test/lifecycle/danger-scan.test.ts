@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the samples are skill source code containing template literals
 /**
  * The danger scan's rules (R-PRE-07; issue 10 item 3; docs/danger-scan.md): every rule fires on
  * a positive sample and stays quiet on a near-miss, per language.

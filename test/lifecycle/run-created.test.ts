@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { resolveWalls } from '../../src/config/walls.ts';
-import { type RunSkillRequest, type SkillServices } from '../../src/executor/skill-call.ts';
+import type { RunSkillRequest, SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { roleSkillRoot } from '../../src/lifecycle/role-paths.ts';
 import { createRoleSkill, editRoleSkill } from '../../src/lifecycle/skill-edit.ts';

@@ -4,6 +4,7 @@
  * shows 张三 on channel mcp); a token of a role without datatable does not see it and cannot
  * call it; a revoked or unknown token gets 401; a foreign Origin gets 403.
  */
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,7 @@ for (const engine of ENGINES) {
       delete process.env.SKILLGATE_PUBLIC_URL;
       gateway = await startGateway(loadSettings(env, dir), createLogger({ level: 'silent' }), {});
       const rep = await importDirectory(gateway.db, {
+        channels: BUILD_DIRECTORY_CHANNELS,
         orgId: 'demo',
         roleId: 'default',
         data: JSON.stringify({ contacts: [{ contact_key: 'zhangsan', name: '张三', emp_no: 'E1001', department: '销售部' }] }),

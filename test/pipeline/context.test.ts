@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { type RunSkillRequest } from '../../src/executor/skill-call.ts';
+import type { RunSkillRequest } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { CONFIG_SECTION_KEYS, PLATFORM_CTX_KEYS } from '../../src/runtime/keys.ts';
 import { setSkillConfig } from '../../src/runtime/skill-config.ts';

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it, vi } from 'vitest';
 import { resolveWalls } from '../../src/config/walls.ts';
-import { type RunSkillRequest, type SkillServices } from '../../src/executor/skill-call.ts';
+import type { RunSkillRequest, SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { makeHarness, type Harness } from './helpers.ts';

@@ -20,8 +20,8 @@ describe('skillgate skill check (CONTRACTS.md §4)', () => {
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^${escape(dir)}: error: execute in handler\\.ts takes \\(a, b\\)`));
-    expect(lines[1]).toMatch(new RegExp(`^${escape(dir)}: error: execute in handler\\.ts is not async`));
+    expect(lines[0]).toMatch(new RegExp(`^${escapeRe(dir)}: error: execute in handler\\.ts takes \\(a, b\\)`));
+    expect(lines[1]).toMatch(new RegExp(`^${escapeRe(dir)}: error: execute in handler\\.ts is not async`));
   });
 
   it('a good skill ⇒ exit 0 and "<dir>: ok"', async () => {
@@ -54,6 +54,6 @@ describe('skillgate skill check (CONTRACTS.md §4)', () => {
   });
 });
 
-function escape(s: string): string {
+function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -35,8 +35,8 @@ describe('preflight: skill.toml', () => {
     expect(graded(await preflight(unknown, create))).toEqual([['error', 'exec.type_invalid']]);
     const noConfig = makeSkill('t_noconfig', { 'skill.toml': '[skill]\nname = "t_noconfig"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "NODE"\n' });
     expect(graded(await preflight(noConfig, create))).toEqual([['error', 'exec.config_missing']]);
-    const escape = makeSkill('t_escape', { 'skill.toml': '[skill]\nname = "t_escape"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "SHELL"\nconfig = "../run.sh"\n' });
-    expect(graded(await preflight(escape, create))).toEqual([['error', 'exec.config_escape']]);
+    const escaping = makeSkill('t_escape', { 'skill.toml': '[skill]\nname = "t_escape"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "SHELL"\nconfig = "../run.sh"\n' });
+    expect(graded(await preflight(escaping, create))).toEqual([['error', 'exec.config_escape']]);
   });
 
   it('R-PRE-05: [exec.primary] is read as [exec]; the type is case-insensitive', async () => {

@@ -47,7 +47,7 @@ const SKILL_CODE = codeFiles(BUILTIN_SKILLS_DIR);
 /** Lines of `files` matching `re`, as `path:line: text` (the failure message names them). */
 function hits(files: { path: string; text: string }[], re: RegExp): string[] {
   const out: string[] = [];
-  for (const f of files) f.text.split('\n').forEach((line, i) => re.test(line) && out.push(`${f.path}:${i + 1}: ${line.trim()}`));
+  for (const f of files) for (const [i, line] of f.text.split('\n').entries()) if (re.test(line)) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
   return out;
 }
 

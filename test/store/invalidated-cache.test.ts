@@ -4,6 +4,7 @@
  * process and, on a server, on another replica's cache — and a load in flight during a change
  * is not kept.
  */
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { importDirectory, resolveActor } from '../../src/identity/index.ts';
@@ -50,7 +51,13 @@ describeEachEngine('invalidated caches', (db) => {
     const args = { orgId: 'demo', roleId: 'default', channel: 'telegram', platformId: '777', nickname: 'x' };
     const who = () => cache.get(JSON.stringify(args), () => resolveActor(db(), args));
     expect((await who()).known).toBe(false);
-    await importDirectory(db(), { orgId: 'demo', roleId: 'default', format: 'csv', data: 'contact_key,name,telegram\nwang,王五,777' });
+    await importDirectory(db(), {
+      orgId: 'demo',
+      roleId: 'default',
+      format: 'csv',
+      channels: BUILD_DIRECTORY_CHANNELS,
+      data: 'contact_key,name,telegram\nwang,王五,777',
+    });
     await eventually(async () => (await who()).known);
     await cache.close();
   });

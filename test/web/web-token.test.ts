@@ -4,7 +4,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { migrate } from '../../src/store/migrate.ts';
-import { runWebTokenCommand } from '../../src/cli/commands/web-token.ts';
+import { runWebTokenCommand } from '../../src/admin/web-tokens.ts';
 import { staticDirectory, verifyWebToken } from '../../adapters/web/index.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 

@@ -2,6 +2,7 @@
  * Console section `mcp` (docs/mcp.md "Tokens"): issue a token for a directory contact (shown
  * once, then only its id is listed), the token verifies; revoke it and it no longer does.
  */
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { mcpSection } from '../../adapters/web_admin/api/mcp.ts';
 import type { AdminConsoleDeps } from '../../adapters/web_admin/index.ts';
@@ -14,7 +15,7 @@ describeEachEngine('console section mcp: MCP tokens', (db) => {
   let rig: ConsoleRig;
   beforeAll(async () => {
     rig = await startConsoleRig(db(), { deps: { sections: [mcpSection] } as Partial<AdminConsoleDeps> });
-    const rep = await importDirectory(db(), { orgId: 'demo', roleId: 'default', data: JSON.stringify({ contacts: [{ contact_key: 'zhangsan', name: '张三', emp_no: 'E1001' }] }), format: 'json' });
+    const rep = await importDirectory(db(), { orgId: 'demo', roleId: 'default', data: JSON.stringify({ contacts: [{ contact_key: 'zhangsan', name: '张三', emp_no: 'E1001' }] }), format: 'json', channels: BUILD_DIRECTORY_CHANNELS });
     expect(rep.errors).toEqual([]);
   });
   afterAll(async () => {

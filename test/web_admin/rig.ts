@@ -3,6 +3,7 @@
  * 127.0.0.1:0, with a migrated database, the built-in skills, a real outbox and a config of
  * two roles. `call()` speaks to `/admin/api/*` with a bearer token or a cookie.
  */
+import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,7 @@ export interface ConsoleRig {
   /** Adapters by `<channel>:<account>` the outbox delivers to. */
   adapters: Map<string, ChannelAdapter>;
   /** Call `/admin/api/<path>`: `auth` = 'token' (bearer), a cookie string, or none. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers
   call(path: string, opts?: { method?: string; body?: unknown; auth?: 'token' | { cookie: string } | null; headers?: Record<string, string> }): Promise<{ status: number; json: any; headers: Headers }>;
   close(): Promise<void>;
 }
@@ -58,7 +60,7 @@ export async function startConsoleRig(db: Db, opts: { adminToken?: string | null
   const outbox = createOutbox(db, { log, adapterFor, maxAttempts: 1, pollMs: 50 });
   outbox.start();
   const deps: AdminConsoleDeps = {
-    db, log, services: withSkillCall, config, defaultRoleId: 'default', outbox, adapterFor,
+    db, log, services: withSkillCall, config, defaultRoleId: 'default', channels: BUILD_DIRECTORY_CHANNELS, outbox, adapterFor,
     adminToken: opts.adminToken === null ? undefined : (opts.adminToken ?? ADMIN_TOKEN),
     ...opts.deps,
   };

@@ -1,8 +1,8 @@
 // skillgate web chat (docs/web-protocol.md). No framework, no build step. Every piece of
 // server HTML is sanitized again with DOMPurify before it is inserted; everything else is
 // inserted as text.
-'use strict';
-(function () {
+
+(() => {
   const EN = /^en\b/i.test(navigator.language || '');
   const T = EN
     ? {
@@ -210,7 +210,7 @@
         state.ready = true;
         state.backoff = 500;
         state.heartbeatS = f.heartbeat_s || 25;
-        if (f.limits && f.limits.max_text_chars) state.maxText = f.limits.max_text_chars;
+        if (f.limits?.max_text_chars) state.maxText = f.limits.max_text_chars;
         if (f.seq < state.lastSeq) {
           // The server has fewer frames than we saw (a reset database): start over.
           el.messages.textContent = '';
@@ -401,7 +401,7 @@
         Object.assign(entry, body);
       } catch (err) {
         state.pending = state.pending.filter((p) => p !== entry);
-        showError(T.uploadFailed + file.name + ' — ' + (err && err.message ? err.message : ''));
+        showError(T.uploadFailed + file.name + ' — ' + (err?.message ? err.message : ''));
       }
       renderChips();
     }

@@ -146,7 +146,7 @@ export const directorySection: AdminSection = {
       if (!format) return fail(res, 400, 'bad_format', '请选择文件格式：csv 或 json。');
       if (typeof body.data !== 'string' || body.data.trim() === '') return fail(res, 400, 'empty_file', '文件是空的。');
       try {
-        const report = await importDirectory(deps.db, { orgId: role.org_id, roleId: role.id, data: body.data, format, lang: body.lang === 'en' ? 'en' : 'zh-CN' });
+        const report = await importDirectory(deps.db, { orgId: role.org_id, roleId: role.id, data: body.data, format, lang: body.lang === 'en' ? 'en' : 'zh-CN', channels: deps.channels });
         const a = adminOfSafe(res);
         deps.log.info({ admin: a, org: report.orgId, inserted: report.contacts.inserted, updated: report.contacts.updated, refused: report.errors.length }, 'admin console: directory imported');
         res.json({ report });

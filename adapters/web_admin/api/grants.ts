@@ -15,7 +15,7 @@
  * `table` is a title or a table id.
  */
 import express from 'express';
-import { runGrantCommand } from '../../../src/cli/commands/datatable-grant.ts';
+import { runGrantCommand } from '../../../src/admin/grants.ts';
 import { listGrants } from '../../../src/datatable/grants.ts';
 import { listTables } from '../../../src/datatable/metadata.ts';
 import { DATATABLE_ACTIONS } from '../../../src/datatable/types.ts';

@@ -24,7 +24,7 @@ export async function api(path, { method = 'GET', body } = {}) {
   try { json = await res.json(); } catch { json = null; }
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith('signin')) showSignin();
-    throw new ApiError((json && json.error) || t('请求失败（HTTP ' + res.status + '）', 'Request failed (HTTP ' + res.status + ')'), json && json.code, res.status);
+    throw new ApiError((json?.error) || t('请求失败（HTTP ' + res.status + '）', 'Request failed (HTTP ' + res.status + ')'), json?.code, res.status);
   }
   return json;
 }

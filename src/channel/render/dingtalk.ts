@@ -36,7 +36,7 @@ export function escapeDingtalkMd(s: string): string {
 const BR = '  \n';
 
 function escapeCell(s: string): string {
-  return s.replace(/\n|  \n/g, ' ').trim();
+  return s.replace(/\n| {2}\n/g, ' ').trim();
 }
 
 function alignRule(a: string | null): string {

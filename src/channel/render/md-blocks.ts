@@ -63,7 +63,9 @@ export function markerList(
     blocks
       .join(node.tight ? (opts.tightJoin ?? '\n') : '\n\n')
       .split('\n')
-      .forEach((l, j) => lines.push(j === 0 ? marker + l : l === '' ? '' : indent + l));
+      .forEach((l, j) => {
+        lines.push(j === 0 ? marker + l : l === '' ? '' : indent + l);
+      });
   });
   return lines.join('\n');
 }

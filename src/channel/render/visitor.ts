@@ -176,7 +176,7 @@ export function textList(items: string[][], node: Extract<MdBlock, { type: 'list
     const marker = node.ordered ? `${node.start + i}. ` : bullet;
     const body = blocks.join(node.tight ? '\n' : '\n\n');
     const indent = ' '.repeat(marker.length);
-    body.split('\n').forEach((l, j) => lines.push(j === 0 ? marker + l : l === '' ? '' : indent + l));
+    for (const [j, l] of body.split('\n').entries()) lines.push(j === 0 ? marker + l : l === '' ? '' : indent + l);
   });
   return lines.join(node.tight ? '\n' : '\n\n').replace(/\n{3,}/g, '\n\n');
 }

@@ -8,13 +8,13 @@ import { loadSettings, type Settings } from '../../config/settings.ts';
 import { parseChainDocument, type ChainDocument } from '../../chain/document.ts';
 import { discoverSkills, type Registry } from '../../registry/discover.ts';
 import { CliError, EXIT_FAILED, EXIT_REFUSED } from '../io.ts';
-import { configErrorsAsRefusal } from '../settings.ts';
+import { configErrorsAsRefusal, configDefaults } from '../settings.ts';
 
 /** Settings and config file; a configuration problem is "input refused" (exit 1). */
 export function chainSettings(): { settings: Settings; config: ConfigFile } {
   return configErrorsAsRefusal(() => {
     const settings = loadSettings();
-    return { settings, config: loadConfigFile(settings.configPath, settings) };
+    return { settings, config: loadConfigFile(settings.configPath, configDefaults(settings)) };
   });
 }
 

@@ -13,52 +13,17 @@
  * 2 the file cannot be read or the database cannot be reached. Works while `serve` runs
  * (local admin API `POST /api/local/directory/import`).
  */
+import { channelDeclarations } from '../../../adapters/index.ts';
+import { directoryChannels } from '../../channel/declaration.ts';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { loadConfigFile } from '../../config/file.ts';
-import { DirectoryFormatError, importDirectory } from '../../identity/import.ts';
 import type { ImportReport, Lang } from '../../identity/types.ts';
-import type { Db } from '../../store/db.ts';
 import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
-import { configErrorsAsRefusal } from '../settings.ts';
+import { configErrorsAsRefusal, configDefaults } from '../settings.ts';
 import { configSettings } from './config-set.ts';
-
-/** What a directory import asks for (also the body of the local admin API route). */
-export interface DirectoryImportRequest {
-  /** Raw org id ("" → `r_<roleId>`). */
-  orgId: string;
-  roleId: string;
-  format: 'csv' | 'json';
-  /** The file's bytes, base64. */
-  dataBase64: string;
-  lang?: Lang;
-}
-
-/** Result of {@link runDirectoryImport}. */
-export type DirectoryImportResult = { ok: true; report: ImportReport } | { ok: false; error: string };
-
-/**
- * Run one import against the database (the CLI's direct path and the local admin API).
- * Never throws for a bad file: `{ok:false, error}`.
- * @throws the database error.
- */
-export async function runDirectoryImport(db: Db, req: DirectoryImportRequest): Promise<DirectoryImportResult> {
-  const format = req.format === 'json' ? 'json' : 'csv';
-  try {
-    const report = await importDirectory(db, {
-      orgId: String(req.orgId ?? ''),
-      roleId: String(req.roleId ?? ''),
-      data: Buffer.from(String(req.dataBase64 ?? ''), 'base64'),
-      format,
-      lang: req.lang === 'en' ? 'en' : 'zh-CN',
-    });
-    return { ok: true, report };
-  } catch (err) {
-    if (err instanceof DirectoryFormatError) return { ok: false, error: err.message };
-    throw err;
-  }
-}
+import { type DirectoryImportRequest, type DirectoryImportResult, runDirectoryImport } from '../../admin/directory-import.ts';
 
 /** `json` for `.json`, `csv` for `.csv`, else sniffed from the first non-blank character. */
 export function directoryFormatOf(file: string, data: Buffer): 'csv' | 'json' {
@@ -99,7 +64,7 @@ export async function directoryImportCommand(
   const roleId = opts.role?.trim() || settings.roleId;
   let orgId = opts.org?.trim();
   if (orgId === undefined || orgId === '') {
-    const config = configErrorsAsRefusal(() => loadConfigFile(settings.configPath, settings));
+    const config = configErrorsAsRefusal(() => loadConfigFile(settings.configPath, configDefaults(settings)));
     const role = config.roles.find((r) => r.id === roleId);
     if (!role) {
       io.stderr(`skillgate: unknown role "${roleId}"\n`);
@@ -115,7 +80,7 @@ export async function directoryImportCommand(
   }
   const req: DirectoryImportRequest = { orgId, roleId, format: directoryFormatOf(file, data), dataBase64: data.toString('base64'), lang };
   const result = await withCliDb<DirectoryImportResult>(settings, {
-    direct: (db) => runDirectoryImport(db, req),
+    direct: (db) => runDirectoryImport(db, req, directoryChannels(channelDeclarations)),
     viaServer: (call) => call<DirectoryImportResult>('POST', '/api/local/directory/import', req),
   });
   if (!result.ok) {

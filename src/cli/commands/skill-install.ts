@@ -16,7 +16,7 @@ import { createLogger } from '../../log/logger.ts';
 import type { Db } from '../../store/db.ts';
 import { runAdminCommand } from '../db-access.ts';
 import { EXIT_OK, type CliIO } from '../io.ts';
-import { configErrorsAsRefusal } from '../settings.ts';
+import { configErrorsAsRefusal, configDefaults } from '../settings.ts';
 
 /** What the CLI sends to the running server. */
 export interface SkillInstallRequest {
@@ -43,7 +43,7 @@ export async function runSkillInstall(db: Db, settings: Settings, config: Config
 export async function skillInstallCommand(source: string, opts: { role?: string; json?: boolean }, io: CliIO): Promise<number> {
   const { settings, config } = configErrorsAsRefusal(() => {
     const settings = loadSettings();
-    return { settings, config: loadConfigFile(settings.configPath, settings) };
+    return { settings, config: loadConfigFile(settings.configPath, configDefaults(settings)) };
   });
   const req: SkillInstallRequest = { source: resolve(process.cwd(), source), ...(opts.role ? { roleId: opts.role } : {}) };
   const done = await runAdminCommand<InstallResult>(settings, io, {

@@ -17,7 +17,7 @@ import type { ModelTool } from '../../registry/types.ts';
 import type { Db } from '../../store/db.ts';
 import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
-import { configErrorsAsRefusal } from '../settings.ts';
+import { configErrorsAsRefusal, configDefaults } from '../settings.ts';
 
 /** Pad `s` to `width` display columns (CJK characters count as two). */
 function pad(s: string, width: number): string {
@@ -37,7 +37,7 @@ function displayWidth(s: string): number {
 export async function skillListCommand(opts: { role?: string; json?: boolean }, io: CliIO): Promise<number> {
   const { settings, config } = configErrorsAsRefusal(() => {
     const settings = loadSettings();
-    return { settings, config: loadConfigFile(settings.configPath, settings) };
+    return { settings, config: loadConfigFile(settings.configPath, configDefaults(settings)) };
   });
   const roleId = opts.role ?? settings.roleId;
   const enabled = roleSkills(config, roleId);

@@ -16,7 +16,7 @@ import { createSkillLifecycle } from '../../lifecycle/live.ts';
 import { publishCatalog } from '../../registry/catalog.ts';
 import { withCliDb } from '../db-access.ts';
 import { CliError, EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
-import { configErrorsAsRefusal } from '../settings.ts';
+import { configErrorsAsRefusal, configDefaults } from '../settings.ts';
 
 /** Raw options as commander gives them. */
 export interface SkillRunFlags {
@@ -54,7 +54,7 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
   };
   const { settings, config } = configErrorsAsRefusal(() => {
     const settings = loadSettings();
-    return { settings, config: loadConfigFile(settings.configPath, settings) };
+    return { settings, config: loadConfigFile(settings.configPath, configDefaults(settings)) };
   });
   // `${PORT}` in HTTP skills (gateway_health) means the configured gateway port here too.
   process.env.PORT ??= String(settings.port);

@@ -11,44 +11,13 @@
  * unknown role); 2 the database could not be reached. Works while `serve` runs (local admin
  * API `POST /api/local/web/token`).
  */
-import { identityDirectory, type WebDirectory } from '../../../adapters/web/directory.ts';
-import { issueWebToken } from '../../../adapters/web/tokens.ts';
 import { loadConfigFile } from '../../config/file.ts';
-import { findContact } from '../../identity/index.ts';
-import type { Db } from '../../store/db.ts';
 import { readServerInfo } from '../../store/datadir.ts';
 import { withCliDb } from '../db-access.ts';
 import { EXIT_OK, EXIT_REFUSED, printJson, type CliIO } from '../io.ts';
-import { configErrorsAsRefusal } from '../settings.ts';
+import { configErrorsAsRefusal, configDefaults } from '../settings.ts';
 import { configSettings } from './config-set.ts';
-
-/** What a web token request asks for (also the body of the local admin API route). */
-export interface WebTokenRequest {
-  orgId: string;
-  contactKey: string;
-}
-
-/** Result of {@link runWebTokenCommand}. */
-export type WebTokenResult =
-  | { ok: true; contact_key: string; name: string; org_id: string; token: string }
-  | { ok: false; error: string };
-
-/**
- * Issue a token for a contact of the directory. Never throws for a user mistake.
- * @throws the database error; an error when the directory cannot be read.
- */
-export async function runWebTokenCommand(
-  db: Db,
-  req: WebTokenRequest,
-  directory: WebDirectory = identityDirectory(db, findContact),
-): Promise<WebTokenResult> {
-  const key = String(req.contactKey ?? '').trim();
-  if (key === '') return { ok: false, error: 'a contact key is required' };
-  const contact = await directory.find(req.orgId, key);
-  if (!contact) return { ok: false, error: `contact "${key}" is not in the directory of org "${req.orgId}"` };
-  const token = await issueWebToken(db, req.orgId, contact.contact_key);
-  return { ok: true, contact_key: contact.contact_key, name: contact.name, org_id: req.orgId, token };
-}
+import { type WebTokenRequest, type WebTokenResult, runWebTokenCommand } from '../../admin/web-tokens.ts';
 
 /**
  * Run `web token` with commander's parsed options.
@@ -57,7 +26,7 @@ export async function runWebTokenCommand(
 export async function webTokenCommand(contactKey: string, opts: { role?: string; json?: boolean }, io: CliIO): Promise<number> {
   const settings = configSettings();
   const roleId = opts.role?.trim() || settings.roleId;
-  const config = configErrorsAsRefusal(() => loadConfigFile(settings.configPath, settings));
+  const config = configErrorsAsRefusal(() => loadConfigFile(settings.configPath, configDefaults(settings)));
   const role = config.roles.find((r) => r.id === roleId);
   if (!role) {
     io.stderr(`skillgate: unknown role "${roleId}"\n`);

@@ -96,11 +96,11 @@ function checkColumnDef(def: RawNode, ctx: WalkCtx): FieldDef {
 function refuseConstraint(con: RawNode): never {
   switch (con.contype) {
     case 'CONSTR_PRIMARY':
-      refuse('primary_key', 'PRIMARY KEY is not allowed: every table gets the platform\'s id bigserial primary key (R-DT-78)', '不能定义 PRIMARY KEY：主键 id 由平台创建');
+      return refuse('primary_key', 'PRIMARY KEY is not allowed: every table gets the platform\'s id bigserial primary key (R-DT-78)', '不能定义 PRIMARY KEY：主键 id 由平台创建');
     case 'CONSTR_FOREIGN':
-      refuse('foreign_key', 'FOREIGN KEY / REFERENCES is not allowed: data tables use no foreign keys (spec §7.1)', '数据表不使用外键（REFERENCES）');
+      return refuse('foreign_key', 'FOREIGN KEY / REFERENCES is not allowed: data tables use no foreign keys (spec §7.1)', '数据表不使用外键（REFERENCES）');
     default:
-      refuse('syntax_not_allowed', `constraint ${String(con.contype ?? '?').replace('CONSTR_', '')} is not allowed`, `不支持约束 ${String(con.contype ?? '?').replace('CONSTR_', '')}`);
+      return refuse('syntax_not_allowed', `constraint ${String(con.contype ?? '?').replace('CONSTR_', '')} is not allowed`, `不支持约束 ${String(con.contype ?? '?').replace('CONSTR_', '')}`);
   }
 }
 
@@ -214,7 +214,7 @@ export function checkAlterTable(n: RawNode, ctx: WalkCtx): { table: string; step
       }
       case 'AT_DropColumn':
         checkWrittenColumn(col);
-        refuse(
+        return refuse(
           'ddl_not_supported',
           'DROP COLUMN is not available on the SQL channel: use the delete_field action (it backs the column up and protects owner fields)',
           'SQL 通道不支持 DROP COLUMN，请使用 delete_field 操作（会先备份该列数据）',

@@ -68,7 +68,7 @@ export function lintSchema(schema: JsonSchema, where: string): Finding[] {
     }
     for (const key of ['anyOf', 'oneOf', 'allOf']) {
       const list = node[key];
-      if (Array.isArray(list)) list.forEach((s, i) => isRecord(s) && walk(s, `${path}${key}.${i}.`));
+      if (Array.isArray(list)) for (const [i, s] of list.entries()) if (isRecord(s)) walk(s, `${path}${key}.${i}.`);
     }
     if (isRecord(node.not)) walk(node.not, `${path}not.`);
     for (const key of ['$defs', 'definitions']) {
@@ -116,7 +116,7 @@ export async function checkSchema(
   inspection: HandlerInspection | null,
   frontmatter: Frontmatter | null,
 ): Promise<Finding[]> {
-  const code = inspection && inspection.parsed && !inspection.unavailable ? inspection : null;
+  const code = inspection?.parsed && !inspection.unavailable ? inspection : null;
   const file = await readSchemaJson(dir);
   const findings: Finding[] = file.finding ? [file.finding] : [];
 

@@ -65,7 +65,7 @@ export function parseCommand(text: string, opts: { botUsername?: string } = {}):
   const alias = CALL_WORDS[trimmed.replace(TRAILING_PUNCT, '')];
   if (alias) return { kind: 'call', tool: alias, args: {} };
   const src = trimmed.startsWith('／') ? `/${trimmed.slice(1)}` : trimmed;
-  const m = /^\/([^\s@{\/]+)(?:@([A-Za-z0-9_]+))?(?=\s|\{|$)/u.exec(src);
+  const m = /^\/([^\s@{/]+)(?:@([A-Za-z0-9_]+))?(?=\s|\{|$)/u.exec(src);
   if (!m) return { kind: 'none' };
   const name = m[1]!;
   const bot = m[2];

@@ -89,7 +89,7 @@ describe('telegram adapter against the fake Bot API', () => {
     await make('webhook', 'https://gw.example.com/').start({ receive: async () => 'accepted', notice: async () => undefined });
     const [call] = fake.calls(/\/setWebhook$/);
     expect(call?.json).toMatchObject({ url: 'https://gw.example.com/webhooks/telegram/default', secret_token: SECRET });
-    expect((call?.json as { allowed_updates: string[] }).allowed_updates).toContain('callback_query');
+    expect((call!.json as { allowed_updates: string[] }).allowed_updates).toContain('callback_query');
   });
 
   it('polling: deleteWebhook, then getUpdates with an advancing offset; updates reach the host; stop ends the loop', async () => {

@@ -8,7 +8,7 @@
  * ("can't parse entities"), and a wrong token (401).
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { bodyObject, startFakePlatform, type FakePlatform, type FakeReply, type RecordedRequest } from '../../../adapters/contract/index.ts';
+import { bodyObject, startFakePlatform, type FakePlatform, type FakeReply, } from '../../../adapters/contract/index.ts';
 import { migrate } from '../../../src/store/migrate.ts';
 import type { Db } from '../../../src/store/db.ts';
 import { htmlToText } from '../../../adapters/telegram/outbound.ts';

@@ -62,7 +62,7 @@ export async function mount(container, api, t) {
 
   async function doImport() {
     report.replaceChildren();
-    const f = file.files && file.files[0];
+    const f = file.files?.[0];
     if (!f) return status.show(t('请选择 CSV 或 JSON 文件。', 'Choose a CSV or JSON file.'), false);
     const data = await f.text();
     const format = /\.json$/i.test(f.name) || /^\s*[[{]/.test(data) ? 'json' : 'csv';

@@ -17,7 +17,7 @@ export async function mount(container, api, t) {
   const ownerSel = h('select', { 'data-testid': 'grants-owner-field' });
 
   function fillOwnerFields() {
-    const tb = data && data.tables.find((x) => x.id === tableSel.value);
+    const tb = data?.tables.find((x) => x.id === tableSel.value);
     ownerSel.replaceChildren(...(tb ? tb.fields : []).map((f) => h('option', { value: f }, f)));
     ownerSel.disabled = scopeSel.value !== 'own';
   }

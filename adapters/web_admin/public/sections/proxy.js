@@ -6,8 +6,8 @@ import { h, safeHtml, statusLine } from '../ui.js';
 /** A JSON input template from a tool's parameters schema: defaults, else a typed empty value. */
 export function templateFor(schema) {
   const out = {};
-  const props = (schema && schema.properties) || {};
-  const required = new Set((schema && schema.required) || []);
+  const props = (schema?.properties) || {};
+  const required = new Set((schema?.required) || []);
   const keys = Object.keys(props).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
   for (const k of keys) {
     const p = props[k] || {};

@@ -18,14 +18,14 @@ export async function mount(container, api, t) {
     roles.map((r) => h('option', { value: r.id }, t('角色 ', 'Role ') + r.id)));
   const installResult = statusLine('skills-install-result');
   const install = h('button', { type: 'button', class: 'primary', 'data-testid': 'skills-install', onclick: async () => {
-    const f = file.files && file.files[0];
+    const f = file.files?.[0];
     if (!f) return installResult.show(t('请选择一个 zip 技能包。', 'Choose a zip package.'), false);
     try {
       const blob = new Blob([await f.arrayBuffer()], { type: 'application/zip' });
       const q = new URLSearchParams({ filename: f.name });
       if (scope.value) q.set('role', scope.value);
       const res = await api('skills/install?' + q.toString(), { method: 'POST', body: blob });
-      const warn = res.warnings && res.warnings.length ? t('（警告 ', ' (warnings: ') + res.warnings.length + t('）', ')') : '';
+      const warn = res.warnings?.length ? t('（警告 ', ' (warnings: ') + res.warnings.length + t('）', ')') : '';
       installResult.show(t('已安装 ', 'Installed ') + res.skill + warn, true);
       await load();
     } catch (err) { installResult.show(err.message, false); }

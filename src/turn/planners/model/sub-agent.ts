@@ -29,7 +29,7 @@ export function docHead(doc: string, max = SKILL_MD_HEAD): { text: string; trunc
  */
 export async function runDocumentSkill(run: TurnRun, tool: string, args: Record<string, unknown>, depth: number): Promise<Envelope> {
   const record = run.registry.resolveTool(tool)?.record;
-  if (!record || record.skillType !== 'skill_md') {
+  if (record?.skillType !== 'skill_md') {
     return { success: false, error: `"${tool}" is not a document skill`, error_type: 'recoverable', artifacts: [] };
   }
   if (depth > MAX_DEPTH) {
