@@ -38,7 +38,10 @@ export async function serveCommand(_io: CliIO): Promise<number> {
     const at = Date.now();
     const samePress = at - lastAt < SAME_PRESS_MS;
     lastAt = at;
-    if (samePress) return;
+    if (samePress) {
+      log().info({ signal }, 'the same stop request again (npm relays a Ctrl-C): still stopping');
+      return;
+    }
     presses++;
     if (presses === 1) {
       log().info({ signal, grace_sec: settings.shutdownGraceSec }, `shutting down: waiting at most ${settings.shutdownGraceSec} s for running turns (a second Ctrl-C forces the exit)`);
