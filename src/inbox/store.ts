@@ -7,6 +7,7 @@ import type { InboundMessage } from '../channel/types.ts';
 import type { Queryable } from '../store/db.ts';
 import { claimOnceMore, isChatTaken } from '../store/chat-taken.ts';
 import { processSecrets } from '../log/secret-values.ts';
+import { TAKEOVER_MS } from '../recovery/takeover.ts';
 
 /** A row taken by a worker. */
 export interface ClaimedRow {
@@ -286,9 +287,19 @@ export async function releaseEvents(q: Queryable, ids: string[], owner: string):
   );
 }
 
-/** True when an event of `chatKey` is `processing` (any process). */
+/**
+ * True when an event of `chatKey` is `processing` by a live process: a lease of an instance
+ * whose heartbeat stopped (docs/recovery.md) is work nobody runs, so a stop is told so.
+ */
 export async function chatIsProcessing(q: Queryable, chatKey: string): Promise<boolean> {
-  const { rows } = await q.query(`SELECT 1 FROM skillgate.inbox_events WHERE chat_key = $1 AND status = 'processing' LIMIT 1`, [chatKey]);
+  const { rows } = await q.query(
+    `SELECT 1 FROM skillgate.inbox_events e
+      WHERE e.chat_key = $1 AND e.status = 'processing'
+        AND NOT EXISTS (SELECT 1 FROM skillgate.instances i
+                         WHERE i.id = e.lease_owner AND i.heartbeat_at < now() - make_interval(secs => $2::double precision / 1000))
+      LIMIT 1`,
+    [chatKey, TAKEOVER_MS],
+  );
   return rows.length > 0;
 }
 
