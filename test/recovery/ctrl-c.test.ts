@@ -48,12 +48,19 @@ describe('Ctrl-C under npm start during a 60 s skill', () => {
     expect(log.match(/"msg":"shutting down/g)).toHaveLength(1);
     expect(log).toMatch(/the same stop request again/); // npm's relayed copy, not counted
 
-    const second = spawnGateway(env);
+    // The next start, with a long grace: a second, deliberate signal forces the exit.
+    const second = spawnGateway({ ...env, SKILLGATE_SHUTDOWN_GRACE_SEC: '120' });
     gws.push(second);
-    await second.ready;
+    const port2 = await second.ready;
     await until(() => sentTo(telegram, USER).some((m) => m.text.includes('slow_ticket') && m.text.includes('重启') && m.buttons.length > 0), 60_000, 'restart notice', second.stderr);
     expect(runs(runsFile)).toHaveLength(1);
+    await sendText(port2, USER + 1, '/slow_ticket seconds=60 title=F');
+    await until(() => runs(runsFile).length === 2, 60_000, 'the second skill started', second.stderr);
     second.child.kill('SIGTERM');
-    expect((await second.exited).code).toBe(0);
-  }, 180_000);
+    await until(() => /waiting up to 120 s for 1 running turn/.test(second.stderr()), 60_000, 'the stop began', second.stderr);
+    await new Promise((r) => setTimeout(r, 1500)); // a separate press, not npm's relayed copy
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(130);
+    expect(second.stderr()).toMatch(/forced exit during shutdown/);
+  }, 240_000);
 });
