@@ -1,7 +1,8 @@
 /**
  * Start and stop one gateway process: settings → data dir → database → migrations → skills →
  * directory seed → channels, inbox, turn, outbox → HTTP (DESIGN.md "The flow of one message").
- * Shutdown is graceful: stop accepting, let in-flight turns and sends finish, then close.
+ * Shutdown is bounded: stop accepting, let in-flight turns finish for at most
+ * SKILLGATE_SHUTDOWN_GRACE_SEC, abort the rest (taken over at the next start: docs/recovery.md).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -29,8 +30,10 @@ import { leaseTimingFromEnv, longConnectionKey, runLongConnection, type LongConn
 import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
 import { findContact, seedDemoDirectory } from './identity/index.ts';
-import { createInbox, floodLimitFromEnv } from './inbox/index.ts';
+import { createInbox, defaultInstanceId, floodLimitFromEnv } from './inbox/index.ts';
 import { pressureFromEnv, startMemoryGuard } from './inbox/pressure.ts';
+import { startRecovery } from './recovery/heartbeat.ts';
+import { SHUTDOWN_GRACE_DEFAULT_SEC } from './config/settings.ts';
 import { createOutbox, eventNoticeItem, operatorCeilings } from './outbox/index.ts';
 import { createCoreHost } from './turn/host.ts';
 import { plannerForRole, plannerStartupLine } from './turn/planners/model.ts';
@@ -63,7 +66,12 @@ export interface Gateway {
   port: number;
   db: Db;
   config: ConfigFile;
-  /** Stop accepting, close the database, release the data dir. Idempotent. */
+  /** This process's name in leases and heartbeats. */
+  instanceId: string;
+  /**
+   * Stop accepting, wait at most SKILLGATE_SHUTDOWN_GRACE_SEC for running turns (saying which),
+   * abort the rest, close the database, release the data dir. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -169,6 +177,8 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       if (made.length === 0) log.debug({ channel: factory.channel }, 'channel off (not configured)');
     }
 
+    // One name for this process in inbox and outbox leases and in the heartbeat (docs/recovery.md).
+    const instanceId = defaultInstanceId();
     const running = new RunningTurns();
     await running.listen(db);
     stops.push(() => running.close());
@@ -181,6 +191,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       channel === 'notify' && account === 'default' ? notifyAdapter : adapters.get(channel, account);
     const outbox = createOutbox(db, {
       log,
+      instanceId,
       adapterFor: deliveryFor,
       // `max_sends_per_s` per account (off by default): docs/operations-delivery.md "Flood control".
       ceilingOf: operatorCeilings(process.env, config.accounts),
@@ -214,12 +225,13 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     // async: true skills on non-web channels run in the background on a pg-boss queue .
     const asyncRunner = createAsyncRunner({ db, services, call: durableCall, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
     await asyncRunner.start();
-    stops.push(() => asyncRunner.stop());
+    stops.push(() => asyncRunner.stop()); // a no-op once the turns' step below stopped it
     // Under memory pressure the inbox stores events but takes no new turns (src/inbox/pressure.ts).
     const memoryGuard = startMemoryGuard({ thresholds: pressureFromEnv(env), log });
     stops.push(async () => memoryGuard.stop());
     const inbox = createInbox<TurnInput>(db, {
       log,
+      instanceId,
       admit: () => !memoryGuard.pressured(),
       flood: {
         perMinute: floodLimitFromEnv(env),
@@ -253,6 +265,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       },
       outbox,
       running,
+      markStarted: (event, call) => inbox.markStarted(event, call),
       plannerFor,
       pendingReplies: new PendingRepliesRouter({ db }),
       deferAsync: (req, origin) => asyncRunner.maybeDefer(req, origin),
@@ -260,13 +273,18 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       actorCache,
     });
     const host = createCoreHost({ db, log, inbox, running, outbox, onInbound: (channel, result) => metrics.inbound(channel, result) });
+    // Work left by a process that died is taken over before anything is claimed (docs/recovery.md).
+    const recovery = await startRecovery(db, instanceId, log);
+    stops.push(() => recovery.stop());
     outbox.start();
     stops.push(() => outbox.stop());
     // Turns of different chats run side by side (one chat's stay in order): a server pool
     // takes many at once; the embedded engine is one session (more only adds contention;
     // measured with `BENCH_ONLY=gateway npm run bench`).
     inbox.start(handleTurn, { concurrency: db.engine === 'server' ? 32 : 4 });
-    stops.push(() => inbox.stop());
+    const graceSec = settings.shutdownGraceSec ?? SHUTDOWN_GRACE_DEFAULT_SEC;
+    // Turns and background jobs share the one grace (they stop side by side).
+    stops.push(async () => void (await Promise.all([stopTurns(inbox, running, graceSec, log), asyncRunner.stop({ timeoutMs: graceSec * 1000 })])));
     hostRef = host;
     // Long connections run on the replica holding their lease; webhook adapters on every replica.
     const leaseStore = pgLeaseStore(db);
@@ -328,12 +346,35 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       port,
       db,
       config,
+      instanceId,
       close: () => (closed ??= cleanup()),
     };
   } catch (err) {
     await cleanup();
     throw err;
   }
+}
+
+/** `turn (chat key) calling skill, …` for the stop's log lines. */
+function describeTurns(turns: ReturnType<RunningTurns['list']>): string {
+  return turns.map((t) => `${t.skills.length > 0 ? t.skills.join('+') : 'no skill'} (chat ${t.chat_key}, event ${t.event_id})`).join('; ');
+}
+
+/**
+ * The turns' part of a stop: say what runs, wait at most `graceSec`, then abort what is left
+ * and say so; the aborted turns record nothing and are taken over at the next start.
+ */
+async function stopTurns(inbox: { stop(o: { graceMs: number }): Promise<{ abandoned: string[] }> }, running: RunningTurns, graceSec: number, log: Logger): Promise<void> {
+  const waiting = running.list();
+  if (waiting.length > 0) log.warn({ turns: waiting, grace_sec: graceSec }, `stopping: waiting up to ${graceSec} s for ${waiting.length} running turn(s): ${describeTurns(waiting)}`);
+  const { abandoned } = await inbox.stop({ graceMs: graceSec * 1000 });
+  if (abandoned.length === 0) {
+    if (waiting.length > 0) log.info('stopping: every running turn finished');
+    return;
+  }
+  const left = running.list();
+  running.abortAll();
+  log.warn({ turns: left, event_ids: abandoned }, `stopping: grace of ${graceSec} s over, aborted ${abandoned.length} turn(s): ${describeTurns(left)}; they are handled as after a crash at the next start`);
 }
 
 /** The start-up line that says who can get in: loopback or network, demo identities, console. */

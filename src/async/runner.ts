@@ -63,7 +63,8 @@ export interface AsyncRunner {
   /** Start pg-boss (installs schema `pgboss` on first use), create the queue and the worker. */
   start(): Promise<void>;
   /** Stop the worker and pg-boss; a running job finishes first (up to 30 s, then it stays queued). */
-  stop(): Promise<void>;
+  /** Stop taking jobs; wait at most `timeoutMs` (default 30000) for running ones (pg-boss retries what is left). */
+  stop(opts?: { timeoutMs?: number }): Promise<void>;
   /**
    * The turn's hook: when `req` is to run in the background, store the job and return the
    * immediate envelope `{ok: true, success: true, async: true, message, job_id, artifacts: []}`;
@@ -163,11 +164,11 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
       }
     },
 
-    async stop() {
+    async stop(stopOpts = {}) {
       const b = boss;
       boss = undefined;
       workerId = undefined;
-      await b?.stop({ graceful: true, wait: true, timeout: 30_000 });
+      await b?.stop({ graceful: true, wait: true, timeout: Math.max(1, stopOpts.timeoutMs ?? 30_000) });
     },
 
     async maybeDefer(req, origin) {

@@ -35,6 +35,7 @@ export function chainSkillRecord(doc: ChainDocument): SkillRecord {
       costTier: doc.cost_tier,
       tags: [],
       async: false,
+      idempotent: false,
       forceRawPrompt: false,
       skillType: 'chain',
       requires: { env: [], bins: [] },

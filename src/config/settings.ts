@@ -54,7 +54,12 @@ export interface Settings {
   /** OpenAI-compatible endpoint (`LLM_BASE_URL` includes `/v1`). */
   llm?: { baseUrl: string; apiKey?: string; model?: string };
   walls: WallSettings;
+  /** `SKILLGATE_SHUTDOWN_GRACE_SEC`: how long a stop waits for running turns (default 10; docs/recovery.md). */
+  shutdownGraceSec?: number;
 }
+
+/** Default of `SKILLGATE_SHUTDOWN_GRACE_SEC`, seconds. */
+export const SHUTDOWN_GRACE_DEFAULT_SEC = 10;
 
 /** The repository's built-in skills folder. */
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));
@@ -105,6 +110,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
     throw new ConfigError(`PORT must be a port number (0-65535), got "${portRaw}"`, 'PORT');
   }
   const host = nonBlank(env, 'HOST') ?? '127.0.0.1';
+  const graceRaw = nonBlank(env, 'SKILLGATE_SHUTDOWN_GRACE_SEC');
+  const shutdownGraceSec = graceRaw === undefined ? SHUTDOWN_GRACE_DEFAULT_SEC : Number(graceRaw);
+  if (!Number.isFinite(shutdownGraceSec) || shutdownGraceSec < 0) {
+    throw new ConfigError(`SKILLGATE_SHUTDOWN_GRACE_SEC must be a number of seconds (0 or more), got "${graceRaw}"`, 'SKILLGATE_SHUTDOWN_GRACE_SEC');
+  }
   const demoRaw = (nonBlank(env, 'SKILLGATE_DEMO') ?? 'auto').toLowerCase();
   if (demoRaw !== 'auto' && demoRaw !== 'on' && demoRaw !== 'off') {
     throw new ConfigError(`SKILLGATE_DEMO must be auto, on or off, got "${demoRaw}"`, 'SKILLGATE_DEMO');
@@ -169,6 +179,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
       ? { baseUrl: llmBase.replace(/\/+$/, ''), apiKey: nonBlank(env, 'LLM_API_KEY'), model: nonBlank(env, 'LLM_MODEL') }
       : undefined,
     walls: resolveWalls(env),
+    shutdownGraceSec,
   };
 }
 

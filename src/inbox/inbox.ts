@@ -18,7 +18,7 @@ import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import { floodCounted, floodNotice, insertRefused, senderWindow } from './flood.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
-import { chatIsProcessing, claimDue, countBacklog, insertEvent, markDoneAndClaim, markFailed, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import { chatIsProcessing, claimDue, countBacklog, insertEvent, markDoneAndClaim, markFailed, markStarted, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
 import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxOutcome, InboxStartOptions, InboxStopOptions } from './types.ts';
 
 /** The NOTIFY channel that wakes inbox workers. */
@@ -68,6 +68,11 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
   const inflight = new Map<string, { done: Promise<void>; renew: NodeJS.Timeout }>();
   /** Slots held by `receive` calls that may take their event in the INSERT. */
   let reserved = 0;
+  /**
+   * Events still running when a bounded stop gave up on them: nothing is recorded for them
+   * (their lease stays, and the next start takes them over: docs/recovery.md).
+   */
+  const abandoned = new Set<string>();
   /** Running events whose done mark is written: their slots passed to the events it took. */
   const released = new Set<string>();
   /**
@@ -185,6 +190,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         attempts: row.attempts,
         received_at: row.received_at,
         lease_owner: owner,
+        ...(row.started_call ? { interrupted: row.started_call } : {}),
       };
       let outcome: void | InboxOutcome;
       try {
@@ -202,6 +208,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         }
         outcome = await handler!(event);
       } catch (err) {
+        if (abandoned.has(row.id)) return true;
         const last = row.attempts >= maxAttempts;
         const retryAt = last ? null : now() + backoffMs(row.attempts, retryBaseMs, MAX_RETRY_MS, random);
         const ours = await markFailed(db, row.id, owner, errorText(err), now(), retryAt);
@@ -210,6 +217,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         if (!ours) log.warn(ctx, 'inbox: lease was lost before the failure was recorded');
         return true;
       }
+      if (abandoned.has(row.id)) return true;
       if (outcome?.completed) {
         // The handler's reply carried the done mark: take the next event only if some may wait.
         released.add(row.id);
@@ -275,6 +283,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
           chat_key: key,
           attempts: 1,
           received_at: new Date(receivedAt),
+          started_call: null,
         };
         if (running) {
           if (parsed !== undefined) parsedOf.set(row.id, parsed);
@@ -322,6 +331,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       const all = Promise.allSettled([...inflight.values()].map((f) => f.done));
       if (stopOpts.graceMs === undefined) {
         await all;
+        return { abandoned: [] };
       } else {
         let t: NodeJS.Timeout | undefined;
         const finished = await Promise.race([
@@ -332,11 +342,15 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         if (!finished) {
           for (const [id, f] of inflight) {
             clearInterval(f.renew);
-            log.warn({ event_id: id }, 'inbox: stopped while a handler still runs; the event resumes once its lease expires');
+            abandoned.add(id);
+            log.warn({ event_id: id }, 'inbox: stopped while a handler still runs; nothing is recorded for it, the next start takes it over');
           }
         }
+        return { abandoned: [...abandoned] };
       }
     },
+
+    markStarted: (event, call) => markStarted(db, event.id, event.lease_owner, call),
 
     processing: (key) => chatIsProcessing(db, key),
 

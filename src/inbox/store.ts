@@ -7,6 +7,7 @@ import type { InboundMessage } from '../channel/types.ts';
 import type { Queryable } from '../store/db.ts';
 import { claimOnceMore, isChatTaken } from '../store/chat-taken.ts';
 import { processSecrets } from '../log/secret-values.ts';
+import { TAKEOVER_MS } from '../recovery/takeover.ts';
 
 /** A row taken by a worker. */
 export interface ClaimedRow {
@@ -15,6 +16,14 @@ export interface ClaimedRow {
   chat_key: string;
   attempts: number;
   received_at: Date;
+  /** The skill call a run of this event had started and not finished (docs/recovery.md), else null. */
+  started_call: StartedCall | null;
+}
+
+/** A skill call recorded as started (`inbox_events.started_call`). */
+export interface StartedCall {
+  skill: string;
+  input: Record<string, unknown>;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -128,9 +137,9 @@ async function claimDueOnce(q: Queryable, owner: string, nowMs: number, leaseMs:
            LIMIT $4
            FOR UPDATE OF h SKIP LOCKED)
           AND (e.status = 'received' OR e.lease_until <= $2::timestamptz)
-        RETURNING e.id, e.payload, e.chat_key, e.attempts, e.received_at
+        RETURNING e.id, e.payload, e.chat_key, e.attempts, e.received_at, e.started_call
      )
-     SELECT c.id::text AS id, c.payload, c.chat_key, c.attempts, c.received_at,
+     SELECT c.id::text AS id, c.payload, c.chat_key, c.attempts, c.received_at, c.started_call,
             EXISTS (SELECT 1 FROM skillgate.inbox_events r
                      WHERE r.status = 'received' AND r.id NOT IN (SELECT id FROM c)) AS more
        FROM (SELECT 1) one LEFT JOIN c ON true`,
@@ -217,11 +226,11 @@ async function markDoneAndClaimOnce(
            LIMIT $5
            FOR UPDATE OF h SKIP LOCKED)
           AND (e.status = 'received' OR e.lease_until <= $3::timestamptz)
-        RETURNING e.id, e.payload, e.chat_key, e.attempts, e.received_at
+        RETURNING e.id, e.payload, e.chat_key, e.attempts, e.received_at, e.started_call
      )
-     SELECT 'd' AS kind, id::text AS id, NULL::jsonb AS payload, NULL::text AS chat_key, NULL::int AS attempts, NULL::timestamptz AS received_at FROM d
+     SELECT 'd' AS kind, id::text AS id, NULL::jsonb AS payload, NULL::text AS chat_key, NULL::int AS attempts, NULL::timestamptz AS received_at, NULL::jsonb AS started_call FROM d
      UNION ALL
-     SELECT 'c', id::text, payload, chat_key, attempts, received_at FROM c`,
+     SELECT 'c', id::text, payload, chat_key, attempts, received_at, started_call FROM c`,
     [id, owner, iso(nowMs), iso(nowMs + leaseMs), Math.max(0, limit)],
   );
   const claimed = rows.filter((r) => r.kind === 'c').map(({ kind: _kind, ...r }) => r);
@@ -246,6 +255,20 @@ export async function markFailed(q: Queryable, id: string, owner: string, error:
   return res.rowCount > 0;
 }
 
+/**
+ * Record that the run of event `id` starts the skill call `call` (docs/recovery.md): one
+ * statement, written only before a skill that does not declare `idempotent: true`.
+ * @returns false when the lease was no longer ours
+ */
+export async function markStarted(q: Queryable, id: string, owner: string, call: StartedCall): Promise<boolean> {
+  const res = await q.query(
+    `UPDATE skillgate.inbox_events SET started_call = $3::jsonb
+      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'processing'`,
+    [id, owner, JSON.stringify(call)],
+  );
+  return res.rowCount > 0;
+}
+
 /** Give back events taken but not started (a worker stopping mid-claim): as if never taken. */
 export async function releaseEvents(q: Queryable, ids: string[], owner: string): Promise<void> {
   if (ids.length === 0) return;
@@ -257,9 +280,19 @@ export async function releaseEvents(q: Queryable, ids: string[], owner: string):
   );
 }
 
-/** True when an event of `chatKey` is `processing` (any process). */
+/**
+ * True when an event of `chatKey` is `processing` by a live process: a lease of an instance
+ * whose heartbeat stopped (docs/recovery.md) is work nobody runs, so a stop is told so.
+ */
 export async function chatIsProcessing(q: Queryable, chatKey: string): Promise<boolean> {
-  const { rows } = await q.query(`SELECT 1 FROM skillgate.inbox_events WHERE chat_key = $1 AND status = 'processing' LIMIT 1`, [chatKey]);
+  const { rows } = await q.query(
+    `SELECT 1 FROM skillgate.inbox_events e
+      WHERE e.chat_key = $1 AND e.status = 'processing'
+        AND NOT EXISTS (SELECT 1 FROM skillgate.instances i
+                         WHERE i.id = e.lease_owner AND i.heartbeat_at < now() - make_interval(secs => $2::double precision / 1000))
+      LIMIT 1`,
+    [chatKey, TAKEOVER_MS],
+  );
   return rows.length > 0;
 }
 

@@ -5,6 +5,9 @@
 import type { InboundMessage } from '../channel/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { FloodControl } from './flood.ts';
+import type { StartedCall } from './store.ts';
+
+export type { StartedCall };
 
 /**
  * One stored inbound event, as handed to the handler. `P` is what the intake made of the
@@ -26,6 +29,11 @@ export interface InboxEvent<P = unknown> {
   received_at: Date;
   /** The lease owner holding it: a handler that commits the done mark itself names it. */
   lease_owner: string;
+  /**
+   * The skill call an earlier run of this event had started when its process died (recorded
+   * with {@link Inbox.markStarted}); absent when no run reached a non-idempotent skill.
+   */
+  interrupted?: StartedCall;
 }
 
 /**
@@ -77,10 +85,17 @@ export interface InboxStartOptions {
 export interface InboxStopOptions {
   /**
    * Wait at most this long for running handlers, ms (default: until they finish). Handlers
-   * still running then are abandoned: their leases are no longer renewed, so once a lease
-   * expires another worker (or this gateway after a restart) takes the event again.
+   * still running then are abandoned: nothing is recorded for them and their leases are no
+   * longer renewed; the next start of this data dir, or another replica once this one's
+   * heartbeat stopped, takes the event over (docs/recovery.md).
    */
   graceMs?: number;
+}
+
+/** What {@link Inbox.stop} left. */
+export interface InboxStopResult {
+  /** Events abandoned at the end of the grace (their handlers still ran). */
+  abandoned: string[];
 }
 
 /** The durable inbound queue of one gateway process. */
@@ -103,7 +118,12 @@ export interface Inbox<P = unknown> {
    */
   start(handler: InboxHandler<P>, opts?: InboxStartOptions): void;
   /** Stop taking events and wait for running handlers (see {@link InboxStopOptions}). */
-  stop(opts?: InboxStopOptions): Promise<void>;
+  stop(opts?: InboxStopOptions): Promise<InboxStopResult>;
+  /**
+   * Record that the run of `event` starts the skill call `call` (before a skill that does not
+   * declare `idempotent: true`; docs/recovery.md). @returns false when the lease is no longer ours
+   */
+  markStarted(event: Pick<InboxEvent, 'id' | 'lease_owner'>, call: StartedCall): Promise<boolean>;
   /** Unfinished events (`received` or `processing`), for the backlog gauge. */
   backlog(): Promise<number>;
 }

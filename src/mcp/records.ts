@@ -63,6 +63,8 @@ export function mcpToolRecord(name: string, tool: Tool, binding: McpBinding, tim
       triggerType: 'explicit',
       tags: ['mcp', binding.server],
       async: false,
+      // The server's own hints (MCP tool annotations): a read-only or idempotent tool may run again after a crash.
+      idempotent: tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true,
       forceRawPrompt: false,
       skillType: 'handler',
       timeoutSec,

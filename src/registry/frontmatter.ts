@@ -208,6 +208,7 @@ export function readFrontmatter(
     triggerType,
     tags: parseTags(data.tags),
     async: toBool(data.async) ?? false,
+    idempotent: toBool(data.idempotent) ?? false,
     forceRawPrompt: toBool(pick(data, 'force_raw_prompt', 'force-raw-prompt')) ?? false,
     requires: { env: parseEnvRequirements(req.env, issues), bins: parseBins(req.bins) },
     raw: data,

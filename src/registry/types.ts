@@ -60,6 +60,11 @@ export interface Frontmatter {
   tags: string[];
   /** Default false (spec 000 §2.2). */
   async: boolean;
+  /**
+   * `idempotent: true`: running a call again has no further effect (read-only skills), so a
+   * call a crash interrupted is run again without asking (docs/recovery.md). Default false.
+   */
+  idempotent: boolean;
   /** Default false (spec 000 §3.4). */
   forceRawPrompt: boolean;
   skillType?: SkillType;

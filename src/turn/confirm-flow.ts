@@ -13,12 +13,17 @@ import { CONFIRM_TTL_MS } from './confirm-tokens.ts';
 
 /** A remembered confirmation request. */
 export interface PendingConfirm {
+  /** `confirm`: re-invoked with its token; `retry`: a call a restart interrupted, re-invoked as it was (docs/recovery.md). */
+  kind: ConfirmKind;
   tool: string;
   args: Record<string, unknown>;
   token: string;
   prompt: string;
   expiresAt: Date;
 }
+
+/** What a remembered request re-invokes on 「确认」. */
+export type ConfirmKind = 'confirm' | 'retry';
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -35,15 +40,15 @@ const AAD = 'turn_confirms';
 export async function rememberConfirm(
   q: Queryable,
   secretKey: Buffer,
-  r: { sessionId: string; actorKey: string; tool: string; args: Record<string, unknown>; token: string; prompt: string; expiresInS?: number; now: Date },
+  r: { sessionId: string; actorKey: string; tool: string; args: Record<string, unknown>; token: string; prompt: string; expiresInS?: number; now: Date; kind?: ConfirmKind },
 ): Promise<Date> {
   const args = { ...r.args };
   delete args.confirm_token;
   const ttl = r.expiresInS && r.expiresInS > 0 ? r.expiresInS * 1000 : CONFIRM_TTL_MS;
   const expiresAt = new Date(r.now.getTime() + ttl);
   await q.query(
-    `INSERT INTO skillgate.turn_confirms (token_hash, session_id, actor_key, tool, args, token_enc, prompt, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, $9::timestamptz)
+    `INSERT INTO skillgate.turn_confirms (token_hash, session_id, actor_key, tool, args, token_enc, prompt, created_at, expires_at, kind)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, $9::timestamptz, $10)
      ON CONFLICT (token_hash) DO NOTHING`,
     [
       hashToken(r.token),
@@ -55,12 +60,14 @@ export async function rememberConfirm(
       r.prompt,
       r.now.toISOString(),
       expiresAt.toISOString(),
+      r.kind ?? 'confirm',
     ],
   );
   return expiresAt;
 }
 
 interface Row {
+  kind: string | null;
   tool: string;
   args: unknown;
   token_enc: string | null;
@@ -80,6 +87,7 @@ function toPending(secretKey: Buffer, row: Row): PendingConfirm | null {
   }
   const args = typeof row.args === 'string' ? (JSON.parse(row.args) as Record<string, unknown>) : (row.args as Record<string, unknown>);
   return {
+    kind: row.kind === 'retry' ? 'retry' : 'confirm',
     tool: row.tool,
     args: args ?? {},
     token,
@@ -92,7 +100,7 @@ const RESOLVE = `UPDATE skillgate.turn_confirms c
     SET resolved_at = $R_NOW::timestamptz, resolution = $R_RES, token_enc = NULL
    FROM (SELECT token_hash, token_enc AS old_enc FROM skillgate.turn_confirms WHERE $WHERE FOR UPDATE) o
   WHERE c.token_hash = o.token_hash
-  RETURNING c.tool, c.args, o.old_enc AS token_enc, c.prompt, c.expires_at`;
+  RETURNING c.kind, c.tool, c.args, o.old_enc AS token_enc, c.prompt, c.expires_at`;
 
 /**
  * Take the open request of `token` for this session and actor (marks it resolved, so a

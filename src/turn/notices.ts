@@ -16,6 +16,12 @@ const TEXTS = {
     'zh-CN': '没有待确认的操作（可能已过期或已处理）。如需继续，请重新发起。',
     en: 'There is nothing to confirm (it may have expired or been handled). Please start again if needed.',
   },
+  interrupted: {
+    'zh-CN': '网关在执行「{skill}」时重启了，这次执行可能没有完成，也可能已经生效。要重新执行一次吗？',
+    en: 'The gateway restarted while "{skill}" was running; that run may not have finished, or may already have taken effect. Run it again?',
+  },
+  run_again: { 'zh-CN': '重新执行', en: 'Run again' },
+  not_now: { 'zh-CN': '不用了', en: 'No' },
   confirm_cancelled: { 'zh-CN': '已取消，未执行任何操作。', en: 'Cancelled; nothing was done.' },
   upload_too_large: {
     'zh-CN': '文件「{files}」超过平台允许的下载上限（{mb} MB），无法接收；请压缩或拆分后重新发送。',

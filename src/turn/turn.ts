@@ -19,7 +19,9 @@ import { composeReply } from './reply/index.ts';
 import { takeConfirmByToken, takeLatestConfirm } from './confirm-flow.ts';
 import { rememberConfirms, mediaResolver } from './reply-support.ts';
 import { roleFor } from './roles.ts';
-import type { RunningTurns } from './running.ts';
+import { stoppedByShutdown, type RunningTurns } from './running.ts';
+import { offerRetry } from './interrupted.ts';
+import type { StartedCall } from '../inbox/types.ts';
 import { chatKeyOf, sessionIdFor } from './session-key.ts';
 import { storeInboundAttachments } from './uploads.ts';
 import { notice, type Lang } from './notices.ts';
@@ -69,6 +71,10 @@ export interface TurnContext {
   reply(result: PlannerResult): Promise<void>;
   /** Send a short platform message. */
   notice(text: string): Promise<void>;
+  /** Send the turn's last messages (with the event's done mark where the outbox can). */
+  send(messages: OutboundMessage[]): Promise<void>;
+  /** The skill call a run of this event had started when its process died (docs/recovery.md). */
+  interrupted?: StartedCall;
 }
 
 /** What the turn asks of the audit log (an AuditSink is one). */
@@ -98,6 +104,11 @@ export interface TurnDeps {
   /** The planner a role uses (the command planner unless a model is configured). */
   plannerFor(role: RoleConfig): Planner;
   pendingReplies?: PendingReplyRouter;
+  /**
+   * Record that the turn starts a skill call (the inbox's `markStarted`), awaited before every
+   * skill that does not declare `idempotent: true` (docs/recovery.md). Absent: nothing recorded.
+   */
+  markStarted?(event: { id: string; lease_owner: string }, call: StartedCall): Promise<unknown>;
   /** Observes finished turns (metrics). */
   onTurn?(info: { channel: string; ms: number; ok: boolean; failures: number }): void;
   /**
@@ -131,6 +142,8 @@ export interface TurnEvent {
   lease_owner?: string;
   /** The text as the intake parsed it (absent for an event read back from the table). */
   parsed?: TurnInput;
+  /** The skill call an earlier run had started when its process died (the inbox's `interrupted`). */
+  interrupted?: StartedCall;
 }
 
 function targetOf(msg: InboundMessage, chatType = msg.chat.type): OutboundTarget {
@@ -159,10 +172,14 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
     const lang: Lang = msg.lang === 'en' ? 'en' : 'zh-CN';
     const role = roleFor(deps.config, msg.channel, msg.account, deps.defaultRoleId);
     const target = targetOf(msg);
+    // Registered once the turn is past access and session (below); `send` checks its stop.
+    let running: ReturnType<RunningTurns['begin']> | undefined;
     let seq = 0;
     /** `auditSession`: the session whose calls' audit rows must be committed first (or with it). */
     const send = async (messages: OutboundMessage[], final = false, auditSession?: string): Promise<void> => {
       if (messages.length === 0) return;
+      // A bounded stop gave up on this turn: nothing is recorded, the next start takes it over.
+      if (running && stoppedByShutdown(running.signal)) throw running.signal.reason;
       const items = messages.map((m) => ({
         target,
         message: m,
@@ -235,9 +252,13 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       channel: msg.channel,
       ...(msg.received_at ? { triggered_at: msg.received_at } : {}),
     };
-    const chatKey = chatKeyOf(msg);
-    const run = deps.running.begin(chatKey);
+    const run = deps.running.begin(chatKeyOf(msg), ev.id);
+    running = run;
     let failures = 0;
+    const countFailure = (env: Envelope): Envelope => {
+      if (env.success === false) failures++;
+      return env;
+    };
     const invoke = async (tool: string, args: Record<string, unknown>): Promise<Envelope> => {
       const req: RunSkillRequest = {
         skill: tool,
@@ -252,9 +273,20 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
         session,
         onProgress: (note) => progress.note(note),
       };
-      const env = (await deps.deferAsync?.(req, { target, reply_to: msg.message_id, event_id: ev.id })) ?? (await deps.skillCall(req));
-      if (env.success === false) failures++;
-      return env;
+      if (stoppedByShutdown(run.signal)) throw run.signal.reason;
+      const calling = run.calling(tool);
+      try {
+        const deferred = await deps.deferAsync?.(req, { target, reply_to: msg.message_id, event_id: ev.id });
+        if (deferred) return countFailure(deferred);
+        // Before a skill whose repeat is not harmless, the call is recorded as started (docs/recovery.md).
+        const leaseOwner = ev.lease_owner;
+        if (deps.markStarted && leaseOwner && services.registry.resolveTool(tool)?.record.frontmatter.idempotent === false) {
+          await deps.markStarted({ id: ev.id, lease_owner: leaseOwner }, { skill: tool, input: args });
+        }
+        return countFailure(await deps.skillCall(req));
+      } finally {
+        calling();
+      }
     };
 
     const progress = startProgress(adapter, target, deps.progressDelayMs ?? PROGRESS_DELAY_MS, lang);
@@ -272,6 +304,8 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       signal: run.signal,
       invoke,
       notice: sendNotice,
+      send: (messages) => send(messages, true),
+      ...(ev.interrupted ? { interrupted: ev.interrupted } : {}),
       reply: async (result) => {
         const records = await listAttachments(db, session.id);
         await rememberConfirms(db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, invocations: result.invocations, now: now() });
@@ -303,6 +337,12 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
 async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note: string): void; now: () => Date }): Promise<void> {
   const { services } = deps;
   const { msg, session, actor, lang } = ctx;
+
+  // 0. Taken over after a crash while a skill call ran: ask before calling it again (docs/recovery.md).
+  if (ctx.interrupted) {
+    await offerRetry(ctx, ctx.interrupted, { db: services.db, secretKey: services.secretKey, now: opts.now });
+    return;
+  }
 
   // 1. A pending confirmation: a button, or a 「确认」 / 「取消」 reply.
   if (msg.kind === 'callback' && msg.callback) {
@@ -359,8 +399,9 @@ async function answerConfirm(ctx: TurnContext, pending: Awaited<ReturnType<typeo
     await ctx.notice(notice(ctx.lang, 'confirm_cancelled'));
     return;
   }
-  // docs/messaging.md: the gateway re-invokes the same skill with the same parameters + token.
-  const args = { ...pending.args, confirm_token: pending.token };
+  // docs/messaging.md: the gateway re-invokes the same skill with the same parameters + token;
+  // a call a restart interrupted is run again as it was (docs/recovery.md).
+  const args = pending.kind === 'retry' ? pending.args : { ...pending.args, confirm_token: pending.token };
   const envelope = await ctx.invoke(pending.tool, args);
   const invocation: ToolInvocation = { tool: pending.tool, args, envelope };
   await ctx.reply({ text: '', invocations: [invocation] });

@@ -40,7 +40,7 @@ for (const engine of ENGINES) {
       rig.feishu.calls(/^\/open-apis\/im\/v1\/messages(\/[^/]+\/reply)?$/, 'POST').filter((r) => JSON.stringify(contentOf(r)?.content ?? '').includes(text));
     /** Bot API sends to the worker. */
     const toWorker = () =>
-      rig.telegram.calls('/bot:token/:method', 'POST').filter((r) => /^send/.test(r.params.method!) && String(telegramBody(r).chat_id) === String(WORKER_TG));
+      rig.telegram.calls('/bot:token/:method', 'POST').filter((r) => /^send(?!ChatAction)/.test(r.params.method!) && String(telegramBody(r).chat_id) === String(WORKER_TG)); // messages, not typing
 
     it('R-ACT-05 R-MSG-01 R-MSG-02 R-MSG-07 R-MSG-09: report with photo → ops alert, worker ticket with photo, reporter ticket number; worker reply with photo → ticket 已完成 1200, reporter photo on Feishu, ops 维修完成', async () => {
       // The owner's first use creates the tables; the worker (a member) puts himself on duty from Telegram.

@@ -25,6 +25,7 @@ export function makeSkill(opts: {
       triggerType: 'explicit',
       tags: [],
       async: false,
+      idempotent: false,
       forceRawPrompt: opts.forceRawPrompt ?? false,
       requires: { env: [], bins: [] },
       raw: {},

@@ -29,7 +29,7 @@ import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { CommandPlanner } from '../../src/turn/planners/command.ts';
 import { RunningTurns } from '../../src/turn/running.ts';
-import { createTurnHandler, type PendingReplyRouter, type ReplySink, type TurnEvent } from '../../src/turn/turn.ts';
+import { createTurnHandler, type PendingReplyRouter, type ReplySink, type TurnDeps, type TurnEvent } from '../../src/turn/turn.ts';
 import type { Planner } from '../../src/turn/planner.ts';
 
 export const TURN_FIXTURES = fileURLToPath(new URL('../fixtures/turn/', import.meta.url));
@@ -77,7 +77,7 @@ export interface TurnHarness {
   /** Everything the turn enqueued, in order. */
   replies: OutboundMessage[];
   /** Handle one inbound message as a turn (inbox bypassed). */
-  turn(msg: Partial<InboundMessage> & { raw_input?: string | null }): Promise<OutboundMessage[]>;
+  turn(msg: Partial<InboundMessage> & { raw_input?: string | null }, event?: Partial<Omit<TurnEvent, 'id' | 'message'>>): Promise<OutboundMessage[]>;
   /** A message from `actor` in the harness chat. */
   message(text: string, extra?: Partial<InboundMessage>): InboundMessage;
   /** The chat key of the harness chat (each harness has its own chat). */
@@ -101,6 +101,8 @@ export async function makeTurnHarness(
     outbox?: ReplySink;
     /** Extra skill roots (after the built-in ones). */
     skillRoots?: { dir: string; source: 'builtin' | 'shared' }[];
+    /** Records a started skill call (the inbox's markStarted; docs/recovery.md). */
+    markStarted?: TurnDeps['markStarted'];
   } = {},
 ): Promise<TurnHarness> {
   await migrate(db);
@@ -141,6 +143,7 @@ export async function makeTurnHarness(
     plannerFor: () => planner,
     pendingReplies: opts.pendingReplies?.(services),
     progressDelayMs: 50,
+    ...(opts.markStarted ? { markStarted: opts.markStarted } : {}),
   });
   const chatId = `chat-${randomBytes(6).toString('hex')}`;
   const message = (text: string, extra: Partial<InboundMessage> = {}): InboundMessage => ({
@@ -166,10 +169,10 @@ export async function makeTurnHarness(
     replies,
     message,
     chatKey: `${adapter.channel}:default:${chatId}`,
-    async turn(partial) {
+    async turn(partial, event = {}) {
       const msg = { ...message(partial.raw_input ?? ''), ...partial } as InboundMessage;
       const before = replies.length;
-      const ev: TurnEvent = { id: String(++seq), message: msg };
+      const ev: TurnEvent = { id: String(++seq), message: msg, ...event };
       await handle(ev);
       return replies.slice(before);
     },

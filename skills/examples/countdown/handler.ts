@@ -5,11 +5,16 @@
  */
 function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    // The abort listener goes when the second is over: one per second would pile up on the signal.
+    const onAbort = (): void => {
       clearTimeout(t);
       resolve();
-    }, { once: true });
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
