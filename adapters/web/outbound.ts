@@ -85,6 +85,7 @@ export function framesOf(ctx: Pick<WebContext, 'renderHtml'>, m: OutboundMessage
   if (m.confirm) {
     out.push({
       type: 'confirm.request',
+      kind: m.confirm.kind ?? 'confirm',
       confirm_token: m.confirm.token,
       prompt_md: m.confirm.prompt_md,
       prompt_html: ctx.renderHtml(m.confirm.prompt_md),

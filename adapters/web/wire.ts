@@ -118,6 +118,8 @@ export type StoredFrameBody =
   | ({ type: 'assistant.media'; reply_to: string | null; media: MediaItem })
   | {
       type: 'confirm.request';
+      /** `confirm` (confirm / cancel buttons) or `choice` (a question's options `1`…`n`). */
+      kind: 'confirm' | 'choice';
       confirm_token: string;
       prompt_md: string;
       prompt_html: string | null;

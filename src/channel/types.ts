@@ -157,13 +157,19 @@ export interface OutboundMedia {
   caption?: string | null;
 }
 
-/** A confirmation request (docs/messaging.md): buttons where the channel has them. */
+/**
+ * A request answered by pressing a button (docs/messaging.md): a confirmation (options
+ * `confirm` / `cancel`), or a question with choices (`kind: 'choice'`, options `1`…`n`). Every
+ * button carries `<option id>:<token>`.
+ */
 export interface OutboundConfirm {
-  /** The confirm token (the button payload; Telegram callback_data ≤ 64 bytes). */
+  /** `confirm` (absent) or `choice` (docs/messaging.md "Questions with choices"). */
+  kind?: 'confirm' | 'choice';
+  /** The confirm or choice token (the button payload; Telegram callback_data ≤ 64 bytes). */
   token: string;
   /** What the user is asked, markdown. */
   prompt_md: string;
-  options: { id: 'confirm' | 'cancel'; label: string; style?: 'danger' | 'primary' | 'secondary' }[];
+  options: { id: string; label: string; style?: 'danger' | 'primary' | 'secondary' }[];
   /** ISO-8601 expiry. */
   expires_at: string;
 }
