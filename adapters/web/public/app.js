@@ -14,6 +14,12 @@
         tooLong: 'The message is too long.', uploadFailed: 'Upload failed: ', unknownUpload: 'That upload is no longer available.',
         failed: 'The message could not be handled; try again.', download: 'Download', expired: 'expired',
         confirm: 'Confirm', cancel: 'Cancel', chosen: 'Chosen: ',
+        welcomeTitle: 'Hello!', welcomeText: 'Talk to the skills right here. Try one of these:',
+        suggestions: [
+          ['What can you do?', '/help'],
+          ['List repair tickets', '/repair_ticket action=查询'],
+          ['A slow task you can stop', '/countdown seconds=5'],
+        ],
         signinTitle: 'Sign in', signinSubmit: 'Sign in', signinToken: 'Sign-in link or token',
         signinText: 'Open the sign-in link you were given: send /web to the bot in any connected chat, or ask an administrator to create one with skillgate web token <contact>. You can also paste the link or token below.',
       }
@@ -26,6 +32,12 @@
         tooLong: '消息太长。', uploadFailed: '上传失败：', unknownUpload: '该文件已不可用。',
         failed: '消息未能处理，请重试。', download: '下载', expired: '已过期',
         confirm: '确认', cancel: '取消', chosen: '已选择：',
+        welcomeTitle: '你好！', welcomeText: '这里可以直接和技能对话。试试下面的一个：',
+        suggestions: [
+          ['看看我能做什么', '/help'],
+          ['查看报修工单', '/repair_ticket action=查询'],
+          ['试一个可以中途停止的慢任务', '/countdown seconds=5'],
+        ],
         signinTitle: '登录', signinSubmit: '登录', signinToken: '登录链接或令牌',
         signinText: '请打开发给你的登录链接：在任一已接入的聊天里向机器人发送 /web，或请管理员用 skillgate web token <联系人> 生成。也可以把链接或令牌粘贴到下面。',
       };
@@ -120,7 +132,29 @@
       frames.forEach((frame, i) => setTimeout(() => { if (state.unacked.has(frame.client_msg_id || frame.id)) rawSend(frame); }, i * 550));
     }, Math.max(50, Number(ms) || 1000));
   }
+  // A first visit (no history): a welcome with three suggested actions, gone with the first message.
+  function showWelcome(on) {
+    const box = $('welcome');
+    if (on && !box.dataset.ready) {
+      box.dataset.ready = '1';
+      $('welcome-title').textContent = T.welcomeTitle;
+      $('welcome-text').textContent = T.welcomeText;
+      for (const [label, text] of T.suggestions) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.setAttribute('data-testid', 'welcome-action');
+        b.textContent = label;
+        const code = document.createElement('code');
+        code.textContent = text;
+        b.appendChild(code);
+        b.addEventListener('click', () => { el.input.value = text; submit(); });
+        $('welcome-actions').appendChild(b);
+      }
+    }
+    box.classList.toggle('hidden', !on);
+  }
   function bubble(kind) {
+    showWelcome(false);
     const li = document.createElement('li');
     li.className = 'msg ' + (kind === 'user' ? 'msg-user' : 'msg-bot');
     li.setAttribute('data-testid', kind === 'user' ? 'msg-user' : 'msg-bot');
@@ -250,6 +284,7 @@
           state.lastSeq = 0;
         }
         el.me.textContent = f.user ? f.user.display_name : '';
+        showWelcome(f.seq === 0 && !el.messages.children.length);
         el.conn.textContent = T.online;
         el.conn.classList.add('online');
         el.hint.classList.add('hidden');
