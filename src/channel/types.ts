@@ -192,6 +192,12 @@ export interface OutboundMessage {
   display_md?: string | null;
   /** True on the last message of a turn (web `final`). */
   final?: boolean;
+  /**
+   * The files the answered message brought, with the reference id each got (`img_1`, `file_2`;
+   * first message of a reply only). The text already names them; the web page also shows the
+   * ids on the message's file chips (docs/web-protocol.md `upload.refs`).
+   */
+  upload_refs?: { ref: string; filename: string }[];
 }
 
 /** Where an outbound message goes. */

@@ -16,6 +16,7 @@ import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
 import { addressedText, parseTurnInput, type TurnInput } from './input.ts';
 import type { MaterialRef, Planner, PlannerResult, ToolInvocation } from './planner.ts';
 import { composeReply } from './reply/index.ts';
+import { escapeMarkdown } from './reply/result-md.ts';
 import { takeConfirmByToken, takeLatestConfirm } from './confirm-flow.ts';
 import { rememberConfirms, mediaResolver } from './reply-support.ts';
 import { rememberChoices, isChoiceToken } from './choice-flow.ts';
@@ -273,6 +274,7 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
           mediaFor: mediaResolver(records),
         });
         if (run.signal.aborted) stoppedNote(messages, result, lang);
+        if (uploads.stored.length > 0) markUploads(messages[0]!, uploads.stored, lang);
         await deps.auditDurable?.();
         await send(messages, true);
       },
@@ -358,6 +360,18 @@ async function answerConfirm(ctx: TurnContext, pending: Awaited<ReturnType<typeo
   const envelope = await ctx.invoke(pending.tool, args);
   const invocation: ToolInvocation = { tool: pending.tool, args, envelope };
   await ctx.reply({ text: '', invocations: [invocation] });
+}
+
+/**
+ * The reply to a message with files names the reference id each got (docs/web-protocol.md
+ * `upload.refs`): a first line 「已收到：img_1（photo.png）」 and `upload_refs` for the web page.
+ */
+function markUploads(first: OutboundMessage, stored: readonly { ref: string; filename: string }[], lang: Lang): void {
+  const name = (f: string): string => (first.format === 'markdown' ? escapeMarkdown(f) : f);
+  const names = stored.map((a) => (lang === 'en' ? `${a.ref} (${name(a.filename)})` : `${a.ref}（${name(a.filename)}）`)).join(lang === 'en' ? ', ' : '、');
+  const line = lang === 'en' ? `Received: ${names}` : `已收到：${names}`;
+  first.text = first.text.trim() === '' ? line : `${line}\n\n${first.text}`;
+  first.upload_refs = stored.map((a) => ({ ref: a.ref, filename: a.filename }));
 }
 
 /**

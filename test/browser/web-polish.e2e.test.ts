@@ -57,6 +57,38 @@ describe('web page polish (browser, real gateway)', () => {
     await keepScreenshot(page, 'web-390px-help');
   });
 
+  it('references you can see: each sent file chip shows its id, file= takes the id or the name, an unknown id lists what exists', async () => {
+    for (const [name, body] of [
+      ['a.txt', 'first file'],
+      ['b.txt', 'second file'],
+    ] as const) {
+      await page.getByTestId('chat-upload').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(body) });
+      await page.locator('[data-testid="upload-chip"][data-state="uploaded"]').filter({ hasText: name }).waitFor({ timeout: 30_000 });
+      await send(`/file_info file=${name}`);
+      await bot(`已收到`).filter({ hasText: name }).waitFor({ timeout: 30_000 });
+    }
+    const refs = page.locator('[data-testid="msg-user"] [data-testid="sent-upload"]');
+    await expect.poll(() => refs.count(), { timeout: 30_000 }).toBe(2);
+    expect(await page.getByTestId('upload-ref').allTextContents()).toEqual(['file_1', 'file_2']);
+    expect(await refs.nth(1).textContent()).toContain('b.txt');
+    expect(await bot('已收到').last().textContent()).toContain('file_2（b.txt）');
+
+    // the newer file by its id, the older by its name
+    const shows = async (text: string, what: RegExp): Promise<void> => {
+      const n = await bot(what).count();
+      await send(text);
+      await expect.poll(() => bot(what).count(), { timeout: 30_000 }).toBe(n + 1);
+    };
+    await shows('/file_info file=file_2', /second file/);
+    await shows('/file_info file=a.txt', /first file/);
+    // an id this conversation does not have: refused, with the files it has
+    await send('/file_info file=file_3');
+    const refused = bot('本会话没有 file_3');
+    await refused.waitFor({ timeout: 30_000 });
+    expect(await refused.textContent()).toMatch(/file_1（a\.txt）、file_2（b\.txt）/);
+    await keepScreenshot(page, 'web-upload-refs');
+  });
+
   it('/favicon.ico is served (not 404) and the page links it', async () => {
     const res = await page.request.get(`${rig.gateway.url}/favicon.ico`);
     expect(res.status()).toBe(200);

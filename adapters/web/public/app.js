@@ -192,6 +192,30 @@
     }
     if (f.final) setRunning(false);
   }
+  // The reference ids the files of a message got (img_1, file_2): shown on the message's file chips.
+  function showUploadRefs(f) {
+    const li = state.bubbles.get(f.reply_to);
+    if (!li) return;
+    let box = li.querySelector('.files');
+    if (!box) {
+      box = document.createElement('div');
+      box.className = 'files';
+      li.appendChild(box);
+    }
+    box.textContent = '';
+    for (const u of f.uploads || []) {
+      const chip = document.createElement('span');
+      chip.className = 'sent-chip';
+      chip.setAttribute('data-testid', 'sent-upload');
+      const ref = document.createElement('code');
+      ref.setAttribute('data-testid', 'upload-ref');
+      ref.textContent = u.ref;
+      chip.appendChild(ref);
+      chip.appendChild(document.createTextNode(' ' + u.filename));
+      chip.title = (EN ? 'Refer to it as ' : '引用方式：file=') + u.ref;
+      box.appendChild(chip);
+    }
+  }
   function renderMedia(f) {
     const m = f.media || {};
     const li = bubble('bot');
@@ -295,11 +319,12 @@
       case 'user.echo':
         if (!state.shown.has(f.client_msg_id)) {
           state.shown.add(f.client_msg_id);
-          renderUser(f.text, f.attachments || []);
+          state.bubbles.set(f.client_msg_id, renderUser(f.text, f.attachments || []));
         }
         break;
       case 'assistant.message': renderAssistantMessage(f); break;
       case 'assistant.media': renderMedia(f); break;
+      case 'upload.refs': showUploadRefs(f); break;
       case 'confirm.request': renderConfirm(f); setRunning(false); break;
       case 'status':
         setStatus(f.text);
