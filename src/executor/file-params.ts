@@ -132,7 +132,8 @@ function normalizePath(v: string, ctx: Ctx, output: boolean): ItemResult {
 function normalizeItem(key: string, v: string, ctx: Ctx): ItemResult {
   const isRef = Object.hasOwn(ctx.refs, v) && v !== '';
   // A reference id this session does not have is never guessed at (never an older file).
-  if (!isRef && REF_LIKE.test(v.trim())) return { refused: 'unknown_ref' };
+  // (A workspace file that really has such a name is still taken: R-FILE-05.)
+  if (!isRef && REF_LIKE.test(v.trim()) && lstatSync(join(ctx.ws, v.trim()), { throwIfNoEntry: false }) === undefined) return { refused: 'unknown_ref' };
   const value = isRef ? ctx.refs[v]! : v;
   if (!PATH_SET.has(key)) return { value, counted: isRef };
   return normalizePath(value, ctx, OUTPUT_SET.has(key));
