@@ -72,14 +72,19 @@ async function confirmPart(deps: SendDeps, confirm: OutboundConfirm, withPrompt:
   const expiresAt = new Date(Number.isFinite(exp) && exp > deps.now() ? exp : deps.now() + BUTTON_TTL_MS);
   const links: string[] = [];
   for (const o of confirm.options) {
-    const word = BUTTON_WORDS[o.id];
+    // A question's option sends its number, which the turn matches like a typed answer.
+    if (confirm.kind === 'choice') {
+      links.push(sendLink(o.label, o.id));
+      continue;
+    }
+    const word = BUTTON_WORDS[o.id as keyof typeof BUTTON_WORDS];
     const ref = await deps.payloads.encode(`${o.id}:${confirm.token}`, { limitBytes: BUTTON_PAYLOAD_LIMIT - Buffer.byteLength(`${word} `), expiresAt });
     links.push(sendLink(o.label, `${word} ${ref}`));
   }
   const prompt = withPrompt ? renderDingtalkMd(confirm.prompt_md) : '';
-  const hint = group ? '群聊中请 @我 并回复「确认」或「取消」。' : '';
+  const hint = group ? (confirm.kind === 'choice' ? '群聊中请 @我 并回复序号。' : '群聊中请 @我 并回复「确认」或「取消」。') : '';
   const text = [prompt, links.join('　'), hint].filter((s) => s !== '').join('\n\n');
-  return { kind: 'markdown', title: withPrompt ? dingtalkTitle(confirm.prompt_md, '请确认') : '请确认', text, plain: renderPlain(text) };
+  return { kind: 'markdown', title: withPrompt ? dingtalkTitle(confirm.prompt_md, confirm.kind === 'choice' ? '请选择' : '请确认') : confirm.kind === 'choice' ? '请选择' : '请确认', text, plain: renderPlain(text) };
 }
 
 /** The parts of `message` in order (text chunks, then the confirmation). */

@@ -91,7 +91,8 @@ async function keyboard(deps: SendDeps, confirm: OutboundConfirm): Promise<Inlin
   for (const o of confirm.options) {
     row.push({ text: o.label, callback_data: await deps.payloads.encode(`${o.id}:${confirm.token}`, { limitBytes: CALLBACK_DATA_LIMIT, expiresAt }) });
   }
-  return { inline_keyboard: [row] };
+  // A question's options are one per row (their labels are longer than 确认 / 取消).
+  return { inline_keyboard: confirm.kind === 'choice' ? row.map((b) => [b]) : [row] };
 }
 
 interface Common {

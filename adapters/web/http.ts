@@ -3,6 +3,7 @@
  * Content-Security-Policy, sign-in, uploads and file downloads.
  *
  *   GET  /                      the chat page
+ *   GET  /favicon.ico           the page's icon
  *   GET  /assets/*              app.js, style.css, purify.min.js (DOMPurify's browser build)
  *   GET  /api/web/config        {demo: [{contact_key, name}] | null, me: {contact_key, name} | null, limits}
  *   POST /api/web/signin        {token} | {link} (single use) | {demo: contact_key} → sets the HttpOnly cookie; {user}
@@ -55,6 +56,11 @@ export function createWebRouter(ctx: WebContext): express.Router {
     pageHeaders(res);
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile('index.html', { root: PUBLIC_DIR });
+  });
+  r.get('/favicon.ico', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.type('image/x-icon');
+    res.sendFile('favicon.ico', { root: PUBLIC_DIR });
   });
   r.get('/assets/purify.min.js', (_req, res) => {
     pageHeaders(res);

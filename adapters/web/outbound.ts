@@ -48,6 +48,7 @@ export async function resolveTarget(
 /** The frame bodies of one outbound message, in sending order. */
 export function framesOf(ctx: Pick<WebContext, 'renderHtml'>, m: OutboundMessage): StoredFrameBody[] {
   const out: StoredFrameBody[] = [];
+  if (m.upload_refs?.length) out.push({ type: 'upload.refs', reply_to: m.reply_to ?? null, uploads: m.upload_refs.map((u) => ({ ref: u.ref, filename: u.filename })) });
   const display = m.display_md?.trim() ? m.display_md : null;
   if (m.text.trim() !== '' || display !== null || (!m.media?.length && !m.confirm)) {
     let html: string | null = null;
@@ -85,6 +86,7 @@ export function framesOf(ctx: Pick<WebContext, 'renderHtml'>, m: OutboundMessage
   if (m.confirm) {
     out.push({
       type: 'confirm.request',
+      kind: m.confirm.kind ?? 'confirm',
       confirm_token: m.confirm.token,
       prompt_md: m.confirm.prompt_md,
       prompt_html: ctx.renderHtml(m.confirm.prompt_md),

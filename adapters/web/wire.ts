@@ -116,8 +116,12 @@ export type StoredFrameBody =
       kind: 'reply' | 'notice' | 'progress';
     }
   | ({ type: 'assistant.media'; reply_to: string | null; media: MediaItem })
+  /** The reference ids the files of message `reply_to` got (docs/web-protocol.md). */
+  | { type: 'upload.refs'; reply_to: string | null; uploads: { ref: string; filename: string }[] }
   | {
       type: 'confirm.request';
+      /** `confirm` (confirm / cancel buttons) or `choice` (a question's options `1`…`n`). */
+      kind: 'confirm' | 'choice';
       confirm_token: string;
       prompt_md: string;
       prompt_html: string | null;

@@ -74,7 +74,7 @@ async function buttonCard(deps: SendDeps, confirm: OutboundConfirm): Promise<Rec
   }
   return {
     card_type: 'button_interaction',
-    main_title: { title: '请确认 / Please confirm' },
+    main_title: { title: confirm.kind === 'choice' ? '请选择 / Please choose' : '请确认 / Please confirm' },
     task_id: `sg_${randomBytes(12).toString('hex')}`,
     button_list: buttons,
   };

@@ -7,7 +7,7 @@
 import type { Ctx } from './context.ts';
 import { imageOf, isManager, keepFile, originOf, param, storedPath } from './context.ts';
 import { parseCost, saysDone, ticketNumber, ticketRef, wallClock } from './lib.ts';
-import { TICKETS, getTicket, update, type CallSkill, type Row } from './tables.ts';
+import { TICKETS, getTicket, query, update, type CallSkill, type Row } from './tables.ts';
 import { needParam, notifyOps, publicTicket, say, waitForWorker } from './flow-report.ts';
 
 function text(v: unknown): string {
@@ -50,15 +50,20 @@ export function reporterAddress(t: Row): string {
 export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallSkill, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const state = isRecord(input.state) ? input.state : {};
   const reply = isRecord(input.reply) ? input.reply : null;
-  const id = ticketNumber(state.ticket_id ?? p.ticket);
+  // A ticket the person chose (answering "which ticket?") wins over the waiting record's.
+  const id = ticketNumber(p.ticket ?? state.ticket_id);
   if (id === null) return needParam('ticket', '请给出工单号，例如 工单=T-3。');
   const ref = ticketRef(id);
   const t = await getTicket(call, id);
   if (!t) return needParam('ticket', `没有工单 ${ref}。`);
   if (!mayClose(ctx, t)) return { success: false, error: 'not the ticket worker', error_type: 'config', permission_denied: true, user_message: `工单 ${ref} 不是派给你的，只有接单的维修工或团队管理员可以完成它。` };
+  const note = reply ? text(reply.raw_input) : text(p.note ?? p.description);
+  if (reply && p.ticket === undefined && !NAMES_TICKET.test(note.normalize('NFKC'))) {
+    const open = await query(call, TICKETS, [{ field: '状态', op: 'eq', value: '处理中' }, { field: '维修工联系方式', op: 'eq', value: text(t.维修工联系方式) }], MAX_CHOICES + 1);
+    if (open.length > 1) return whichTicket(open, note);
+  }
   if (t.状态 === '已完成') return say(`工单 ${ref} 已经是「已完成」，这次回复没有再改动它。`, { ticket: publicTicket(t) });
 
-  const note = reply ? text(reply.raw_input) : text(p.note ?? p.description);
   const given = costParam(p.cost);
   if (given === 'bad') return needParam('cost', `费用「${text(p.cost)}」看不懂，请只写数字，例如 费用=1200。`);
   const parsed = given !== null ? { cost: given } : parseCost(note);
@@ -101,6 +106,32 @@ export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallS
     ...(cost === null ? [parsed.reason === 'magnitude' ? '费用需写成数字（如 12000），「万」「k」不会换算，已留空。' : '回复里没有找到费用，已留空。'] : []),
   ].join('\n');
   return say(md, { ticket: publicTicket(done), cost, reporter_message: toReporter, ops_notify: ops, ...(cost === null ? { for_user: `补录费用：/repair_ticket action=登记费用 工单=${ref} 费用=<金额>` } : {}) });
+}
+
+/** A reply that names a ticket (「T-3 完成了」) is never ambiguous. */
+const NAMES_TICKET = /(?<![A-Za-z0-9_])T\s*-?\s*\d+/i;
+/** Most tickets offered as choices (the platform shows at most 10 options). */
+const MAX_CHOICES = 10;
+
+/**
+ * A reply that fits several of the worker's open tickets: ask which one (docs/skill-authoring.md
+ * "Questions with choices") and change nothing; the pick calls again with `ticket`.
+ */
+function whichTicket(open: Row[], note: string): Record<string, unknown> {
+  const shown = open.slice(0, MAX_CHOICES);
+  const options = shown.map((r) => {
+    const where = text(r.位置);
+    return { value: ticketRef(r.id), label: `${ticketRef(r.id)} ${text(r.描述).slice(0, 40)}${where ? `（${where}）` : ''}` };
+  });
+  const more = open.length > MAX_CHOICES ? `（只列出最近 ${MAX_CHOICES} 张；其他工单请在回复里写上工单号）` : '';
+  return {
+    success: false,
+    error: `the reply fits ${open.length} open tickets (${options.map((o) => o.value).join(', ')}); ask which one, pass ticket`,
+    error_type: 'recoverable',
+    need_param: 'ticket',
+    options,
+    user_message: `你有 ${open.length > MAX_CHOICES ? `${MAX_CHOICES} 张以上` : `${open.length} 张`}处理中的工单，这条回复${note ? `「${note.slice(0, 60)}」` : ''}是哪一张的？选好之前不会改动任何工单。${more}`,
+  };
 }
 
 /**

@@ -157,13 +157,19 @@ export interface OutboundMedia {
   caption?: string | null;
 }
 
-/** A confirmation request (docs/messaging.md): buttons where the channel has them. */
+/**
+ * A request answered by pressing a button (docs/messaging.md): a confirmation (options
+ * `confirm` / `cancel`), or a question with choices (`kind: 'choice'`, options `1`…`n`). Every
+ * button carries `<option id>:<token>`.
+ */
 export interface OutboundConfirm {
-  /** The confirm token (the button payload; Telegram callback_data ≤ 64 bytes). */
+  /** `confirm` (absent) or `choice` (docs/messaging.md "Questions with choices"). */
+  kind?: 'confirm' | 'choice';
+  /** The confirm or choice token (the button payload; Telegram callback_data ≤ 64 bytes). */
   token: string;
   /** What the user is asked, markdown. */
   prompt_md: string;
-  options: { id: 'confirm' | 'cancel'; label: string; style?: 'danger' | 'primary' | 'secondary' }[];
+  options: { id: string; label: string; style?: 'danger' | 'primary' | 'secondary' }[];
   /** ISO-8601 expiry. */
   expires_at: string;
 }
@@ -186,6 +192,12 @@ export interface OutboundMessage {
   display_md?: string | null;
   /** True on the last message of a turn (web `final`). */
   final?: boolean;
+  /**
+   * The files the answered message brought, with the reference id each got (`img_1`, `file_2`;
+   * first message of a reply only). The text already names them; the web page also shows the
+   * ids on the message's file chips (docs/web-protocol.md `upload.refs`).
+   */
+  upload_refs?: { ref: string; filename: string }[];
 }
 
 /** Where an outbound message goes. */

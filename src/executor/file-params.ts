@@ -43,7 +43,10 @@ export interface FileParamOptions {
 /** The normalised input, or a recoverable envelope (the skill must not run). */
 export type FileParamResult = { input: Record<string, unknown> } | { envelope: Envelope };
 
-type Refusal = 'outside' | 'symlink' | 'no_name';
+type Refusal = 'outside' | 'symlink' | 'no_name' | 'unknown_ref';
+
+/** What a reference id looks like (`img_1`, `file_2`, …; src/session/attachments.ts). */
+const REF_LIKE = /^(?:img|video|audio|file)_\d+$/;
 type ItemResult = { value: unknown; counted: boolean } | { refused: Refusal };
 
 interface Ctx {
@@ -128,6 +131,9 @@ function normalizePath(v: string, ctx: Ctx, output: boolean): ItemResult {
 /** One string value or array item of a top-level field (R-FILE-07 first, then the path rules). */
 function normalizeItem(key: string, v: string, ctx: Ctx): ItemResult {
   const isRef = Object.hasOwn(ctx.refs, v) && v !== '';
+  // A reference id this session does not have is never guessed at (never an older file).
+  // (A workspace file that really has such a name is still taken: R-FILE-05.)
+  if (!isRef && REF_LIKE.test(v.trim()) && lstatSync(join(ctx.ws, v.trim()), { throwIfNoEntry: false }) === undefined) return { refused: 'unknown_ref' };
   const value = isRef ? ctx.refs[v]! : v;
   if (!PATH_SET.has(key)) return { value, counted: isRef };
   return normalizePath(value, ctx, OUTPUT_SET.has(key));
@@ -257,16 +263,24 @@ export function normalizeFileParams(input: Record<string, unknown>, opts: FilePa
     }
   }
   if (refused.length === 0) return { input: out };
-  return { envelope: refusalEnvelope(refused, opts.lang ?? 'zh-CN') };
+  return { envelope: refusalEnvelope(refused, opts.lang ?? 'zh-CN', opts.refs) };
 }
 
 const WHY_EN: Record<Refusal, string> = {
   outside: 'points outside the session workspace and the attachment store',
   symlink: 'names a workspace entry that is a link leading outside the workspace',
   no_name: 'has no file name',
+  unknown_ref: 'is not a reference id of this conversation',
 };
 
-function refusalEnvelope(refused: { key: string; value: string; why: Refusal }[], lang: 'zh-CN' | 'en'): Envelope {
+/** The session's files as `img_1（photo.png）` items, for a refusal to list. */
+function existing(refs: Readonly<Record<string, string>>, lang: 'zh-CN' | 'en'): string {
+  const items = Object.entries(refs).map(([ref, path]) => (lang === 'en' ? `${ref} (${lastSegment(path)})` : `${ref}（${lastSegment(path)}）`));
+  if (items.length === 0) return lang === 'en' ? 'This conversation has no files yet.' : '本会话还没有文件。';
+  return (lang === 'en' ? 'Files of this conversation: ' : '本会话的文件：') + items.join(lang === 'en' ? ', ' : '、');
+}
+
+function refusalEnvelope(refused: { key: string; value: string; why: Refusal }[], lang: 'zh-CN' | 'en', refs: Readonly<Record<string, string>>): Envelope {
   const keys = [...new Set(refused.map((r) => r.key))];
   const detail = refused
     .map((r) => `\`${r.key}\` = ${JSON.stringify(r.value.length > 200 ? `${r.value.slice(0, 200)}…` : r.value)} ${WHY_EN[r.why]}`)
@@ -274,11 +288,16 @@ function refusalEnvelope(refused: { key: string; value: string; why: Refusal }[]
   const error =
     `File parameter refused, the skill did not run: ${detail}. Pass a bare file name from the session workspace ` +
     '(e.g. "photo.png"; output files are always written to the workspace) or an attachment reference id such as ' +
-    'img_1 / file_1, then call the tool again.';
+    `img_1 / file_1, then call the tool again. ${existing(refs, 'en')}`;
+  const unknown = refused.filter((r) => r.why === 'unknown_ref').map((r) => r.value);
   const user_message =
-    lang === 'en'
-      ? `The file parameter ${keys.join(', ')} points outside this conversation's workspace or is not a valid file name; the request was refused.`
-      : `文件参数 ${keys.join('、')} 指向本会话工作区以外的位置或不是有效的文件名，已拒绝执行。`;
+    unknown.length > 0
+      ? lang === 'en'
+        ? `There is no ${unknown.join(', ')} in this conversation. ${existing(refs, lang)}`
+        : `本会话没有 ${unknown.join('、')}。${existing(refs, lang)}`
+      : lang === 'en'
+        ? `The file parameter ${keys.join(', ')} points outside this conversation's workspace or is not a valid file name; the request was refused.`
+        : `文件参数 ${keys.join('、')} 指向本会话工作区以外的位置或不是有效的文件名，已拒绝执行。`;
   return {
     success: false,
     error_type: 'recoverable',

@@ -387,7 +387,13 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
     given: ctxGiven,
     defaults: { ...req.defaults, role_id: roleId, org_id: orgId, session_id: session.id, channel, workspace_dir: workspaceDir },
     config: { skill: prepared.skill.name, values: prepared.config },
-    inProcess: { ...composed, db: services.db, db_factory: tx.factory as DbFactory, abort_signal: req.abortSignal ?? null },
+    inProcess: {
+      ...composed,
+      db: services.db,
+      db_factory: tx.factory as DbFactory,
+      abort_signal: req.abortSignal ?? null,
+      ...(req.onProgress ? { report_progress: progressReporter(req.onProgress) } : {}),
+    },
     channelRegistry: req.line === 'chat' ? (services.channelRegistry ?? null) : null,
     request: req.line === 'chat' ? (req.request ?? null) : null,
     clock: req.clock,
@@ -435,3 +441,16 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
 }
 
 export { wallFor };
+
+/** A skill's `report_progress`: one short line (≤ 200 characters), never throwing into the skill. */
+function progressReporter(onProgress: (note: string) => void): (note: string) => void {
+  return (note) => {
+    const line = String(note ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+    if (!line) return;
+    try {
+      onProgress(line);
+    } catch {
+      // best effort: a progress line never fails the call
+    }
+  };
+}

@@ -20,6 +20,7 @@ import type { PendingReplyRouter, TurnContext } from '../turn/turn.ts';
 import { listAttachments } from '../session/attachments.ts';
 import type { Queryable } from '../store/db.ts';
 import { parseRecipient } from './recipients.ts';
+import { questionOf } from '../turn/reply/question.ts';
 
 /** Longest wait a record may ask for, seconds (30 days). */
 export const MAX_EXPIRES_IN_S = 30 * 24 * 3600;
@@ -186,6 +187,23 @@ async function candidates(q: Queryable, s: ReplySender, eventId: string, now: Da
   return rows.length > 0 ? rows : openPendingReplies(q, s, now);
 }
 
+/** Who a turn's message comes from: every id the sender is known by on the channel. */
+function senderOf(ctx: TurnContext): ReplySender {
+  const { msg } = ctx;
+  const ids = new Set<string>([msg.actor.id, ...Object.values(msg.actor.ids ?? {}), ctx.actor.contactKey]);
+  if (msg.chat.type === 'direct') ids.add(msg.chat.id);
+  return { org_id: ctx.role.org_id, channel: msg.channel, account: msg.account, ids: [...ids].filter((x) => x) };
+}
+
+/** Open again the record inbox event `eventId` took (its continuation asked a question instead). */
+export async function reopenPendingReply(q: Queryable, id: string, eventId: string): Promise<void> {
+  await q.query(
+    `UPDATE skillgate.pending_replies SET resolved_at = NULL, resolution = NULL, resolved_by_event = NULL
+      WHERE id = $1::bigint AND resolution = 'consumed' AND resolved_by_event = $2`,
+    [id, eventId],
+  );
+}
+
 const NOTICES = {
   'zh-CN': { cancelled: (ref: string | null) => `已取消等待中的回复${ref ? `（${ref}）` : ''}。` },
   en: { cancelled: (ref: string | null) => `The pending reply${ref ? ` (${ref})` : ''} was cancelled.` },
@@ -220,9 +238,7 @@ export class PendingRepliesRouter implements PendingReplyRouter {
     if (text.startsWith('/') || text.startsWith('／')) return false;
     const cancel = ctx.input.kind === 'cancel';
     const q = this.#db;
-    const ids = new Set<string>([msg.actor.id, ...Object.values(msg.actor.ids ?? {}), ctx.actor.contactKey]);
-    if (msg.chat.type === 'direct') ids.add(msg.chat.id);
-    const sender: ReplySender = { org_id: ctx.role.org_id, channel: msg.channel, account: msg.account, ids: [...ids].filter((x) => x) };
+    const sender = senderOf(ctx);
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.#now();
       const open = await candidates(q, sender, ctx.eventId, now);
@@ -238,11 +254,41 @@ export class PendingRepliesRouter implements PendingReplyRouter {
         state: chosen.state,
         ref: chosen.ref,
       };
-      const envelope = await ctx.invoke(chosen.skill, input);
-      await ctx.reply({ text: '', invocations: [{ tool: chosen.skill, args: input, envelope }] });
+      await this.#continue(ctx, chosen, input);
       return true;
     }
     return false;
+  }
+
+  /**
+   * The person picked `choice.value` for a question a continuation asked: the open record of
+   * that skill whose ref is the value is answered with the original reply and the value.
+   * @returns false when no open record of the sender has that ref.
+   */
+  async answerChoice(ctx: TurnContext, choice: { tool: string; args: Record<string, unknown>; param: string; value: string }): Promise<boolean> {
+    const q = this.#db;
+    const sender = senderOf(ctx);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = this.#now();
+      const open = await openPendingReplies(q, sender, now);
+      const rec = open.find((p) => p.skill === choice.tool && p.ref !== null && p.ref.toLowerCase() === choice.value.toLowerCase());
+      if (!rec) return false;
+      if (!(await resolvePendingReply(q, rec.id, 'consumed', ctx.eventId, now))) continue;
+      await this.#continue(ctx, rec, { reply: choice.args.reply ?? null, state: rec.state, ref: rec.ref, [choice.param]: choice.value });
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Call the continuation and reply. A continuation that answers with a question (need_param
+   * with options) changed nothing: its record is opened again, to be answered once the person
+   * has picked an option.
+   */
+  async #continue(ctx: TurnContext, rec: PendingReply, input: Record<string, unknown>): Promise<void> {
+    const envelope = await ctx.invoke(rec.skill, input);
+    if (questionOf(envelope)) await reopenPendingReply(this.#db, rec.id, ctx.eventId);
+    await ctx.reply({ text: '', invocations: [{ tool: rec.skill, args: input, envelope, via: 'pending_reply' }] });
   }
 
   /** The files this message brought (stored in the session by the turn), as context attachment items. */

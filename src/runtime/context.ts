@@ -69,6 +69,8 @@ export interface InProcessParts {
   messaging?: unknown;
   /** `await_reply(req)` (docs/messaging.md); set only when given. */
   await_reply?: (req: never) => Promise<unknown>;
+  /** `report_progress(note)`: a progress line for the person waiting (docs/skill-authoring.md); set only when given. */
+  report_progress?: (note: string) => void;
   /**
    * What create_skill / edit_skill need (`src/lifecycle/authoring.ts`
    * AuthoringServices); set as key `lifecycle` only when given.
@@ -166,6 +168,7 @@ export function buildRuntimeContext(args: BuildContextArgs): RuntimeContext {
   if (args.inProcess?.messaging) ctx.messaging = args.inProcess.messaging;
   if (args.inProcess?.await_reply) ctx.await_reply = args.inProcess.await_reply;
   if (args.inProcess?.lifecycle) ctx.lifecycle = args.inProcess.lifecycle;
+  if (args.inProcess?.report_progress) ctx.report_progress = args.inProcess.report_progress;
   for (const [k, v] of Object.entries(cfgSection.flat)) if (!Object.hasOwn(ctx, k)) ctx[k] = v;
   for (const [k, v] of Object.entries(given)) {
     if (k.startsWith('_') && k !== '__proto__') ctx[k] = v;

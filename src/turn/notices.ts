@@ -22,6 +22,11 @@ const TEXTS = {
   },
   run_again: { 'zh-CN': '重新执行', en: 'Run again' },
   not_now: { 'zh-CN': '不用了', en: 'No' },
+  no_pending_choice: {
+    'zh-CN': '这个问题已经回答过或已过期，没有再做任何改动。如需继续，请重新发起。',
+    en: 'That question was already answered or has expired; nothing was changed. Please start again if needed.',
+  },
+  choice_cancelled: { 'zh-CN': '已取消这个问题，没有做任何改动。', en: 'The question was cancelled; nothing was changed.' },
   confirm_cancelled: { 'zh-CN': '已取消，未执行任何操作。', en: 'Cancelled; nothing was done.' },
   upload_too_large: {
     'zh-CN': '文件「{files}」超过平台允许的下载上限（{mb} MB），无法接收；请压缩或拆分后重新发送。',

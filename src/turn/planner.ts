@@ -15,6 +15,8 @@ export interface ToolInvocation {
   args: Record<string, unknown>;
   /** The final envelope (normalised, artifacts registered, offloaded when large). */
   envelope: Envelope;
+  /** `pending_reply`: the call continued a waiting reply (a question it asks is routed back there). */
+  via?: 'call' | 'pending_reply';
 }
 
 /** A material the user can refer to (`img_1`, `file_2`, …; spec 000 §4.7, A-10). */

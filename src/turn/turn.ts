@@ -16,8 +16,11 @@ import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
 import { addressedText, parseTurnInput, type TurnInput } from './input.ts';
 import type { MaterialRef, Planner, PlannerResult, ToolInvocation } from './planner.ts';
 import { composeReply } from './reply/index.ts';
+import { escapeMarkdown } from './reply/result-md.ts';
 import { takeConfirmByToken, takeLatestConfirm } from './confirm-flow.ts';
 import { rememberConfirms, mediaResolver } from './reply-support.ts';
+import { rememberChoices, isChoiceToken } from './choice-flow.ts';
+import { answerChoiceButton, answerChoiceText } from './choice-answer.ts';
 import { roleFor } from './roles.ts';
 import { stoppedByShutdown, type RunningTurns } from './running.ts';
 import { offerRetry } from './interrupted.ts';
@@ -48,6 +51,12 @@ export interface ReplySink {
  */
 export interface PendingReplyRouter {
   route(ctx: TurnContext): Promise<boolean>;
+  /**
+   * Continue a question that a continuation asked (src/turn/choice-answer.ts): the chosen value
+   * names the waiting record to answer. False when no open record fits (the call is then made
+   * again directly).
+   */
+  answerChoice?(ctx: TurnContext, choice: { tool: string; args: Record<string, unknown>; param: string; value: string }): Promise<boolean>;
 }
 
 /** What the stages share about the turn being handled. */
@@ -309,7 +318,9 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       reply: async (result) => {
         const records = await listAttachments(db, session.id);
         await rememberConfirms(db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, invocations: result.invocations, now: now() });
+        const choices = await rememberChoices(db, { sessionId: session.id, actorKey: actor.contactKey, invocations: result.invocations, lang, now: now() });
         const messages = composeReply({
+          choices,
           plannerText: result.text,
           invocations: result.invocations,
           capabilities: adapter.capabilities,
@@ -318,7 +329,8 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
           replyTo: msg.message_id,
           mediaFor: mediaResolver(records),
         });
-        if (run.signal.aborted) messages.push({ kind: 'notice', text: notice(lang, 'stopped'), format: 'plain', final: true });
+        if (run.signal.aborted) stoppedNote(messages, result, lang);
+        if (uploads.stored.length > 0) markUploads(messages[0]!, uploads.stored, lang);
         await send(messages, true, session.id);
       },
     };
@@ -344,7 +356,11 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
     return;
   }
 
-  // 1. A pending confirmation: a button, or a 「确认」 / 「取消」 reply.
+  // 1. A pending confirmation or question: a button, or a 「确认」 / 「取消」 reply.
+  if (msg.kind === 'callback' && msg.callback && isChoiceToken(msg.callback.token)) {
+    await answerChoiceButton(deps, ctx, msg.callback.token, msg.callback.action, opts.now());
+    return;
+  }
   if (msg.kind === 'callback' && msg.callback) {
     const choice = msg.callback.action === 'cancel' ? 'cancelled' : 'confirmed';
     const pending = msg.callback.token
@@ -367,6 +383,7 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
     await ctx.notice(notice(lang, 'nothing_running'));
     return;
   }
+  if (await answerChoiceText(deps, ctx, opts.now())) return;
 
   // 2. A pending reply for this sender.
   if (deps.pendingReplies && (await deps.pendingReplies.route(ctx))) return;
@@ -405,6 +422,32 @@ async function answerConfirm(ctx: TurnContext, pending: Awaited<ReturnType<typeo
   const envelope = await ctx.invoke(pending.tool, args);
   const invocation: ToolInvocation = { tool: pending.tool, args, envelope };
   await ctx.reply({ text: '', invocations: [invocation] });
+}
+
+/**
+ * The reply to a message with files names the reference id each got (docs/web-protocol.md
+ * `upload.refs`): a first line 「已收到：img_1（photo.png）」 and `upload_refs` for the web page.
+ */
+function markUploads(first: OutboundMessage, stored: readonly { ref: string; filename: string }[], lang: Lang): void {
+  const name = (f: string): string => (first.format === 'markdown' ? escapeMarkdown(f) : f);
+  const names = stored.map((a) => (lang === 'en' ? `${a.ref} (${name(a.filename)})` : `${a.ref}（${name(a.filename)}）`)).join(lang === 'en' ? ', ' : '、');
+  const line = lang === 'en' ? `Received: ${names}` : `已收到：${names}`;
+  first.text = first.text.trim() === '' ? line : `${line}\n\n${first.text}`;
+  first.upload_refs = stored.map((a) => ({ ref: a.ref, filename: a.filename }));
+}
+
+/**
+ * A stopped turn answers in one bubble: the stop note joins the reply's last message, and is
+ * left out when a skill already said it stopped (`stopped: true`, e.g. the countdown example).
+ */
+function stoppedNote(messages: OutboundMessage[], result: PlannerResult, lang: Lang): void {
+  if (result.invocations.some((inv) => inv.envelope.stopped === true)) return;
+  const last = messages.at(-1);
+  if (!last || (last.text.trim() === '' && !last.confirm)) {
+    messages.push({ kind: 'notice', text: notice(lang, 'stopped'), format: 'plain', final: true });
+    return;
+  }
+  last.text = `${last.text.trimEnd()}\n\n${notice(lang, 'stopped')}`;
 }
 
 /** After `delayMs`, show typing / 「处理中…」 and keep it alive until stopped. */

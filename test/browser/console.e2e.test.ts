@@ -96,6 +96,18 @@ describe('operators console in a browser (issue 10 §6 acceptance)', () => {
     expect(api).not.toContain(SECRET.slice(0, 8));
   });
 
+  it('a defaulted version is a notice, not a problem (as in skill check)', async () => {
+    await section('skills');
+    await page.getByTestId('skills-role').selectOption('default');
+    const row = page.getByTestId('skill-row').filter({ has: page.getByTestId('skill-view-countdown') });
+    await row.waitFor();
+    expect(await row.locator('.problems').count()).toBe(0);
+    expect(await row.locator('span.muted[title*="version.default"]').count()).toBe(1);
+    await page.getByTestId('skill-view-countdown').click();
+    await page.getByTestId('skill-doc').waitFor();
+    expect(await page.getByTestId('skill-problems').count()).toBe(0);
+  });
+
   it("disables a skill for a role and it leaves that role's /help", async () => {
     await section('skills');
     await page.getByTestId('skills-role').selectOption('default');

@@ -38,9 +38,9 @@ for (const engine of ENGINES) {
     /** Feishu messages (create or reply) whose JSON content contains `text`. */
     const feishuSays = (text: string) =>
       rig.feishu.calls(/^\/open-apis\/im\/v1\/messages(\/[^/]+\/reply)?$/, 'POST').filter((r) => JSON.stringify(contentOf(r)?.content ?? '').includes(text));
-    /** Bot API sends to the worker. */
+    /** Bot API messages to the worker (typing indicators are not messages). */
     const toWorker = () =>
-      rig.telegram.calls('/bot:token/:method', 'POST').filter((r) => /^send(?!ChatAction)/.test(r.params.method!) && String(telegramBody(r).chat_id) === String(WORKER_TG)); // messages, not typing
+      rig.telegram.calls('/bot:token/:method', 'POST').filter((r) => /^send(?!ChatAction)/.test(r.params.method!) && String(telegramBody(r).chat_id) === String(WORKER_TG));
 
     it('R-ACT-05 R-MSG-01 R-MSG-02 R-MSG-07 R-MSG-09: report with photo → ops alert, worker ticket with photo, reporter ticket number; worker reply with photo → ticket 已完成 1200, reporter photo on Feishu, ops 维修完成', async () => {
       // The owner's first use creates the tables; the worker (a member) puts himself on duty from Telegram.

@@ -164,7 +164,15 @@ describe('reference ids (R-FILE-07, R-FILE-08, A-10)', () => {
     expect(ok({ image: 'img_1' }).image).toBe(img1);
     expect(ok({ images: ['img_10', 'img_1'] }).images).toEqual([img10, img1]);
     expect(ok({ photo: 'img_1', caption: 'img_1 at noon' })).toEqual({ photo: img1, caption: 'img_1 at noon' });
-    expect(ok({ image: 'img_2' }).image).toBe('img_2'); // unknown id: a missing bare name (R-FILE-05)
+  });
+
+  it('an id the session does not have is refused with the list of its files (never another file)', () => {
+    const r = normalizeFileParams({ image: 'img_2' }, opts);
+    expect('envelope' in r && r.envelope).toMatchObject({ success: false, error_type: 'recoverable', need_param: 'image' });
+    const um = 'envelope' in r ? String(r.envelope.user_message) : '';
+    expect(um).toContain('本会话没有 img_2');
+    expect(um).toContain('img_1（');
+    expect(um).toContain('file_1（');
   });
 
   it('R-FILE-08: ids inside command fields are replaced as substrings, posix slashes', () => {

@@ -6,7 +6,7 @@
   const EN = /^en\b/i.test(navigator.language || '');
   const T = EN
     ? {
-        send: 'Send', stop: 'Stop', placeholder: 'Type a message — Enter to send, Shift+Enter for a new line',
+        send: 'Send', stop: 'Stop', pending: 'waiting to send…', placeholder: 'Type a message — Enter to send, Shift+Enter for a new line',
         upload: 'Upload a file', message: 'Message', demo: 'Demo identity', working: 'Working…',
         online: 'connected', offline: 'reconnecting…', uploading: 'uploading…', uploaded: 'uploaded',
         remove: 'Remove', signin: 'Open a sign-in link: send /web to the bot on a channel where you are in the directory, or ask an operator.',
@@ -14,11 +14,17 @@
         tooLong: 'The message is too long.', uploadFailed: 'Upload failed: ', unknownUpload: 'That upload is no longer available.',
         failed: 'The message could not be handled; try again.', download: 'Download', expired: 'expired',
         confirm: 'Confirm', cancel: 'Cancel', chosen: 'Chosen: ',
+        welcomeTitle: 'Hello!', welcomeText: 'Talk to the skills right here. Try one of these:',
+        suggestions: [
+          ['What can you do?', '/help'],
+          ['List repair tickets', '/repair_ticket action=查询'],
+          ['A slow task you can stop', '/countdown seconds=5'],
+        ],
         signinTitle: 'Sign in', signinSubmit: 'Sign in', signinToken: 'Sign-in link or token',
         signinText: 'Open the sign-in link you were given: send /web to the bot in any connected chat, or ask an administrator to create one with skillgate web token <contact>. You can also paste the link or token below.',
       }
     : {
-        send: '发送', stop: '停止', placeholder: '输入消息，Enter 发送，Shift+Enter 换行',
+        send: '发送', stop: '停止', pending: '等待发送…', placeholder: '输入消息，Enter 发送，Shift+Enter 换行',
         upload: '上传文件', message: '消息', demo: '演示身份', working: '处理中…',
         online: '已连接', offline: '正在重连…', uploading: '上传中…', uploaded: '已上传',
         remove: '移除', signin: '请打开登录链接：在你已登记的聊天渠道里给机器人发送 /web（或「网页登录」），或请管理员发给你。',
@@ -26,6 +32,12 @@
         tooLong: '消息太长。', uploadFailed: '上传失败：', unknownUpload: '该文件已不可用。',
         failed: '消息未能处理，请重试。', download: '下载', expired: '已过期',
         confirm: '确认', cancel: '取消', chosen: '已选择：',
+        welcomeTitle: '你好！', welcomeText: '这里可以直接和技能对话。试试下面的一个：',
+        suggestions: [
+          ['看看我能做什么', '/help'],
+          ['查看报修工单', '/repair_ticket action=查询'],
+          ['试一个可以中途停止的慢任务', '/countdown seconds=5'],
+        ],
         signinTitle: '登录', signinSubmit: '登录', signinToken: '登录链接或令牌',
         signinText: '请打开发给你的登录链接：在任一已接入的聊天里向机器人发送 /web，或请管理员用 skillgate web token <联系人> 生成。也可以把链接或令牌粘贴到下面。',
       };
@@ -50,7 +62,9 @@
   const state = {
     ws: null, ready: false, lastSeq: 0, backoff: 500, heartbeat: null, heartbeatS: 25,
     pending: [], // uploads {upload_id, filename, mime_type, size, sha256}
-    unacked: new Map(), // client_msg_id -> frame (resent after a reconnect; the server dedupes)
+    unacked: new Map(), // client_msg_id -> frame (resent after a reconnect or a rate_limited; the server dedupes)
+    bubbles: new Map(), // client_msg_id -> the user's bubble (shown pending until acknowledged)
+    resendTimer: null,
     shown: new Set(), // client_msg_ids of user messages already on the page
     running: false, maxText: 16000,
   };
@@ -93,7 +107,54 @@
     scrollDown();
     return li;
   }
+  function setPending(id, on) {
+    const li = state.bubbles.get(id);
+    if (!li) return;
+    li.classList.toggle('pending', on);
+    li.setAttribute('data-state', on ? 'pending' : 'sent');
+    let tag = li.querySelector('.pending-tag');
+    if (on && !tag) {
+      tag = document.createElement('span');
+      tag.className = 'pending-tag';
+      tag.setAttribute('data-testid', 'msg-pending');
+      tag.textContent = T.pending;
+      li.appendChild(tag);
+    } else if (!on && tag) tag.remove();
+  }
+  // A frame refused with rate_limited is sent again after retry_after_ms (docs/web-protocol.md
+  // "Limits"): every unacknowledged frame, oldest first, paced under the limit.
+  function resendLater(ms) {
+    for (const id of state.unacked.keys()) setPending(id, true);
+    if (state.resendTimer) return;
+    state.resendTimer = setTimeout(() => {
+      state.resendTimer = null;
+      const frames = Array.from(state.unacked.values());
+      frames.forEach((frame, i) => setTimeout(() => { if (state.unacked.has(frame.client_msg_id || frame.id)) rawSend(frame); }, i * 550));
+    }, Math.max(50, Number(ms) || 1000));
+  }
+  // A first visit (no history): a welcome with three suggested actions, gone with the first message.
+  function showWelcome(on) {
+    const box = $('welcome');
+    if (on && !box.dataset.ready) {
+      box.dataset.ready = '1';
+      $('welcome-title').textContent = T.welcomeTitle;
+      $('welcome-text').textContent = T.welcomeText;
+      for (const [label, text] of T.suggestions) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.setAttribute('data-testid', 'welcome-action');
+        b.textContent = label;
+        const code = document.createElement('code');
+        code.textContent = text;
+        b.appendChild(code);
+        b.addEventListener('click', () => { el.input.value = text; submit(); });
+        $('welcome-actions').appendChild(b);
+      }
+    }
+    box.classList.toggle('hidden', !on);
+  }
   function bubble(kind) {
+    showWelcome(false);
     const li = document.createElement('li');
     li.className = 'msg ' + (kind === 'user' ? 'msg-user' : 'msg-bot');
     li.setAttribute('data-testid', kind === 'user' ? 'msg-user' : 'msg-bot');
@@ -131,6 +192,30 @@
     }
     if (f.final) setRunning(false);
   }
+  // The reference ids the files of a message got (img_1, file_2): shown on the message's file chips.
+  function showUploadRefs(f) {
+    const li = state.bubbles.get(f.reply_to);
+    if (!li) return;
+    let box = li.querySelector('.files');
+    if (!box) {
+      box = document.createElement('div');
+      box.className = 'files';
+      li.appendChild(box);
+    }
+    box.textContent = '';
+    for (const u of f.uploads || []) {
+      const chip = document.createElement('span');
+      chip.className = 'sent-chip';
+      chip.setAttribute('data-testid', 'sent-upload');
+      const ref = document.createElement('code');
+      ref.setAttribute('data-testid', 'upload-ref');
+      ref.textContent = u.ref;
+      chip.appendChild(ref);
+      chip.appendChild(document.createTextNode(' ' + u.filename));
+      chip.title = (EN ? 'Refer to it as ' : '引用方式：file=') + u.ref;
+      box.appendChild(chip);
+    }
+  }
   function renderMedia(f) {
     const m = f.media || {};
     const li = bubble('bot');
@@ -161,6 +246,7 @@
   function renderConfirm(f) {
     const li = bubble('bot');
     li.classList.add('confirm');
+    if (f.kind === 'choice') li.classList.add('choice');
     const prompt = document.createElement('div');
     if (f.prompt_html) safeHtmlInto(prompt, f.prompt_html);
     else prompt.textContent = f.prompt_md;
@@ -174,14 +260,19 @@
       b.type = 'button';
       b.textContent = o.label || (o.id === 'confirm' ? T.confirm : T.cancel);
       if (o.style === 'danger' || o.style === 'primary') b.className = o.style;
-      if (o.id === 'confirm') b.setAttribute('data-testid', 'confirm-button');
+      if (f.kind === 'choice') {
+        b.setAttribute('data-testid', 'choice-button');
+        b.setAttribute('data-option', o.id);
+      } else if (o.id === 'confirm') b.setAttribute('data-testid', 'confirm-button');
       else if (o.id === 'cancel') b.setAttribute('data-testid', 'cancel-button');
       b.disabled = expired;
       b.addEventListener('click', () => {
         for (const x of buttons) x.disabled = true;
         b.setAttribute('aria-pressed', 'true');
-        send({ v: 1, type: 'confirm.response', id: newId('c'), confirm_token: f.confirm_token, choice: o.id });
-        if (o.id === 'confirm') setRunning(true);
+        const frame = { v: 1, type: 'confirm.response', id: newId('c'), confirm_token: f.confirm_token, choice: o.id };
+        state.unacked.set(frame.id, frame);
+        send(frame);
+        if (o.id === 'confirm' || f.kind === 'choice') setRunning(true);
       });
       buttons.push(b);
       actions.appendChild(b);
@@ -217,6 +308,7 @@
           state.lastSeq = 0;
         }
         el.me.textContent = f.user ? f.user.display_name : '';
+        showWelcome(f.seq === 0 && !el.messages.children.length);
         el.conn.textContent = T.online;
         el.conn.classList.add('online');
         el.hint.classList.add('hidden');
@@ -227,12 +319,13 @@
       case 'user.echo':
         if (!state.shown.has(f.client_msg_id)) {
           state.shown.add(f.client_msg_id);
-          renderUser(f.text, f.attachments || []);
+          state.bubbles.set(f.client_msg_id, renderUser(f.text, f.attachments || []));
         }
         break;
       case 'assistant.message': renderAssistantMessage(f); break;
       case 'assistant.media': renderMedia(f); break;
-      case 'confirm.request': renderConfirm(f); setStatus(null); break;
+      case 'upload.refs': showUploadRefs(f); break;
+      case 'confirm.request': renderConfirm(f); setRunning(false); break;
       case 'status':
         setStatus(f.text);
         // A status means a turn of this conversation runs (also one started before a reload): offer stop.
@@ -241,13 +334,18 @@
           el.stop.classList.remove('hidden');
         }
         break;
-      case 'user.ack': state.unacked.delete(f.client_msg_id); break;
+      case 'user.ack':
+        state.unacked.delete(f.client_msg_id);
+        setPending(f.client_msg_id, false);
+        if (el.error.textContent === T.rate && !Array.from(state.unacked.keys()).length) showError('');
+        break;
       case 'ping': rawSend({ v: 1, type: 'pong' }); break;
       case 'error':
         if (f.code === 'unauthorized') {
           showHint(T.refused);
         } else if (f.code === 'rate_limited') {
           showError(T.rate);
+          resendLater(f.retry_after_ms);
         } else if (f.code === 'text_too_long') {
           showError(T.tooLong); state.unacked.delete(f.ref); setRunning(false);
         } else if (f.code === 'unknown_upload') {
@@ -340,7 +438,7 @@
     const id = newId('cm');
     const frame = { v: 1, type: 'user.message', id: newId('c'), client_msg_id: id, text, reply_to: null, attachments };
     state.shown.add(id);
-    renderUser(text, attachments);
+    state.bubbles.set(id, renderUser(text, attachments));
     state.unacked.set(id, frame);
     rawSend(frame);
     el.input.value = '';

@@ -23,7 +23,10 @@ function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
  * @returns `{seconds, completed, stopped, message, user_message}`; a missing or non-numeric
  *   `seconds` → `{success: false, error_type: "recoverable", need_param: "seconds"}`
  */
-export async function execute(input_data: { seconds?: number }, runtime_context: { abort_signal?: AbortSignal | null }): Promise<Record<string, unknown>> {
+export async function execute(
+  input_data: { seconds?: number },
+  runtime_context: { abort_signal?: AbortSignal | null; report_progress?: (note: string) => void },
+): Promise<Record<string, unknown>> {
   const asked = Number(input_data.seconds);
   if (input_data.seconds === undefined || input_data.seconds === null || !Number.isFinite(asked)) {
     return {
@@ -39,7 +42,11 @@ export async function execute(input_data: { seconds?: number }, runtime_context:
   let done = 0;
   while (done < total && !signal?.aborted) {
     await sleep(1000, signal);
-    if (!signal?.aborted) done++;
+    if (!signal?.aborted) {
+      done++;
+      // a progress line for the person waiting (the web page's status line, typing elsewhere)
+      if (done < total) runtime_context.report_progress?.(`倒计时：${done}/${total} 秒`);
+    }
   }
   const stopped = done < total;
   return {

@@ -16,6 +16,7 @@ import type { ArtifactRef } from '../../envelope/types.ts';
 import type { ToolInvocation } from '../planner.ts';
 import { confirmOf, confirmPrompt, confirmTextInstruction } from './confirm.ts';
 import { displayOf, selectParts, type BodyPart } from './display.ts';
+import { questionPart } from './question.ts';
 import { failureText, isFailure, nextSteps, nextStepsMd, successText } from './envelope-text.ts';
 import { escapeMarkdown } from './result-md.ts';
 import { t, type Lang } from './text.ts';
@@ -43,6 +44,8 @@ export interface ComposeArgs {
   mediaFor?: (artifact: ArtifactRef) => OutboundMedia | null;
   /** Clock for confirmation expiry (default `() => new Date()`). */
   now?: () => Date;
+  /** Questions the turn remembered (src/turn/choice-flow.ts): their tokens by invocation index. */
+  choices?: ReadonlyMap<number, { token: string; expiresAt: Date }>;
 }
 
 function defaultMedia(a: ArtifactRef): OutboundMedia {
@@ -88,6 +91,15 @@ export function composeReply(args: ComposeArgs): OutboundMessage[] {
   }
   let confirm: OutboundConfirm | null = null;
   args.invocations.forEach((inv, i) => {
+    const asked = questionPart(inv, args.choices?.get(i), caps, lang);
+    if (asked) {
+      if (asked.buttons) confirm = asked.buttons;
+      if (asked.md) {
+        parts.push({ kind: 'own', md: asked.md, from: i });
+        exclusive.push(false);
+      }
+      return;
+    }
     const c = confirmOf(inv.envelope, lang, now);
     if (c) confirm = c; // the last request wins (a turn normally has one)
     const display = displayOf(inv);

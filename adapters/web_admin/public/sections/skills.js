@@ -31,13 +31,18 @@ export async function mount(container, api, t) {
     } catch (err) { installResult.show(err.message, false); }
   } }, t('安装', 'Install'));
 
+  // Notices (a defaulted version, version.default) are not problems, as in `skill check`.
+  const noticesOf = (issues) => issues.filter((i) => i.severity === 'notice');
+  const problemsOf = (issues) => issues.filter((i) => i.severity !== 'notice');
+
   async function showDetail(role, skill) {
     doc.replaceChildren(h('p', { class: 'muted' }, t('加载中…', 'Loading…')));
     try {
       const d = await api('skills/roles/' + encodeURIComponent(role) + '/skills/' + encodeURIComponent(skill));
       doc.replaceChildren(
         h('h3', {}, 'SKILL.md — ' + d.skill),
-        d.issues.length ? h('ul', { class: 'problems', 'data-testid': 'skill-problems' }, d.issues.map((i) => h('li', { class: 'sev-' + i.severity }, i.severity + ' ' + i.code + ': ' + i.message))) : h('p', { class: 'ok' }, t('预检无问题。', 'Preflight found no problems.')),
+        problemsOf(d.issues).length ? h('ul', { class: 'problems', 'data-testid': 'skill-problems' }, problemsOf(d.issues).map((i) => h('li', { class: 'sev-' + i.severity }, i.severity + ' ' + i.code + ': ' + i.message))) : h('p', { class: 'ok' }, t('预检无问题。', 'Preflight found no problems.')),
+        noticesOf(d.issues).length ? h('ul', { class: 'notices muted', 'data-testid': 'skill-notices' }, noticesOf(d.issues).map((i) => h('li', { class: 'sev-notice' }, t('提示 ', 'notice ') + i.code + ': ' + i.message))) : '',
         h('pre', { class: 'doc', 'data-testid': 'skill-doc' }, d.skill_md === null ? t('（没有 SKILL.md）', '(no SKILL.md)') : d.skill_md + (d.truncated ? '\n…' : '')));
     } catch (err) { doc.replaceChildren(h('p', { class: 'error' }, err.message)); }
   }
@@ -58,7 +63,7 @@ export async function mount(container, api, t) {
             status.show((on ? t('已启用 ', 'Enabled ') : t('已停用 ', 'Disabled ')) + s.skill + t('（角色 ', ' (role ') + role + t('）', ')'), true);
           } catch (err) { ev.target.checked = !on; status.show(err.message, false); }
         } }) },
-        { title: t('问题', 'Problems'), cell: (s) => s.issues.length ? h('ul', { class: 'problems' }, s.issues.map((i) => h('li', { class: 'sev-' + i.severity }, i.code + ': ' + i.message))) : '' },
+        { title: t('问题', 'Problems'), cell: (s) => problemsOf(s.issues).length ? h('ul', { class: 'problems' }, problemsOf(s.issues).map((i) => h('li', { class: 'sev-' + i.severity }, i.code + ': ' + i.message))) : (noticesOf(s.issues).length ? h('span', { class: 'muted', title: noticesOf(s.issues).map((i) => i.code + ': ' + i.message).join('\n') }, t('提示 ', 'notices ') + noticesOf(s.issues).length) : '') },
         { title: '', class: 'nw', cell: (s) => h('button', { type: 'button', 'data-testid': 'skill-view-' + s.skill, onclick: () => showDetail(role, s.skill) }, t('查看', 'View')) },
       ], data.skills, 'skill-row'));
   }
