@@ -75,7 +75,7 @@ export function renderShape(payload: unknown, opts: CellOptions): string {
   if (sentence) return sentence;
   // Scalars as a key/value list, one nested list of records as a table, other values summarised.
   const tables = entries.filter(([, v]) => isRecordList(v));
-  const scalars = Object.fromEntries(entries.filter(([, v]) => !isRecordList(v)).map(([k, v]) => [k, isScalar(v) ? v : summary(v, opts)]));
+  const scalars = Object.fromEntries(entries.filter(([, v]) => !isRecordList(v)).map(([k, v]) => [k, isScalar(v) || (Array.isArray(v) && v.every(isScalar)) ? v : summary(v, opts)]));
   const total = pagingTotal(payload);
   const blocks: string[] = [];
   if (Object.keys(scalars).length) blocks.push(recordList(scalars, opts));
