@@ -7,6 +7,7 @@
  * Exit codes (README.md "The skillgate command"): 0 done (also when nothing matched); 1 a bad option
  * (`--since` not an ISO time, `--limit` not a positive integer); 2 no database.
  */
+import { formatInstant } from '../../present/clock.ts';
 import type { Db } from '../../store/db.ts';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, queryAudit, type AuditRow } from '../../audit/store.ts';
 import { runAdminCommand } from '../db-access.ts';
@@ -51,7 +52,7 @@ export function formatAuditRow(r: AuditRow): string {
   const target = r.action ? `${r.skill}.${r.action}` : r.skill;
   const outcome = r.success ? 'ok' : `error:${r.errorType ?? 'error'}`;
   const confirm = r.confirmTokenHash ? ' confirmed' : '';
-  return `${r.at}  ${r.roleId}  ${r.channel || '-'}/${r.line}  ${actor}  ${target}  ${outcome}  ${r.durationMs}ms  params=${r.paramsHash.slice(0, 12)}${confirm}`;
+  return `${formatInstant(new Date(r.at))}  ${r.roleId}  ${r.channel || '-'}/${r.line}  ${actor}  ${target}  ${outcome}  ${r.durationMs}ms  params=${r.paramsHash.slice(0, 12)}${confirm}`;
 }
 
 /**
