@@ -177,12 +177,13 @@ describe('CommandPlanner', () => {
     expect(text).toContain('- `/skill_05 q=<q>` — Tool number 5');
   });
 
-  it('/help <tool> shows its parameters; plain text gets the listing', async () => {
+  it('/help <tool> shows its parameters; plain text gets the closest commands, not the listing', async () => {
     const r = await planner.handle(turnWith('/help repair_ticket', [REPAIR]).turn);
     expect(r.text).toContain('**/repair-ticket**');
     expect(r.text).toContain('- `floor` (必填, 整数)');
     const plain = await planner.handle(turnWith('你好', [REPAIR], 'en').turn);
-    expect(plain.text).toContain('**Available commands** (1)');
+    expect(plain.text).not.toContain('**Available commands**');
+    expect(plain.text).toContain('- `/repair-ticket');
   });
 
   it('/help shows the whole purpose without the model-facing sentences; /help <skill> lists every action with an example', async () => {

@@ -125,11 +125,30 @@
     if (f.kind === 'notice') li.classList.add('notice');
     if (f.html) {
       safeHtmlInto(li, f.html);
+      commandButtons(li);
     } else {
       li.classList.add('plain');
       li.textContent = f.display_md && !f.text.includes(f.display_md) ? (f.text ? f.text + '\n\n' : '') + f.display_md : f.text;
     }
     if (f.final) setRunning(false);
+  }
+  // An inline `/command` in a bot message (help examples, suggestions for plain text) becomes a
+  // button that puts the command in the message box; it is never sent without the person.
+  function commandButtons(root) {
+    for (const c of Array.from(root.querySelectorAll('code'))) {
+      const cmd = c.textContent || '';
+      if (c.closest('pre') || !/^\/[A-Za-z0-9_-]/.test(cmd)) continue;
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'command';
+      b.setAttribute('data-testid', 'command-button');
+      b.textContent = cmd;
+      b.addEventListener('click', () => {
+        el.input.value = cmd;
+        el.input.focus();
+      });
+      c.replaceWith(b);
+    }
   }
   function renderMedia(f) {
     const m = f.media || {};

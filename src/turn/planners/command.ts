@@ -1,7 +1,7 @@
 /**
  * The command planner (README.md "Start"): no model. `/<skill> <args>` invokes the tool through
- * the whole pipeline; `/help`, anything unparseable and plain text get the help listing of
- * what this role can do. The grammar is in `command-parse.ts`, tool lookup in
+ * the whole pipeline; `/help` lists what this role can do, plain text gets the three closest
+ * skills (`command-suggest.ts`). The grammar is in `command-parse.ts`, tool lookup in
  * `command-tools.ts`, help in `command-help.ts`.
  */
 import type { Planner, PlannerResult, PlannerTurn } from '../planner.ts';
@@ -9,6 +9,7 @@ import type { JsonSchema, ModelTool } from '../../registry/types.ts';
 import type { Lang } from '../reply/text.ts';
 import { helpText, toolHelp } from './command-help.ts';
 import { parseCommand } from './command-parse.ts';
+import { suggestText } from './command-suggest.ts';
 import { lookupTool } from './command-tools.ts';
 
 export { parseCommand, parseArgs, type ParsedCommand } from './command-parse.ts';
@@ -47,6 +48,8 @@ export interface CommandPlannerOptions {
   botUsername?: string;
   /** A tool's full input schema (with `x-actions`, which the model-facing copy drops), for `/help <skill>`. */
   schemaOf?: (tool: string) => JsonSchema | undefined;
+  /** A tool's tags (SKILL.md `tags`), searched for plain text besides name and purpose. */
+  tagsOf?: (tool: string) => string[];
 }
 
 /** The offline planner: one command → at most one tool call. */
@@ -101,7 +104,7 @@ export class CommandPlanner implements Planner {
       case 'stop':
         return { text: pick(lang, TEXT.nothingRunning), invocations: [] };
       case 'none':
-        return { text: helpText(turn.tools, lang), invocations: [] };
+        return { text: suggestText(turn.text, turn.tools, lang, this.opts.tagsOf), invocations: [] };
     }
   }
 }

@@ -184,7 +184,7 @@ export function plannerForRole(role: RoleConfig, deps: PlannerChoiceDeps): Plann
   const endpoint = endpointForRole(deps.llm, role);
   if (!endpoint) {
     const registry = deps.services.registry;
-    return new CommandPlanner({ schemaOf: (tool) => registry.resolveTool(tool)?.record.inputSchema, ...deps.command });
+    return new CommandPlanner({ schemaOf: (tool) => registry.resolveTool(tool)?.record.inputSchema, tagsOf: (tool) => registry.resolveTool(tool)?.record.frontmatter.tags ?? [], ...deps.command });
   }
   const client = new ChatClient({ ...deps.client, ...endpoint });
   return new ModelPlanner({ client, services: deps.services, roleId: role.id, skills: deps.skills });
