@@ -14,7 +14,7 @@ import { measure } from '../../src/channel/chunk.ts';
 import type { ChannelAdapter, OutboundTarget } from '../../src/channel/types.ts';
 import { withDisplay } from '../../src/datatable/display.ts';
 import type { TableMeta } from '../../src/datatable/types.ts';
-import type { Queryable } from '../../src/store/db.ts';
+import type { Db, Queryable } from '../../src/store/db.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { composeReply } from '../../src/turn/reply/index.ts';
 import { cardMarkdown, contentOf, installOpenApi } from './feishu/open-api.ts';
@@ -119,7 +119,9 @@ describe('a query result as a table in each dialect', () => {
 
   it('WeCom: plain aligned text, within 2048 bytes', async () => {
     fake.reset();
-    const adapter = createWecomAdapter({ account: 'default', corpId: WECOM.corpId, agentId: WECOM.agentId, secret: WECOM.secret, token: WECOM.token, aesKey: WECOM.aesKey, apiRoot: fake.baseUrl, log });
+    // No button payloads are stored for a reply without choices: a database that refuses every query.
+    const db = { query: () => Promise.reject(new Error('no database')) } as unknown as Db;
+    const adapter = createWecomAdapter({ db, account: 'default', corpId: WECOM.corpId, agentId: WECOM.agentId, secret: WECOM.secret, token: WECOM.token, aesKey: WECOM.aesKey, apiRoot: fake.baseUrl, log });
     const results = await send(adapter, { channel: 'wecom', account: 'default', chat_id: 'zhangsan' });
     expect(results.every((r) => r.ok)).toBe(true);
     const [call] = fake.calls(/\/cgi-bin\/message\/send$/, 'POST');
