@@ -3,6 +3,7 @@
  * inbound request, docs/messaging.md `<channel>[@<account>]:<id>`), the photo a message
  * carried, the skill parameters, and files kept per ticket in the session workspace.
  */
+import { orgTimeZone } from '../../src/present/clock.ts';
 import { copyFileSync, existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { addressOf } from './lib.ts';
@@ -67,6 +68,11 @@ export function imageOf(items: readonly { type?: string; local_path?: string }[]
 }
 
 /** A skill parameter (`skillgate config set repair_ticket <key> <value>`), or `fallback`. */
+/** The zone tickets' times are written in: the skill's `timezone`, else the organisation's (docs/results.md "Times"). */
+export function timeZoneOf(ctx: Ctx): string {
+  return param(ctx, 'timezone', orgTimeZone());
+}
+
 export function param(ctx: Ctx, key: string, fallback: string): string {
   const v = ctx.skill_configs?.[key] ?? ctx[key];
   return typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : fallback;

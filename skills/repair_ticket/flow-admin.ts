@@ -3,7 +3,8 @@
  * maintenance worker and put them on duty (the only one on duty afterwards).
  */
 import type { Ctx } from './context.ts';
-import { isManager, originOf } from './context.ts';
+import { isManager, originOf, timeZoneOf } from './context.ts';
+import { showInstant } from '../../src/present/clock.ts';
 import { ticketNumber, ticketRef } from './lib.ts';
 import { STATUSES, TICKETS, WORKERS, dt, getTicket, insert, query, update, type CallSkill, type Row } from './tables.ts';
 import { needParam, publicTicket, say } from './flow-report.ts';
@@ -33,7 +34,7 @@ export async function listTickets(p: Record<string, unknown>, _ctx: Ctx, call: C
       `报修人：${cell(t.报修人)}`,
       `维修工：${cell(t.维修工)}`,
       `费用：${t.费用 === null || t.费用 === undefined ? '—' : `${text(t.费用)} 元`}`,
-      `报修时间：${cell(t.created_at)}`,
+      `报修时间：${cell(showInstant(text(t.created_at), timeZoneOf(_ctx)))}`,
       `完成时间：${cell(t.完成时间)}`,
       ...(text(t.完成说明) ? [`维修说明：${cell(t.完成说明)}`] : []),
     ].join('\n');

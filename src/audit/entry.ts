@@ -53,8 +53,11 @@ export interface AuditEntry {
 /** How a call ended, as the audit hook saw it. */
 export type AuditOutcome = { envelope: Record<string, unknown> } | { thrown: true };
 
-/** The action value kept from an input's `action`: a plain identifier (a token would rarely look like one). */
-const ACTION_RE = /^[a-z][a-z0-9_]{0,39}$/;
+/**
+ * The action value kept from an input's `action`: a short identifier or word in any script
+ * (`delete_by`, 「登记费用」); a token or free text would rarely look like one.
+ */
+const ACTION_RE = /^[\p{L}][\p{L}\p{N}_-]{0,39}$/u;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -126,6 +129,9 @@ function actionOf(input: Record<string, unknown>, subcommand: string | undefined
     const v = input[key];
     if (typeof v === 'string' && ACTION_RE.test(v)) return v;
   }
+  // A continuation call (a pending reply) carries the action it continues in `state`.
+  const state = input.state;
+  if (isRecord(state) && typeof state.action === 'string' && ACTION_RE.test(state.action)) return state.action;
   return '';
 }
 

@@ -3,12 +3,14 @@
  * `runDatatable(input, runtime_context)` normalises the input (normalize.ts), builds the
  * operator from the runtime context only, opens sessions only through `db_factory`, resolves
  * the table and checks the action permission, dispatches to the 20 handlers and puts
- * `action_note` on every envelope of a normalised call. Never throws.
+ * `action_note` on every envelope of a normalised call and the `display_md` people read
+ * (display.ts). Never throws.
  */
 import type { Envelope } from '../envelope/types.ts';
 import { log as processLog, type Logger } from '../log/logger.ts';
 import type { Queryable, Tx } from '../store/db.ts';
 import { deleteBatch, deleteBy, deleteRow } from './delete.ts';
+import { withDisplay } from './display.ts';
 import { resolveTable } from './metadata.ts';
 import { orgSchemaName, OrgSchemaError } from './naming.ts';
 import { normalizeInput } from './normalize.ts';
@@ -149,7 +151,7 @@ export async function runDatatable(input: unknown, ctx: Record<string, unknown> 
     const collision = await schemaCollisionEnvelope(env, orgSchemaName(caller.orgId));
     if (collision) return withNote(collision, note);
     const global = GLOBAL_HANDLERS[action];
-    if (global) return withNote(await global(env, norm.payload), note);
+    if (global) return withNote(withDisplay(action, await global(env, norm.payload), norm.payload, null, lang), note);
     const handler = TABLE_HANDLERS[action]!;
     const resolved = await resolveTable(env, norm.payload);
     if (!resolved.ok) return withNote(resolved.envelope, note);
@@ -157,7 +159,8 @@ export async function runDatatable(input: unknown, ctx: Record<string, unknown> 
     const access = await effectiveAccess(env.q, resolved.table, caller.roleIds);
     const denied = checkAction(access, action, lang, resolved.table.title);
     if (denied) return withNote(denied, tableNote);
-    return withNote(await handler(env, norm.payload, { table: resolved.table, access }), tableNote);
+    const out = await handler(env, norm.payload, { table: resolved.table, access });
+    return withNote(withDisplay(action, out, norm.payload, resolved.table, lang), tableNote);
   } catch (err) {
     env.log?.warn({ action, err: err instanceof Error ? err.message : String(err) }, 'datatable: action failed unexpectedly');
     return withNote(dbErrorEnvelope(err, action, lang), note);

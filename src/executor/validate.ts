@@ -7,6 +7,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Envelope } from '../envelope/types.ts';
+import { commandLine, exampleArgs, ruleText, schemaProps, typeText } from '../present/schema-text.ts';
 import { needsSubcommandEnum, resolveToolName, SUBCOMMAND_KEY, withSubcommandEnum } from '../registry/subcommands.ts';
 import type { JsonSchema, SkillRecord } from '../registry/types.ts';
 
@@ -161,10 +162,10 @@ export function validateInput(schema: JsonSchema, input: Record<string, unknown>
     }
   }
   if (missing.length === 0 && invalid.length === 0) return null;
-  return invalidInputEnvelope(opts, missing, invalid);
+  return invalidInputEnvelope({ ...opts, schema }, missing, invalid);
 }
 
-function invalidInputEnvelope(opts: ValidateOptions, missing: string[], invalid: { field: string; text: string }[]): Envelope {
+function invalidInputEnvelope(opts: ValidateOptions & { schema?: JsonSchema }, missing: string[], invalid: { field: string; text: string }[]): Envelope {
   const fields = [...missing];
   for (const i of invalid) if (!fields.includes(i.field || '(input)')) fields.push(i.field || '(input)');
   const parts: string[] = [];
@@ -182,17 +183,27 @@ function invalidInputEnvelope(opts: ValidateOptions, missing: string[], invalid:
     'Call the tool again with a valid value for each listed parameter (ask the user when you do not know it); ' +
     'the platform fills in no defaults.';
   const bad = invalid.map((i) => i.field || '(input)');
+  const lang = opts.lang === 'en' ? 'en' : 'zh-CN';
+  const props = schemaProps(opts.schema ?? {});
+  // What each bad top-level parameter must be (type, range, allowed values), and an example.
+  const rules = [...new Set(bad)].map((f) => {
+    const p = props[f];
+    const rule = p ? [typeText(p, lang), ruleText(p, lang)].filter(Boolean).join(lang === 'en' ? ', ' : '，') : '';
+    return rule ? (lang === 'en' ? `${f} must be ${rule}` : `${f} 应为${rule}`) : '';
+  }).filter(Boolean);
+  const example = opts.schema && opts.skill ? commandLine(opts.skill, exampleArgs(opts.schema)) : '';
+  const tail = [rules.join(lang === 'en' ? '; ' : '；'), example ? (lang === 'en' ? `Example: ${example}` : `示例：${example}`) : ''].filter(Boolean);
   let user_message: string;
   if (opts.lang === 'en') {
     const seg: string[] = [];
     if (missing.length) seg.push(`missing ${missing.join(', ')}`);
     if (bad.length) seg.push(`invalid ${bad.join(', ')}`);
-    user_message = `Some parameters are missing or invalid (${seg.join('; ')}). Please provide them and try again.`;
+    user_message = `Some parameters are missing or invalid (${seg.join('; ')}). ${tail.length ? `${tail.join('. ')}.` : 'Please provide them and try again.'}`;
   } else {
     const seg: string[] = [];
     if (missing.length) seg.push(`缺少必填参数 ${missing.join('、')}`);
     if (bad.length) seg.push(`参数 ${bad.join('、')} 格式不正确`);
-    user_message = `参数不完整或格式不正确：${seg.join('；')}。请补充后重试。`;
+    user_message = `参数不完整或格式不正确：${seg.join('；')}。${tail.length ? `${tail.join('。')}` : '请补充后重试。'}`;
   }
   return {
     success: false,

@@ -33,6 +33,8 @@ for (const engine of ENGINES) {
       expect(ok.code).toBe(0);
       const failed = await run(['skill', 'run', PROBE, '--input', JSON.stringify({ city: '深圳', fail: true })]);
       expect(failed.code).toBe(0);
+      expect((await run(['skill', 'run', 'datatable', '--input', JSON.stringify({ action: 'list_tables' })])).code).toBe(0);
+      expect((await run(['skill', 'run', 'repair_ticket', '--input', JSON.stringify({ action: '登记费用', ticket: 'T-1', cost: 500 })])).code).toBe(0);
     });
     afterAll(() => {
       vi.unstubAllEnvs();
@@ -50,12 +52,19 @@ for (const engine of ENGINES) {
       ]);
     });
 
+    it('--json rows carry the action of datatable and repair_ticket calls (a cost change is not a query)', async () => {
+      const dt = JSON.parse((await run(['audit', '--skill', 'datatable', '--json'])).out) as { entries: AuditRow[] };
+      expect(dt.entries.map((e) => e.action)).toEqual(['list_tables']);
+      const rt = JSON.parse((await run(['audit', '--skill', 'repair_ticket', '--json'])).out) as { entries: AuditRow[] };
+      expect(rt.entries.map((e) => e.action)).toEqual(['登记费用']);
+    });
+
     it('text output: one line per call with role, line, skill, outcome and duration', async () => {
-      const r = await run(['audit', '--role', 'default', '--limit', '1']);
+      const r = await run(['audit', '--role', 'default', '--skill', 'audit_probe', '--limit', '1']);
       expect(r.code).toBe(0);
       const lines = r.out.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z {2}default {2}cli\/cli {2}- {2}audit_probe {2}error:recoverable {2}\d+ms {2}params=[0-9a-f]{12}$/);
+      expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}default {2}cli\/cli {2}- {2}audit_probe {2}error:recoverable {2}\d+ms {2}params=[0-9a-f]{12}$/);
       expect((await run(['audit', '--role', 'nobody'])).out).toBe('no audit entries match\n');
     });
 

@@ -85,7 +85,8 @@ describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (
   it('R-DT-87: 10 rows delete without a token (still backed up); R-DT-41 shape', async () => {
     await fill('g10', 10);
     const r = await t.call({ action: 'delete_by', payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'g10' }] } });
-    expect(Object.keys(r).sort()).toEqual(['backup_file', 'deleted', 'success']);
+    expect(Object.keys(r).sort()).toEqual(['backup_file', 'deleted', 'display_md', 'success']);
+    expect(r.display_md).toMatch(/中的 10 条记录。删除前的备份：del\\_backup\\_/);
     expect(r).toMatchObject({ success: true, deleted: 10 });
     expect(backups()).toContain(r.backup_file);
   });
@@ -118,7 +119,7 @@ describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (
     const q = await t.call({ action: 'query', payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'gS' }] } });
     const rowId = (q.list as Array<{ id: number }>)[0]!.id;
     const before = backups();
-    expect(await t.call({ action: 'delete', payload: { table_id: id, row_id: rowId } })).toEqual({ success: true, result: true });
+    expect(await t.call({ action: 'delete', payload: { table_id: id, row_id: rowId } })).toEqual({ success: true, result: true, display_md: expect.stringContaining(`的记录 id ${rowId}。`) });
     expect(backups()).toEqual(before);
     expect(await t.call({ action: 'delete', payload: { table_id: id, row_id: rowId } })).toMatchObject({ success: false, not_found: true });
   });

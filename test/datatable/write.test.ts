@@ -73,7 +73,7 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
   it('R-DT-38/D-11: update_by → {updated}; empty or unparsable filters refused', async () => {
     await t.call({ action: 'insert_batch', payload: { table_id: id, records: [{ 名称: 'ub', 数量: 1 }, { 名称: 'ub', 数量: 2 }, { 名称: 'ub2', 数量: 3 }] } });
     const r = await t.call({ action: 'update_by', payload: { table_id: id, filters: [{ field: '名称', op: 'eq', value: 'ub' }], data: { 状态: '完成' } } });
-    expect(r).toEqual({ success: true, updated: 2 });
+    expect(r).toEqual({ success: true, updated: 2, display_md: expect.stringMatching(/^已更新 \*\*.+\*\* 中的 2 条记录。$/) });
     for (const filters of [undefined, [], ['']]) {
       const bad = await t.call({ action: 'update_by', payload: { table_id: id, filters, data: { 状态: '新建' } } });
       expect(bad, JSON.stringify(filters)).toMatchObject({ success: false, need_param: 'filters' });

@@ -107,6 +107,17 @@ describe('validateInput: required semantics (R-SCH-04, R-SCH-05, A-08)', () => {
     expect(env.error).toContain('`opts.mode` must be one of "fast", "slow"');
     expect(env.error).toContain('`extra` is not a parameter of this tool');
     expect(env.user_message).toContain('格式不正确');
+    expect(env.user_message).toContain('limit 应为整数');
+  });
+
+  it('an argument error names the rule that failed (the allowed range) and shows a working example', () => {
+    const s: JsonSchema = { type: 'object', properties: { seconds: { type: 'integer', minimum: 1, maximum: 600 } }, required: ['seconds'] };
+    const zh = validateInput(s, { seconds: 99999 }, { skill: 'countdown' })!;
+    expect(zh.user_message).toBe('参数不完整或格式不正确：参数 seconds 格式不正确。seconds 应为整数，1–600。示例：/countdown seconds=1');
+    const en = validateInput(s, { seconds: 99999 }, { skill: 'countdown', lang: 'en' })!;
+    expect(en.user_message).toBe('Some parameters are missing or invalid (invalid seconds). seconds must be integer, 1–600. Example: /countdown seconds=1.');
+    const e: JsonSchema = { type: 'object', properties: { mode: { type: 'string', enum: ['fast', 'slow'] } } };
+    expect(validateInput(e, { mode: 'medium' }, { skill: 'x' })!.user_message).toContain('mode 应为文本，可选值：fast、slow');
   });
 
   it('R-SCH-04: a required field given as "" is reported once, as not provided, not also as a type error', () => {

@@ -177,12 +177,36 @@ describe('CommandPlanner', () => {
     expect(text).toContain('- `/skill_05 q=<q>` — Tool number 5');
   });
 
-  it('/help <tool> shows its parameters; plain text gets the listing', async () => {
+  it('/help <tool> shows its parameters; plain text gets the closest commands, not the listing', async () => {
     const r = await planner.handle(turnWith('/help repair_ticket', [REPAIR]).turn);
     expect(r.text).toContain('**/repair-ticket**');
-    expect(r.text).toContain('- `floor` (必填, integer)');
+    expect(r.text).toContain('- `floor` (必填, 整数)');
     const plain = await planner.handle(turnWith('你好', [REPAIR], 'en').turn);
-    expect(plain.text).toContain('**Available commands** (1)');
+    expect(plain.text).not.toContain('**Available commands**');
+    expect(plain.text).toContain('- `/repair-ticket');
+  });
+
+  it('/help shows the whole purpose without the model-facing sentences; /help <skill> lists every action with an example', async () => {
+    const dt = tool('datatable', '[数据] 数据表统一入口：建表、查询、统计、增删改、批量导入、SQL（PostgreSQL，按组织隔离）。input = {"action": "<操作名>", "payload": {...}}，payload 的键也可平铺在顶层。', {
+      type: 'object',
+      properties: { action: { type: 'string' }, payload: { type: ['object', 'string'] } },
+    });
+    const list = await planner.handle(turnWith('/help', [dt]).turn);
+    expect(list.text).toContain('- `/datatable` — 数据表统一入口：建表、查询、统计、增删改、批量导入、SQL（PostgreSQL，按组织隔离）。\n');
+    expect(list.text).not.toContain('input =');
+    expect(list.text).not.toMatch(/[\p{L}\p{N}]…/u); // nothing cut inside a word
+    const full = {
+      'x-actions': {
+        list_tables: { description: '列出数据表', properties: {}, examples: [{}] },
+        query: { description: '查询记录', properties: { table_name: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 1000 } }, required: ['table_name'], examples: [{ table_name: '客户', limit: 20 }] },
+      },
+    };
+    const withActions = new CommandPlanner({ schemaOf: (name) => (name === 'datatable' ? full : undefined) });
+    const help = (await withActions.handle(turnWith('/help datatable', [dt]).turn)).text;
+    expect(help).toContain('**操作**（共 2 个，用 `action=` 选择）');
+    expect(help).toContain('**list_tables** — 列出数据表\n示例：`/datatable action=list_tables`');
+    expect(help).toContain('**query** — 查询记录\n- `table_name` (必填, 文本)\n- `limit` (可选, 整数, 1–1000)\n示例：`/datatable action=query table_name=客户 limit=20`');
+    expect(parseCommand('/datatable action=query table_name=客户 limit=20')).toEqual({ kind: 'call', tool: 'datatable', args: { action: 'query', table_name: '客户', limit: 20 } });
   });
 
   it('a malformed command explains the problem and shows that tool’s help', async () => {

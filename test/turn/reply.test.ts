@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AdapterCapabilities } from '../../src/channel/types.ts';
 import type { Envelope } from '../../src/envelope/types.ts';
 import type { ToolInvocation } from '../../src/turn/planner.ts';
@@ -102,7 +102,7 @@ describe('faithful rendering with no planner text (command planner, CONTRACTS.md
     expect(compose({ invocations: [inv({ result: '42' })] })[0]!.text).toBe('42');
   });
 
-  it('an array of flat records ≤ 20 rows is a markdown table; internals never shown', () => {
+  it('an array of records is a markdown table, ids last, booleans as words; internals never shown', () => {
     const env: Envelope = {
       success: true,
       data: [
@@ -114,19 +114,34 @@ describe('faithful rendering with no planner text (command planner, CONTRACTS.md
       _meta: { secret: 1 },
     };
     const [m] = compose({ invocations: [inv(env)], capabilities: { ...RICH, media: false } });
-    expect(m!.text).toBe('| id | name | ok |\n| --- | --- | --- |\n| 1 | pump\\|3 | true |\n| 2 | valve |  |\n\n文件：x\\.csv');
+    expect(m!.text).toBe('| name | ok | id |\n| --- | --- | --: |\n| pump\\|3 | 是 | 1 |\n| valve |  | 2 |\n\n文件：x\\.csv');
     expect(m!.text).not.toContain('/srv/data');
     expect(m!.text).not.toContain('error_type');
     expect(m!.text).not.toContain('secret');
   });
 
-  it('anything else: fenced JSON truncated to ~3000 characters with a note, no local paths', () => {
+  it('a long list of records: the first 20 rows and how many there are, never raw JSON, no local paths', () => {
     const big = { rows: Array.from({ length: 200 }, (_, i) => ({ i, nested: { deep: 'v'.repeat(20), local_path: '/srv/secret/path' } })) };
     const [m] = compose({ invocations: [inv(big)] });
-    expect(m!.text.startsWith('```json\n{')).toBe(true);
-    expect(m!.text).toMatch(/（内容较长，已截断；完整结果共 \d+ 字符）$/);
-    expect(m!.text.length).toBeLessThan(3200);
+    const lines = m!.text.split('\n');
+    expect(lines[0]).toBe('| i | nested |');
+    expect(lines.filter((l) => l.startsWith('| ')).length).toBe(22); // header, rule, 20 rows
+    expect(m!.text).toContain('| 19 |');
+    expect(m!.text).not.toContain('| 20 |');
+    expect(m!.text.endsWith('显示前 20 行，共 200 行。')).toBe(true);
+    expect(m!.text).not.toContain('```');
     expect(m!.text).not.toContain('/srv/secret');
+  });
+
+  it('one record is a key/value list, counts a sentence, instants in the organisation\'s zone', () => {
+    vi.stubEnv('SKILLGATE_TIMEZONE', 'Asia/Shanghai');
+    try {
+      const one = compose({ invocations: [inv({ success: true, ticket: 'T-3', tags: ['a', 'b'], at: '2026-12-01T20:34:20.386Z', pageInfo: { totalRows: 1 } })], lang: 'en' })[0]!.text;
+      expect(one).toBe('- **ticket**: T\\-3\n- **tags**: a, b\n- **at**: 2026\\-12\\-02 04:34:20');
+      expect(compose({ invocations: [inv({ success: true, updated: 1234, failed: 0 })] })[0]!.text).toBe('更新 1,234 条，失败 0 条。');
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('an empty success says done', () => {

@@ -186,6 +186,7 @@
     if (f.kind === 'notice') li.classList.add('notice');
     if (f.html) {
       safeHtmlInto(li, f.html);
+      commandButtons(li);
     } else {
       li.classList.add('plain');
       li.textContent = f.display_md && !f.text.includes(f.display_md) ? (f.text ? f.text + '\n\n' : '') + f.display_md : f.text;
@@ -214,6 +215,24 @@
       chip.appendChild(document.createTextNode(' ' + u.filename));
       chip.title = (EN ? 'Refer to it as ' : '引用方式：file=') + u.ref;
       box.appendChild(chip);
+    }
+  }
+  // An inline `/command` in a bot message (help examples, suggestions for plain text) becomes a
+  // button that puts the command in the message box; it is never sent without the person.
+  function commandButtons(root) {
+    for (const c of Array.from(root.querySelectorAll('code'))) {
+      const cmd = c.textContent || '';
+      if (c.closest('pre') || !/^\/[A-Za-z0-9_-]/.test(cmd)) continue;
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'command';
+      b.setAttribute('data-testid', 'command-button');
+      b.textContent = cmd;
+      b.addEventListener('click', () => {
+        el.input.value = cmd;
+        el.input.focus();
+      });
+      c.replaceWith(b);
     }
   }
   function renderMedia(f) {

@@ -8,6 +8,7 @@
  * (`--since` not an ISO time, `--limit` not a positive integer); 2 no database.
  */
 import type { AuditRow } from '../../audit/store.ts';
+import { formatInstant } from '../../present/clock.ts';
 import { runAdminCommand } from '../db-access.ts';
 import { EXIT_OK, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';
@@ -19,7 +20,7 @@ export function formatAuditRow(r: AuditRow): string {
   const target = r.action ? `${r.skill}.${r.action}` : r.skill;
   const outcome = r.success ? 'ok' : `error:${r.errorType ?? 'error'}`;
   const confirm = r.confirmTokenHash ? ' confirmed' : '';
-  return `${r.at}  ${r.roleId}  ${r.channel || '-'}/${r.line}  ${actor}  ${target}  ${outcome}  ${r.durationMs}ms  params=${r.paramsHash.slice(0, 12)}${confirm}`;
+  return `${formatInstant(new Date(r.at))}  ${r.roleId}  ${r.channel || '-'}/${r.line}  ${actor}  ${target}  ${outcome}  ${r.durationMs}ms  params=${r.paramsHash.slice(0, 12)}${confirm}`;
 }
 
 /**

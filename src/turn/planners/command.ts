@@ -1,13 +1,15 @@
 /**
  * The command planner (README.md "Start"): no model. `/<skill> <args>` invokes the tool through
- * the whole pipeline; `/help`, anything unparseable and plain text get the help listing of
- * what this role can do. The grammar is in `command-parse.ts`, tool lookup in
+ * the whole pipeline; `/help` lists what this role can do, plain text gets the three closest
+ * skills (`command-suggest.ts`). The grammar is in `command-parse.ts`, tool lookup in
  * `command-tools.ts`, help in `command-help.ts`.
  */
 import type { Planner, PlannerResult, PlannerTurn } from '../planner.ts';
+import type { JsonSchema, ModelTool } from '../../registry/types.ts';
 import type { Lang } from '../reply/text.ts';
 import { helpText, toolHelp } from './command-help.ts';
 import { parseCommand } from './command-parse.ts';
+import { suggestText } from './command-suggest.ts';
 import { lookupTool } from './command-tools.ts';
 
 export { parseCommand, parseArgs, type ParsedCommand } from './command-parse.ts';
@@ -35,10 +37,19 @@ function list(names: string[]): string {
   return names.map((n) => `\`/${n}\``).join(', ');
 }
 
+/** The `<name>__<sub>` tools of a skill with sub-commands. */
+function subTools(name: string, tools: ModelTool[]): ModelTool[] {
+  return tools.filter((t) => t.function.name.startsWith(`${name}__`));
+}
+
 /** Options of {@link CommandPlanner}. */
 export interface CommandPlannerOptions {
   /** The bot's username, so `/cmd@otherbot` is ignored (README.md "Start"). */
   botUsername?: string;
+  /** A tool's full input schema (with `x-actions`, which the model-facing copy drops), for `/help <skill>`. */
+  schemaOf?: (tool: string) => JsonSchema | undefined;
+  /** A tool's tags (SKILL.md `tags`), searched for plain text besides name and purpose. */
+  tagsOf?: (tool: string) => string[];
 }
 
 /** The offline planner: one command → at most one tool call. */
@@ -46,6 +57,10 @@ export class CommandPlanner implements Planner {
   readonly name = 'command';
 
   constructor(private readonly opts: CommandPlannerOptions = {}) {}
+
+  private help(tool: ModelTool, tools: ModelTool[], lang: Lang): string {
+    return toolHelp(tool, lang, { fullSchema: this.opts.schemaOf?.(tool.function.name), subTools: subTools(tool.function.name, tools) });
+  }
 
   /** Never throws for a skill failure (an envelope with `success:false` is returned as is). */
   async handle(turn: PlannerTurn): Promise<PlannerResult> {
@@ -68,7 +83,9 @@ export class CommandPlanner implements Planner {
       case 'help': {
         if (parsed.topic) {
           const found = lookupTool(parsed.topic, turn.tools);
-          if (found.kind === 'found') return { text: toolHelp(found.tool, lang), invocations: [] };
+          if (found.kind === 'found') return { text: this.help(found.tool, turn.tools, lang), invocations: [] };
+          const subs = subTools(parsed.topic, turn.tools);
+          if (subs.length) return { text: this.help({ type: 'function', function: { name: parsed.topic, description: subs[0]!.function.description, parameters: {} } }, turn.tools, lang), invocations: [] };
           return { text: `${pick(lang, TEXT.unknown)(parsed.topic)}\n\n${helpText(turn.tools, lang)}`, invocations: [] };
         }
         return { text: helpText(turn.tools, lang), invocations: [] };
@@ -77,7 +94,7 @@ export class CommandPlanner implements Planner {
         const msg = lang === 'en' ? (parsed.message_en ?? parsed.message) : parsed.message;
         const typed = /^[/／]([^\s@{/]+)/u.exec(turn.text.trim())?.[1];
         const found = typed ? lookupTool(typed, turn.tools) : null;
-        const more = found?.kind === 'found' ? toolHelp(found.tool, lang) : pick(lang, TEXT.seeHelp);
+        const more = found?.kind === 'found' ? this.help(found.tool, turn.tools, lang) : pick(lang, TEXT.seeHelp);
         return { text: `${msg}\n\n${more}`, invocations: [] };
       }
       case 'cancel':
@@ -87,7 +104,7 @@ export class CommandPlanner implements Planner {
       case 'stop':
         return { text: pick(lang, TEXT.nothingRunning), invocations: [] };
       case 'none':
-        return { text: helpText(turn.tools, lang), invocations: [] };
+        return { text: suggestText(turn.text, turn.tools, lang, this.opts.tagsOf), invocations: [] };
     }
   }
 }

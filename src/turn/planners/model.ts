@@ -182,7 +182,10 @@ export interface PlannerChoiceDeps {
  */
 export function plannerForRole(role: RoleConfig, deps: PlannerChoiceDeps): Planner {
   const endpoint = endpointForRole(deps.llm, role);
-  if (!endpoint) return new CommandPlanner(deps.command);
+  if (!endpoint) {
+    const registry = deps.services.registry;
+    return new CommandPlanner({ schemaOf: (tool) => registry.resolveTool(tool)?.record.inputSchema, tagsOf: (tool) => registry.resolveTool(tool)?.record.frontmatter.tags ?? [], ...deps.command });
+  }
   const client = new ChatClient({ ...deps.client, ...endpoint });
   return new ModelPlanner({ client, services: deps.services, roleId: role.id, skills: deps.skills });
 }
