@@ -12,10 +12,14 @@ import { fileURLToPath } from 'node:url';
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 const BASELINE = '.dependency-cruiser-known-violations.json';
 const bin = fileURLToPath(new URL('../node_modules/dependency-cruiser/bin/dependency-cruise.mjs', import.meta.url));
-const run = spawnSync(process.execPath, [bin, 'src', 'adapters', '--config', '.dependency-cruiser.cjs', '--ignore-known', BASELINE, '--output-type', 'json'], {
-  encoding: 'utf8',
-  maxBuffer: 256 * 1024 * 1024,
-});
+const run = spawnSync(
+  process.execPath,
+  [bin, 'src', 'adapters', '--config', '.dependency-cruiser.cjs', '--ignore-known', BASELINE, '--output-type', 'json'],
+  {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  },
+);
 let result;
 try {
   result = JSON.parse(run.stdout);
@@ -39,6 +43,8 @@ for (const k of known) byRule[k.rule.name] = (byRule[k.rule.name] ?? 0) + 1;
 const s = result.summary;
 console.log(
   `depcheck: ${s.totalCruised} modules, ${s.totalDependenciesCruised} dependencies; ` +
-    `${fresh.length} new violations, ${known.length} known (${Object.entries(byRule).map(([r, n]) => `${r} ${n}`).join(', ')})`,
+    `${fresh.length} new violations, ${known.length} known (${Object.entries(byRule)
+      .map(([r, n]) => `${r} ${n}`)
+      .join(', ')})`,
 );
 process.exit(fresh.length > 0 ? 1 : 0);

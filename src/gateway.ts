@@ -81,7 +81,11 @@ export interface Gateway {
  *   ConfigError on bad configuration; the database error when the server is unreachable.
  */
 export async function startGateway(settings: Settings, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<Gateway> {
-  const config = loadConfigFile(settings.configPath, { orgId: settings.orgId, roleId: settings.roleId, channels: channelNames(channelDeclarations) }, env);
+  const config = loadConfigFile(
+    settings.configPath,
+    { orgId: settings.orgId, roleId: settings.roleId, channels: channelNames(channelDeclarations) },
+    env,
+  );
   log.info({ walls: settings.walls }, 'wall clocks resolved (seconds)');
 
   let lock: DataDirLock | undefined;
@@ -104,7 +108,8 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     // Stop accepting first, then let in-flight turns and sends finish (graceful shutdown).
     const closing = server ? new Promise<void>((r) => server!.close(() => r())) : Promise.resolve();
     server?.closeIdleConnections?.();
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'shutdown step failed'));
+    for (const stop of stops.reverse())
+      await stop().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'shutdown step failed'));
     server?.closeAllConnections?.();
     await closing;
     await db.close().catch(() => undefined);
@@ -128,7 +133,11 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     let skillSet: Registry | undefined;
     const lifecycle = await createSkillLifecycle({ db, settings, config, log, env, scopeRegistry: () => skillSet ?? lifecycle.registry() });
     stops.push(() => lifecycle.close());
-    const broken = lifecycle.registry().all().filter((s) => s.status === 'broken').map((s) => s.name);
+    const broken = lifecycle
+      .registry()
+      .all()
+      .filter((s) => s.status === 'broken')
+      .map((s) => s.name);
     log.info({ skills: lifecycle.registry().all().length, broken }, 'skills discovered');
     // Rows read at every turn but rarely written, cached per process and emptied by the
     // writers' notifications on every replica (src/store/invalidated-cache.ts).
@@ -159,7 +168,15 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     const adapters = new AdapterSet();
     let hostRef: AdapterHost | undefined;
     const webhooks = createWebhookRouter({ adapterFor: (c, a) => adapters.get(c, a), host: () => hostRef, log });
-    const web = createWebChannel({ db, log, dataDir: settings.dataDir, orgId: defaultRole.org_id, roleId: defaultRole.id, demo, directory: identityDirectory(db, findContact) });
+    const web = createWebChannel({
+      db,
+      log,
+      dataDir: settings.dataDir,
+      orgId: defaultRole.org_id,
+      roleId: defaultRole.id,
+      demo,
+      directory: identityDirectory(db, findContact),
+    });
     adapters.add(web);
     stops.push(() => web.close());
     for (const factory of channelFactories) {
@@ -238,7 +255,10 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
         notify: (msg, text) => outbox.enqueue(db, [eventNoticeItem(msg, { kind: 'notice', text, format: 'plain' })]).then(() => undefined),
       },
     });
-    const metrics = createMetrics({ inbox: () => inbox.backlog(), outbox: () => outbox.backlog() }, { heap: () => (memoryGuard.sample(), memoryGuard.last()), pressured: () => memoryGuard.pressured() });
+    const metrics = createMetrics(
+      { inbox: () => inbox.backlog(), outbox: () => outbox.backlog() },
+      { heap: () => (memoryGuard.sample(), memoryGuard.last()), pressured: () => memoryGuard.pressured() },
+    );
     metricsRef = metrics;
     // One planner per role: the model planner when the role has a model endpoint
     // (LLM_BASE_URL or the role's `model:`), else the command planner .
@@ -284,7 +304,9 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     inbox.start(handleTurn, { concurrency: db.engine === 'server' ? 32 : 4 });
     const graceSec = settings.shutdownGraceSec ?? SHUTDOWN_GRACE_DEFAULT_SEC;
     // Turns and background jobs share the one grace (they stop side by side).
-    stops.push(async () => void (await Promise.all([stopTurns(inbox, running, graceSec, log), asyncRunner.stop({ timeoutMs: graceSec * 1000 })])));
+    stops.push(
+      async () => void (await Promise.all([stopTurns(inbox, running, graceSec, log), asyncRunner.stop({ timeoutMs: graceSec * 1000 })])),
+    );
     hostRef = host;
     // Long connections run on the replica holding their lease; webhook adapters on every replica.
     const leaseStore = pgLeaseStore(db);
@@ -301,11 +323,19 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
         continue;
       }
       // One channel failing to connect (a revoked token) must not take the others down.
-      await a.start?.(host).catch((err: unknown) =>
-        log.error({ channel: a.channel, account: a.account, err: (err as Error).message }, `channel ${a.channel}@${a.account} failed to start; it stays off`),
-      );
+      await a
+        .start?.(host)
+        .catch((err: unknown) =>
+          log.error(
+            { channel: a.channel, account: a.account, err: (err as Error).message },
+            `channel ${a.channel}@${a.account} failed to start; it stays off`,
+          ),
+        );
     }
-    const scheduler = await startGatewayScheduler(callServices, (roleId) => config.roles.find((r) => r.id === roleId)?.org_id ?? defaultRole.org_id);
+    const scheduler = await startGatewayScheduler(
+      callServices,
+      (roleId) => config.roles.find((r) => r.id === roleId)?.org_id ?? defaultRole.org_id,
+    );
     stops.push(() => scheduler.stop());
     stops.push(async () => {
       for (const a of adapters.all()) if (a !== web && !longConnectionKey(a)) await a.stop?.();
@@ -316,15 +346,37 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       services: callServices,
       config,
       defaultRoleId: settings.roleId,
-      auth: settings.adminToken ? requireBearer(settings.adminToken) : (_req, res) => void res.status(403).json({ error: 'SKILLGATE_ADMIN_TOKEN is not set' }),
+      auth: settings.adminToken
+        ? requireBearer(settings.adminToken)
+        : (_req, res) => void res.status(403).json({ error: 'SKILLGATE_ADMIN_TOKEN is not set' }),
       onChange: rebuildRegistry,
     });
     // The operators' console at /admin (docs/console.md).
-    const adminConsole = createAdminConsole({ db, log, services: { ...callServices, lifecycle }, config, channels: directoryChannels(channelDeclarations), defaultRoleId: settings.roleId, outbox, adapterFor: deliveryFor, adminToken: settings.adminToken, scheduler, findContact });
+    const adminConsole = createAdminConsole({
+      db,
+      log,
+      services: { ...callServices, lifecycle },
+      config,
+      channels: directoryChannels(channelDeclarations),
+      defaultRoleId: settings.roleId,
+      outbox,
+      adapterFor: deliveryFor,
+      adminToken: settings.adminToken,
+      scheduler,
+      findContact,
+    });
     stops.push(() => adminConsole.close());
     // skillgate's skills as MCP tools at /mcp, per token (docs/mcp.md).
     const mcpRoutes = createMcpRouter({ db, services: callServices, config, log, publicUrl: settings.publicUrl });
-    const app = createApp({ db, log, localToken, channels: directoryChannels(channelDeclarations), skills: { services: callServices, lifecycle, config, defaultRoleId: settings.roleId }, metrics, routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes] });
+    const app = createApp({
+      db,
+      log,
+      localToken,
+      channels: directoryChannels(channelDeclarations),
+      skills: { services: callServices, lifecycle, config, defaultRoleId: settings.roleId },
+      metrics,
+      routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes],
+    });
     server = await new Promise<Server>((resolveListen, reject) => {
       const s = app.listen(settings.port, settings.host, () => resolveListen(s));
       s.once('error', reject);
@@ -336,7 +388,14 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     }
     const shownHost = isLoopbackHost(settings.host) ? 'localhost' : settings.host;
     log.info(
-      { host: settings.host, port, channels: adapters.describe(), database: db.engine, data_dir: lock ? settings.dataDir : undefined, demo },
+      {
+        host: settings.host,
+        port,
+        channels: adapters.describe(),
+        database: db.engine,
+        data_dir: lock ? settings.dataDir : undefined,
+        demo,
+      },
       `skillgate listening on http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port} — channels on: ${adapters.describe().join(', ')}`,
     );
     log.info(accessLine(settings, demo, port));
@@ -364,9 +423,18 @@ function describeTurns(turns: ReturnType<RunningTurns['list']>): string {
  * The turns' part of a stop: say what runs, wait at most `graceSec`, then abort what is left
  * and say so; the aborted turns record nothing and are taken over at the next start.
  */
-async function stopTurns(inbox: { stop(o: { graceMs: number }): Promise<{ abandoned: string[] }> }, running: RunningTurns, graceSec: number, log: Logger): Promise<void> {
+async function stopTurns(
+  inbox: { stop(o: { graceMs: number }): Promise<{ abandoned: string[] }> },
+  running: RunningTurns,
+  graceSec: number,
+  log: Logger,
+): Promise<void> {
   const waiting = running.list();
-  if (waiting.length > 0) log.warn({ turns: waiting, grace_sec: graceSec }, `stopping: waiting up to ${graceSec} s for ${waiting.length} running turn(s): ${describeTurns(waiting)}`);
+  if (waiting.length > 0)
+    log.warn(
+      { turns: waiting, grace_sec: graceSec },
+      `stopping: waiting up to ${graceSec} s for ${waiting.length} running turn(s): ${describeTurns(waiting)}`,
+    );
   const { abandoned } = await inbox.stop({ graceMs: graceSec * 1000 });
   if (abandoned.length === 0) {
     if (waiting.length > 0) log.info('stopping: every running turn finished');
@@ -374,7 +442,10 @@ async function stopTurns(inbox: { stop(o: { graceMs: number }): Promise<{ abando
   }
   const left = running.list();
   running.abortAll();
-  log.warn({ turns: left, event_ids: abandoned }, `stopping: grace of ${graceSec} s over, aborted ${abandoned.length} turn(s): ${describeTurns(left)}; they are handled as after a crash at the next start`);
+  log.warn(
+    { turns: left, event_ids: abandoned },
+    `stopping: grace of ${graceSec} s over, aborted ${abandoned.length} turn(s): ${describeTurns(left)}; they are handled as after a crash at the next start`,
+  );
 }
 
 /** The start-up line that says who can get in: loopback or network, demo identities, console. */

@@ -181,7 +181,8 @@ export function loadOutboundCases(dir: string): OutboundCase[] {
     const c = JSON.parse(readFileSync(file, 'utf8')) as Omit<OutboundCase, 'name' | 'file'>;
     const message = { ...c.message, text: expand(c.message.text) as string };
     if (c.message.display_md !== undefined) message.display_md = expand(c.message.display_md) as string | null;
-    if (message.media) message.media = message.media.map((m) => ({ ...m, path: isAbsolute(m.path) ? m.path : resolve(dirname(file), m.path) }));
+    if (message.media)
+      message.media = message.media.map((m) => ({ ...m, path: isAbsolute(m.path) ? m.path : resolve(dirname(file), m.path) }));
     return { ...c, message, name: file.slice(dir.length + 1, -'.outbound.json'.length), file };
   });
 }
@@ -208,7 +209,9 @@ export function matchSubset(actual: unknown, expected: unknown, path = '$'): str
   }
   if (typeof expected === 'object') {
     if (actual === null || typeof actual !== 'object') return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
-    return Object.entries(expected as Record<string, unknown>).flatMap(([k, v]) => matchSubset((actual as Record<string, unknown>)[k], v, `${path}.${k}`));
+    return Object.entries(expected as Record<string, unknown>).flatMap(([k, v]) =>
+      matchSubset((actual as Record<string, unknown>)[k], v, `${path}.${k}`),
+    );
   }
   return actual === expected ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
 }

@@ -230,7 +230,17 @@ export class FakePlatform {
     } catch {
       /* keep the raw path */
     }
-    const rec: RecordedRequest = { seq: this.#seq++, method: req.method ?? 'GET', path, query, headers, rawBody: raw, fields: {}, parts: [], params: {} };
+    const rec: RecordedRequest = {
+      seq: this.#seq++,
+      method: req.method ?? 'GET',
+      path,
+      query,
+      headers,
+      rawBody: raw,
+      fields: {},
+      parts: [],
+      params: {},
+    };
     const type = (headers['content-type'] ?? '').toLowerCase();
     try {
       if (type.startsWith('multipart/form-data')) {

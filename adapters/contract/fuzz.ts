@@ -10,7 +10,25 @@ import { nextSeq, type Bed } from './harness.ts';
 import { prng } from './outbound-checks.ts';
 import type { AdapterContractOptions } from './types.ts';
 
-const WEIRD: unknown[] = [null, true, 0, -1, 1e308, 2 ** 53 + 1, '', ' ', '😀', '\u0000', '\ud800', '<b>&amp;', 'a'.repeat(5000), [], {}, [null], { '': '' }];
+const WEIRD: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  2 ** 53 + 1,
+  '',
+  ' ',
+  '😀',
+  '\u0000',
+  '\ud800',
+  '<b>&amp;',
+  'a'.repeat(5000),
+  [],
+  {},
+  [null],
+  { '': '' },
+];
 
 function pick<T>(rnd: () => number, xs: readonly T[]): T {
   return xs[Math.floor(rnd() * xs.length)]!;
@@ -18,11 +36,13 @@ function pick<T>(rnd: () => number, xs: readonly T[]): T {
 
 /** Every (parent, key) in a JSON value. */
 function slots(v: unknown, out: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = []) {
-  if (Array.isArray(v)) v.forEach((x, i) => {
+  if (Array.isArray(v))
+    v.forEach((x, i) => {
       out.push({ parent: v, key: i });
       slots(x, out);
     });
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push({ parent: v as Record<string, unknown>, key: k }), slots(x, out);
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) out.push({ parent: v as Record<string, unknown>, key: k }), slots(x, out);
   return out;
 }
 
@@ -36,8 +56,7 @@ export function mutate(seed: Buffer, rnd: () => number): Buffer {
     if (k === 0 && b.length) {
       const at = Math.floor(rnd() * b.length);
       b[at] = b[at]! ^ (1 << Math.floor(rnd() * 8));
-    }
-    else if (k === 1) return b.subarray(0, Math.floor(rnd() * b.length));
+    } else if (k === 1) return b.subarray(0, Math.floor(rnd() * b.length));
     else return Buffer.concat([b, Buffer.from(pick(rnd, ['}', ']', ',', '\uFFFD', '\u0000', '"']))]);
     return b;
   }
@@ -58,7 +77,11 @@ export function mutate(seed: Buffer, rnd: () => number): Buffer {
     else if (op < 0.6) {
       if (Array.isArray(s.parent)) s.parent.splice(Number(s.key), 1);
       else delete parent[s.key];
-    } else if (op < 0.75) parent[s.key] = typeof parent[s.key] === 'string' ? `${parent[s.key] as string}${pick(rnd, ['@', '/', '😀', ' ', '@x_bot'])}` : String(parent[s.key]);
+    } else if (op < 0.75)
+      parent[s.key] =
+        typeof parent[s.key] === 'string'
+          ? `${parent[s.key] as string}${pick(rnd, ['@', '/', '😀', ' ', '@x_bot'])}`
+          : String(parent[s.key]);
     else if (op < 0.9) parent[s.key] = typeof parent[s.key] === 'number' ? -(parent[s.key] as number) : [parent[s.key]];
     else {
       const other = pick(rnd, all);
@@ -83,7 +106,13 @@ export function registerFuzz(opts: AdapterContractOptions, bed: () => Bed): void
       .filter((c) => c.expected.action !== 'reject' && c.sign !== false)
       .map((c) => inboundBody(c));
     for (let i = 0; i < 8; i++) {
-      const m = opts.generators.message({ seq: nextSeq(), text: `fuzz ${i} /cmd 😀`, chat: i % 2 ? 'group' : 'direct', sender: 'user', address: i % 4 < 2 ? 'mention' : 'none' });
+      const m = opts.generators.message({
+        seq: nextSeq(),
+        text: `fuzz ${i} /cmd 😀`,
+        chat: i % 2 ? 'group' : 'direct',
+        sender: 'user',
+        address: i % 4 < 2 ? 'mention' : 'none',
+      });
       if (m) seeds.push(m);
     }
     seeds.push(opts.generators.buttonPress({ seq: nextSeq(), data: 'confirm:tok_fuzz', chatId: '1', actorId: '1' }));

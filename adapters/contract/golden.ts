@@ -7,7 +7,15 @@ import { dirname, resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { measure } from '../../src/channel/chunk.ts';
 import type { RecordedRequest } from './fake-server.ts';
-import { inboundBody, loadInboundCases, loadOutboundCases, matchSubset, type ExpectedCall, type InboundCase, type ScriptedReply } from './cases.ts';
+import {
+  inboundBody,
+  loadInboundCases,
+  loadOutboundCases,
+  matchSubset,
+  type ExpectedCall,
+  type InboundCase,
+  type ScriptedReply,
+} from './cases.ts';
 import { clearInbox, until, type Bed } from './harness.ts';
 import type { AdapterContractOptions } from './types.ts';
 
@@ -108,7 +116,10 @@ async function runInbound(bed: Bed, c: InboundCase, all: Map<string, InboundCase
       expect(accepted, `${c.name}: a redelivery is not accepted again`).toHaveLength(0);
       break;
     case 'ignore':
-      expect(accepted.filter((m) => m.addressed_to_bot), `${c.name}: nothing addressed to the bot`).toHaveLength(0);
+      expect(
+        accepted.filter((m) => m.addressed_to_bot),
+        `${c.name}: nothing addressed to the bot`,
+      ).toHaveLength(0);
       break;
     case 'unsupported':
       expect(accepted, `${c.name}: unsupported content is not handed to the core`).toHaveLength(0);
@@ -127,7 +138,10 @@ async function runInbound(bed: Bed, c: InboundCase, all: Map<string, InboundCase
   }
   if (exp.calls?.length) {
     let problems: string[] = [];
-    await until(() => (problems = orderedCallProblems(bed.fake.requests, exp.calls!, c.file)).length === 0, `${c.name}: platform calls`).catch(() => undefined);
+    await until(
+      () => (problems = orderedCallProblems(bed.fake.requests, exp.calls!, c.file)).length === 0,
+      `${c.name}: platform calls`,
+    ).catch(() => undefined);
     expect(problems, `${c.name}: platform calls`).toEqual([]);
   }
 }

@@ -8,7 +8,14 @@ import { createLogger } from '../../src/log/logger.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { handleWebhookRequest } from '../../src/channel/webhooks.ts';
 import type { Db } from '../../src/store/db.ts';
-import type { AdapterHost, ChannelAdapter, InboundMessage, WebhookAdapter, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import type {
+  AdapterHost,
+  ChannelAdapter,
+  InboundMessage,
+  WebhookAdapter,
+  WebhookRequest,
+  WebhookResponse,
+} from '../../src/channel/types.ts';
 import { createOutbox, eventNoticeItem } from '../../src/outbox/index.ts';
 import { startFakePlatform, type FakePlatform } from './fake-server.ts';
 import type { AdapterContractOptions, ContractClock, ContractContext } from './types.ts';

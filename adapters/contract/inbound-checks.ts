@@ -7,7 +7,6 @@ import type { WebhookRequest } from '../../src/channel/types.ts';
 import { nextSeq, type Bed } from './harness.ts';
 import type { AdapterContractOptions, EventSpec } from './types.ts';
 
-
 /** Change the last character of a secret so it stays the same length and charset-ish. */
 function alter(v: string): string {
   if (v === '') return 'x';
@@ -49,15 +48,24 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
   it('CONTRACTS §6: every signing header/query value missing → 401 before any handler or SDK', async () => {
     const b = bed();
     const signed = opts.sign(sample(), b.clock.now());
-    const keys = [...Object.keys(signed.headers).map((k) => ['h', k.toLowerCase()] as const), ...Object.keys(signed.query ?? {}).map((k) => ['q', k] as const)];
+    const keys = [
+      ...Object.keys(signed.headers).map((k) => ['h', k.toLowerCase()] as const),
+      ...Object.keys(signed.query ?? {}).map((k) => ['q', k] as const),
+    ];
     expect(keys.length, 'the signer produces at least one header or query value').toBeGreaterThan(0);
     for (const [where, key] of keys) {
       await expectRefused(b, sample(), (r) => void (where === 'h' ? delete r.headers[key] : delete r.query[key]), `without ${key}`);
     }
-    await expectRefused(b, sample(), (r) => {
-      for (const [w, k] of keys) if (w === 'h') delete r.headers[k];
-      else delete r.query[k];
-    }, 'without any signing value');
+    await expectRefused(
+      b,
+      sample(),
+      (r) => {
+        for (const [w, k] of keys)
+          if (w === 'h') delete r.headers[k];
+          else delete r.query[k];
+      },
+      'without any signing value',
+    );
   });
 
   it('CONTRACTS §6: every signing header/query value altered → 401 (constant-time compare of the same length)', async () => {
@@ -106,7 +114,10 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
     it(`CONTRACTS §6: declared handshake "${h.name}" is answered without a signature`, async () => {
       const b = bed();
       const r = h.request(b.ctx);
-      const res = await b.adapter.handleWebhook({ method: r.method, path: '', headers: r.headers, query: r.query ?? {}, body: r.body }, b.host);
+      const res = await b.adapter.handleWebhook(
+        { method: r.method, path: '', headers: r.headers, query: r.query ?? {}, body: r.body },
+        b.host,
+      );
       expect(res.status).toBe(h.expect.status);
       if (typeof h.expect.body === 'string') expect(res.body).toBe(h.expect.body);
       else if (h.expect.body) expect(res.body).toMatchObject(h.expect.body);
@@ -164,7 +175,10 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
       const before = b.host.calls.length;
       const res = await b.deliver(gen.message(spec({ chat: 'group', address: g.address, text: g.text }))!);
       expect(res.status).toBe(200);
-      const got = b.host.calls.slice(before).filter((c) => c.result === 'accepted').map((c) => c.msg);
+      const got = b.host.calls
+        .slice(before)
+        .filter((c) => c.result === 'accepted')
+        .map((c) => c.msg);
       if (!g.addressed) {
         expect(got.filter((m) => m.addressed_to_bot)).toHaveLength(0);
         return;

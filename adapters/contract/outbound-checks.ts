@@ -75,7 +75,26 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
   it('generated texts (emoji, CJK, markup, fences, long) never throw and always chunk validly', async () => {
     const b = bed();
     const rnd = prng(7);
-    const pieces = ['😀', '👨‍👩‍👧', '数据', '<', '>', '&', '*', '_', '`', '```\ncode\n', '\n\n', ' ', 'word', '[a](http://x.y)', '|a|b|\n|-|-|\n|1|2|\n', '# h\n', 'é', '\u0301'];
+    const pieces = [
+      '😀',
+      '👨‍👩‍👧',
+      '数据',
+      '<',
+      '>',
+      '&',
+      '*',
+      '_',
+      '`',
+      '```\ncode\n',
+      '\n\n',
+      ' ',
+      'word',
+      '[a](http://x.y)',
+      '|a|b|\n|-|-|\n|1|2|\n',
+      '# h\n',
+      'é',
+      '\u0301',
+    ];
     for (let i = 0; i < 12; i++) {
       const n = Math.floor(rnd() * p.maxLength * 1.5) + 1;
       let s = '';
@@ -124,7 +143,12 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     const data = Buffer.from(`%PDF-1.4\n${'x'.repeat(3000)}\n测试\n%%EOF\n`, 'utf8');
     writeFileSync(join(dir, filename), data);
     b.fake.reset();
-    const res = await b.adapter.send(p.target, reply('附件如下', { media: [{ kind: 'file', path: join(dir, filename), filename, mime_type: 'application/pdf', size: data.length }] }));
+    const res = await b.adapter.send(
+      p.target,
+      reply('附件如下', {
+        media: [{ kind: 'file', path: join(dir, filename), filename, mime_type: 'application/pdf', size: data.length }],
+      }),
+    );
     expect(res.ok, res.ok ? '' : res.error).toBe(true);
     const uploads = b.fake.requests.filter((r) => p.uploadedFiles(r).some((f) => f.filename === filename && f.data.equals(data)));
     expect(uploads.length, `an upload carrying ${filename}`).toBeGreaterThanOrEqual(1);
@@ -163,7 +187,10 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
       const r = await b.deliver(opts.generators.buttonPress({ seq: nextSeq(), data: d, chatId: chat, actorId: chat }));
       expect(r.status).toBe(200);
     }
-    const got = b.host.calls.slice(before).filter((c) => c.result === 'accepted').map((c) => c.msg);
+    const got = b.host.calls
+      .slice(before)
+      .filter((c) => c.result === 'accepted')
+      .map((c) => c.msg);
     expect(got).toHaveLength(2);
     expect(got.map((m) => m.callback?.token)).toEqual([token, token]);
     expect(got.map((m) => m.callback?.action).sort()).toEqual(['cancel', 'confirm']);
@@ -199,7 +226,10 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     const para = (i: number) => `part ${i}: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(p.maxLength / 60))}`.trim();
     return Array.from({ length: 8 }, (_, i) => para(i)).join('\n\n');
   };
-  const sentTexts = (b: Bed): string[] => sends(b).map((r) => p.sentText(r)).filter((t): t is string => t !== null);
+  const sentTexts = (b: Bed): string[] =>
+    sends(b)
+      .map((r) => p.sentText(r))
+      .filter((t): t is string => t !== null);
 
   it('outbox resume: parts an earlier attempt delivered (SendOptions.partsDone) are not sent again', async () => {
     const b = bed();

@@ -94,10 +94,11 @@ export function classifyNewApi(status: number, body: Record<string, unknown> | n
   const code = typeof body?.code === 'string' ? body.code : null;
   const message = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;
   const error = `DingTalk ${status}${code ? ` ${code}` : ''}: ${message}`;
-  if (status === 429 || (code?.startsWith('Forbidden.AccessDenied.Qps'))) {
+  if (status === 429 || code?.startsWith('Forbidden.AccessDenied.Qps')) {
     return { ok: false, status, retryable: true, retry_after_ms: retryAfterMs(headers) ?? 1000, error, code: code ?? status };
   }
-  if (status === 401 || code === 'InvalidAuthentication') return { ok: false, status, retryable: true, authExpired: true, error, code: code ?? status };
+  if (status === 401 || code === 'InvalidAuthentication')
+    return { ok: false, status, retryable: true, authExpired: true, error, code: code ?? status };
   return { ok: false, status, retryable: status >= 500, error, code: code ?? status };
 }
 
@@ -111,7 +112,8 @@ export function classifyOapi(status: number, body: Record<string, unknown> | nul
   const errcode = typeof body.errcode === 'number' ? body.errcode : Number(body.errcode ?? 0);
   if (errcode === 0) return null;
   const error = `DingTalk errcode ${errcode}: ${String(body.errmsg ?? '')}`;
-  if (RATE_CODES_OLD.has(errcode)) return { ok: false, status, retryable: true, retry_after_ms: retryAfterMs(headers) ?? 1000, error, code: errcode };
+  if (RATE_CODES_OLD.has(errcode))
+    return { ok: false, status, retryable: true, retry_after_ms: retryAfterMs(headers) ?? 1000, error, code: errcode };
   if (TOKEN_CODES_OLD.has(errcode)) return { ok: false, status, retryable: true, authExpired: true, error, code: errcode };
   return { ok: false, status, retryable: errcode === -1, error, code: errcode };
 }
@@ -209,12 +211,18 @@ export function createDingtalkApi(o: DingtalkApiOptions): DingtalkApi {
           const form = new FormData();
           form.append('media', new Blob([data], { type: mime }), filename);
           const q = new URLSearchParams({ access_token: tok, type });
-          const res = await fetch(`${oapiRoot}/media/upload?${q.toString()}`, { method: 'POST', body: form, signal: AbortSignal.timeout(timeout) });
+          const res = await fetch(`${oapiRoot}/media/upload?${q.toString()}`, {
+            method: 'POST',
+            body: form,
+            signal: AbortSignal.timeout(timeout),
+          });
           const json = await readJson(res);
           const fail = classifyOapi(res.status, json, res.headers);
           if (fail) return fail;
           const id = typeof json?.media_id === 'string' ? json.media_id : '';
-          return id === '' ? { ok: false, status: res.status, retryable: false, error: 'DingTalk media/upload answer without media_id' } : { ok: true, value: id };
+          return id === ''
+            ? { ok: false, status: res.status, retryable: false, error: 'DingTalk media/upload answer without media_id' }
+            : { ok: true, value: id };
         } catch (err) {
           return networkFailure(err);
         }
@@ -225,7 +233,10 @@ export function createDingtalkApi(o: DingtalkApiOptions): DingtalkApi {
         const res = await fetch(url, { signal: AbortSignal.timeout(timeout) });
         if (!res.ok) return { ok: false, status: res.status, retryable: res.status >= 500, error: `DingTalk download HTTP ${res.status}` };
         const cd = res.headers.get('content-disposition');
-        return { ok: true, value: { data: Buffer.from(await res.arrayBuffer()), mime: res.headers.get('content-type'), filename: filenameOf(cd) } };
+        return {
+          ok: true,
+          value: { data: Buffer.from(await res.arrayBuffer()), mime: res.headers.get('content-type'), filename: filenameOf(cd) },
+        };
       } catch (err) {
         return networkFailure(err);
       }

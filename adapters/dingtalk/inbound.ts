@@ -84,8 +84,10 @@ export function normalizeCallback(p: Record<string, unknown>, account: string, n
   const staffId = str(cb.senderStaffId);
   const botId = str(cb.chatbotUserId);
   const mentioned = chatType === 'group' && cb.isInAtList === true;
-  const createdAt = typeof cb.createAt === 'number' && Number.isFinite(cb.createAt) && Math.abs(cb.createAt) < 8.64e15 ? cb.createAt : nowMs;
-  const expires = typeof cb.sessionWebhookExpiredTime === 'number' && Number.isFinite(cb.sessionWebhookExpiredTime) ? cb.sessionWebhookExpiredTime : 0;
+  const createdAt =
+    typeof cb.createAt === 'number' && Number.isFinite(cb.createAt) && Math.abs(cb.createAt) < 8.64e15 ? cb.createAt : nowMs;
+  const expires =
+    typeof cb.sessionWebhookExpiredTime === 'number' && Number.isFinite(cb.sessionWebhookExpiredTime) ? cb.sessionWebhookExpiredTime : 0;
   const route = { webhook: str(cb.sessionWebhook), expiresAt: expires, staffId: chatType === 'direct' ? staffId : null };
   const others = (Array.isArray(cb.atUsers) ? cb.atUsers : [])
     .filter((u): u is { dingtalkId?: string; staffId?: string } => isObject(u) && str(u.dingtalkId) !== null && u.dingtalkId !== botId)

@@ -15,13 +15,7 @@ import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { createReplayGuard } from '../../src/channel/replay-guard.ts';
 import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
 import { perAccountChannel } from '../../src/channel/per-account.ts';
-import type {
-  AdapterCapabilities,
-  FetchedAttachment,
-  InboundAttachment,
-  InboundMessage,
-  WebhookAdapter,
-} from '../../src/channel/types.ts';
+import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { Queryable } from '../../src/store/db.ts';
 import { createDingtalkApi } from './api.ts';
@@ -70,7 +64,13 @@ export interface DingtalkAdapterOptions {
 export function createDingtalkAdapter(o: DingtalkAdapterOptions): WebhookAdapter {
   const now = o.now ?? Date.now;
   const oapiRoot = (o.oapiRoot ?? DINGTALK_DEFAULT_OAPI_ROOT).replace(/\/+$/, '');
-  const api = createDingtalkApi({ apiRoot: o.apiRoot ?? DINGTALK_DEFAULT_API_ROOT, oapiRoot, appKey: o.appKey, appSecret: o.appSecret, now });
+  const api = createDingtalkApi({
+    apiRoot: o.apiRoot ?? DINGTALK_DEFAULT_API_ROOT,
+    oapiRoot,
+    appKey: o.appKey,
+    appSecret: o.appSecret,
+    now,
+  });
   const book = new SessionBook();
   const payloads = createCallbackPayloads(o.db, 'dingtalk', o.account, () => new Date(now()));
   const replays = createReplayGuard(o.db, 'dingtalk', o.account, now);
@@ -84,7 +84,10 @@ export function createDingtalkAdapter(o: DingtalkAdapterOptions): WebhookAdapter
     async fetchAttachment(att: InboundAttachment, _msg: InboundMessage): Promise<FetchedAttachment> {
       const code = att.platform_ref.download_code;
       if (typeof code !== 'string' || code === '') throw new Error('dingtalk attachment without a download code');
-      const link = await api.postNew<{ downloadUrl?: string }>('/v1.0/robot/messageFiles/download', { downloadCode: code, robotCode: o.robotCode });
+      const link = await api.postNew<{ downloadUrl?: string }>('/v1.0/robot/messageFiles/download', {
+        downloadCode: code,
+        robotCode: o.robotCode,
+      });
       if (!link.ok) throw new Error(link.error);
       if (typeof link.value.downloadUrl !== 'string') throw new Error('dingtalk messageFiles/download answer without downloadUrl');
       const got = await api.getBytes(link.value.downloadUrl);

@@ -78,13 +78,25 @@ async function confirmPart(deps: SendDeps, confirm: OutboundConfirm, withPrompt:
       continue;
     }
     const word = BUTTON_WORDS[o.id as keyof typeof BUTTON_WORDS];
-    const ref = await deps.payloads.encode(`${o.id}:${confirm.token}`, { limitBytes: BUTTON_PAYLOAD_LIMIT - Buffer.byteLength(`${word} `), expiresAt });
+    const ref = await deps.payloads.encode(`${o.id}:${confirm.token}`, {
+      limitBytes: BUTTON_PAYLOAD_LIMIT - Buffer.byteLength(`${word} `),
+      expiresAt,
+    });
     links.push(sendLink(o.label, `${word} ${ref}`));
   }
   const prompt = withPrompt ? renderDingtalkMd(confirm.prompt_md) : '';
   const hint = group ? (confirm.kind === 'choice' ? '群聊中请 @我 并回复序号。' : '群聊中请 @我 并回复「确认」或「取消」。') : '';
   const text = [prompt, links.join('　'), hint].filter((s) => s !== '').join('\n\n');
-  return { kind: 'markdown', title: withPrompt ? dingtalkTitle(confirm.prompt_md, confirm.kind === 'choice' ? '请选择' : '请确认') : confirm.kind === 'choice' ? '请选择' : '请确认', text, plain: renderPlain(text) };
+  return {
+    kind: 'markdown',
+    title: withPrompt
+      ? dingtalkTitle(confirm.prompt_md, confirm.kind === 'choice' ? '请选择' : '请确认')
+      : confirm.kind === 'choice'
+        ? '请选择'
+        : '请确认',
+    text,
+    plain: renderPlain(text),
+  };
 }
 
 /** The parts of `message` in order (text chunks, then the confirmation). */
@@ -108,20 +120,33 @@ export async function composeParts(deps: SendDeps, target: OutboundTarget, messa
 }
 
 function sessionBody(p: Part): SessionMessage {
-  return p.kind === 'markdown' ? { msgtype: 'markdown', markdown: { title: p.title, text: p.text } } : { msgtype: 'text', text: { content: p.text } };
+  return p.kind === 'markdown'
+    ? { msgtype: 'markdown', markdown: { title: p.title, text: p.text } }
+    : { msgtype: 'text', text: { content: p.text } };
 }
 
 function openApiMessage(p: Part): OpenApiMessage {
-  return p.kind === 'markdown' ? { msgKey: 'sampleMarkdown', msgParam: { title: p.title, text: p.text } } : { msgKey: 'sampleText', msgParam: { content: p.text } };
+  return p.kind === 'markdown'
+    ? { msgKey: 'sampleMarkdown', msgParam: { title: p.title, text: p.text } }
+    : { msgKey: 'sampleText', msgParam: { content: p.text } };
 }
 
 /** The Open API address of a target: `{userIds}` or `{openConversationId}`, or a failure. */
-function openApiAddress(target: OutboundTarget, route: SessionRoute | undefined): { path: string; address: Record<string, unknown> } | ApiFailure {
+function openApiAddress(
+  target: OutboundTarget,
+  route: SessionRoute | undefined,
+): { path: string; address: Record<string, unknown> } | ApiFailure {
   const direct = target.chat_type === 'direct' || (target.chat_type === undefined && (route?.staffId ?? target.route?.staff_id) != null);
   if (!direct) return { path: '/v1.0/robot/groupMessages/send', address: { openConversationId: target.chat_id } };
   const staffId = target.chat_id.startsWith('cid') ? (route?.staffId ?? target.route?.staff_id ?? null) : target.chat_id;
   if (!staffId) {
-    return { ok: false, status: 0, retryable: false, error: `no staff id known for single chat ${target.chat_id} (its session webhook expired)`, code: 'no_staff_id' };
+    return {
+      ok: false,
+      status: 0,
+      retryable: false,
+      error: `no staff id known for single chat ${target.chat_id} (its session webhook expired)`,
+      code: 'no_staff_id',
+    };
   }
   return { path: '/v1.0/robot/oToMessages/batchSend', address: { userIds: [staffId] } };
 }
@@ -143,7 +168,12 @@ class PartFailed extends Error {
  * attempt (`opts.partsDone`) are skipped; a failure after some parts went out reports them
  * (`parts_done`, src/channel/parts.ts) so the outbox's retry resumes there.
  */
-export async function sendDingtalk(deps: SendDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
+export async function sendDingtalk(
+  deps: SendDeps,
+  target: OutboundTarget,
+  message: OutboundMessage,
+  opts: SendOptions = {},
+): Promise<SendResult> {
   const route = deps.book.get(target.chat_id);
   let session = route?.webhook && deps.now() < route.expiresAt - SESSION_MARGIN_MS ? route.webhook : null;
   const cursor = new PartCursor(opts.partsDone);
@@ -151,7 +181,12 @@ export async function sendDingtalk(deps: SendDeps, target: OutboundTarget, messa
   async function viaOpenApi(msg: OpenApiMessage): Promise<ApiOutcome<Record<string, unknown>>> {
     const where = openApiAddress(target, route);
     if ('ok' in where) return where;
-    return deps.api.postNew<Record<string, unknown>>(where.path, { robotCode: deps.robotCode, ...where.address, msgKey: msg.msgKey, msgParam: JSON.stringify(msg.msgParam) });
+    return deps.api.postNew<Record<string, unknown>>(where.path, {
+      robotCode: deps.robotCode,
+      ...where.address,
+      msgKey: msg.msgKey,
+      msgParam: JSON.stringify(msg.msgParam),
+    });
   }
 
   async function deliver(p: Part): Promise<ApiOutcome<Record<string, unknown>>> {

@@ -36,7 +36,8 @@ export interface DingtalkWebhookContext {
 }
 
 /** The polite answer to an unsupported message type (zh-CN first, English after). */
-export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片或文件。\nThis message type is not supported yet; please send text, an image or a file.';
+export const UNSUPPORTED_NOTICE =
+  '暂不支持这种消息类型，请发送文字、图片或文件。\nThis message type is not supported yet; please send text, an image or a file.';
 
 const unauthorized = (reason: string): WebhookResponse => ({ status: 401, body: { error: 'unauthorized', reason } });
 const badRequest = (reason: string): WebhookResponse => ({ status: 400, body: { error: 'bad_request', reason } });
@@ -55,7 +56,8 @@ function parseObject(body: Buffer): Record<string, unknown> | null {
 export async function handleDingtalkWebhook(req: WebhookRequest, host: AdapterHost, ctx: DingtalkWebhookContext): Promise<WebhookResponse> {
   if (req.method.toUpperCase() !== 'POST') return { status: 405, body: { error: 'method_not_allowed' } };
   const check = checkCallbackHeaders(req.headers, ctx.appSecret, ctx.now());
-  if (check !== 'ok') return unauthorized(check === 'missing' ? 'missing timestamp or sign' : check === 'stale' ? 'stale timestamp' : 'bad signature');
+  if (check !== 'ok')
+    return unauthorized(check === 'missing' ? 'missing timestamp or sign' : check === 'stale' ? 'stale timestamp' : 'bad signature');
   // The signature does not cover the body: a (timestamp, sign) pair is good for one body only.
   const pair = `${req.headers.timestamp}\n${req.headers.sign}`;
   if (!(await ctx.replays.claim(pair, req.body, Number(req.headers.timestamp) + REPLAY_WINDOW_MS))) {

@@ -24,7 +24,13 @@ export interface BotIdentity {
 export type Normalized =
   | { type: 'message'; msg: InboundMessage }
   /** A button press: `build(payload)` makes the message once the custom_id is decoded (null = expired). */
-  | { type: 'callback'; customId: string; interaction: { id: string; token: string }; lang: Lang; build(payload: string | null): InboundMessage | null }
+  | {
+      type: 'callback';
+      customId: string;
+      interaction: { id: string; token: string };
+      lang: Lang;
+      build(payload: string | null): InboundMessage | null;
+    }
   | { type: 'ignore'; reason: string; interaction?: { id: string; token: string } };
 
 type Obj = Record<string, unknown>;
@@ -86,7 +92,11 @@ const MENTION_RE = /<@!?(\d{1,20})>/g;
  * `content` with user mention tokens (`<@id>`, deprecated `<@!id>`) resolved to `@name` from the
  * message's `mentions[]` (unknown ids stay as they are), and the same without our bot's mention.
  */
-export function resolveMentions(content: string, mentions: unknown, botId: string): { display: string; withoutBot: string; mentioned: boolean } {
+export function resolveMentions(
+  content: string,
+  mentions: unknown,
+  botId: string,
+): { display: string; withoutBot: string; mentioned: boolean } {
   const names = new Map<string, string>();
   if (Array.isArray(mentions)) {
     for (const m of mentions) {
@@ -179,7 +189,8 @@ export function normalizeInteraction(d: unknown, account: string, now: Date): No
   const interaction = { id, token };
   const data = isObj(d.data) ? d.data : null;
   const customId = data ? str(data.custom_id) : null;
-  if (d.type !== INTERACTION_COMPONENT || data?.component_type !== COMPONENT_BUTTON || !customId) return { type: 'ignore', reason: 'not a button press', interaction };
+  if (d.type !== INTERACTION_COMPONENT || data?.component_type !== COMPONENT_BUTTON || !customId)
+    return { type: 'ignore', reason: 'not a button press', interaction };
   const user = userOf(isObj(d.member) ? d.member.user : d.user);
   const channelId = snowflake(d.channel_id) ?? (isObj(d.channel) ? snowflake(d.channel.id) : null);
   if (!user || !channelId) return { type: 'ignore', reason: 'malformed interaction', interaction };
@@ -196,14 +207,25 @@ export function normalizeInteraction(d: unknown, account: string, now: Date): No
     build(payload) {
       if (payload === null) return null;
       const { action, token: confirmToken } = parseButtonPayload(payload);
-      const callback: NonNullable<InboundMessage['callback']> & { interaction_token: string } = { id, action, token: confirmToken, data: payload, interaction_token: token };
+      const callback: NonNullable<InboundMessage['callback']> & { interaction_token: string } = {
+        id,
+        action,
+        token: confirmToken,
+        data: payload,
+        interaction_token: token,
+      };
       return {
         channel: 'discord',
         account,
         dedupe_key: `discord:interaction:${id}`,
         kind: 'callback',
         message_id: messageId,
-        chat: { id: channelId, type: guildId ? 'group' : 'direct', thread_id: null, ...(guildId ? { guild_id: guildId } : {}) } as InboundMessage['chat'],
+        chat: {
+          id: channelId,
+          type: guildId ? 'group' : 'direct',
+          thread_id: null,
+          ...(guildId ? { guild_id: guildId } : {}),
+        } as InboundMessage['chat'],
         raw_input: null,
         attachments: [],
         actor: { id: user.id, display_name: displayName(user, d.member), username: user.username || null, is_bot: user.bot },

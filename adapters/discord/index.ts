@@ -37,7 +37,15 @@ import { createRest, failureOf, sendDiscord } from './outbound.ts';
 import { expiredButtonText } from './texts.ts';
 import { connectGateway, type Gateway } from './transport-gateway.ts';
 import { publicKeyFromHex, verifyInteractionRequest } from './verify.ts';
-import { CALLBACK_DEFERRED_UPDATE, CALLBACK_MESSAGE, CALLBACK_PONG, DEFAULT_API_ROOT, FLAG_EPHEMERAL, INTERACTION_PING, TEXT_LIMIT } from './wire.ts';
+import {
+  CALLBACK_DEFERRED_UPDATE,
+  CALLBACK_MESSAGE,
+  CALLBACK_PONG,
+  DEFAULT_API_ROOT,
+  FLAG_EPHEMERAL,
+  INTERACTION_PING,
+  TEXT_LIMIT,
+} from './wire.ts';
 
 /** Settings of one Discord account. */
 export interface DiscordSettings {
@@ -72,7 +80,8 @@ export function discordSettings(a: ChannelAccount): DiscordSettings {
   const mc = (setting(a, 'message_content') || 'on').toLowerCase();
   if (!['on', 'off', 'true', 'false', '1', '0'].includes(mc)) throw settingError(a, 'message_content', 'message_content must be on or off');
   const publicKey = setting(a, 'public_key') || null;
-  if (publicKey !== null && !/^[0-9a-fA-F]{64}$/.test(publicKey)) throw settingError(a, 'public_key', 'the public key must be 64 hex characters');
+  if (publicKey !== null && !/^[0-9a-fA-F]{64}$/.test(publicKey))
+    throw settingError(a, 'public_key', 'the public key must be 64 hex characters');
   return {
     account: a.id,
     token,
@@ -87,7 +96,14 @@ export function discordSettings(a: ChannelAccount): DiscordSettings {
 export class DiscordAdapter implements WebhookAdapter {
   readonly channel = 'discord';
   readonly account: string;
-  readonly capabilities: AdapterCapabilities = { display: 'rich', buttons: true, max_length: TEXT_LIMIT, length_unit: 'utf16', typing: true, media: true };
+  readonly capabilities: AdapterCapabilities = {
+    display: 'rich',
+    buttons: true,
+    max_length: TEXT_LIMIT,
+    length_unit: 'utf16',
+    typing: true,
+    media: true,
+  };
   readonly rest: REST;
   /** The gateway is one shard (0) per account, owned by one replica (docs/operations-delivery.md). */
   readonly longConnection = { shard: '0' };
@@ -107,7 +123,11 @@ export class DiscordAdapter implements WebhookAdapter {
     this.rest = createRest(settings.token, settings.apiRoot, settings.maxRetryDelayMs);
     this.#payloads = createCallbackPayloads(deps.db, 'discord', settings.account, this.#now);
     this.#key = settings.publicKey ? publicKeyFromHex(settings.publicKey) : null;
-    this.#bot = new Lazy(() => (this.rest.get(Routes.user('@me')) as Promise<{ id: string; username: string }>).then((u) => ({ id: u.id, username: u.username })), deps.botInfo);
+    this.#bot = new Lazy(
+      () =>
+        (this.rest.get(Routes.user('@me')) as Promise<{ id: string; username: string }>).then((u) => ({ id: u.id, username: u.username })),
+      deps.botInfo,
+    );
   }
 
   /** Our bot user (READY, else `GET /users/@me` once; retried on the next call after a failure). */
@@ -195,7 +215,11 @@ export class DiscordAdapter implements WebhookAdapter {
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('discord attachment without a url');
     const res = await fetch(url);
     if (!res.ok) throw new Error(`discord attachment download failed: HTTP ${res.status}`);
-    return { data: Buffer.from(await res.arrayBuffer()), filename: att.filename, mime_type: att.mime_type ?? res.headers.get('content-type') };
+    return {
+      data: Buffer.from(await res.arrayBuffer()),
+      filename: att.filename,
+      mime_type: att.mime_type ?? res.headers.get('content-type'),
+    };
   }
 }
 
@@ -208,5 +232,9 @@ export function createDiscordAdapter(settings: DiscordSettings, deps: DiscordDep
 export const discordChannel: ChannelFactory = perAccountChannel('discord', 'bot_token', (a, ctx) => {
   const s = discordSettings(a);
   const adapter = createDiscordAdapter(s, { db: ctx.db, log: ctx.log, now: ctx.now });
-  return { adapter, report: { api_root: s.apiRoot, message_content: s.messageContent, interactions_endpoint: s.publicKey !== null }, msg: 'discord account on' };
+  return {
+    adapter,
+    report: { api_root: s.apiRoot, message_content: s.messageContent, interactions_endpoint: s.publicKey !== null },
+    msg: 'discord account on',
+  };
 });

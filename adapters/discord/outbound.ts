@@ -56,7 +56,8 @@ export function createRest(token: string, apiRoot: string, maxRetryDelayMs: numb
 
 /** The failure in whatever discord.js's REST threw. Non-API errors (an unreadable file) are permanent. */
 export function failureOf(err: unknown): ApiFailure {
-  if (err instanceof RateLimitError) return { status: 429, description: `rate limited on ${err.route} (${err.retryAfter} ms)`, retry_after_ms: err.retryAfter };
+  if (err instanceof RateLimitError)
+    return { status: 429, description: `rate limited on ${err.route} (${err.retryAfter} ms)`, retry_after_ms: err.retryAfter };
   if (err instanceof DiscordAPIError) return { status: err.status, code: err.code, description: err.message };
   if (err instanceof HTTPError) return { status: err.status, description: err.message || `HTTP ${err.status}` };
   const e = err as { name?: string; code?: string; message?: string };
@@ -154,7 +155,12 @@ async function sendChunk(rest: REST, channelId: string, chunk: TextChunk, common
  * them (`parts_done`, src/channel/parts.ts) so the outbox's retry resumes there (Discord has no
  * idempotency key besides `nonce`, which only dedups within minutes).
  */
-export async function sendDiscord(deps: SendDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
+export async function sendDiscord(
+  deps: SendDeps,
+  target: OutboundTarget,
+  message: OutboundMessage,
+  opts: SendOptions = {},
+): Promise<SendResult> {
   const cursor = new PartCursor(opts.partsDone);
   try {
     const chunks = textChunks(message);
@@ -184,11 +190,16 @@ export async function sendDiscord(deps: SendDeps, target: OutboundTarget, messag
       const body = common();
       if (caption) {
         const parts = splitMessage(caption, TEXT_LIMIT, 'utf16');
-        for (const part of parts.slice(0, -1)) await cursor.part(() => post(deps.rest, target.chat_id, { allowed_mentions: body.allowed_mentions, content: part }));
+        for (const part of parts.slice(0, -1))
+          await cursor.part(() => post(deps.rest, target.chat_id, { allowed_mentions: body.allowed_mentions, content: part }));
         body.content = parts.at(-1);
       }
       body.attachments = [{ id: 0, filename: m.filename }];
-      await cursor.part(async () => post(deps.rest, target.chat_id, body, [{ key: 'files[0]', name: m.filename, data: await readFile(m.path), contentType: m.mime_type ?? undefined }]));
+      await cursor.part(async () =>
+        post(deps.rest, target.chat_id, body, [
+          { key: 'files[0]', name: m.filename, data: await readFile(m.path), contentType: m.mime_type ?? undefined },
+        ]),
+      );
     }
     return { ok: true, message_ids: cursor.ids };
   } catch (err) {

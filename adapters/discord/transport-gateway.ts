@@ -24,7 +24,10 @@ export interface IntentReport {
 export function intentReport(wantContent: boolean, appFlags: number | null): IntentReport {
   const enabled = appFlags !== null && (appFlags & (APP_FLAG_MESSAGE_CONTENT | APP_FLAG_MESSAGE_CONTENT_LIMITED)) !== 0;
   if (!wantContent) {
-    return { level: 'info', text: 'discord: mention-only mode (no MessageContent intent): the bot reads DMs and guild messages that @mention it or reply to it' };
+    return {
+      level: 'info',
+      text: 'discord: mention-only mode (no MessageContent intent): the bot reads DMs and guild messages that @mention it or reply to it',
+    };
   }
   if (appFlags !== null && !enabled) {
     return {
@@ -32,7 +35,10 @@ export function intentReport(wantContent: boolean, appFlags: number | null): Int
       text: 'discord: the MessageContent intent is not enabled for this application: guild messages arrive without text unless they @mention the bot. Enable it in the Developer Portal (Bot → Privileged Gateway Intents) or set DISCORD_MESSAGE_CONTENT=off',
     };
   }
-  return { level: 'info', text: 'discord: intents Guilds, GuildMessages, MessageContent, DirectMessages (+ Channel partial): DMs and guild @mentions' };
+  return {
+    level: 'info',
+    text: 'discord: intents Guilds, GuildMessages, MessageContent, DirectMessages (+ Channel partial): DMs and guild @mentions',
+  };
 }
 
 /** The text for a login failure: 4014 / "disallowed intents" gets the fix, others their message. */
@@ -60,7 +66,10 @@ function guardPacketHandling(client: Client, log: Logger): void {
     try {
       return original.call(client.ws, packet, shard);
     } catch (err) {
-      log.warn({ err: (err as Error)?.message ?? String(err), t: (packet as { t?: unknown })?.t }, 'discord: discord.js could not process a dispatch (ignored)');
+      log.warn(
+        { err: (err as Error)?.message ?? String(err), t: (packet as { t?: unknown })?.t },
+        'discord: discord.js could not process a dispatch (ignored)',
+      );
       return false;
     }
   };
@@ -91,12 +100,15 @@ export async function connectGateway(p: {
     const t = (packet as { t?: unknown })?.t;
     if (t === 'READY') {
       const d = (packet as { d?: { user?: { id?: unknown; username?: unknown }; application?: { flags?: unknown } } }).d;
-      if (typeof d?.user?.id === 'string') p.onReady({ id: d.user.id, username: typeof d.user.username === 'string' ? d.user.username : '' });
+      if (typeof d?.user?.id === 'string')
+        p.onReady({ id: d.user.id, username: typeof d.user.username === 'string' ? d.user.username : '' });
       const flags = typeof d?.application?.flags === 'number' ? d.application.flags : null;
       const r = intentReport(p.messageContent, flags);
       p.log[r.level]({ application_flags: flags }, r.text);
     }
-    chain = chain.then(() => p.onDispatch(packet)).catch((err: unknown) => p.log.error({ err: (err as Error)?.message ?? String(err), t }, 'discord: dispatch failed'));
+    chain = chain
+      .then(() => p.onDispatch(packet))
+      .catch((err: unknown) => p.log.error({ err: (err as Error)?.message ?? String(err), t }, 'discord: dispatch failed'));
   });
   client.on(Events.Error, (err) => p.log.error({ err: err.message }, 'discord: client error'));
   try {

@@ -28,8 +28,10 @@ export type Verified = { ok: true; body: unknown } | { ok: false; response: Webh
 export function verifyInteractionRequest(req: WebhookRequest, key: KeyObject, now: Date): Verified {
   const sigHex = req.headers['x-signature-ed25519'] ?? '';
   const ts = req.headers['x-signature-timestamp'] ?? '';
-  if (!/^[0-9a-fA-F]{128}$/.test(sigHex) || !/^\d{1,12}$/.test(ts)) return { ok: false, response: { status: 401, body: 'invalid request signature' } };
-  if (Math.abs(now.getTime() / 1000 - Number(ts)) > REPLAY_WINDOW_S) return { ok: false, response: { status: 401, body: 'request timestamp outside the replay window' } };
+  if (!/^[0-9a-fA-F]{128}$/.test(sigHex) || !/^\d{1,12}$/.test(ts))
+    return { ok: false, response: { status: 401, body: 'invalid request signature' } };
+  if (Math.abs(now.getTime() / 1000 - Number(ts)) > REPLAY_WINDOW_S)
+    return { ok: false, response: { status: 401, body: 'request timestamp outside the replay window' } };
   let good = false;
   try {
     good = verify(null, Buffer.concat([Buffer.from(ts, 'utf8'), req.body]), key, Buffer.from(sigHex, 'hex'));

@@ -94,14 +94,25 @@ export function errorResult(err: unknown): ApiResult<never> & { ok: false } {
  * The tenant token comes from the SDK's token manager. Never throws.
  * @param fields the form fields (`image_type`, or `file_type` + `file_name`)
  */
-export async function uploadMultipart<T>(client: lark.Client, path: string, fields: Record<string, string>, field: string, file: Buffer, filename: string): Promise<ApiResult<T>> {
+export async function uploadMultipart<T>(
+  client: lark.Client,
+  path: string,
+  fields: Record<string, string>,
+  field: string,
+  file: Buffer,
+  filename: string,
+): Promise<ApiResult<T>> {
   try {
     const c = client as unknown as { domain: string; tokenManager: { getTenantAccessToken(): Promise<string | undefined> } };
     const token = await c.tokenManager.getTenantAccessToken();
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append(field, new Blob([file]), filename);
-    const res = await fetch(`${String(c.domain).replace(/\/+$/, '')}${path}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const res = await fetch(`${String(c.domain).replace(/\/+$/, '')}${path}`, {
+      method: 'POST',
+      body: form,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
     const headers: Record<string, unknown> = Object.fromEntries(res.headers.entries());
     let body: ApiAnswer<T> = {};
     try {
@@ -111,7 +122,8 @@ export async function uploadMultipart<T>(client: lark.Client, path: string, fiel
       // not JSON: judged by the status alone
     }
     const code = typeof body.code === 'number' ? body.code : null;
-    if (!res.ok || (code !== null && code !== 0)) return { ok: false, code, msg: String(body.msg ?? res.statusText), status: res.status, headers };
+    if (!res.ok || (code !== null && code !== 0))
+      return { ok: false, code, msg: String(body.msg ?? res.statusText), status: res.status, headers };
     return { ok: true, data: body.data as T, headers };
   } catch (err) {
     return { ok: false, code: null, msg: (err as Error).message || 'request failed', status: null, headers: {} };
@@ -134,7 +146,10 @@ function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
  * up after `timeoutMs` (default 1500) with its "unknown" value, so a slow contact API cannot
  * push the webhook answer past the platform's 3 s deadline.
  */
-export function createLookups(client: lark.Client, opts: { botOpenId?: string; ttlMs?: number; timeoutMs?: number; now?: () => number } = {}): FeishuLookups {
+export function createLookups(
+  client: lark.Client,
+  opts: { botOpenId?: string; ttlMs?: number; timeoutMs?: number; now?: () => number } = {},
+): FeishuLookups {
   const ttl = opts.ttlMs ?? 30 * 60_000;
   const limit = opts.timeoutMs ?? 1500;
   const now = opts.now ?? Date.now;
@@ -190,9 +205,13 @@ export function createLookups(client: lark.Client, opts: { botOpenId?: string; t
         null,
       ),
     mergedChildren: async (messageId) => {
-      const r = await within(apiCall<{ items?: { message_id?: string; msg_type?: string; upper_message_id?: string; body?: { content?: string } }[] }>(() =>
-        client.im.message.get({ path: { message_id: messageId } }),
-      ), limit * 2, { ok: false, code: null, msg: 'timeout', status: null, headers: {} } as const);
+      const r = await within(
+        apiCall<{ items?: { message_id?: string; msg_type?: string; upper_message_id?: string; body?: { content?: string } }[] }>(() =>
+          client.im.message.get({ path: { message_id: messageId } }),
+        ),
+        limit * 2,
+        { ok: false, code: null, msg: 'timeout', status: null, headers: {} } as const,
+      );
       if (!r.ok) return [];
       const out: MergedChild[] = [];
       for (const it of r.data?.items ?? []) {

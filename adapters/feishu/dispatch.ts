@@ -4,9 +4,16 @@
  * in PostgreSQL), answer. Bot/app messages are dropped here; unsupported message types get a
  * polite notice (best effort) and no turn; event types we do not handle are ignored.
  */
-import type { AdapterHost, } from '../../src/channel/types.ts';
+import type { AdapterHost } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import { normalizeCardAction, normalizeMessage, toStorable, type FeishuInboundOptions, type FeishuLookups, type Normalized } from './inbound.ts';
+import {
+  normalizeCardAction,
+  normalizeMessage,
+  toStorable,
+  type FeishuInboundOptions,
+  type FeishuLookups,
+  type Normalized,
+} from './inbound.ts';
 import type { CardActionEvent, EventHeader, MessageEvent } from './wire.ts';
 
 /** What the dispatcher needs. */
@@ -26,7 +33,11 @@ export const UNSUPPORTED_NOTICE: Record<'zh-CN' | 'en', string> = {
 
 /** Outcome of one event (the transports turn it into their answer). */
 export type DispatchOutcome =
-  | { result: 'accepted' | 'duplicate' | 'ignored'; normalized: Normalized; /** Card callbacks: the toast body. */ reply?: Record<string, unknown> }
+  | {
+      result: 'accepted' | 'duplicate' | 'ignored';
+      normalized: Normalized /** Card callbacks: the toast body. */;
+      reply?: Record<string, unknown>;
+    }
   | { result: 'ignored'; normalized?: undefined; reply?: undefined };
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -41,19 +52,28 @@ function toastFor(action: string): Record<string, unknown> {
  * Normalize `event` of type `header.event_type` and give it to the core.
  * @throws only what `host.receive` throws (storage down: the platform must redeliver)
  */
-export async function dispatchEvent(header: EventHeader, event: unknown, ctx: DispatchContext, host: AdapterHost): Promise<DispatchOutcome> {
+export async function dispatchEvent(
+  header: EventHeader,
+  event: unknown,
+  ctx: DispatchContext,
+  host: AdapterHost,
+): Promise<DispatchOutcome> {
   if (!isObject(event)) return { result: 'ignored' };
   let normalized: Normalized;
   try {
     if (header.event_type === 'im.message.receive_v1') {
-      const unknownTag = (tag: string): void => ctx.log.warn({ channel: 'feishu', account: ctx.account, event_id: header.event_id, tag }, 'unknown post element kept as text');
+      const unknownTag = (tag: string): void =>
+        ctx.log.warn({ channel: 'feishu', account: ctx.account, event_id: header.event_id, tag }, 'unknown post element kept as text');
       normalized = await normalizeMessage(header, event as MessageEvent, ctx.account, ctx.look, { ...ctx.inbound, unknownTag });
-    }
-    else if (header.event_type === 'card.action.trigger') normalized = await normalizeCardAction(header, event as CardActionEvent, ctx.account, ctx.look);
+    } else if (header.event_type === 'card.action.trigger')
+      normalized = await normalizeCardAction(header, event as CardActionEvent, ctx.account, ctx.look);
     else return { result: 'ignored' };
   } catch (err) {
     // A malformed event the normalizer could not read: acknowledged and dropped (a redelivery would fail the same way).
-    ctx.log.warn({ channel: 'feishu', account: ctx.account, event_id: header.event_id, err: (err as Error).message }, 'event could not be normalized');
+    ctx.log.warn(
+      { channel: 'feishu', account: ctx.account, event_id: header.event_id, err: (err as Error).message },
+      'event could not be normalized',
+    );
     return { result: 'ignored' };
   }
 
@@ -62,7 +82,12 @@ export async function dispatchEvent(header: EventHeader, event: unknown, ctx: Di
     ctx.log.info({ channel: 'feishu', account: ctx.account, type: normalized.unsupported_type }, 'unsupported message type');
     // Queued once per event by the core (outbox, keyed by the event's dedup key); a failure to
     // store it throws, so Feishu redelivers.
-    if (normalized.message.addressed_to_bot) await host.notice(normalized.message, { kind: 'notice', text: UNSUPPORTED_NOTICE[normalized.message.lang ?? 'zh-CN'], format: 'plain' });
+    if (normalized.message.addressed_to_bot)
+      await host.notice(normalized.message, {
+        kind: 'notice',
+        text: UNSUPPORTED_NOTICE[normalized.message.lang ?? 'zh-CN'],
+        format: 'plain',
+      });
     return { result: 'ignored', normalized };
   }
   const result = await host.receive(toStorable(normalized.message));

@@ -87,9 +87,14 @@ function postBody(c: Record<string, unknown>): PostBody {
 /** Called with each post/card element tag the projection does not know. */
 export type UnknownTag = (tag: string) => void;
 
-function fileAttachment(el: { file_key?: unknown; file_name?: unknown }, ref: (key: Record<string, unknown>) => Record<string, unknown>): Attachment | null {
+function fileAttachment(
+  el: { file_key?: unknown; file_name?: unknown },
+  ref: (key: Record<string, unknown>) => Record<string, unknown>,
+): Attachment | null {
   const key = str(el.file_key);
-  return key ? { type: 'file', filename: str(el.file_name) || null, mime_type: null, platform_ref: ref({ file_key: key, resource_type: 'file' }) } : null;
+  return key
+    ? { type: 'file', filename: str(el.file_name) || null, mime_type: null, platform_ref: ref({ file_key: key, resource_type: 'file' }) }
+    : null;
 }
 
 /**
@@ -98,7 +103,11 @@ function fileAttachment(el: { file_key?: unknown; file_name?: unknown }, ref: (k
  * img/media/file as attachments), then the top-level `files`. Unknown tags become `[tag]` (and
  * their `text`, when they carry one) and are reported to `unknown`.
  */
-function fromPost(c: Record<string, unknown>, ref: (key: Record<string, unknown>) => Record<string, unknown>, unknown: UnknownTag): { text: string; attachments: Attachment[] } {
+function fromPost(
+  c: Record<string, unknown>,
+  ref: (key: Record<string, unknown>) => Record<string, unknown>,
+  unknown: UnknownTag,
+): { text: string; attachments: Attachment[] } {
   const body = postBody(c);
   const lines: string[] = [];
   const attachments: Attachment[] = [];
@@ -136,7 +145,13 @@ function fromPost(c: Record<string, unknown>, ref: (key: Record<string, unknown>
           break;
         case 'img':
           mediaOnly = true;
-          if (str(e.image_key)) attachments.push({ type: 'image', filename: null, mime_type: null, platform_ref: ref({ file_key: e.image_key, resource_type: 'image' }) });
+          if (str(e.image_key))
+            attachments.push({
+              type: 'image',
+              filename: null,
+              mime_type: null,
+              platform_ref: ref({ file_key: e.image_key, resource_type: 'image' }),
+            });
           break;
         case 'media':
           mediaOnly = true;
@@ -189,7 +204,11 @@ function fromCard(c: Record<string, unknown>): { text: string; attachments: Atta
   if (title !== '') lines.push(title);
   const textOf = (v: unknown, depth: number): string => {
     if (depth > 8 || !v || typeof v !== 'object') return typeof v === 'string' ? v : '';
-    if (Array.isArray(v)) return v.map((x) => textOf(x, depth + 1)).filter((t) => t !== '').join(' ');
+    if (Array.isArray(v))
+      return v
+        .map((x) => textOf(x, depth + 1))
+        .filter((t) => t !== '')
+        .join(' ');
     const o = v as Record<string, unknown>;
     const tag = str(o.tag);
     let own = '';
@@ -210,7 +229,12 @@ function fromCard(c: Record<string, unknown>): { text: string; attachments: Atta
 }
 
 /** Text and attachments of one message body by type; null = unsupported type. */
-export function contentOf(type: string, c: Record<string, unknown>, messageId: string, unknown: UnknownTag = () => {}): { text: string; attachments: Attachment[] } | null {
+export function contentOf(
+  type: string,
+  c: Record<string, unknown>,
+  messageId: string,
+  unknown: UnknownTag = () => {},
+): { text: string; attachments: Attachment[] } | null {
   const ref = (extra: Record<string, unknown>): Record<string, unknown> => ({ message_id: messageId, ...extra });
   const duration = num(c.duration);
   switch (type) {
@@ -221,13 +245,38 @@ export function contentOf(type: string, c: Record<string, unknown>, messageId: s
     case 'interactive':
       return fromCard(c);
     case 'image':
-      return str(c.image_key) ? { text: '', attachments: [{ type: 'image', filename: null, mime_type: null, platform_ref: ref({ file_key: c.image_key, resource_type: 'image' }) }] } : { text: '', attachments: [] };
+      return str(c.image_key)
+        ? {
+            text: '',
+            attachments: [
+              { type: 'image', filename: null, mime_type: null, platform_ref: ref({ file_key: c.image_key, resource_type: 'image' }) },
+            ],
+          }
+        : { text: '', attachments: [] };
     case 'file':
-      return { text: '', attachments: [{ type: 'file', filename: str(c.file_name) || null, mime_type: null, platform_ref: ref({ file_key: str(c.file_key), resource_type: 'file' }) }] };
+      return {
+        text: '',
+        attachments: [
+          {
+            type: 'file',
+            filename: str(c.file_name) || null,
+            mime_type: null,
+            platform_ref: ref({ file_key: str(c.file_key), resource_type: 'file' }),
+          },
+        ],
+      };
     case 'audio':
       return {
         text: '',
-        attachments: [{ type: 'audio', filename: null, mime_type: null, ...(duration !== undefined ? { duration_ms: duration } : {}), platform_ref: ref({ file_key: str(c.file_key), resource_type: 'file' }) }],
+        attachments: [
+          {
+            type: 'audio',
+            filename: null,
+            mime_type: null,
+            ...(duration !== undefined ? { duration_ms: duration } : {}),
+            platform_ref: ref({ file_key: str(c.file_key), resource_type: 'file' }),
+          },
+        ],
       };
     case 'media':
       return {
@@ -238,7 +287,11 @@ export function contentOf(type: string, c: Record<string, unknown>, messageId: s
             filename: str(c.file_name) || null,
             mime_type: null,
             ...(duration !== undefined ? { duration_ms: duration } : {}),
-            platform_ref: ref({ file_key: str(c.file_key), resource_type: 'file', ...(str(c.image_key) ? { cover_image_key: c.image_key } : {}) }),
+            platform_ref: ref({
+              file_key: str(c.file_key),
+              resource_type: 'file',
+              ...(str(c.image_key) ? { cover_image_key: c.image_key } : {}),
+            }),
           },
         ],
       };
@@ -289,7 +342,13 @@ function isBotMention(m: WireMention, botOpenId: string | null, bot: FeishuBotId
 }
 
 /** Normalize an `im.message.receive_v1` event. */
-export async function normalizeMessage(header: EventHeader, event: MessageEvent, account: string, look: FeishuLookups, opts: FeishuInboundOptions = {}): Promise<Normalized> {
+export async function normalizeMessage(
+  header: EventHeader,
+  event: MessageEvent,
+  account: string,
+  look: FeishuLookups,
+  opts: FeishuInboundOptions = {},
+): Promise<Normalized> {
   const msg = event.message ?? {};
   const messageId = str(msg.message_id);
   const senderIds = event.sender?.sender_id;
@@ -349,17 +408,29 @@ async function mergedContent(messageId: string, look: FeishuLookups): Promise<{ 
 /** The confirm token and action of a card button value (`{action, confirm_token}` or a JSON string of it). */
 export function buttonValue(v: unknown): { action: string; token: string | null; data: string } {
   const obj = typeof v === 'string' ? parseObject(v) : v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
-  return { action: str(obj.action) || 'unknown', token: str(obj.confirm_token) || str(obj.token) || null, data: typeof v === 'string' ? v : JSON.stringify(v ?? null) };
+  return {
+    action: str(obj.action) || 'unknown',
+    token: str(obj.confirm_token) || str(obj.token) || null,
+    data: typeof v === 'string' ? v : JSON.stringify(v ?? null),
+  };
 }
 
 /** Normalize a `card.action.trigger` callback (or a legacy flat card callback mapped to the same shape). */
-export async function normalizeCardAction(header: EventHeader, event: CardActionEvent, account: string, look: FeishuLookups): Promise<Normalized> {
+export async function normalizeCardAction(
+  header: EventHeader,
+  event: CardActionEvent,
+  account: string,
+  look: FeishuLookups,
+): Promise<Normalized> {
   const op = event.operator ?? {};
   const openId = str(op.open_id) || str(op.user_id) || str(op.union_id);
   const chatId = str(event.context?.open_chat_id);
   const cardMessageId = str(event.context?.open_message_id);
   const value = buttonValue(event.action?.value);
-  const [displayName, chatType] = await Promise.all([openId ? look.displayName(openId) : Promise.resolve(''), chatId ? look.chatType(chatId) : Promise.resolve(null)]);
+  const [displayName, chatType] = await Promise.all([
+    openId ? look.displayName(openId) : Promise.resolve(''),
+    chatId ? look.chatType(chatId) : Promise.resolve(null),
+  ]);
   const message: InboundMessage = {
     channel: 'feishu',
     account,
@@ -373,7 +444,13 @@ export async function normalizeCardAction(header: EventHeader, event: CardAction
     mentioned_bot: false,
     addressed_to_bot: true,
     reply_to: cardMessageId ? { message_id: cardMessageId, author_is_bot: true } : null,
-    callback: { id: header.event_id, action: value.action, token: value.token, data: value.data, card_message_id: cardMessageId || null } as InboundMessage['callback'],
+    callback: {
+      id: header.event_id,
+      action: value.action,
+      token: value.token,
+      data: value.data,
+      card_message_id: cardMessageId || null,
+    } as InboundMessage['callback'],
     received_at: receivedAt(header.create_time),
   };
   return { outcome: 'message', message };

@@ -140,7 +140,11 @@ export function feishuOptions(a: ChannelAccount, log: Logger, now?: () => Date):
   const mode = (setting(a, 'mode') || (encryptKey || verificationToken ? 'webhook' : 'ws')).toLowerCase();
   if (mode !== 'webhook' && mode !== 'ws') throw settingError(a, 'mode', `${settingName(a, 'mode')} must be webhook or ws`);
   if (mode === 'webhook' && !encryptKey && !verificationToken) {
-    throw settingError(a, 'verification_token', `webhook mode needs ${settingName(a, 'verification_token')} or ${settingName(a, 'encrypt_key')}`);
+    throw settingError(
+      a,
+      'verification_token',
+      `webhook mode needs ${settingName(a, 'verification_token')} or ${settingName(a, 'encrypt_key')}`,
+    );
   }
   const domain = v.domain === 'lark' ? lark.Domain.Lark : v.domain === 'feishu' ? lark.Domain.Feishu : v.domain;
   return {

@@ -32,7 +32,15 @@ import type { OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendR
 import type { Logger } from '../../src/log/logger.ts';
 import { apiCall, uploadMultipart, type ApiResult } from './api.ts';
 import { bodyBytes, cardBody, textBody, type FeishuBody } from './cards.ts';
-import { CARD_BODY_LIMIT, FEISHU_CODES, FILE_UPLOAD_LIMIT, IMAGE_UPLOAD_LIMIT, RATE_LIMIT_CODES, TARGET_GONE_CODES, TEXT_BODY_LIMIT } from './wire.ts';
+import {
+  CARD_BODY_LIMIT,
+  FEISHU_CODES,
+  FILE_UPLOAD_LIMIT,
+  IMAGE_UPLOAD_LIMIT,
+  RATE_LIMIT_CODES,
+  TARGET_GONE_CODES,
+  TEXT_BODY_LIMIT,
+} from './wire.ts';
 
 /** What sending needs. */
 export interface OutboundDeps {
@@ -66,7 +74,9 @@ export function partUuid(base: string, i: number): string {
 
 /** Base of the idempotency uuids of one message (40 hex chars). */
 export function baseUuid(target: OutboundTarget, message: OutboundMessage, key?: string | null): string {
-  const source = key ? `key:${target.channel}:${target.account}:${key}` : `msg:${JSON.stringify([target.channel, target.account, target.chat_id, target.thread_id ?? null, message])}`;
+  const source = key
+    ? `key:${target.channel}:${target.account}:${key}`
+    : `msg:${JSON.stringify([target.channel, target.account, target.chat_id, target.thread_id ?? null, message])}`;
   return createHash('sha256').update(source).digest('hex').slice(0, 40);
 }
 
@@ -75,9 +85,16 @@ export function classify(r: Extract<ApiResult<unknown>, { ok: false }>, what: st
   const error = `${what}: ${r.code ?? r.status ?? 'network'} ${r.msg}`.trim();
   if (r.status === 429 || (r.code !== null && RATE_LIMIT_CODES.has(r.code))) {
     const reset = Number(r.headers['x-ogw-ratelimit-reset']);
-    return { ok: false, retryable: true, retry_after_ms: Number.isFinite(reset) && reset >= 0 ? Math.round(reset * 1000) : null, error, code: r.code ?? 429 };
+    return {
+      ok: false,
+      retryable: true,
+      retry_after_ms: Number.isFinite(reset) && reset >= 0 ? Math.round(reset * 1000) : null,
+      error,
+      code: r.code ?? 429,
+    };
   }
-  if (r.code === FEISHU_CODES.TOKEN_INVALID || r.code === FEISHU_CODES.TOKEN_EXPIRED) return { ok: false, retryable: true, error, code: r.code };
+  if (r.code === FEISHU_CODES.TOKEN_INVALID || r.code === FEISHU_CODES.TOKEN_EXPIRED)
+    return { ok: false, retryable: true, error, code: r.code };
   if (r.status === null || r.status >= 500) return { ok: false, retryable: true, error, code: r.code ?? r.status };
   return { ok: false, retryable: false, error, code: r.code ?? r.status };
 }
@@ -109,18 +126,44 @@ async function upload(deps: OutboundDeps, m: OutboundMedia): Promise<FeishuBody 
   try {
     data = await (deps.readFile ?? readFile)(m.path);
   } catch (err) {
-    return { ok: false, retryable: false, error: `media ${m.filename}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, code: 'media_unreadable' };
+    return {
+      ok: false,
+      retryable: false,
+      error: `media ${m.filename}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      code: 'media_unreadable',
+    };
   }
   if (data.length === 0) return { ok: false, retryable: false, error: `media ${m.filename}: empty file`, code: 'media_empty' };
   if (m.kind === 'image' && data.length <= IMAGE_UPLOAD_LIMIT) {
-    const r = await uploadMultipart<{ image_key?: string } | null>(deps.client, '/open-apis/im/v1/images', { image_type: 'message' }, 'image', data, m.filename);
+    const r = await uploadMultipart<{ image_key?: string } | null>(
+      deps.client,
+      '/open-apis/im/v1/images',
+      { image_type: 'message' },
+      'image',
+      data,
+      m.filename,
+    );
     if (!r.ok) return classify(r, `upload ${m.filename}`);
-    if (!r.data?.image_key) return { ok: false, retryable: false, error: `upload ${m.filename}: no image_key in the answer`, code: 'no_key' };
+    if (!r.data?.image_key)
+      return { ok: false, retryable: false, error: `upload ${m.filename}: no image_key in the answer`, code: 'no_key' };
     return { msg_type: 'image', content: { image_key: r.data.image_key } };
   }
-  if (data.length > FILE_UPLOAD_LIMIT) return { ok: false, retryable: false, error: `media ${m.filename}: ${data.length} bytes is over the 30 MB upload limit`, code: 'media_too_large' };
+  if (data.length > FILE_UPLOAD_LIMIT)
+    return {
+      ok: false,
+      retryable: false,
+      error: `media ${m.filename}: ${data.length} bytes is over the 30 MB upload limit`,
+      code: 'media_too_large',
+    };
   const fileType = fileTypeOf(m.filename);
-  const r = await uploadMultipart<{ file_key?: string } | null>(deps.client, '/open-apis/im/v1/files', { file_type: fileType, file_name: m.filename }, 'file', data, m.filename);
+  const r = await uploadMultipart<{ file_key?: string } | null>(
+    deps.client,
+    '/open-apis/im/v1/files',
+    { file_type: fileType, file_name: m.filename },
+    'file',
+    data,
+    m.filename,
+  );
   if (!r.ok) return classify(r, `upload ${m.filename}`);
   const fileKey = r.data?.file_key;
   if (!fileKey) return { ok: false, retryable: false, error: `upload ${m.filename}: no file_key in the answer`, code: 'no_key' };
@@ -153,7 +196,13 @@ function plainFallback(message: OutboundMessage): FeishuBody[] {
 }
 
 /** Send one body: reply to `replyTo` (falling back to a new message when the target is gone) or create. */
-async function sendBody(deps: OutboundDeps, target: OutboundTarget, body: FeishuBody, uuid: string, replyTo: string | null): Promise<ApiResult<{ message_id?: string }>> {
+async function sendBody(
+  deps: OutboundDeps,
+  target: OutboundTarget,
+  body: FeishuBody,
+  uuid: string,
+  replyTo: string | null,
+): Promise<ApiResult<{ message_id?: string }>> {
   const content = JSON.stringify(body.content);
   if (replyTo) {
     const r = await apiCall<{ message_id?: string }>(() =>
@@ -177,7 +226,12 @@ async function sendBody(deps: OutboundDeps, target: OutboundTarget, body: Feishu
  * (`parts_done`) so the outbox's retry resumes there (each part also carries its own `uuid`,
  * which Feishu deduplicates for an hour).
  */
-export async function sendFeishu(deps: OutboundDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
+export async function sendFeishu(
+  deps: OutboundDeps,
+  target: OutboundTarget,
+  message: OutboundMessage,
+  opts: SendOptions = {},
+): Promise<SendResult> {
   const base = baseUuid(target, message, opts.idempotencyKey);
   const done = Number.isInteger(opts.partsDone) && (opts.partsDone as number) > 0 ? (opts.partsDone as number) : 0;
   const hasText = message.text.trim() !== '' || !!message.confirm;
@@ -190,7 +244,8 @@ export async function sendFeishu(deps: OutboundDeps, target: OutboundTarget, mes
   // 2. Text parts, then media.
   const parts = [...textBodies, ...mediaBodies];
   const ids: string[] = [];
-  const progress = (f: Extract<SendResult, { ok: false }>, i: number): SendResult => (i > 0 ? { ...f, parts_done: i, message_ids: ids } : f);
+  const progress = (f: Extract<SendResult, { ok: false }>, i: number): SendResult =>
+    i > 0 ? { ...f, parts_done: i, message_ids: ids } : f;
   let replyTo = done > 0 ? null : (message.reply_to ?? null);
   for (let i = done; i < parts.length; i++) {
     let body: FeishuBody;
@@ -199,12 +254,19 @@ export async function sendFeishu(deps: OutboundDeps, target: OutboundTarget, mes
       const b = await upload(deps, part);
       if ('ok' in b) {
         if (b.retryable) return progress(b, i);
-        deps.log.warn({ channel: 'feishu', file: part.filename, code: b.code, err: b.error }, 'attachment upload failed for good; sending its name instead');
+        deps.log.warn(
+          { channel: 'feishu', file: part.filename, code: b.code, err: b.error },
+          'attachment upload failed for good; sending its name instead',
+        );
         body = textBody(`附件未能发送 / Attachment not sent: ${part.filename} (${b.code ?? 'error'})`);
       } else body = b;
     } else body = part;
     const limit = body.msg_type === 'text' ? TEXT_BODY_LIMIT : CARD_BODY_LIMIT;
-    if (bodyBytes(body) > limit) return progress({ ok: false, retryable: false, error: `part ${i} is ${bodyBytes(body)} bytes, over the ${limit}-byte limit`, code: 'too_large' }, i);
+    if (bodyBytes(body) > limit)
+      return progress(
+        { ok: false, retryable: false, error: `part ${i} is ${bodyBytes(body)} bytes, over the ${limit}-byte limit`, code: 'too_large' },
+        i,
+      );
     let r = await sendBody(deps, target, body, partUuid(base, i), replyTo);
     if (!r.ok && body.msg_type === 'interactive' && cardRejected(r)) {
       deps.log.warn({ channel: 'feishu', code: r.code, msg: r.msg }, 'card rejected; sending as plain text');

@@ -43,6 +43,8 @@ export async function fetchResource(client: lark.Client, att: InboundAttachment)
   }
   const headers = res.headers ?? {};
   const ctype = typeof headers['content-type'] === 'string' ? (headers['content-type'] as string).split(';')[0]!.trim() : null;
-  const filename = dispositionFilename(typeof headers['content-disposition'] === 'string' ? (headers['content-disposition'] as string) : null);
+  const filename = dispositionFilename(
+    typeof headers['content-disposition'] === 'string' ? (headers['content-disposition'] as string) : null,
+  );
   return { data: Buffer.concat(chunks), filename: att.filename ?? filename, mime_type: ctype || null };
 }

@@ -82,7 +82,8 @@ export async function handleFeishuWebhook(req: WebhookRequest, host: AdapterHost
     if (!ctx.encryptKey) return badRequest('encrypted body but no encrypt key configured');
     const plain = decryptEvent(outer.encrypt, ctx.encryptKey);
     const inner = plain === null ? null : parseJson(plain);
-    if (!inner) return signed ? badRequest('encrypt does not decrypt to a JSON object') : unauthorized('encrypt does not decrypt under our key');
+    if (!inner)
+      return signed ? badRequest('encrypt does not decrypt to a JSON object') : unauthorized('encrypt does not decrypt under our key');
     payload = inner;
     if (!signed && payload.type !== 'url_verification') return unauthorized('missing signature');
   } else if (ctx.encryptKey && signed !== 'legacy_card') {
@@ -115,7 +116,8 @@ export async function handleFeishuWebhook(req: WebhookRequest, host: AdapterHost
 
   if (payload.schema !== '2.0' || !isObject(payload.header)) return ok({}); // v1 events and others: ignored
   const h = payload.header;
-  if (typeof h.event_id !== 'string' || h.event_id === '' || typeof h.event_type !== 'string') return badRequest('header.event_id/event_type missing');
+  if (typeof h.event_id !== 'string' || h.event_id === '' || typeof h.event_type !== 'string')
+    return badRequest('header.event_id/event_type missing');
   const header: EventHeader = {
     event_id: h.event_id,
     event_type: h.event_type,

@@ -43,7 +43,10 @@ export interface WsTransport {
 }
 
 /** Handlers of the dispatcher (exported for tests: the mapping without a socket). */
-export function wsHandlers(ctx: DispatchContext, host: AdapterHost): Record<'im.message.receive_v1' | 'card.action.trigger', (data: unknown) => Promise<unknown>> {
+export function wsHandlers(
+  ctx: DispatchContext,
+  host: AdapterHost,
+): Record<'im.message.receive_v1' | 'card.action.trigger', (data: unknown) => Promise<unknown>> {
   const handle = async (data: unknown, type: string): Promise<unknown> => {
     const { header, event } = unflatten(data, type);
     if (header.event_id === '') return undefined;
@@ -60,7 +63,10 @@ export function wsHandlers(ctx: DispatchContext, host: AdapterHost): Record<'im.
 export async function startWsTransport(opts: WsTransportOptions, host: AdapterHost): Promise<WsTransport> {
   // The SDK silently does nothing for an app id it does not recognise; say so (CONTRACTS §11 start-up report).
   if (!/^cli_[0-9a-fA-F]{16}$/.test(opts.appId)) {
-    opts.log.error({ channel: 'feishu', account: opts.account }, 'FEISHU_APP_ID is not of the form cli_<16 hex>: the long connection cannot start');
+    opts.log.error(
+      { channel: 'feishu', account: opts.account },
+      'FEISHU_APP_ID is not of the form cli_<16 hex>: the long connection cannot start',
+    );
   }
   const dispatcher = new lark.EventDispatcher({ loggerLevel: lark.LoggerLevel.error });
   dispatcher.register<Record<string, (data: unknown) => Promise<unknown>>>(wsHandlers(opts, host));

@@ -20,12 +20,18 @@ export const REPLAY_WINDOW_S = 300;
 
 /** hex(SHA-256(timestamp + nonce + encryptKey + body)) — the event signature. */
 export function eventSignature(timestamp: string, nonce: string, encryptKey: string, body: Buffer): string {
-  return createHash('sha256').update(timestamp + nonce + encryptKey, 'utf8').update(body).digest('hex');
+  return createHash('sha256')
+    .update(timestamp + nonce + encryptKey, 'utf8')
+    .update(body)
+    .digest('hex');
 }
 
 /** hex(SHA-1(timestamp + nonce + verificationToken + body)) — the legacy card-callback signature. */
 export function legacyCardSignature(timestamp: string, nonce: string, verificationToken: string, body: Buffer): string {
-  return createHash('sha1').update(timestamp + nonce + verificationToken, 'utf8').update(body).digest('hex');
+  return createHash('sha1')
+    .update(timestamp + nonce + verificationToken, 'utf8')
+    .update(body)
+    .digest('hex');
 }
 
 /**

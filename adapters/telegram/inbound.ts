@@ -39,11 +39,32 @@ export type Normalized =
       data: string;
       build(resolved: string | null): InboundMessage | null;
     }
-  | { type: 'unsupported'; what: string; chat_id: string; thread_id: string | null; message_id: number; lang: Lang; dedupe_key: string; callback_id?: undefined }
+  | {
+      type: 'unsupported';
+      what: string;
+      chat_id: string;
+      thread_id: string | null;
+      message_id: number;
+      lang: Lang;
+      dedupe_key: string;
+      callback_id?: undefined;
+    }
   | { type: 'ignore'; reason: string; callback_id?: string };
 
 /** Unsupported content kinds, in the order checked (the field name is the kind). */
-const UNSUPPORTED = ['sticker', 'poll', 'location', 'venue', 'contact', 'dice', 'game', 'story', 'paid_media', 'invoice', 'checklist'] as const;
+const UNSUPPORTED = [
+  'sticker',
+  'poll',
+  'location',
+  'venue',
+  'contact',
+  'dice',
+  'game',
+  'story',
+  'paid_media',
+  'invoice',
+  'checklist',
+] as const;
 
 /** An update whose key fields have the wrong types (answered 400; Telegram never sends one). */
 export class MalformedUpdateError extends Error {
@@ -71,9 +92,11 @@ function checkMessage(m: Message): void {
   if (m.reply_to_message !== undefined) must(!!m.reply_to_message && isId(m.reply_to_message.message_id), 'reply_to_message');
   for (const k of ['text', 'caption', 'author_signature'] as const) must(m[k] === undefined || typeof m[k] === 'string', k);
   for (const k of ['entities', 'caption_entities', 'photo'] as const) must(m[k] === undefined || Array.isArray(m[k]), k);
-  for (const e of [...(m.entities ?? []), ...(m.caption_entities ?? [])]) must(!!e && typeof e === 'object' && typeof e.type === 'string', 'entity');
+  for (const e of [...(m.entities ?? []), ...(m.caption_entities ?? [])])
+    must(!!e && typeof e === 'object' && typeof e.type === 'string', 'entity');
   for (const f of [...(m.photo ?? []), m.document, m.video, m.voice, m.audio, m.video_note, m.animation]) {
-    if (f !== undefined) must(!!f && typeof f === 'object' && typeof f.file_id === 'string' && typeof f.file_unique_id === 'string', 'file');
+    if (f !== undefined)
+      must(!!f && typeof f === 'object' && typeof f.file_id === 'string' && typeof f.file_unique_id === 'string', 'file');
   }
   for (const f of m.photo ?? []) must(typeof f.width === 'number' && typeof f.height === 'number', 'photo size');
   if (m.sender_chat !== undefined) must(!!m.sender_chat && isId(m.sender_chat.id), 'sender_chat');
@@ -120,14 +143,48 @@ export function attachmentsOf(m: Message): InboundAttachment[] {
   const photo = m.photo?.length ? largestPhoto(m.photo) : undefined;
   if (photo) out.push({ type: 'image', filename: null, mime_type: 'image/jpeg', size: num(photo.file_size), platform_ref: ref(photo) });
   if (m.animation) {
-    out.push({ type: 'video', filename: str(m.animation.file_name), mime_type: str(m.animation.mime_type), size: num(m.animation.file_size), platform_ref: ref(m.animation) });
+    out.push({
+      type: 'video',
+      filename: str(m.animation.file_name),
+      mime_type: str(m.animation.mime_type),
+      size: num(m.animation.file_size),
+      platform_ref: ref(m.animation),
+    });
   } else if (m.document) {
-    out.push({ type: 'file', filename: str(m.document.file_name), mime_type: str(m.document.mime_type), size: num(m.document.file_size), platform_ref: ref(m.document) });
+    out.push({
+      type: 'file',
+      filename: str(m.document.file_name),
+      mime_type: str(m.document.mime_type),
+      size: num(m.document.file_size),
+      platform_ref: ref(m.document),
+    });
   }
-  if (m.video) out.push({ type: 'video', filename: str(m.video.file_name), mime_type: str(m.video.mime_type), size: num(m.video.file_size), platform_ref: ref(m.video) });
-  if (m.video_note) out.push({ type: 'video', filename: null, mime_type: 'video/mp4', size: num(m.video_note.file_size), platform_ref: ref(m.video_note) });
-  if (m.voice) out.push({ type: 'audio', filename: null, mime_type: str(m.voice.mime_type), size: num(m.voice.file_size), platform_ref: ref(m.voice) });
-  if (m.audio) out.push({ type: 'audio', filename: str(m.audio.file_name), mime_type: str(m.audio.mime_type), size: num(m.audio.file_size), platform_ref: ref(m.audio) });
+  if (m.video)
+    out.push({
+      type: 'video',
+      filename: str(m.video.file_name),
+      mime_type: str(m.video.mime_type),
+      size: num(m.video.file_size),
+      platform_ref: ref(m.video),
+    });
+  if (m.video_note)
+    out.push({ type: 'video', filename: null, mime_type: 'video/mp4', size: num(m.video_note.file_size), platform_ref: ref(m.video_note) });
+  if (m.voice)
+    out.push({
+      type: 'audio',
+      filename: null,
+      mime_type: str(m.voice.mime_type),
+      size: num(m.voice.file_size),
+      platform_ref: ref(m.voice),
+    });
+  if (m.audio)
+    out.push({
+      type: 'audio',
+      filename: str(m.audio.file_name),
+      mime_type: str(m.audio.mime_type),
+      size: num(m.audio.file_size),
+      platform_ref: ref(m.audio),
+    });
   return out;
 }
 
@@ -199,18 +256,34 @@ function normalizeMessage(update: Update, m: Message, edit: boolean, account: st
     const what = UNSUPPORTED.find((k) => rec[k] !== undefined && rec[k] !== null);
     if (!what) return { type: 'ignore', reason: 'service message' };
     if (type !== 'direct') return { type: 'ignore', reason: `unsupported ${what} in a group` };
-    return { type: 'unsupported', what, chat_id: String(m.chat.id), thread_id: thread, message_id: m.message_id, lang: lang ?? 'zh-CN', dedupe_key: `telegram:update:${update.update_id}` };
+    return {
+      type: 'unsupported',
+      what,
+      chat_id: String(m.chat.id),
+      thread_id: thread,
+      message_id: m.message_id,
+      lang: lang ?? 'zh-CN',
+      dedupe_key: `telegram:update:${update.update_id}`,
+    };
   }
   const a = addressing(text, Array.isArray(entities) ? entities : [], bot);
   const quoted = m.reply_to_message;
   const topicRoot = m.is_topic_message && quoted?.message_id === m.message_thread_id;
-  const replyTo = quoted && !topicRoot && typeof quoted.message_id === 'number' ? { message_id: String(quoted.message_id), author_is_bot: quoted.from?.is_bot === true } : null;
+  const replyTo =
+    quoted && !topicRoot && typeof quoted.message_id === 'number'
+      ? { message_id: String(quoted.message_id), author_is_bot: quoted.from?.is_bot === true }
+      : null;
   const replyToBot = !!quoted && !topicRoot && quoted.from?.id === bot.id;
   const addressed = type === 'direct' || a.mentioned || a.command || replyToBot;
   if (!addressed) return { type: 'ignore', reason: a.otherBotCommand ? 'command for another bot' : 'not addressed to the bot' };
   const actor = from
     ? { id: String(from.id), display_name: displayName(from), username: str(from.username), is_bot: false }
-    : { id: String(m.sender_chat?.id ?? m.chat.id), display_name: str(m.author_signature) ?? str(m.sender_chat?.title) ?? '', username: str(m.sender_chat?.username), is_bot: false };
+    : {
+        id: String(m.sender_chat?.id ?? m.chat.id),
+        display_name: str(m.author_signature) ?? str(m.sender_chat?.title) ?? '',
+        username: str(m.sender_chat?.username),
+        is_bot: false,
+      };
   const msg: InboundMessage = {
     channel: 'telegram',
     account,
@@ -245,7 +318,12 @@ export const TELEGRAM_CLIENT_LIMIT = 4096;
  * @throws MalformedUpdateError when a field it reads has the wrong type
  */
 export function normalizeUpdate(update: Update, account: string, bot: BotIdentity, now: Date): Normalized {
-  for (const [field, edit] of [['message', false], ['edited_message', true], ['channel_post', false], ['edited_channel_post', true]] as const) {
+  for (const [field, edit] of [
+    ['message', false],
+    ['edited_message', true],
+    ['channel_post', false],
+    ['edited_channel_post', true],
+  ] as const) {
     const m = (update as unknown as Record<string, unknown>)[field];
     if (m !== undefined && m !== null) {
       must(typeof m === 'object' && !Array.isArray(m), field);
@@ -254,12 +332,20 @@ export function normalizeUpdate(update: Update, account: string, bot: BotIdentit
   }
   const cq = update.callback_query;
   if (cq && typeof cq === 'object') {
-    must(typeof cq.id === 'string' && !!cq.from && typeof cq.from === 'object' && isId(cq.from.id) && typeof cq.from.first_name === 'string', 'callback_query');
-    if (cq.message !== undefined) must(!!cq.message && typeof cq.message === 'object' && isId(cq.message.message_id) && !!cq.message.chat && isId(cq.message.chat.id), 'callback_query.message');
+    must(
+      typeof cq.id === 'string' && !!cq.from && typeof cq.from === 'object' && isId(cq.from.id) && typeof cq.from.first_name === 'string',
+      'callback_query',
+    );
+    if (cq.message !== undefined)
+      must(
+        !!cq.message && typeof cq.message === 'object' && isId(cq.message.message_id) && !!cq.message.chat && isId(cq.message.chat.id),
+        'callback_query.message',
+      );
     if (typeof cq.data !== 'string') return { type: 'ignore', reason: 'callback without data', callback_id: cq.id };
     const from = cq.from;
     const chat = cq.message?.chat;
-    const thread = cq.message && 'is_topic_message' in cq.message && cq.message.is_topic_message ? String(cq.message.message_thread_id) : null;
+    const thread =
+      cq.message && 'is_topic_message' in cq.message && cq.message.is_topic_message ? String(cq.message.message_thread_id) : null;
     return {
       type: 'callback',
       callback_id: cq.id,

@@ -72,7 +72,8 @@ export interface TelegramDeps {
 export function telegramSettings(a: ChannelAccount): TelegramSettings {
   const token = requireSetting(a, 'bot_token', { aliases: ['token'], problem: 'the bot token is missing' });
   const secret = setting(a, 'webhook_secret') || null;
-  if (secret !== null && !SECRET_TOKEN_RE.test(secret)) throw settingError(a, 'webhook_secret', 'the webhook secret must be 1-256 of A-Z a-z 0-9 _ -');
+  if (secret !== null && !SECRET_TOKEN_RE.test(secret))
+    throw settingError(a, 'webhook_secret', 'the webhook secret must be 1-256 of A-Z a-z 0-9 _ -');
   const mode = setting(a, 'mode').toLowerCase() || (secret ? 'webhook' : 'polling');
   if (mode !== 'webhook' && mode !== 'polling') throw settingError(a, 'mode', 'mode must be webhook or polling');
   if (mode === 'webhook' && !secret) throw settingError(a, 'webhook_secret', 'webhook mode needs a webhook secret');
@@ -83,7 +84,14 @@ export function telegramSettings(a: ChannelAccount): TelegramSettings {
 export class TelegramAdapter implements WebhookAdapter {
   readonly channel = 'telegram';
   readonly account: string;
-  readonly capabilities: AdapterCapabilities = { display: 'rich', buttons: true, max_length: TEXT_LIMIT, length_unit: 'utf16', typing: true, media: true };
+  readonly capabilities: AdapterCapabilities = {
+    display: 'rich',
+    buttons: true,
+    max_length: TEXT_LIMIT,
+    length_unit: 'utf16',
+    typing: true,
+    media: true,
+  };
   readonly api: Api;
   /** getUpdates allows one consumer per bot: polling runs on one replica (docs/operations-delivery.md). */
   readonly longConnection: { shard?: string } | null;
@@ -174,7 +182,9 @@ export class TelegramAdapter implements WebhookAdapter {
       case 'callback': {
         const msg = n.build(await this.#payloads.decode(n.data));
         const text = msg ? undefined : expiredButtonText(update.callback_query?.from);
-        this.api.answerCallbackQuery(n.callback_id, text ? { text } : {}).catch((err: unknown) => log.warn({ err: failureOf(err).description }, 'telegram: answerCallbackQuery failed'));
+        this.api
+          .answerCallbackQuery(n.callback_id, text ? { text } : {})
+          .catch((err: unknown) => log.warn({ err: failureOf(err).description }, 'telegram: answerCallbackQuery failed'));
         if (msg) await host.receive(msg);
         return;
       }
@@ -182,7 +192,13 @@ export class TelegramAdapter implements WebhookAdapter {
         // Queued once per update by the core (outbox, keyed by the update id): a redelivered
         // update does not repeat it, a failed send is retried.
         await host.notice(
-          { channel: 'telegram', account: this.account, dedupe_key: n.dedupe_key, message_id: String(n.message_id), chat: { id: n.chat_id, type: 'direct', thread_id: n.thread_id } },
+          {
+            channel: 'telegram',
+            account: this.account,
+            dedupe_key: n.dedupe_key,
+            message_id: String(n.message_id),
+            chat: { id: n.chat_id, type: 'direct', thread_id: n.thread_id },
+          },
           { kind: 'notice', text: unsupportedText(n.what, n.lang), format: 'plain' },
         );
         return;
@@ -208,7 +224,8 @@ export class TelegramAdapter implements WebhookAdapter {
    *   cloud Bot API limit), or the API/download error otherwise.
    */
   async fetchAttachment(att: InboundAttachment): Promise<FetchedAttachment> {
-    if ((att.size ?? 0) > DOWNLOAD_LIMIT_BYTES) throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
+    if ((att.size ?? 0) > DOWNLOAD_LIMIT_BYTES)
+      throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
     const fileId = att.platform_ref.file_id;
     if (typeof fileId !== 'string' || fileId === '') throw new Error('telegram attachment without file_id');
     let path: string | undefined;
@@ -219,16 +236,19 @@ export class TelegramAdapter implements WebhookAdapter {
       size = f.file_size;
     } catch (err) {
       const f = failureOf(err);
-      if (f.code === 400 && /too big/i.test(f.description)) throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
+      if (f.code === 400 && /too big/i.test(f.description))
+        throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
       throw new Error(`telegram getFile failed: ${f.description}`);
     }
-    if ((size ?? 0) > DOWNLOAD_LIMIT_BYTES) throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
+    if ((size ?? 0) > DOWNLOAD_LIMIT_BYTES)
+      throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
     if (!path) throw new Error('telegram getFile returned no file_path');
     const url = `${this.#s.apiRoot}/file/bot${this.#s.token}/${path.split('/').map(encodeURIComponent).join('/')}`;
     const res = await fetch(url);
     if (!res.ok) throw new Error(`telegram file download failed: HTTP ${res.status}`);
     const data = Buffer.from(await res.arrayBuffer());
-    if (data.length > DOWNLOAD_LIMIT_BYTES) throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
+    if (data.length > DOWNLOAD_LIMIT_BYTES)
+      throw new AttachmentTooLargeError(att.filename, DOWNLOAD_LIMIT_BYTES, tooLargeText(att.filename));
     return { data, filename: att.filename ?? basename(path), mime_type: att.mime_type ?? null };
   }
 }

@@ -89,7 +89,10 @@ async function keyboard(deps: SendDeps, confirm: OutboundConfirm): Promise<Inlin
   const expiresAt = new Date(Math.max(new Date(confirm.expires_at).getTime() || 0, deps.now().getTime()) + 3600_000);
   const row = [];
   for (const o of confirm.options) {
-    row.push({ text: o.label, callback_data: await deps.payloads.encode(`${o.id}:${confirm.token}`, { limitBytes: CALLBACK_DATA_LIMIT, expiresAt }) });
+    row.push({
+      text: o.label,
+      callback_data: await deps.payloads.encode(`${o.id}:${confirm.token}`, { limitBytes: CALLBACK_DATA_LIMIT, expiresAt }),
+    });
   }
   // A question's options are one per row (their labels are longer than 确认 / 取消).
   return { inline_keyboard: confirm.kind === 'choice' ? row.map((b) => [b]) : [row] };
@@ -154,7 +157,12 @@ export function textChunks(message: OutboundMessage): { text: string; html: bool
  * are skipped; a failure after some parts went out reports them (`parts_done`, src/channel/parts.ts)
  * so the outbox's retry resumes there (Telegram has no idempotency key).
  */
-export async function sendTelegram(deps: SendDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
+export async function sendTelegram(
+  deps: SendDeps,
+  target: OutboundTarget,
+  message: OutboundMessage,
+  opts: SendOptions = {},
+): Promise<SendResult> {
   const cursor = new PartCursor(opts.partsDone);
   try {
     const chunks = textChunks(message);
@@ -184,7 +192,8 @@ export async function sendTelegram(deps: SendDeps, target: OutboundTarget, messa
     for (const m of media) {
       const caption = (m.caption ?? '').trim();
       if (caption.length > CAPTION_LIMIT) {
-        for (const part of splitMessage(caption, TEXT_LIMIT, 'utf16')) await cursor.part(async () => (await deps.api.sendMessage(target.chat_id, part, { ...thread })).message_id);
+        for (const part of splitMessage(caption, TEXT_LIMIT, 'utf16'))
+          await cursor.part(async () => (await deps.api.sendMessage(target.chat_id, part, { ...thread })).message_id);
       }
       const c = common();
       await cursor.part(() => sendMedia(deps.api, target.chat_id, m, caption && caption.length <= CAPTION_LIMIT ? caption : undefined, c));

@@ -19,7 +19,8 @@ const KIND: Record<string, { 'zh-CN': string; en: string }> = {
 /** The polite answer to content the gateway does not handle (sticker, poll …). */
 export function unsupportedText(what: string, lang: Lang): string {
   const k = KIND[what];
-  if (lang === 'en') return `${k?.en ?? 'This kind of message'} ${k ? 'are' : 'is'} not supported yet. Please send text, a photo or a file.`;
+  if (lang === 'en')
+    return `${k?.en ?? 'This kind of message'} ${k ? 'are' : 'is'} not supported yet. Please send text, a photo or a file.`;
   return `暂不支持${k?.['zh-CN'] ?? '这种'}消息，请发送文字、图片或文件。`;
 }
 

@@ -55,7 +55,10 @@ export function startPolling(opts: {
     while (!stopped) {
       let updates: Update[];
       try {
-        updates = await opts.api.getUpdates({ offset, timeout: opts.timeoutS ?? 25, allowed_updates: [...ALLOWED_UPDATES] }, abort.signal as unknown as GrammySignal);
+        updates = await opts.api.getUpdates(
+          { offset, timeout: opts.timeoutS ?? 25, allowed_updates: [...ALLOWED_UPDATES] },
+          abort.signal as unknown as GrammySignal,
+        );
       } catch (err) {
         if (stopped) break;
         await fail('telegram: getUpdates failed', err);

@@ -31,8 +31,10 @@ export function verifyTelegramWebhook(req: WebhookRequest, secret: string): Veri
   } catch {
     return { ok: false, response: { status: 400, body: 'body is not JSON' } };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, response: { status: 400, body: 'not an Update' } };
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { ok: false, response: { status: 400, body: 'not an Update' } };
   const id = (parsed as { update_id?: unknown }).update_id;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return { ok: false, response: { status: 400, body: 'update_id missing' } };
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0)
+    return { ok: false, response: { status: 400, body: 'update_id missing' } };
   return { ok: true, update: parsed as Update };
 }

@@ -46,7 +46,13 @@ export function tokenOf(req: IncomingMessage): string | null {
  * Authenticate a request by its token; a demo token counts only while `demoOn`.
  * @returns null when absent or refused. @throws the database error.
  */
-export async function authenticateRequest(q: Queryable, orgId: string, req: IncomingMessage, nowMs: number, demoOn: boolean): Promise<WebIdentity | null> {
+export async function authenticateRequest(
+  q: Queryable,
+  orgId: string,
+  req: IncomingMessage,
+  nowMs: number,
+  demoOn: boolean,
+): Promise<WebIdentity | null> {
   const token = tokenOf(req);
   return token ? acceptedIdentity(await verifyWebToken(q, orgId, token, nowMs), demoOn) : null;
 }

@@ -172,9 +172,9 @@ export async function lastFrames(q: Queryable, conversationId: string, count: nu
 
 /** One frame by seq, or null. @throws the database error. */
 export async function frameAt(q: Queryable, conversationId: string, seq: number): Promise<StoredFrame | null> {
-  const { rows } = await q.query<{ frame: unknown }>(
-    `SELECT frame FROM skillgate.web_frames WHERE conversation_id = $1 AND seq = $2`,
-    [conversationId, seq],
-  );
+  const { rows } = await q.query<{ frame: unknown }>(`SELECT frame FROM skillgate.web_frames WHERE conversation_id = $1 AND seq = $2`, [
+    conversationId,
+    seq,
+  ]);
   return rows[0] ? toFrame(rows[0]) : null;
 }

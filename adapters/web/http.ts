@@ -129,7 +129,10 @@ export function createWebRouter(ctx: WebContext): express.Router {
       const c = await ctx.directory.find(ctx.orgId, body.demo).catch(() => null);
       if (c) {
         contactKey = c.contact_key;
-        token = await issueWebToken(ctx.db, ctx.orgId, contactKey, { expiresAt: new Date(ctx.clock() + COOKIE_MAX_AGE_S * 1000), source: 'demo' });
+        token = await issueWebToken(ctx.db, ctx.orgId, contactKey, {
+          expiresAt: new Date(ctx.clock() + COOKIE_MAX_AGE_S * 1000),
+          source: 'demo',
+        });
       }
     }
     if (!token || !contactKey) {

@@ -22,7 +22,10 @@ export function kindOfMime(mimeType: string): AttachmentKind {
   return 'file';
 }
 
-function base(sender: WebSender, receivedAt: string): Pick<InboundMessage, 'channel' | 'account' | 'chat' | 'actor' | 'received_at' | 'lang'> {
+function base(
+  sender: WebSender,
+  receivedAt: string,
+): Pick<InboundMessage, 'channel' | 'account' | 'chat' | 'actor' | 'received_at' | 'lang'> {
   return {
     channel: 'web',
     account: 'default',
@@ -71,7 +74,11 @@ export function userMessageToInbound(
  * A `confirm.response`: a callback with `{action: choice, token}`; one press per token and
  * choice (a repeated press is a duplicate).
  */
-export function confirmResponseToInbound(sender: WebSender, f: { confirm_token: string; choice: string }, receivedAt: string): InboundMessage {
+export function confirmResponseToInbound(
+  sender: WebSender,
+  f: { confirm_token: string; choice: string },
+  receivedAt: string,
+): InboundMessage {
   return {
     ...base(sender, receivedAt),
     dedupe_key: `web:${sender.contactKey}:confirm:${f.confirm_token}:${f.choice}`,

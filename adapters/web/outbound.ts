@@ -48,7 +48,12 @@ export async function resolveTarget(
 /** The frame bodies of one outbound message, in sending order. */
 export function framesOf(ctx: Pick<WebContext, 'renderHtml'>, m: OutboundMessage): StoredFrameBody[] {
   const out: StoredFrameBody[] = [];
-  if (m.upload_refs?.length) out.push({ type: 'upload.refs', reply_to: m.reply_to ?? null, uploads: m.upload_refs.map((u) => ({ ref: u.ref, filename: u.filename })) });
+  if (m.upload_refs?.length)
+    out.push({
+      type: 'upload.refs',
+      reply_to: m.reply_to ?? null,
+      uploads: m.upload_refs.map((u) => ({ ref: u.ref, filename: u.filename })),
+    });
   const display = m.display_md?.trim() ? m.display_md : null;
   if (m.text.trim() !== '' || display !== null || (!m.media?.length && !m.confirm)) {
     let html: string | null = null;

@@ -18,7 +18,11 @@ import { newUploadId, uploadsDir } from './uploads.ts';
  * `message` with every id-less media file stored as an upload of `contactKey`.
  * @throws the file-system or database error (the caller's send fails retryably)
  */
-export async function mediaForRecipient(ctx: Pick<WebContext, 'db' | 'dataDir' | 'orgId'>, contactKey: string, message: OutboundMessage): Promise<OutboundMessage> {
+export async function mediaForRecipient(
+  ctx: Pick<WebContext, 'db' | 'dataDir' | 'orgId'>,
+  contactKey: string,
+  message: OutboundMessage,
+): Promise<OutboundMessage> {
   if (!message.media?.some((m) => !m.file_id && m.path)) return message;
   const dir = uploadsDir(ctx.dataDir);
   await mkdir(dir, { recursive: true, mode: 0o700 });

@@ -35,7 +35,9 @@ function refused(message: string, refusal: string): Record<string, unknown> {
 }
 
 function isInbound(v: unknown): v is InboundMessage {
-  return !!v && typeof v === 'object' && typeof (v as InboundMessage).channel === 'string' && typeof (v as InboundMessage).chat?.id === 'string';
+  return (
+    !!v && typeof v === 'object' && typeof (v as InboundMessage).channel === 'string' && typeof (v as InboundMessage).chat?.id === 'string'
+  );
 }
 
 /** Issue and send the link. @returns `{success:true, sent:true, expires_at}` or a refusal envelope. */
@@ -47,19 +49,41 @@ export async function runWebSigninRequest(input: Record<string, unknown>, ctx: R
   if (msg.chat.type !== 'direct') return refused(t.group, 'not_direct');
   const orgId = typeof ctx.org_id === 'string' ? ctx.org_id : '';
   const contactKey = typeof ctx.actor_key === 'string' ? ctx.actor_key : '';
-  const contact = orgId && contactKey ? await identityDirectory(messaging.db).find(orgId, contactKey).catch(() => null) : null;
+  const contact =
+    orgId && contactKey
+      ? await identityDirectory(messaging.db)
+          .find(orgId, contactKey)
+          .catch(() => null)
+      : null;
   if (!contact) return refused(t.unknown, 'not_in_directory');
   const nowMs = messaging.now?.().getTime() ?? Date.now();
   const settings = loadSettings();
-  const link = await issueSigninLink(messaging.db, orgId, contact.contact_key, { via: `chat:${msg.channel}`, nowMs, base: signinBase(settings.publicUrl, settings.port) });
+  const link = await issueSigninLink(messaging.db, orgId, contact.contact_key, {
+    via: `chat:${msg.channel}`,
+    nowMs,
+    base: signinBase(settings.publicUrl, settings.port),
+  });
   const minutes = Math.round(SIGNIN_LINK_TTL_MS / 60_000);
   await messaging.outbox.enqueue(messaging.db, [
     {
-      target: { channel: msg.channel, account: msg.account, chat_id: msg.chat.id, thread_id: msg.chat.thread_id ?? null, chat_type: 'direct' },
+      target: {
+        channel: msg.channel,
+        account: msg.account,
+        chat_id: msg.chat.id,
+        thread_id: msg.chat.thread_id ?? null,
+        chat_type: 'direct',
+      },
       message: { kind: 'reply', text: t.link(link.url, minutes), format: 'plain', final: true },
       idempotency_key: `web_signin:${msg.channel}:${msg.account}:${msg.dedupe_key}`,
       origin: { web_signin_for: contact.contact_key },
     },
   ]);
-  return { success: true, sent: true, expires_at: link.expiresAt.toISOString(), user_message: t.sent(minutes), display_md: t.sent(minutes), display_only: true };
+  return {
+    success: true,
+    sent: true,
+    expires_at: link.expiresAt.toISOString(),
+    user_message: t.sent(minutes),
+    display_md: t.sent(minutes),
+    display_only: true,
+  };
 }

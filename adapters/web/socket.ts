@@ -57,8 +57,18 @@ export class FrameRateLimit {
   }
 }
 
-function transient<T extends TransientFrame['type']>(type: T, body: Omit<Extract<TransientFrame, { type: T }>, 'v' | 'type' | 'id' | 'ts'>, now: number): TransientFrame {
-  return { v: PROTOCOL_VERSION, type, id: 's_' + randomBytes(6).toString('base64url'), ts: new Date(now).toISOString(), ...body } as TransientFrame;
+function transient<T extends TransientFrame['type']>(
+  type: T,
+  body: Omit<Extract<TransientFrame, { type: T }>, 'v' | 'type' | 'id' | 'ts'>,
+  now: number,
+): TransientFrame {
+  return {
+    v: PROTOCOL_VERSION,
+    type,
+    id: 's_' + randomBytes(6).toString('base64url'),
+    ts: new Date(now).toISOString(),
+    ...body,
+  } as TransientFrame;
 }
 
 /**
@@ -172,7 +182,8 @@ export class WebSocketEndpoint {
 
     const authenticate = async (f: Extract<ClientFrame, { type: 'hello' }>): Promise<string | null> => {
       const auth = f.auth ?? { scheme: 'cookie' as const };
-      const byToken = async (token: string) => acceptedIdentity(await verifyWebToken(ctx.db, ctx.orgId, token, ctx.clock()), ctx.demo)?.contactKey ?? null;
+      const byToken = async (token: string) =>
+        acceptedIdentity(await verifyWebToken(ctx.db, ctx.orgId, token, ctx.clock()), ctx.demo)?.contactKey ?? null;
       if (auth.scheme === 'bearer') return byToken(auth.token);
       if (auth.scheme === 'cookie') return cookieToken ? byToken(cookieToken) : null;
       if (!ctx.demo || !isDemoContact(auth.contact)) return null;
@@ -218,7 +229,12 @@ export class WebSocketEndpoint {
         }
         const conversationId = conversationIdFor(ctx.orgId, contactKey);
         const locale = typeof f.client?.locale === 'string' ? f.client.locale : '';
-        sender = { contactKey, displayName: await displayNameOf(ctx, contactKey), conversationId, lang: /^en\b/i.test(locale) ? 'en' : 'zh-CN' };
+        sender = {
+          contactKey,
+          displayName: await displayNameOf(ctx, contactKey),
+          conversationId,
+          lang: /^en\b/i.test(locale) ? 'en' : 'zh-CN',
+        };
         clearTimeout(helloTimer);
         await ensureConversation(ctx.db, conversationId, ctx.orgId, contactKey);
         const c: HubConn = { conversationId, deliveredSeq: 0, chain: Promise.resolve(), write };
@@ -228,7 +244,10 @@ export class WebSocketEndpoint {
         const resume = f.resume?.last_server_seq;
         await ctx.hub.enqueue(c, async () => {
           const last = await lastSeq(ctx.db, conversationId);
-          const from = typeof resume === 'number' && Number.isInteger(resume) && resume >= 0 && resume <= last ? resume : Math.max(0, last - HISTORY_FRAMES);
+          const from =
+            typeof resume === 'number' && Number.isInteger(resume) && resume >= 0 && resume <= last
+              ? resume
+              : Math.max(0, last - HISTORY_FRAMES);
           write(
             transient(
               'hello.ok',
@@ -278,7 +297,12 @@ export class WebSocketEndpoint {
             conversationId: sender.conversationId,
             orgId: ctx.orgId,
             contactKey: sender.contactKey,
-            body: { type: 'user.echo', client_msg_id: f.client_msg_id, text: f.text, attachments: uploads.map((u) => ({ filename: u.filename })) },
+            body: {
+              type: 'user.echo',
+              client_msg_id: f.client_msg_id,
+              text: f.text,
+              attachments: uploads.map((u) => ({ filename: u.filename })),
+            },
             nowMs: ctx.clock(),
           });
         }

@@ -40,10 +40,13 @@ export async function issueWebToken(
   opts: { expiresAt?: Date | null; source?: WebTokenSource } = {},
 ): Promise<string> {
   const token = WEB_TOKEN_PREFIX + randomBytes(32).toString('base64url');
-  await q.query(
-    `INSERT INTO skillgate.web_tokens (token_hash, org_id, contact_key, expires_at, source) VALUES ($1, $2, $3, $4, $5)`,
-    [hashToken(token), orgId, contactKey, opts.expiresAt ?? null, opts.source ?? 'issued'],
-  );
+  await q.query(`INSERT INTO skillgate.web_tokens (token_hash, org_id, contact_key, expires_at, source) VALUES ($1, $2, $3, $4, $5)`, [
+    hashToken(token),
+    orgId,
+    contactKey,
+    opts.expiresAt ?? null,
+    opts.source ?? 'issued',
+  ]);
   return token;
 }
 
@@ -77,10 +80,9 @@ export function acceptedIdentity(id: WebIdentity | null, demoOn: boolean): WebId
  * @throws the database error.
  */
 export async function revokeWebToken(q: Queryable, token: string): Promise<boolean> {
-  const { rowCount } = await q.query(
-    `UPDATE skillgate.web_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`,
-    [hashToken(token)],
-  );
+  const { rowCount } = await q.query(`UPDATE skillgate.web_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`, [
+    hashToken(token),
+  ]);
   return rowCount > 0;
 }
 
@@ -101,7 +103,12 @@ export async function listWebSessions(q: Queryable, orgId: string, contactKey: s
     [orgId, contactKey],
   );
   const iso = (d: Date | null): string | null => (d === null ? null : new Date(d).toISOString());
-  return rows.map((r) => ({ id: r.id, created_at: new Date(r.created_at).toISOString(), expires_at: iso(r.expires_at), revoked_at: iso(r.revoked_at) }));
+  return rows.map((r) => ({
+    id: r.id,
+    created_at: new Date(r.created_at).toISOString(),
+    expires_at: iso(r.expires_at),
+    revoked_at: iso(r.revoked_at),
+  }));
 }
 
 /**

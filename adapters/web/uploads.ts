@@ -91,7 +91,7 @@ export async function receiveUpload(
         const filename = info.filename ?? '';
         const declared = (info.mimeType || '').toLowerCase();
         const mimeType =
-          declared && declared !== 'application/octet-stream' ? declared : (mime.lookup(filename) || 'application/octet-stream');
+          declared && declared !== 'application/octet-stream' ? declared : mime.lookup(filename) || 'application/octet-stream';
         pending = pipeline(stream, counter, createWriteStream(join(dir, stored), { mode: 0o600 })).then(() => {
           result = { stored, filename, mimeType, size, sha256: hash.digest('hex'), truncated: stream.truncated === true };
         });

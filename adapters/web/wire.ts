@@ -41,20 +41,10 @@ export const CLOSE = {
 } as const;
 
 /** Error codes of the `error` frame. */
-export type WebErrorCode =
-  | 'unauthorized'
-  | 'bad_frame'
-  | 'rate_limited'
-  | 'text_too_long'
-  | 'unknown_upload'
-  | 'not_ready'
-  | 'internal';
+export type WebErrorCode = 'unauthorized' | 'bad_frame' | 'rate_limited' | 'text_too_long' | 'unknown_upload' | 'not_ready' | 'internal';
 
 /** How a client authenticates in `hello`. `cookie` uses the HttpOnly cookie sent at upgrade. */
-export type HelloAuth =
-  | { scheme: 'bearer'; token: string }
-  | { scheme: 'demo'; contact: string }
-  | { scheme: 'cookie' };
+export type HelloAuth = { scheme: 'bearer'; token: string } | { scheme: 'demo'; contact: string } | { scheme: 'cookie' };
 
 /** An attachment reference in `user.message` (client-declared fields are informative only). */
 export interface UploadRef {
@@ -115,7 +105,7 @@ export type StoredFrameBody =
       final: boolean;
       kind: 'reply' | 'notice' | 'progress';
     }
-  | ({ type: 'assistant.media'; reply_to: string | null; media: MediaItem })
+  | { type: 'assistant.media'; reply_to: string | null; media: MediaItem }
   /** The reference ids the files of message `reply_to` got (docs/web-protocol.md). */
   | { type: 'upload.refs'; reply_to: string | null; uploads: { ref: string; filename: string }[] }
   | {
@@ -199,7 +189,8 @@ export function parseClientFrame(raw: string): { ok: true; frame: ClientFrame } 
       return { ok: true, frame: v as ClientFrame };
     }
     case 'confirm.response':
-      if (typeof v.confirm_token !== 'string' || typeof v.choice !== 'string') return bad('confirm.response needs confirm_token and choice');
+      if (typeof v.confirm_token !== 'string' || typeof v.choice !== 'string')
+        return bad('confirm.response needs confirm_token and choice');
       return { ok: true, frame: v as ClientFrame };
     case 'stop':
     case 'ping':

@@ -61,7 +61,9 @@ export class AdminAuth {
   private readonly failures = new Map<string, { n: number; since: number }>();
 
   constructor(private readonly deps: AdminAuthDeps) {
-    const tokenDigest = createHash('sha256').update(deps.adminToken ?? '', 'utf8').digest();
+    const tokenDigest = createHash('sha256')
+      .update(deps.adminToken ?? '', 'utf8')
+      .digest();
     this.key = createHash('sha256').update('skillgate-admin-session\u0000').update(deps.secretKey).update(tokenDigest).digest();
   }
 

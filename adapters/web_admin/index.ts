@@ -60,11 +60,18 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
   const sections = deps.sections ?? ADMIN_SECTIONS;
   const seen = new Set<string>();
   for (const s of sections) {
-    if (!/^[a-z][a-z0-9_-]*$/.test(s.id) || seen.has(s.id)) throw new Error(`admin section id ${JSON.stringify(s.id)} is invalid or repeated`);
+    if (!/^[a-z][a-z0-9_-]*$/.test(s.id) || seen.has(s.id))
+      throw new Error(`admin section id ${JSON.stringify(s.id)} is invalid or repeated`);
     seen.add(s.id);
   }
   const clock = deps.clock ?? Date.now;
-  const auth = new AdminAuth({ db: deps.db, adminToken: deps.adminToken, secretKey: deps.services.secretKey, orgId: defaultRole(deps).org_id, clock });
+  const auth = new AdminAuth({
+    db: deps.db,
+    adminToken: deps.adminToken,
+    secretKey: deps.services.secretKey,
+    orgId: defaultRole(deps).org_id,
+    clock,
+  });
   const r = express.Router();
 
   const page = (_req: Request, res: Response): void => {
@@ -82,7 +89,10 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
   r.use('/admin/assets', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const status = (err as { status?: number }).status ?? 500;
-    res.status(status >= 400 && status < 500 ? status : 500).type('text').send(status === 404 ? 'not found' : 'error');
+    res
+      .status(status >= 400 && status < 500 ? status : 500)
+      .type('text')
+      .send(status === 404 ? 'not found' : 'error');
   });
 
   const api = express.Router();
@@ -118,7 +128,10 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
     }
     deps.log.info({ kind: who.kind, contact_key: who.kind === 'contact' ? who.contactKey : undefined }, 'admin console: signed in');
     res.setHeader('Set-Cookie', auth.cookieFor(who, req.secure));
-    res.json({ ok: true, admin: who.kind === 'token' ? { kind: 'token' } : { kind: 'contact', name: who.name, contact_key: who.contactKey } });
+    res.json({
+      ok: true,
+      admin: who.kind === 'token' ? { kind: 'token' } : { kind: 'contact', name: who.name, contact_key: who.contactKey },
+    });
   });
 
   api.post('/signout', (req, res) => {

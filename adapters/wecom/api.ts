@@ -113,14 +113,20 @@ export class WecomApi {
     const { answer, headers } = await this.#http('GET', `/cgi-bin/gettoken?${q}`, undefined, 'gettoken');
     const err = answerError(answer, headers, 'gettoken');
     if (err) throw err;
-    if (typeof answer.access_token !== 'string' || answer.access_token === '') throw new WecomApiError('gettoken: no access_token in the answer', null, true);
+    if (typeof answer.access_token !== 'string' || answer.access_token === '')
+      throw new WecomApiError('gettoken: no access_token in the answer', null, true);
     const ttlS = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 7200;
     const value = answer.access_token;
     this.#token = { value, expiresAt: this.#o.now() + Math.max(ttlS * 1000 - TOKEN_MARGIN_MS, (ttlS * 1000) / 2) };
     return value;
   }
 
-  async #http(method: string, pathAndQuery: string, body: { data: Buffer; type: string } | undefined, what: string): Promise<{ answer: ApiAnswer; headers: Headers }> {
+  async #http(
+    method: string,
+    pathAndQuery: string,
+    body: { data: Buffer; type: string } | undefined,
+    what: string,
+  ): Promise<{ answer: ApiAnswer; headers: Headers }> {
     let res: Response;
     try {
       res = await fetch(`${this.#o.apiRoot}${pathAndQuery}`, {
@@ -134,7 +140,12 @@ export class WecomApi {
     }
     const text = await res.text().catch(() => '');
     if (res.status === 429 || res.status >= 500) {
-      throw new WecomApiError(`${what}: HTTP ${res.status} ${text.slice(0, 200)}`.trim(), res.status, true, retryAfterOf(res.headers) ?? (res.status === 429 ? DEFAULT_RATE_LIMIT_WAIT_MS : null));
+      throw new WecomApiError(
+        `${what}: HTTP ${res.status} ${text.slice(0, 200)}`.trim(),
+        res.status,
+        true,
+        retryAfterOf(res.headers) ?? (res.status === 429 ? DEFAULT_RATE_LIMIT_WAIT_MS : null),
+      );
     }
     let answer: ApiAnswer;
     try {
@@ -163,7 +174,12 @@ export class WecomApi {
   postJson(path: string, payload: unknown): Promise<ApiAnswer> {
     return this.#withToken(async (token) => {
       const data = Buffer.from(JSON.stringify(payload), 'utf8');
-      const { answer, headers } = await this.#http('POST', `${path}?access_token=${encodeURIComponent(token)}`, { data, type: 'application/json' }, path);
+      const { answer, headers } = await this.#http(
+        'POST',
+        `${path}?access_token=${encodeURIComponent(token)}`,
+        { data, type: 'application/json' },
+        path,
+      );
       const err = answerError(answer, headers, path);
       if (err) throw err;
       return answer;
@@ -175,7 +191,12 @@ export class WecomApi {
     return this.#withToken(async (token) => {
       const boundary = `----skillgate${randomBytes(12).toString('hex')}`;
       const q = new URLSearchParams({ access_token: token, type });
-      const { answer, headers } = await this.#http('POST', `/cgi-bin/media/upload?${q}`, { data: multipartBody(file, boundary), type: `multipart/form-data; boundary=${boundary}` }, 'media/upload');
+      const { answer, headers } = await this.#http(
+        'POST',
+        `/cgi-bin/media/upload?${q}`,
+        { data: multipartBody(file, boundary), type: `multipart/form-data; boundary=${boundary}` },
+        'media/upload',
+      );
       const err = answerError(answer, headers, 'media/upload');
       if (err) throw err;
       if (typeof answer.media_id !== 'string' || answer.media_id === '') throw new WecomApiError('media/upload: no media_id', null, false);

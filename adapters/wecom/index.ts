@@ -68,7 +68,12 @@ const NAME_CACHE_MAX = 2000;
 export function createWecomAdapter(o: WecomAdapterOptions): WecomAdapter {
   const now = o.now ?? (() => new Date());
   const key = wecomAesKey(o.aesKey);
-  const api = new WecomApi({ corpId: o.corpId, secret: o.secret, apiRoot: (o.apiRoot ?? WECOM_DEFAULT_API_ROOT).replace(/\/+$/, ''), now: () => now().getTime() });
+  const api = new WecomApi({
+    corpId: o.corpId,
+    secret: o.secret,
+    apiRoot: (o.apiRoot ?? WECOM_DEFAULT_API_ROOT).replace(/\/+$/, ''),
+    now: () => now().getTime(),
+  });
   const payloads = createCallbackPayloads(o.db, 'wecom', o.account, now);
   const names = new Map<string, { name: string; at: number }>();
 

@@ -87,9 +87,18 @@ async function buttonCard(deps: SendDeps, confirm: OutboundConfirm): Promise<Rec
  * failure after some parts went out reports them (`parts_done`, src/channel/parts.ts) so the
  * outbox's retry resumes there.
  */
-export async function sendWecom(deps: SendDeps, target: OutboundTarget, message: OutboundMessage, opts: SendOptions = {}): Promise<SendResult> {
+export async function sendWecom(
+  deps: SendDeps,
+  target: OutboundTarget,
+  message: OutboundMessage,
+  opts: SendOptions = {},
+): Promise<SendResult> {
   const agentid = /^\d+$/.test(deps.agentId) ? Number(deps.agentId) : deps.agentId;
-  const common = { touser: target.chat_id, agentid, ...(message.kind === 'notice' ? { enable_duplicate_check: 1, duplicate_check_interval: 1800 } : {}) };
+  const common = {
+    touser: target.chat_id,
+    agentid,
+    ...(message.kind === 'notice' ? { enable_duplicate_check: 1, duplicate_check_interval: 1800 } : {}),
+  };
   const cursor = new PartCursor(opts.partsDone);
   const post = async (payload: Record<string, unknown>): Promise<string> => {
     const a = await deps.api.postJson('/cgi-bin/message/send', { ...common, ...payload });
@@ -108,7 +117,8 @@ export async function sendWecom(deps: SendDeps, target: OutboundTarget, message:
         return { msgtype: type, [type]: { media_id: mediaId } };
       });
       const caption = (m.caption ?? '').trim();
-      if (caption !== '') for (const content of splitMessage(caption, TEXT_LIMIT_BYTES, 'bytes')) await send({ msgtype: 'text', text: { content } });
+      if (caption !== '')
+        for (const content of splitMessage(caption, TEXT_LIMIT_BYTES, 'bytes')) await send({ msgtype: 'text', text: { content } });
     }
     if (card) await send({ msgtype: 'template_card', template_card: card });
     return { ok: true, message_ids: cursor.ids };

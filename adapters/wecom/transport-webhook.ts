@@ -44,7 +44,8 @@ export interface WecomWebhookContext {
 }
 
 /** The polite answer to an unsupported message type (zh-CN first, English after). */
-export const UNSUPPORTED_NOTICE = '暂不支持这种消息类型，请发送文字、图片、语音或文件。\nThis message type is not supported yet; please send text, an image, a voice message or a file.';
+export const UNSUPPORTED_NOTICE =
+  '暂不支持这种消息类型，请发送文字、图片、语音或文件。\nThis message type is not supported yet; please send text, an image, a voice message or a file.';
 
 const unauthorized = (reason: string): WebhookResponse => ({ status: 401, body: { error: 'unauthorized', reason } });
 const badRequest = (reason: string): WebhookResponse => ({ status: 400, body: { error: 'bad_request', reason } });

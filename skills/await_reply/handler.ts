@@ -15,7 +15,12 @@ export async function execute(input_data: Record<string, unknown>, runtime_conte
   for (const field of ['to', 'skill'] as const) {
     const v = input_data[field];
     if (typeof v === 'string' && v.trim() !== '') continue;
-    const error = lang === 'en' ? `${field} is required` : field === 'to' ? '缺少 to：等谁回复（<渠道>[@<账号>]:<ID>）' : '缺少 skill：收到回复后调用的技能名';
+    const error =
+      lang === 'en'
+        ? `${field} is required`
+        : field === 'to'
+          ? '缺少 to：等谁回复（<渠道>[@<账号>]:<ID>）'
+          : '缺少 skill：收到回复后调用的技能名';
     return { ok: false, error, error_type: 'recoverable', need_param: field };
   }
   const m = messagingOf(runtime_context);
@@ -29,6 +34,10 @@ export async function execute(input_data: Record<string, unknown>, runtime_conte
     session_id: String(runtime_context.session_id ?? ''),
     skill: 'await_reply',
   };
-  const r = await registerPendingReply(m.db, input_data as unknown as AwaitReplyRequest, origin, { now: m.now, skillExists: m.skillExists, lang });
+  const r = await registerPendingReply(m.db, input_data as unknown as AwaitReplyRequest, origin, {
+    now: m.now,
+    skillExists: m.skillExists,
+    lang,
+  });
   return r.ok ? r : { ...r, error_type: 'recoverable' };
 }

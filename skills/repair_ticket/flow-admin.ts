@@ -15,7 +15,11 @@ function text(v: unknown): string {
 
 /** A markdown table cell: no pipes or line breaks. */
 function cell(v: unknown): string {
-  return text(v).replace(/\|/g, '｜').replace(/\s*\n\s*/g, ' ') || '—';
+  return (
+    text(v)
+      .replace(/\|/g, '｜')
+      .replace(/\s*\n\s*/g, ' ') || '—'
+  );
 }
 
 /** A valid `send_message` address `<channel>[@<account>]:<id>` (docs/messaging.md). */
@@ -47,7 +51,10 @@ export async function listTickets(p: Record<string, unknown>, _ctx: Ctx, call: C
   const md = [
     `| 工单号 | 状态 | 描述 | 位置 | 报修人 | 维修工 | 费用 |`,
     `|---|---|---|---|---|---|---|`,
-    ...rows.map((t) => `| ${ticketRef(t.id)} | ${cell(t.状态)} | ${cell(t.描述)} | ${cell(t.位置)} | ${cell(t.报修人)} | ${cell(t.维修工)} | ${cell(t.费用)} |`),
+    ...rows.map(
+      (t) =>
+        `| ${ticketRef(t.id)} | ${cell(t.状态)} | ${cell(t.描述)} | ${cell(t.位置)} | ${cell(t.报修人)} | ${cell(t.维修工)} | ${cell(t.费用)} |`,
+    ),
   ].join('\n');
   return say(md, { tickets: rows.map(publicTicket), count: rows.length });
 }
@@ -61,10 +68,18 @@ export async function listTickets(p: Record<string, unknown>, _ctx: Ctx, call: C
 export async function setDuty(p: Record<string, unknown>, ctx: Ctx, call: CallSkill): Promise<Record<string, unknown>> {
   const self = originOf(ctx);
   const contact = text(p.contact) || self.address;
-  if (!contact) return needParam('contact', '请给出维修工的联系方式，格式 <渠道>:<ID>，如 telegram:12345、feishu:ou_xxx、web:demo_worker。');
-  if (!ADDRESS_RE.test(contact)) return needParam('contact', `联系方式「${contact}」格式不对，应为 <渠道>[@<账号>]:<ID>，如 telegram:12345。`);
+  if (!contact)
+    return needParam('contact', '请给出维修工的联系方式，格式 <渠道>:<ID>，如 telegram:12345、feishu:ou_xxx、web:demo_worker。');
+  if (!ADDRESS_RE.test(contact))
+    return needParam('contact', `联系方式「${contact}」格式不对，应为 <渠道>[@<账号>]:<ID>，如 telegram:12345。`);
   if (contact !== self.address && !isManager(ctx)) {
-    return { success: false, error: 'only owner/admin may register others', error_type: 'config', permission_denied: true, user_message: '只有团队 owner/admin 可以登记别人；登记自己时不用写联系方式。' };
+    return {
+      success: false,
+      error: 'only owner/admin may register others',
+      error_type: 'config',
+      permission_denied: true,
+      user_message: '只有团队 owner/admin 可以登记别人；登记自己时不用写联系方式。',
+    };
   }
   const mine = contact === self.address;
   const name = text(p.name) || (mine ? text(ctx.actor_name) : '');
@@ -75,8 +90,6 @@ export async function setDuty(p: Record<string, unknown>, ctx: Ctx, call: CallSk
   if (on) await dt(call, 'update_by', { table_name: WORKERS, filters: [{ field: '值班', op: 'eq', value: true }], data: { 值班: false } });
   const data = { ...(name ? { 姓名: name } : {}), ...(emp ? { 工号: emp } : {}), 联系方式: contact, 值班: on };
   const w = existing ? await update(call, WORKERS, existing.id, data) : await insert(call, WORKERS, data);
-  const md = on
-    ? `已登记：${text(w.姓名)}（${contact}）现在值班，新报修会发给 TA。`
-    : `已登记：${text(w.姓名)}（${contact}）不在值班。`;
+  const md = on ? `已登记：${text(w.姓名)}（${contact}）现在值班，新报修会发给 TA。` : `已登记：${text(w.姓名)}（${contact}）不在值班。`;
   return say(md, { worker: w });
 }

@@ -5,7 +5,7 @@
  * `actor_*`; R-MSG-07) with the photo, and ops get 「维修完成」.
  */
 import type { Ctx } from './context.ts';
-import { imageOf, isManager, keepFile, originOf, param, storedPath, timeZoneOf } from './context.ts';
+import { imageOf, isManager, keepFile, originOf, storedPath, timeZoneOf } from './context.ts';
 import { parseCost, saysDone, ticketNumber, ticketRef, wallClock } from './lib.ts';
 import { TICKETS, getTicket, query, update, type CallSkill, type Row } from './tables.ts';
 import { needParam, notifyOps, publicTicket, say, waitForWorker } from './flow-report.ts';
@@ -27,7 +27,11 @@ function mayClose(ctx: Ctx, t: Row): boolean {
 function costParam(v: unknown): number | null | 'bad' {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : 'bad';
-  const s = String(v).normalize('NFKC').trim().replace(/\s*(元|块|rmb|cny)$/i, '').replace(/^[¥￥]\s*/, '');
+  const s = String(v)
+    .normalize('NFKC')
+    .trim()
+    .replace(/\s*(元|块|rmb|cny)$/i, '')
+    .replace(/^[¥￥]\s*/, '');
   if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$/.test(s)) return 'bad';
   return Number(s.replace(/,/g, ''));
 }
@@ -47,7 +51,12 @@ export function reporterAddress(t: Row): string {
  * 完成回复: from the pending reply (`{reply: {raw_input, attachments}, state: {ticket_id}}`)
  * or called directly (`工单`, `说明`/`描述`, `费用`, `image`).
  */
-export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallSkill, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function complete(
+  p: Record<string, unknown>,
+  ctx: Ctx,
+  call: CallSkill,
+  input: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const state = isRecord(input.state) ? input.state : {};
   const reply = isRecord(input.reply) ? input.reply : null;
   // A ticket the person chose (answering "which ticket?") wins over the waiting record's.
@@ -56,10 +65,25 @@ export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallS
   const ref = ticketRef(id);
   const t = await getTicket(call, id);
   if (!t) return needParam('ticket', `没有工单 ${ref}。`);
-  if (!mayClose(ctx, t)) return { success: false, error: 'not the ticket worker', error_type: 'config', permission_denied: true, user_message: `工单 ${ref} 不是派给你的，只有接单的维修工或团队管理员可以完成它。` };
+  if (!mayClose(ctx, t))
+    return {
+      success: false,
+      error: 'not the ticket worker',
+      error_type: 'config',
+      permission_denied: true,
+      user_message: `工单 ${ref} 不是派给你的，只有接单的维修工或团队管理员可以完成它。`,
+    };
   const note = reply ? text(reply.raw_input) : text(p.note ?? p.description);
   if (reply && p.ticket === undefined && !NAMES_TICKET.test(note.normalize('NFKC'))) {
-    const open = await query(call, TICKETS, [{ field: '状态', op: 'eq', value: '处理中' }, { field: '维修工联系方式', op: 'eq', value: text(t.维修工联系方式) }], MAX_CHOICES + 1);
+    const open = await query(
+      call,
+      TICKETS,
+      [
+        { field: '状态', op: 'eq', value: '处理中' },
+        { field: '维修工联系方式', op: 'eq', value: text(t.维修工联系方式) },
+      ],
+      MAX_CHOICES + 1,
+    );
     if (open.length > 1) return whichTicket(open, note);
   }
   if (t.状态 === '已完成') return say(`工单 ${ref} 已经是「已完成」，这次回复没有再改动它。`, { ticket: publicTicket(t) });
@@ -91,7 +115,12 @@ export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallS
     ...(note ? [`维修说明：${note}`] : []),
   ];
   const toReporter = to
-    ? await call('send_message', { to, message: lines.join('\n'), ...(photo ? { attach: photo } : {}), idempotency_key: `repair_ticket:${ctx.org_id ?? ''}:${ref}:done` })
+    ? await call('send_message', {
+        to,
+        message: lines.join('\n'),
+        ...(photo ? { attach: photo } : {}),
+        idempotency_key: `repair_ticket:${ctx.org_id ?? ''}:${ref}:done`,
+      })
     : { ok: false, error: '工单没有记录报修人的渠道' };
   const ops = await notifyOps(ctx, call, {
     title: '维修完成',
@@ -100,12 +129,25 @@ export async function complete(p: Record<string, unknown>, ctx: Ctx, call: CallS
     attach: photo,
     key: `${ref}:done`,
   });
-  const heard = toReporter.ok === true ? `已通知报修人 ${text(done.报修人)}` : Number(toReporter.queued) > 0 ? '给报修人的消息排队投递中' : `未能通知报修人：${text(toReporter.error) || '原因未知'}`;
+  const heard =
+    toReporter.ok === true
+      ? `已通知报修人 ${text(done.报修人)}`
+      : Number(toReporter.queued) > 0
+        ? '给报修人的消息排队投递中'
+        : `未能通知报修人：${text(toReporter.error) || '原因未知'}`;
   const md = [
     `已记录：工单 ${ref} 已完成${cost !== null ? `，费用 ${yuan(cost)}` : ''}${photo ? '，照片已保存' : ''}。${heard}。`,
-    ...(cost === null ? [parsed.reason === 'magnitude' ? '费用需写成数字（如 12000），「万」「k」不会换算，已留空。' : '回复里没有找到费用，已留空。'] : []),
+    ...(cost === null
+      ? [parsed.reason === 'magnitude' ? '费用需写成数字（如 12000），「万」「k」不会换算，已留空。' : '回复里没有找到费用，已留空。']
+      : []),
   ].join('\n');
-  return say(md, { ticket: publicTicket(done), cost, reporter_message: toReporter, ops_notify: ops, ...(cost === null ? { for_user: `补录费用：/repair_ticket action=登记费用 工单=${ref} 费用=<金额>` } : {}) });
+  return say(md, {
+    ticket: publicTicket(done),
+    cost,
+    reporter_message: toReporter,
+    ops_notify: ops,
+    ...(cost === null ? { for_user: `补录费用：/repair_ticket action=登记费用 工单=${ref} 费用=<金额>` } : {}),
+  });
 }
 
 /** A reply that names a ticket (「T-3 完成了」) is never ambiguous. */
@@ -144,11 +186,26 @@ async function progress(ctx: Ctx, call: CallSkill, t: Row, note: string, src: st
   const photo = keepFile(ctx, src, ref, `进展照片_${Date.now()}`);
   const to = reporterAddress(t);
   const sent = to
-    ? await call('send_message', { to, message: `工单 ${ref} 进展：维修工 ${text(t.维修工) || ''} 说「${note}」`, ...(photo ? { attach: photo } : {}) })
+    ? await call('send_message', {
+        to,
+        message: `工单 ${ref} 进展：维修工 ${text(t.维修工) || ''} 说「${note}」`,
+        ...(photo ? { attach: photo } : {}),
+      })
     : { ok: false, error: '工单没有记录报修人的渠道' };
   const wait = await waitForWorker(ctx, call, t.id, text(t.维修工联系方式) || originOf(ctx).address);
-  const heard = sent.ok === true ? '已转告报修人' : Number(sent.queued) > 0 ? '给报修人的消息排队投递中' : `未能转告报修人：${text(sent.error) || '原因未知'}`;
-  return say(`${heard}，工单 ${ref} 仍在处理中。`, { ticket: publicTicket(t), progress: true, for_user: '修好后可直接回复「完成了，费用 …元」并附照片。', reporter_message: sent, pending_reply: wait });
+  const heard =
+    sent.ok === true
+      ? '已转告报修人'
+      : Number(sent.queued) > 0
+        ? '给报修人的消息排队投递中'
+        : `未能转告报修人：${text(sent.error) || '原因未知'}`;
+  return say(`${heard}，工单 ${ref} 仍在处理中。`, {
+    ticket: publicTicket(t),
+    progress: true,
+    for_user: '修好后可直接回复「完成了，费用 …元」并附照片。',
+    reporter_message: sent,
+    pending_reply: wait,
+  });
 }
 
 /** 登记费用: set or correct the cost of a ticket (its worker or a team owner/admin). */
@@ -159,7 +216,14 @@ export async function setCost(p: Record<string, unknown>, ctx: Ctx, call: CallSk
   if (cost === null || cost === 'bad') return needParam('cost', '请给出费用（数字），例如 费用=1200。');
   const t = await getTicket(call, id);
   if (!t) return needParam('ticket', `没有工单 ${ticketRef(id)}。`);
-  if (!mayClose(ctx, t)) return { success: false, error: 'not the ticket worker', error_type: 'config', permission_denied: true, user_message: `只有工单 ${ticketRef(id)} 的维修工或团队管理员可以登记费用。` };
+  if (!mayClose(ctx, t))
+    return {
+      success: false,
+      error: 'not the ticket worker',
+      error_type: 'config',
+      permission_denied: true,
+      user_message: `只有工单 ${ticketRef(id)} 的维修工或团队管理员可以登记费用。`,
+    };
   const done = await update(call, TICKETS, id, { 费用: cost });
   return say(`工单 ${ticketRef(id)} 的费用已登记为 ${yuan(cost)}。`, { ticket: publicTicket(done), cost });
 }

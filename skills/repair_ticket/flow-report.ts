@@ -33,7 +33,11 @@ export function publicTicket(t: Row): Record<string, unknown> {
 }
 
 /** `notify` to the ops target; the outcome, never thrown (R-MSG-08: a failure rolls nothing back). */
-export async function notifyOps(ctx: Ctx, call: CallSkill, n: { title: string; message: string; type: string; attach: string; key: string }): Promise<Record<string, unknown>> {
+export async function notifyOps(
+  ctx: Ctx,
+  call: CallSkill,
+  n: { title: string; message: string; type: string; attach: string; key: string },
+): Promise<Record<string, unknown>> {
   const r = await call('notify', {
     target: param(ctx, 'ops_target', 'ops'),
     title: n.title,
@@ -42,7 +46,11 @@ export async function notifyOps(ctx: Ctx, call: CallSkill, n: { title: string; m
     ...(n.attach ? { attach: n.attach } : {}),
     idempotency_key: `repair_ticket:${ctx.org_id ?? ''}:${n.key}`,
   });
-  return { sent: r.sent === true, status: r.status ?? (r.sent ? 'sent' : 'failed'), ...(r.sent ? {} : { error: r.error ?? r.user_message }) };
+  return {
+    sent: r.sent === true,
+    status: r.status ?? (r.sent ? 'sent' : 'failed'),
+    ...(r.sent ? {} : { error: r.error ?? r.user_message }),
+  };
 }
 
 /** The worker on duty (newest first), or null. */
@@ -72,7 +80,12 @@ export async function waitForWorker(ctx: Ctx, call: CallSkill, id: number | stri
  * not be sent at all the ticket stays as it was (待处理) and nothing waits.
  * @returns `{sent, wait}`: send_message's and await_reply's answers
  */
-export async function dispatchTo(ctx: Ctx, call: CallSkill, t: Row, worker: Row): Promise<{ sent: Record<string, unknown>; wait: Record<string, unknown>; ticket: Row }> {
+export async function dispatchTo(
+  ctx: Ctx,
+  call: CallSkill,
+  t: Row,
+  worker: Row,
+): Promise<{ sent: Record<string, unknown>; wait: Record<string, unknown>; ticket: Row }> {
   const ref = ticketRef(t.id);
   const to = text(worker.联系方式);
   const photo = attachable(ctx, t.报修照片, ref, '报修照片');
@@ -178,9 +191,10 @@ export async function assign(p: Record<string, unknown>, ctx: Ctx, call: CallSki
     if (!worker) return needParam('worker', '当前没有值班维修工：可给出 维修工=<工号或姓名>，或用 action=值班设置 设置值班。');
   }
   const d = await dispatchTo(ctx, call, t, worker);
-  const md = d.ticket.状态 === '处理中'
-    ? `工单 ${ticketRef(id)} 已派给 ${text(worker.姓名)}（${deliveryNote(d.sent)}），正在等待其回复。`
-    : `未能把工单 ${ticketRef(id)} 发给 ${text(worker.姓名)}（${deliveryNote(d.sent)}）。`;
+  const md =
+    d.ticket.状态 === '处理中'
+      ? `工单 ${ticketRef(id)} 已派给 ${text(worker.姓名)}（${deliveryNote(d.sent)}），正在等待其回复。`
+      : `未能把工单 ${ticketRef(id)} 发给 ${text(worker.姓名)}（${deliveryNote(d.sent)}）。`;
   return say(md, {
     ticket: publicTicket(d.ticket),
     worker_message: d.sent,

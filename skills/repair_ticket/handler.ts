@@ -18,7 +18,12 @@ import { complete, setCost } from './flow-complete.ts';
 import { listTickets, setDuty } from './flow-admin.ts';
 
 /** One action's implementation. */
-export type ActionFn = (p: Record<string, unknown>, ctx: Ctx, call: CallSkill, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
+export type ActionFn = (
+  p: Record<string, unknown>,
+  ctx: Ctx,
+  call: CallSkill,
+  input: Record<string, unknown>,
+) => Promise<Record<string, unknown>>;
 
 const DISPATCH: Readonly<Record<RepairAction, ActionFn>> = {
   报修: report,
@@ -42,7 +47,10 @@ function needAction(received: string | undefined, note?: string): Record<string,
   const msg = received === undefined ? `请指定操作 action：${actionList()}` : `不支持的操作「${received}」。可选：${actionList()}`;
   return {
     success: false,
-    error: received === undefined ? `action is required; supported: ${ACTIONS.join(', ')}` : `unknown action "${received}"; supported: ${ACTIONS.join(', ')}`,
+    error:
+      received === undefined
+        ? `action is required; supported: ${ACTIONS.join(', ')}`
+        : `unknown action "${received}"; supported: ${ACTIONS.join(', ')}`,
     error_type: 'recoverable',
     need_param: 'action',
     actions: [...ACTIONS],
@@ -55,10 +63,18 @@ function needAction(received: string | undefined, note?: string): Record<string,
  * Entry point. `input_data.action` names the action; the continuation of a pending reply
  * (`{reply, state, ref}`) carries it in `state.action`, written there by 报修/派单.
  */
-export async function execute(input_data: Record<string, unknown>, runtime_context: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function execute(
+  input_data: Record<string, unknown>,
+  runtime_context: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const ctx = runtime_context as Ctx;
   const state = isRecord(input_data.state) ? input_data.state : {};
-  const rawAction = typeof input_data.action === 'string' && input_data.action.trim() ? input_data.action : typeof state.action === 'string' ? state.action : undefined;
+  const rawAction =
+    typeof input_data.action === 'string' && input_data.action.trim()
+      ? input_data.action
+      : typeof state.action === 'string'
+        ? state.action
+        : undefined;
   const { params, notes } = normalizeKeys(input_data);
   if (rawAction === undefined) return needAction(undefined, notes.join('; ') || undefined);
   const action = resolveAction(rawAction);
@@ -67,7 +83,14 @@ export async function execute(input_data: Record<string, unknown>, runtime_conte
   if (!action) return needAction(rawAction, note);
   const call = ctx.call_skill;
   if (typeof call !== 'function') {
-    return { success: false, error: 'call_skill is not available', error_type: 'config', non_retriable: true, user_message: '此处无法使用报修工单（需要在网关内运行）。', ...(note ? { action_note: note } : {}) };
+    return {
+      success: false,
+      error: 'call_skill is not available',
+      error_type: 'config',
+      non_retriable: true,
+      user_message: '此处无法使用报修工单（需要在网关内运行）。',
+      ...(note ? { action_note: note } : {}),
+    };
   }
   let out: Record<string, unknown>;
   try {
@@ -81,7 +104,9 @@ export async function execute(input_data: Record<string, unknown>, runtime_conte
       success: false,
       error: String(e.error ?? err.message),
       error_type: String(e.error_type ?? 'recoverable'),
-      user_message: denied ? `工单表还没有建好，需要团队 owner/admin 先使用一次本技能（例如 /repair_ticket action=查询）。` : `数据表操作失败：${err.message}`,
+      user_message: denied
+        ? `工单表还没有建好，需要团队 owner/admin 先使用一次本技能（例如 /repair_ticket action=查询）。`
+        : `数据表操作失败：${err.message}`,
     };
   }
   return note ? { ...out, action_note: note } : out;

@@ -23,15 +23,63 @@ export const ACTION_HELP: Readonly<Record<RepairAction, string>> = {
  * Every value is a member of {@link ACTIONS} ({@link assertAliasTargets}, R-ACT-02).
  */
 export const ACTION_ALIASES: Readonly<Record<string, RepairAction>> = {
-  report: '报修', create: '报修', new: '报修', open: '报修', submit: '报修', new_ticket: '报修', create_ticket: '报修',
-  新建报修: '报修', 新建工单: '报修', 提交报修: '报修', 创建工单: '报修', 报障: '报修', 新建: '报修', 报修单: '报修', 我要报修: '报修',
-  query: '查询', list: '查询', show: '查询', get: '查询', status: '查询', list_tickets: '查询',
-  列表: '查询', 查看: '查询', 查看工单: '查询', 工单列表: '查询', 查工单: '查询', 查询工单: '查询', 进度: '查询',
-  assign: '派单', dispatch: '派单', reassign: '派单', 指派: '派单', 转派: '派单', 分派: '派单', 派工: '派单',
-  complete: '完成回复', done: '完成回复', finish: '完成回复', reply: '完成回复', 完成: '完成回复', 回复: '完成回复', 维修完成: '完成回复', 完工: '完成回复',
-  set_cost: '登记费用', cost: '登记费用', 补录费用: '登记费用', 费用: '登记费用', 更正费用: '登记费用',
-  set_duty: '值班设置', on_duty: '值班设置', duty: '值班设置', set_worker: '值班设置', 值班: '值班设置', 设置值班: '值班设置',
-  登记维修工: '值班设置', 我值班: '值班设置', 上班: '值班设置',
+  report: '报修',
+  create: '报修',
+  new: '报修',
+  open: '报修',
+  submit: '报修',
+  new_ticket: '报修',
+  create_ticket: '报修',
+  新建报修: '报修',
+  新建工单: '报修',
+  提交报修: '报修',
+  创建工单: '报修',
+  报障: '报修',
+  新建: '报修',
+  报修单: '报修',
+  我要报修: '报修',
+  query: '查询',
+  list: '查询',
+  show: '查询',
+  get: '查询',
+  status: '查询',
+  list_tickets: '查询',
+  列表: '查询',
+  查看: '查询',
+  查看工单: '查询',
+  工单列表: '查询',
+  查工单: '查询',
+  查询工单: '查询',
+  进度: '查询',
+  assign: '派单',
+  dispatch: '派单',
+  reassign: '派单',
+  指派: '派单',
+  转派: '派单',
+  分派: '派单',
+  派工: '派单',
+  complete: '完成回复',
+  done: '完成回复',
+  finish: '完成回复',
+  reply: '完成回复',
+  完成: '完成回复',
+  回复: '完成回复',
+  维修完成: '完成回复',
+  完工: '完成回复',
+  set_cost: '登记费用',
+  cost: '登记费用',
+  补录费用: '登记费用',
+  费用: '登记费用',
+  更正费用: '登记费用',
+  set_duty: '值班设置',
+  on_duty: '值班设置',
+  duty: '值班设置',
+  set_worker: '值班设置',
+  值班: '值班设置',
+  设置值班: '值班设置',
+  登记维修工: '值班设置',
+  我值班: '值班设置',
+  上班: '值班设置',
 };
 
 /**
@@ -39,15 +87,41 @@ export const ACTION_ALIASES: Readonly<Record<string, RepairAction>> = {
  * APIs accept only `[a-zA-Z0-9_.-]` property names); the Chinese words people type work as aliases.
  */
 export const PARAM_ALIASES: Readonly<Record<string, string>> = {
-  描述: 'description', 问题: 'description', 故障: 'description', desc: 'description', text: 'description', content: 'description',
-  位置: 'location', 设备: 'location', 地点: 'location', place: 'location', device: 'location', equipment: 'location',
-  工单: 'ticket', 工单号: 'ticket', ticket_id: 'ticket', id: 'ticket',
+  描述: 'description',
+  问题: 'description',
+  故障: 'description',
+  desc: 'description',
+  text: 'description',
+  content: 'description',
+  位置: 'location',
+  设备: 'location',
+  地点: 'location',
+  place: 'location',
+  device: 'location',
+  equipment: 'location',
+  工单: 'ticket',
+  工单号: 'ticket',
+  ticket_id: 'ticket',
+  id: 'ticket',
   状态: 'status',
-  维修工: 'worker', assignee: 'worker',
-  姓名: 'name', 工号: 'emp_no', 联系方式: 'contact', to: 'contact', 值班: 'on_duty',
-  费用: 'cost', fee: 'cost', amount: 'cost', price: 'cost',
-  说明: 'note', 完成说明: 'note', 备注: 'note',
-  照片: 'image', 图片: 'image', photo: 'image', picture: 'image',
+  维修工: 'worker',
+  assignee: 'worker',
+  姓名: 'name',
+  工号: 'emp_no',
+  联系方式: 'contact',
+  to: 'contact',
+  值班: 'on_duty',
+  费用: 'cost',
+  fee: 'cost',
+  amount: 'cost',
+  price: 'cost',
+  说明: 'note',
+  完成说明: 'note',
+  备注: 'note',
+  照片: 'image',
+  图片: 'image',
+  photo: 'image',
+  picture: 'image',
 };
 
 /** @throws Error when an alias points outside {@link ACTIONS} (R-ACT-02 self-check). */
@@ -77,7 +151,10 @@ export function resolveAction(raw: string): RepairAction | undefined {
   const hit = ACTION_ALIASES[c] ?? ACTION_ALIASES[c.replace(/_/g, '')];
   if (hit) return hit;
   if (/[\u4e00-\u9fa5]/.test(c)) {
-    const stripped = c.replace(/_/g, '').replace(/^(请|帮我|麻烦|给我)+/, '').replace(/[一下吧了的]+$/g, '');
+    const stripped = c
+      .replace(/_/g, '')
+      .replace(/^(请|帮我|麻烦|给我)+/, '')
+      .replace(/[一下吧了的]+$/g, '');
     if ((ACTIONS as readonly string[]).includes(stripped)) return stripped as RepairAction;
     return ACTION_ALIASES[stripped];
   }
@@ -114,7 +191,10 @@ export function ticketRef(id: number | string): string {
 
 /** A number as written: digits with optional groups of three separated by commas, optional decimals. */
 const NUM = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?`;
-const COST_WORD_RE = new RegExp(String.raw`(?:费用|花费|花了|共计|合计|总计|收费|价格|金额|cost|fee)\s*(?:是|为|:|：|共)?\s*(?:rmb|cny|人民币)?\s*[¥￥]?\s*${NUM}\s*(万|千|k|w)?`, 'i');
+const COST_WORD_RE = new RegExp(
+  String.raw`(?:费用|花费|花了|共计|合计|总计|收费|价格|金额|cost|fee)\s*(?:是|为|:|：|共)?\s*(?:rmb|cny|人民币)?\s*[¥￥]?\s*${NUM}\s*(万|千|k|w)?`,
+  'i',
+);
 const CURRENCY_RE = new RegExp(String.raw`[¥￥]\s*${NUM}\s*(万|千|k|w)?|${NUM}\s*(万|千|k|w)?\s*(?:元|块|rmb|cny|yuan)`, 'i');
 
 /** What {@link parseCost} found. */
@@ -145,7 +225,8 @@ export function parseCost(text: string): CostParse {
 }
 
 const DONE_RE = /完成|完工|修好|修复|弄好|搞定|处理好|已修|好了|done|fixed|finished|repaired/i;
-const NOT_DONE_RE = /(没|未|还没|尚未|无法|不能)有?(完成|完工|修好|修复|弄好|搞定|处理好|修|好)|(修|弄|搞)不好|not\s+(yet\s+)?(done|fixed|finished)|can'?t\s+fix/i;
+const NOT_DONE_RE =
+  /(没|未|还没|尚未|无法|不能)有?(完成|完工|修好|修复|弄好|搞定|处理好|修|好)|(修|弄|搞)不好|not\s+(yet\s+)?(done|fixed|finished)|can'?t\s+fix/i;
 
 /**
  * Does a worker's reply report the repair as finished? Yes when it says so (完成、修好、搞定…) or
@@ -166,7 +247,16 @@ export function addressOf(channel: string, account: string | null | undefined, i
 /** `YYYY-MM-DD HH:MM:SS` wall-clock time in `timeZone` (a 日期时间 value). */
 export function wallClock(d: Date, timeZone: string): string {
   try {
-    return new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })
+    return new Intl.DateTimeFormat('sv-SE', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hour12: false,
+    })
       .format(d)
       .replace('T', ' ');
   } catch {

@@ -126,7 +126,13 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
       });
     } catch (err) {
       log.error({ err, skill: data.skill, job: jobId }, 'async skill run failed on infrastructure');
-      envelope = { success: false, error: `background run failed: ${(err as Error).message}`, error_type: 'transient', user_message: asyncText(data.lang, 'crashed', data.skill), artifacts: [] };
+      envelope = {
+        success: false,
+        error: `background run failed: ${(err as Error).message}`,
+        error_type: 'transient',
+        user_message: asyncText(data.lang, 'crashed', data.skill),
+        artifacts: [],
+      };
     }
     const { target } = data.origin;
     const caps = opts.adapterFor?.(target.channel, target.account)?.capabilities ?? PLAIN_CAPABILITIES;
@@ -144,7 +150,10 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
         origin: { inbox_event_id: data.origin.event_id, async_job_id: jobId },
       })),
     );
-    log.info({ skill: data.skill, job: jobId, ok: envelope.success !== false && envelope.ok !== false, messages: messages.length }, 'async skill result pushed');
+    log.info(
+      { skill: data.skill, job: jobId, ok: envelope.success !== false && envelope.ok !== false, messages: messages.length },
+      'async skill result pushed',
+    );
     return envelope;
   };
 
@@ -158,9 +167,13 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
       });
       boss = b;
       if (opts.work ?? true) {
-        workerId = await b.work<AsyncJobData>(ASYNC_QUEUE, { batchSize: 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, async (jobs) => {
-          for (const job of jobs) await runJob(job.id, job.data);
-        });
+        workerId = await b.work<AsyncJobData>(
+          ASYNC_QUEUE,
+          { batchSize: 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 },
+          async (jobs) => {
+            for (const job of jobs) await runJob(job.id, job.data);
+          },
+        );
       }
     },
 

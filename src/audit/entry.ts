@@ -172,7 +172,9 @@ export function buildAuditEntry(
     skill: target.skill,
     action: actionOf(input, target.subcommand),
     paramsHash: paramsHash(deps.secretKey, clean),
-    paramKeys: Object.keys(clean).filter((k) => declared.includes(k)).sort(),
+    paramKeys: Object.keys(clean)
+      .filter((k) => declared.includes(k))
+      .sort(),
     success,
     errorType,
     durationMs: Math.max(0, Math.round(timing.durationMs)),

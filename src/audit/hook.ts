@@ -47,7 +47,12 @@ export async function auditedRun(deps: AuditDeps, req: RunSkillRequest, run: () 
   }
 }
 
-async function recordCall(deps: AuditDeps, req: RunSkillRequest, outcome: AuditOutcome, timing: { at: Date; durationMs: number }): Promise<void> {
+async function recordCall(
+  deps: AuditDeps,
+  req: RunSkillRequest,
+  outcome: AuditOutcome,
+  timing: { at: Date; durationMs: number },
+): Promise<void> {
   let entry: AuditEntry;
   try {
     entry = buildAuditEntry(deps, req, outcome, timing);

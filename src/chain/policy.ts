@@ -51,7 +51,11 @@ export function declaredStepWallSec(walls: WallSettings, skill: Pick<SkillRecord
  * nobody can confirm inside a chain, and the step must never hang or pass as done (D-05).
  * Any other output is returned unchanged.
  */
-export function confirmationAsFailure(output: Record<string, unknown>, alias: string, lang: 'zh-CN' | 'en' = 'zh-CN'): Record<string, unknown> {
+export function confirmationAsFailure(
+  output: Record<string, unknown>,
+  alias: string,
+  lang: 'zh-CN' | 'en' = 'zh-CN',
+): Record<string, unknown> {
   if (output.need_confirm !== true) return output;
   const en = `step "${alias}" asks for a confirmation (confirm_token), which nobody can give inside a chain; nothing was executed`;
   const zh = `步骤「${alias}」需要用户确认（confirm_token），链内无人能确认，未执行`;

@@ -144,7 +144,10 @@ function resolveString(value: string, scope: ReferenceScope): Found {
   if (whole) return resolveRef(whole, scope);
   let missing = false;
   const out = value.replace(IN_TEXT, (...m: unknown[]) => {
-    const ref = m[1] !== undefined ? parseRef(m[1] as string, m[2] as string | undefined, m[0] as string) : parseRef(m[3] as string, undefined, m[0] as string);
+    const ref =
+      m[1] !== undefined
+        ? parseRef(m[1] as string, m[2] as string | undefined, m[0] as string)
+        : parseRef(m[3] as string, undefined, m[0] as string);
     const v = resolveRef(ref, scope);
     if (v === MISSING) {
       missing = true;

@@ -138,7 +138,14 @@ export async function runChain(doc: Pick<ChainDocument, 'steps'>, opts: RunChain
 
   const chain = new AbortController();
   const wallTimer = setTimeout(
-    () => chain.abort(new WallError(en ? `the chain wall clock (${opts.chainWallSec} s, CHAIN_WALL_SEC) ran out` : `整条链超过墙钟 ${opts.chainWallSec} 秒（CHAIN_WALL_SEC），已终止`)),
+    () =>
+      chain.abort(
+        new WallError(
+          en
+            ? `the chain wall clock (${opts.chainWallSec} s, CHAIN_WALL_SEC) ran out`
+            : `整条链超过墙钟 ${opts.chainWallSec} 秒（CHAIN_WALL_SEC），已终止`,
+        ),
+      ),
     chainWallMs,
   );
   const onOuterAbort = () => chain.abort(new Error(en ? 'the chain was stopped' : '链已被停止'));
@@ -176,7 +183,12 @@ export async function runChain(doc: Pick<ChainDocument, 'steps'>, opts: RunChain
       const stepTimer =
         ownWallSec < remainingSec
           ? setTimeout(
-              () => stepCtl.abort(new WallError(en ? `step "${p.alias}" ran past its wall clock (${ownWallSec} s)` : `步骤「${p.alias}」超过单步墙钟 ${ownWallSec} 秒`)),
+              () =>
+                stepCtl.abort(
+                  new WallError(
+                    en ? `step "${p.alias}" ran past its wall clock (${ownWallSec} s)` : `步骤「${p.alias}」超过单步墙钟 ${ownWallSec} 秒`,
+                  ),
+                ),
               ownWallSec * 1000,
             )
           : undefined;

@@ -62,7 +62,17 @@ export function registryWithChains(base: Registry, chains: readonly StoredChain[
 }
 
 /** The in-process objects a context carries, which never enter the lookup surface. */
-const IN_PROCESS_KEYS = new Set(['db', 'db_factory', 'abort_signal', 'call_skill', 'channel_registry', 'request', 'skill_config', 'skill_configs', 'skill_args']);
+const IN_PROCESS_KEYS = new Set([
+  'db',
+  'db_factory',
+  'abort_signal',
+  'call_skill',
+  'channel_registry',
+  'request',
+  'skill_config',
+  'skill_configs',
+  'skill_args',
+]);
 
 /**
  * lookup_ctx (R-CHAIN-39): the run context flattened (plain values only) plus the external
@@ -125,7 +135,16 @@ export function pipelineStepExecutor(services: ChainServices, req: ChainRunReque
     if (rec?.skillType === 'chain') {
       return { success: false, error: `step "${call.alias}" calls chain "${call.skill}": chains cannot contain chains` };
     }
-    const out = await services.call({ skill: call.skill, input: call.params, given, defaults, line, abortSignal: call.signal, wallSec: call.wallSec, lang: req.lang });
+    const out = await services.call({
+      skill: call.skill,
+      input: call.params,
+      given,
+      defaults,
+      line,
+      abortSignal: call.signal,
+      wallSec: call.wallSec,
+      lang: req.lang,
+    });
     return confirmationAsFailure(out, call.alias, req.lang);
   };
 }
@@ -134,7 +153,11 @@ export function pipelineStepExecutor(services: ChainServices, req: ChainRunReque
  * team_role of the chain's steps (R-CHAIN-41, D-08): the caller's when given; else the
  * directory contact's whose key is `user_id`; else `member`.
  */
-export async function chainTeamRole(services: Pick<SkillServices, 'db'>, given: Record<string, unknown>, defaults: ChainRunRequest['defaults']): Promise<string> {
+export async function chainTeamRole(
+  services: Pick<SkillServices, 'db'>,
+  given: Record<string, unknown>,
+  defaults: ChainRunRequest['defaults'],
+): Promise<string> {
   if (typeof given.team_role === 'string' && given.team_role) return given.team_role;
   const userId = typeof given.user_id === 'string' && given.user_id ? given.user_id : (defaults.user_id ?? '');
   if (userId) {

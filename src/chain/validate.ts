@@ -61,7 +61,8 @@ export function validateChain(doc: unknown, ctx: ValidateContext): ChainProblem[
     }
   }
   // Description, steps (R-CHAIN-18), cost tier (R-CHAIN-24).
-  if (typeof d.description !== 'string' || d.description.trim() === '') add('description.empty', 'description', 'a non-empty description ("when to use") is required');
+  if (typeof d.description !== 'string' || d.description.trim() === '')
+    add('description.empty', 'description', 'a non-empty description ("when to use") is required');
   if (d.steps.length === 0) add('steps.empty', 'steps', 'a chain needs at least one step');
   if (d.cost_tier !== undefined && !COST_TIERS.includes(d.cost_tier)) {
     add('cost_tier.invalid', 'cost_tier', `"${d.cost_tier}" is not one of ${COST_TIERS.join(', ')}`);
@@ -71,11 +72,16 @@ export function validateChain(doc: unknown, ctx: ValidateContext): ChainProblem[
   const inputs = declaredInputs(d);
   const badNames = new Set<string>();
   for (const name of Object.keys(inputs)) {
-    if (isFixedOrPlatformKey(name)) add('input.reserved', `input_schema.properties.${name}`, `input "${name}" collides with a reserved context key`);
+    if (isFixedOrPlatformKey(name))
+      add('input.reserved', `input_schema.properties.${name}`, `input "${name}" collides with a reserved context key`);
     else if (!REFERENCE_NAME_RE.test(name)) {
       // R-CHAIN-34: `{a.b}` or `{my city}` can never reference it.
       badNames.add(name);
-      add('input.name', `input_schema.properties.${name}`, `input "${name}" may only hold letters (Chinese too), digits and underscore — no ".", whitespace, braces, "$" or quotes`);
+      add(
+        'input.name',
+        `input_schema.properties.${name}`,
+        `input "${name}" may only hold letters (Chinese too), digits and underscore — no ".", whitespace, braces, "$" or quotes`,
+      );
     }
   }
 
@@ -95,7 +101,8 @@ export function validateChain(doc: unknown, ctx: ValidateContext): ChainProblem[
   const seen = new Set<string>();
   d.steps.forEach((s, i) => {
     if (s.alias === undefined || s.alias === '') return;
-    if (!ALIAS_RE.test(s.alias)) add('alias.pattern', `steps[${i}]`, `alias "${s.alias}" may only hold letters, digits, underscore and Chinese characters`);
+    if (!ALIAS_RE.test(s.alias))
+      add('alias.pattern', `steps[${i}]`, `alias "${s.alias}" may only hold letters, digits, underscore and Chinese characters`);
     if (seen.has(s.alias)) add('alias.duplicate', `steps[${i}]`, `alias "${s.alias}" is used by an earlier step`);
     seen.add(s.alias);
   });
@@ -110,11 +117,16 @@ export function validateChain(doc: unknown, ctx: ValidateContext): ChainProblem[
     if (!skill) add('step.skill_missing', `${at}.skill_name`, `step "${alias}" has no skill_name`);
     else {
       const rec = ctx.registry.resolveTool(skill)?.record;
-      if (rec?.skillType === 'chain' || ctx.chainNames?.has(skill)) add('step.nested_chain', `${at}.skill_name`, `step "${alias}" calls chain "${skill}": chains cannot contain chains`);
-      else if (!rec) add('step.skill_unknown', `${at}.skill_name`, `step "${alias}" calls "${skill}", which is not a skill this role can use`);
+      if (rec?.skillType === 'chain' || ctx.chainNames?.has(skill))
+        add('step.nested_chain', `${at}.skill_name`, `step "${alias}" calls chain "${skill}": chains cannot contain chains`);
+      else if (!rec)
+        add('step.skill_unknown', `${at}.skill_name`, `step "${alias}" calls "${skill}", which is not a skill this role can use`);
     }
     // References (R-CHAIN-19/20/21).
-    const refs = [...collectReferences(step.params ?? {}), ...(typeof step.natural_desc === 'string' ? referencesIn(step.natural_desc) : [])];
+    const refs = [
+      ...collectReferences(step.params ?? {}),
+      ...(typeof step.natural_desc === 'string' ? referencesIn(step.natural_desc) : []),
+    ];
     for (const r of refs) {
       if (r.kind === 'input') {
         const field = r.path[0] ?? '';
@@ -126,21 +138,28 @@ export function validateChain(doc: unknown, ctx: ValidateContext): ChainProblem[
       } else if (r.kind === 'steps') {
         const target = r.alias!;
         const pos = position.get(target);
-        if (pos === undefined) add('steps.unknown_alias', `$steps.${target}`, `step "${alias}" (${at}) refers to $steps.${target}, but no step has that alias`);
-        else if (pos >= index) add('steps.forward_ref', `$steps.${target}`, `step "${alias}" (${at}) refers to $steps.${target}, which is not placed before it`);
+        if (pos === undefined)
+          add('steps.unknown_alias', `$steps.${target}`, `step "${alias}" (${at}) refers to $steps.${target}, but no step has that alias`);
+        else if (pos >= index)
+          add('steps.forward_ref', `$steps.${target}`, `step "${alias}" (${at}) refers to $steps.${target}, which is not placed before it`);
         else if (r.path.length > 0) {
           const targetSkill = String(placed[pos]!.step.skill_name ?? '').trim();
           const fields = targetSkill ? outputFields(ctx, targetSkill) : null;
           const field = r.path[0]!;
           if (fields && !fields.includes(field)) {
-            add('steps.unknown_field', `$steps.${target}.${field}`, `step "${alias}" (${at}) reads field "${field}" of ${targetSkill}, whose output fields are: ${fields.join(', ')}`);
+            add(
+              'steps.unknown_field',
+              `$steps.${target}.${field}`,
+              `step "${alias}" (${at}) reads field "${field}" of ${targetSkill}, whose output fields are: ${fields.join(', ')}`,
+            );
           }
         }
       }
     }
   });
   for (const name of Object.keys(inputs)) {
-    if (!used.has(name) && !isFixedOrPlatformKey(name) && !badNames.has(name)) add('param.unused', `{${name}}`, `input "${name}" is declared but no step references it`);
+    if (!used.has(name) && !isFixedOrPlatformKey(name) && !badNames.has(name))
+      add('param.unused', `{${name}}`, `input "${name}" is declared but no step references it`);
   }
   return problems;
 }

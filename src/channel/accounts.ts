@@ -116,7 +116,11 @@ export function numberSetting(a: ChannelAccount, key: string, fallback: number):
  * `<CHANNEL>_` and the factory context's env, config and default role.
  * @param requiredKey the setting whose env variable turns the `.env` account on (`bot_token` → `TELEGRAM_BOT_TOKEN`).
  */
-export function channelAccounts(ctx: Pick<ChannelFactoryContext, 'env' | 'config' | 'defaultRoleId'>, channel: string, requiredKey: string): ChannelAccount[] {
+export function channelAccounts(
+  ctx: Pick<ChannelFactoryContext, 'env' | 'config' | 'defaultRoleId'>,
+  channel: string,
+  requiredKey: string,
+): ChannelAccount[] {
   const prefix = `${channel.toUpperCase()}_`;
   return accountsFor(channel, prefix, `${prefix}${requiredKey.toUpperCase()}`, ctx.env, ctx.config, ctx.defaultRoleId);
 }

@@ -66,12 +66,18 @@ function open(ref: string, sealed: Buffer): string | null {
  * The store for `channel`/`account` over `db` (migration 0010 applied).
  * @param now the application clock (tests inject one; expiry uses it, not the database's now()).
  */
-export function createCallbackPayloads(db: Queryable, channel: string, account: string, now: () => Date = () => new Date()): CallbackPayloads {
+export function createCallbackPayloads(
+  db: Queryable,
+  channel: string,
+  account: string,
+  now: () => Date = () => new Date(),
+): CallbackPayloads {
   return {
     async encode(data, { limitBytes, expiresAt }) {
       if (!data.startsWith(CALLBACK_REF_PREFIX) && Buffer.byteLength(data, 'utf8') <= limitBytes) return data;
       const ref = CALLBACK_REF_PREFIX + randomBytes(16).toString('base64url');
-      if (Buffer.byteLength(ref) > limitBytes) throw new RangeError(`a button payload limit of ${limitBytes} bytes is too small for a reference`);
+      if (Buffer.byteLength(ref) > limitBytes)
+        throw new RangeError(`a button payload limit of ${limitBytes} bytes is too small for a reference`);
       await db.query(
         `INSERT INTO skillgate.callback_payloads (ref_hash, channel, account, payload_enc, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6)`,

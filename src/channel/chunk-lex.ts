@@ -139,7 +139,14 @@ class Builder {
   }
 
   /** A span on top of `parent`, or null when re-opening it would take more than half the limit. */
-  push(parent: OpenSpan | null, open: string, close: string, edge: boolean, fence = false, room = Math.max(8, Math.ceil(this.max / 8))): OpenSpan | null {
+  push(
+    parent: OpenSpan | null,
+    open: string,
+    close: string,
+    edge: boolean,
+    fence = false,
+    room = Math.max(8, Math.ceil(this.max / 8)),
+  ): OpenSpan | null {
     const openW = (parent?.openW ?? 0) + measure(open, this.unit);
     const closeW = (parent?.closeW ?? 0) + measure(close, this.unit) + (fence ? 1 : 0);
     if (openW + closeW > this.max - room) return null;
@@ -181,7 +188,11 @@ function lexHtml(b: Builder): Lexed {
     const name = tag[2]!.toLowerCase();
     if (tag[1] === '/') {
       let at = -1;
-      for (let i = stack.length - 1; i >= 0; i--) if (stack[i]!.name === name) { at = i; break; }
+      for (let i = stack.length - 1; i >= 0; i--)
+        if (stack[i]!.name === name) {
+          at = i;
+          break;
+        }
       if (at < 0) {
         b.add(m.index, end, state, 0, '', Kind.Text); // a closer without opener: dropped
         continue;
@@ -234,7 +245,10 @@ function tableRows(lines: Line[], format: 'markdown' | 'plain', skip: (i: number
     const head = lines[i]!;
     const rule = lines[i + 1]!;
     if (head.text.trim() === '' || skip(i) || skip(i + 1)) continue;
-    const isTable = format === 'markdown' ? head.text.includes('|') && rule.text.includes('-') && GFM_DELIMITER.test(rule.text) : PLAIN_RULE.test(rule.text);
+    const isTable =
+      format === 'markdown'
+        ? head.text.includes('|') && rule.text.includes('-') && GFM_DELIMITER.test(rule.text)
+        : PLAIN_RULE.test(rule.text);
     if (!isTable) continue;
     const header = `${head.text}\n${rule.text}\n`;
     let j = i + 2;
@@ -264,7 +278,7 @@ function lexPlain(b: Builder): Lexed {
   let state: OpenSpan | null = null;
   lines.forEach((line, i) => {
     const header = rows.get(i);
-    state = header === undefined ? null : spans.get(header) ?? b.push(null, header, '', true);
+    state = header === undefined ? null : (spans.get(header) ?? b.push(null, header, '', true));
     if (header !== undefined) spans.set(header, state);
     b.graphemes(line.start, line.end, state);
     lineBreak(b, line, state);
@@ -306,7 +320,8 @@ function lexMarkdown(b: Builder): Lexed {
   const fenceSpans = new Map<object, OpenSpan | null>();
   const fenceSpan = (f: { marker: string; line: string }): OpenSpan | null => {
     // The opening line with its info string, or the bare marker when that line is too wide.
-    if (!fenceSpans.has(f)) fenceSpans.set(f, b.push(null, `${f.line}\n`, f.marker, true, true) ?? b.push(null, `${f.marker}\n`, f.marker, true, true));
+    if (!fenceSpans.has(f))
+      fenceSpans.set(f, b.push(null, `${f.line}\n`, f.marker, true, true) ?? b.push(null, `${f.marker}\n`, f.marker, true, true));
     return fenceSpans.get(f)!;
   };
   const inline = new InlineLexer(b);
@@ -381,7 +396,7 @@ class InlineLexer {
     if (this.paraEnd >= from) return;
     let end = lines ? lines[index]!.end : from;
     if (lines) {
-      for (let i = index; i < lines.length && lines[i]!.text.trim() !== '' && !lines[i]!.text.includes('|') || i === index; i++) {
+      for (let i = index; (i < lines.length && lines[i]!.text.trim() !== '' && !lines[i]!.text.includes('|')) || i === index; i++) {
         end = lines[i]!.end;
         if (i + 1 < lines.length && FENCE_OPEN.test(lines[i + 1]!.text)) break;
       }
@@ -461,7 +476,14 @@ class InlineLexer {
             b.l.glue[b.l.glue.length - 1] = MARKUP | NO_CUT_AFTER;
           }
           b.graphemes(p + n, close, span ?? outer, span || !fits ? 0 : NO_CUT_AFTER);
-          b.add(close, close + n, span ?? outer, span || !fits ? NO_CUT_BEFORE | MARKUP : NO_CUT_BEFORE, span || fits ? null : '', Kind.Text);
+          b.add(
+            close,
+            close + n,
+            span ?? outer,
+            span || !fits ? NO_CUT_BEFORE | MARKUP : NO_CUT_BEFORE,
+            span || fits ? null : '',
+            Kind.Text,
+          );
           p = textFrom = close + n;
           continue;
         }
@@ -505,7 +527,10 @@ class InlineLexer {
           for (const e of this.stack.splice(at)) if (e.verbatim) this.verbatim--;
           // A verbatim span too long to stay in one chunk is dropped (its text kept).
           const outer = this.state(base);
-          const drop = entry.verbatim === true && entry.unit !== undefined && b.spanWidth(entry.unit, p + marker.length) + (outer?.openW ?? 0) + (outer?.closeW ?? 0) > b.max;
+          const drop =
+            entry.verbatim === true &&
+            entry.unit !== undefined &&
+            b.spanWidth(entry.unit, p + marker.length) + (outer?.openW ?? 0) + (outer?.closeW ?? 0) > b.max;
           if (drop) b.l.out[entry.unit!] = '';
           b.add(p, p + marker.length, this.state(base), NO_CUT_BEFORE | (entry.span || drop ? MARKUP : 0), drop ? '' : null, Kind.Text);
           p = textFrom = p + marker.length;

@@ -30,7 +30,18 @@
  * {@link boundReply} so no chunker ever walks more than a bounded number of messages.
  */
 
-import { closeEdge, closeInner, lex, Kind, MARKUP, NO_CUT_AFTER, NO_CUT_BEFORE, reopenOf, type OpenSpan, type SplitFormat } from './chunk-lex.ts';
+import {
+  closeEdge,
+  closeInner,
+  lex,
+  Kind,
+  MARKUP,
+  NO_CUT_AFTER,
+  NO_CUT_BEFORE,
+  reopenOf,
+  type OpenSpan,
+  type SplitFormat,
+} from './chunk-lex.ts';
 import { measure, type SplitUnit } from './chunk-text.ts';
 
 export { measure, type SplitUnit } from './chunk-text.ts';

@@ -24,7 +24,10 @@ export function dispositionFilename(header: string | undefined | null): string |
         const charset = m[1]!.toLowerCase();
         if (charset === 'utf-8' || charset === 'utf8') return decodeURIComponent(raw);
         // Other charsets: percent bytes as latin1.
-        return Buffer.from(raw.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('latin1');
+        return Buffer.from(
+          raw.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+          'latin1',
+        ).toString('latin1');
       } catch {
         /* fall through to filename= */
       }

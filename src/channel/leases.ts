@@ -50,17 +50,26 @@ export function pgLeaseStore(db: Queryable): LeaseStore {
       return r.rowCount > 0;
     },
     async holds(key, holder, generation) {
-      const r = await db.query('SELECT 1 FROM skillgate.channel_leases WHERE key = $1 AND holder = $2 AND generation = $3 AND expires_at > now()', [key, holder, generation]);
+      const r = await db.query(
+        'SELECT 1 FROM skillgate.channel_leases WHERE key = $1 AND holder = $2 AND generation = $3 AND expires_at > now()',
+        [key, holder, generation],
+      );
       return r.rowCount > 0;
     },
     async release(key, holder, generation) {
-      await db.query('UPDATE skillgate.channel_leases SET expires_at = now() WHERE key = $1 AND holder = $2 AND generation = $3', [key, holder, generation]);
+      await db.query('UPDATE skillgate.channel_leases SET expires_at = now() WHERE key = $1 AND holder = $2 AND generation = $3', [
+        key,
+        holder,
+        generation,
+      ]);
     },
   };
 }
 
 /** Every lease, by key. */
 export async function listLeases(db: Queryable): Promise<LeaseRow[]> {
-  const { rows } = await db.query<LeaseRow & { generation: string }>('SELECT key, holder, generation::text AS generation, expires_at FROM skillgate.channel_leases ORDER BY key');
+  const { rows } = await db.query<LeaseRow & { generation: string }>(
+    'SELECT key, holder, generation::text AS generation, expires_at FROM skillgate.channel_leases ORDER BY key',
+  );
   return rows.map((r) => ({ ...r, generation: Number(r.generation) }));
 }

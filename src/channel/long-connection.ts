@@ -86,7 +86,7 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
   let wake: (() => void) | undefined;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const t = setTimeout(() => (wake = undefined, resolve()), ms);
+      const t = setTimeout(() => ((wake = undefined), resolve()), ms);
       wake = () => (clearTimeout(t), (wake = undefined), resolve());
     });
 

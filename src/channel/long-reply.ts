@@ -23,7 +23,11 @@ export interface BoundedReply {
 
 const NOTICE = {
   zh: { head: '（回复过长，只发送了前一部分，省略约 {n} 字符', file: '；全文见附件 {file}', end: '）' },
-  en: { head: '(reply too long: only the first part was sent, about {n} characters left out', file: '; the full text is attached as {file}', end: ')' },
+  en: {
+    head: '(reply too long: only the first part was sent, about {n} characters left out',
+    file: '; the full text is attached as {file}',
+    end: ')',
+  },
 } as const;
 
 /** The notice that ends a cut reply. */

@@ -22,12 +22,17 @@ export interface BuiltAccount {
  * Off (no adapters) when no account is configured.
  * @throws ConfigError from `build` (no account is reported when one of them is misconfigured).
  */
-export function perAccountChannel(channel: string, requiredKey: string, build: (a: ChannelAccount, ctx: ChannelFactoryContext) => BuiltAccount): ChannelFactory {
+export function perAccountChannel(
+  channel: string,
+  requiredKey: string,
+  build: (a: ChannelAccount, ctx: ChannelFactoryContext) => BuiltAccount,
+): ChannelFactory {
   return {
     channel,
     async create(ctx: ChannelFactoryContext) {
       const built = channelAccounts(ctx, channel, requiredKey).map((a) => ({ a, ...build(a, ctx) }));
-      for (const b of built) ctx.log.info({ channel, account: b.a.id, source: b.a.source, ...b.report }, b.msg ?? `${channel} account ${b.a.id} on`);
+      for (const b of built)
+        ctx.log.info({ channel, account: b.a.id, source: b.a.source, ...b.report }, b.msg ?? `${channel} account ${b.a.id} on`);
       return built.map((b) => b.adapter);
     },
   };

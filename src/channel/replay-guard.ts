@@ -30,7 +30,8 @@ export function createReplayGuard(db: Queryable, channel: string, account: strin
   return {
     async claim(pair, body, expiresAtMs) {
       const nowIso = new Date(now()).toISOString();
-      if (++claims % PURGE_EVERY === 0) await db.query('DELETE FROM skillgate.webhook_replays WHERE expires_at <= $1::timestamptz', [nowIso]);
+      if (++claims % PURGE_EVERY === 0)
+        await db.query('DELETE FROM skillgate.webhook_replays WHERE expires_at <= $1::timestamptz', [nowIso]);
       const bodyHash = sha256('skillgate-webhook-body:', body);
       const { rows } = await db.query<{ ok: boolean }>(
         `INSERT INTO skillgate.webhook_replays AS r (channel, account, key_hash, body_hash, expires_at)

@@ -57,7 +57,10 @@ export async function withCliDb<T>(
         if (!res.ok) {
           const body = (await res.json().catch(() => ({}))) as { error?: string };
           if (res.status === 422) throw new CliError(body.error ?? 'refused', EXIT_REFUSED);
-          throw new CliError(`the running server refused the request: HTTP ${res.status}${body.error ? `: ${body.error}` : ''}`, EXIT_FAILED);
+          throw new CliError(
+            `the running server refused the request: HTTP ${res.status}${body.error ? `: ${body.error}` : ''}`,
+            EXIT_FAILED,
+          );
         }
         return (await res.json()) as R;
       };

@@ -131,7 +131,10 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   const datatable = program.command('datatable').description('grants of the built-in datatable skill (docs/configuration.md)');
   const grantAction =
     (op: 'grant' | 'revoke' | 'list') =>
-    async (table: string, opts: { role?: string; actions?: string; rowScope?: string; ownerField?: string; org?: string; json?: boolean }) => {
+    async (
+      table: string,
+      opts: { role?: string; actions?: string; rowScope?: string; ownerField?: string; org?: string; json?: boolean },
+    ) => {
       const { datatableGrantCommand } = await import('./commands/datatable-grant.ts');
       return datatableGrantCommand(op, table, opts, io);
     };
@@ -142,7 +145,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     .requiredOption('--role <role>', 'role id')
     .option('--actions <list>', 'comma-separated actions (default: every action)')
     .option('--row-scope <scope>', 'all (default) or own')
-    .option('--owner-field <field>', 'with --row-scope own: the field holding the owner\'s employee number')
+    .option('--owner-field <field>', "with --row-scope own: the field holding the owner's employee number")
     .option('--org <org>', 'organisation (default SKILLGATE_ORG_ID)')
     .option('--json', 'print one JSON document')
     .action(run(grantAction('grant')));
@@ -162,13 +165,131 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     .option('--json', 'print one JSON document')
     .action(run(grantAction('list')));
 
-  program.command('directory').description('the directory of contacts and departments').command('import').description('import contacts and departments from a CSV or JSON file (exit 1 when a row was refused)').argument('<file>', 'a .csv or .json file').option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")').option('--org <org>', "organisation (default: the role's org_id)").option('--lang <lang>', 'language of row messages: zh-CN or en', 'zh-CN').option('--json', 'print the report as one JSON document').action(run(async (file: string, opts: { role?: string; org?: string; lang?: string; json?: boolean }) => (await import('./commands/directory-import.ts')).directoryImportCommand(file, opts, io)));
+  program
+    .command('directory')
+    .description('the directory of contacts and departments')
+    .command('import')
+    .description('import contacts and departments from a CSV or JSON file (exit 1 when a row was refused)')
+    .argument('<file>', 'a .csv or .json file')
+    .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
+    .option('--org <org>', "organisation (default: the role's org_id)")
+    .option('--lang <lang>', 'language of row messages: zh-CN or en', 'zh-CN')
+    .option('--json', 'print the report as one JSON document')
+    .action(
+      run(async (file: string, opts: { role?: string; org?: string; lang?: string; json?: boolean }) =>
+        (await import('./commands/directory-import.ts')).directoryImportCommand(file, opts, io),
+      ),
+    );
   (await import('./commands/chain-register.ts')).registerChainCommands(program, run, io);
-  { const target = program.command('notify').description('notify targets of the built-in notify skill (Apprise)').command('target').description('aliases: Apprise URLs or an Apprise API config key[:tag]'); const nt = (op: 'add' | 'list' | 'remove') => async (...a: unknown[]) => (await import('./commands/notify-target.ts')).notifyTargetCommand(op, op === 'list' ? undefined : (a[0] as string), op === 'add' ? (a[1] as string[]) : [], (a[op === 'list' ? 0 : op === 'add' ? 2 : 1] ?? {}) as { json?: boolean }, io); target.command('add').argument('<name>').argument('<spec...>', 'Apprise URLs, or one config-key[:tag]').option('--json', 'print one JSON document').action(run(nt('add'))); target.command('list').option('--json', 'print one JSON document').action(run(nt('list'))); target.command('remove').argument('<name>').option('--json', 'print one JSON document').action(run(nt('remove'))); }
-  program.command('audit').description('the audit log of skill calls, newest first').option('--role <role>', 'only this role').option('--skill <skill>', 'only this skill').option('--actor <emp_no>', "only this actor's employee number").option('--since <iso>', 'only calls at or after this ISO 8601 time').option('--limit <n>', 'number of rows (default 50, at most 1000)').option('--json', 'print one JSON document').action(run(async (opts: { role?: string; skill?: string; actor?: string; since?: string; limit?: string; json?: boolean }) => (await import('./commands/audit.ts')).auditCommand(opts, io)));
-  { const inbox = program.command('inbox').description('quarantined inbound events (a turn that kept failing)'); const ib = (op: 'list' | 'retry' | 'discard') => async (...a: unknown[]) => (await import('./commands/inbox.ts')).inboxCommand({ op, ...(op === 'list' ? (a[0] as object) : { id: a[0] as string, ...(a[1] as object) }) }, io); inbox.command('list').option('--discarded', 'list discarded events instead').option('--limit <n>', 'number of rows (default 50, at most 200)').option('--json', 'print one JSON document').action(run(ib('list'))); inbox.command('retry').argument('<id>').option('--json', 'print one JSON document').action(run(ib('retry'))); inbox.command('discard').argument('<id>').option('--json', 'print one JSON document').action(run(ib('discard'))); }
-  program.command('web').description('web chat').command('token').description('issue a web chat sign-in token for a directory contact').argument('<contact_key>').option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")').option('--json', 'print one JSON document').action(run(async (key: string, opts: { role?: string; json?: boolean }) => (await import('./commands/web-token.ts')).webTokenCommand(key, opts, io)));
-  { const mcp = program.command('mcp').description('skillgate as an MCP server (/mcp, docs/mcp.md)'); mcp.command('token').description('issue a bearer token of /mcp for a directory contact (shown once)').argument('<contact_key>').option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")').option('--json', 'print one JSON document').action(run(async (key: string, opts: { role?: string; json?: boolean }) => (await import('./commands/mcp-token.ts')).mcpTokenCommand(key, opts, io))); mcp.command('revoke').description('revoke an MCP token by its id').argument('<token_id>').action(run(async (id: string) => (await import('./commands/mcp-token.ts')).mcpRevokeCommand(id, io))); mcp.command('tokens').description('list MCP tokens (ids, never the tokens)').option('--json', 'print one JSON document').action(run(async (opts: { json?: boolean }) => (await import('./commands/mcp-token.ts')).mcpTokensCommand(opts, io))); }
+  {
+    const target = program
+      .command('notify')
+      .description('notify targets of the built-in notify skill (Apprise)')
+      .command('target')
+      .description('aliases: Apprise URLs or an Apprise API config key[:tag]');
+    const nt =
+      (op: 'add' | 'list' | 'remove') =>
+      async (...a: unknown[]) =>
+        (await import('./commands/notify-target.ts')).notifyTargetCommand(
+          op,
+          op === 'list' ? undefined : (a[0] as string),
+          op === 'add' ? (a[1] as string[]) : [],
+          (a[op === 'list' ? 0 : op === 'add' ? 2 : 1] ?? {}) as { json?: boolean },
+          io,
+        );
+    target
+      .command('add')
+      .argument('<name>')
+      .argument('<spec...>', 'Apprise URLs, or one config-key[:tag]')
+      .option('--json', 'print one JSON document')
+      .action(run(nt('add')));
+    target
+      .command('list')
+      .option('--json', 'print one JSON document')
+      .action(run(nt('list')));
+    target
+      .command('remove')
+      .argument('<name>')
+      .option('--json', 'print one JSON document')
+      .action(run(nt('remove')));
+  }
+  program
+    .command('audit')
+    .description('the audit log of skill calls, newest first')
+    .option('--role <role>', 'only this role')
+    .option('--skill <skill>', 'only this skill')
+    .option('--actor <emp_no>', "only this actor's employee number")
+    .option('--since <iso>', 'only calls at or after this ISO 8601 time')
+    .option('--limit <n>', 'number of rows (default 50, at most 1000)')
+    .option('--json', 'print one JSON document')
+    .action(
+      run(async (opts: { role?: string; skill?: string; actor?: string; since?: string; limit?: string; json?: boolean }) =>
+        (await import('./commands/audit.ts')).auditCommand(opts, io),
+      ),
+    );
+  {
+    const inbox = program.command('inbox').description('quarantined inbound events (a turn that kept failing)');
+    const ib =
+      (op: 'list' | 'retry' | 'discard') =>
+      async (...a: unknown[]) =>
+        (await import('./commands/inbox.ts')).inboxCommand(
+          { op, ...(op === 'list' ? (a[0] as object) : { id: a[0] as string, ...(a[1] as object) }) },
+          io,
+        );
+    inbox
+      .command('list')
+      .option('--discarded', 'list discarded events instead')
+      .option('--limit <n>', 'number of rows (default 50, at most 200)')
+      .option('--json', 'print one JSON document')
+      .action(run(ib('list')));
+    inbox
+      .command('retry')
+      .argument('<id>')
+      .option('--json', 'print one JSON document')
+      .action(run(ib('retry')));
+    inbox
+      .command('discard')
+      .argument('<id>')
+      .option('--json', 'print one JSON document')
+      .action(run(ib('discard')));
+  }
+  program
+    .command('web')
+    .description('web chat')
+    .command('token')
+    .description('issue a web chat sign-in token for a directory contact')
+    .argument('<contact_key>')
+    .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
+    .option('--json', 'print one JSON document')
+    .action(
+      run(async (key: string, opts: { role?: string; json?: boolean }) =>
+        (await import('./commands/web-token.ts')).webTokenCommand(key, opts, io),
+      ),
+    );
+  {
+    const mcp = program.command('mcp').description('skillgate as an MCP server (/mcp, docs/mcp.md)');
+    mcp
+      .command('token')
+      .description('issue a bearer token of /mcp for a directory contact (shown once)')
+      .argument('<contact_key>')
+      .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
+      .option('--json', 'print one JSON document')
+      .action(
+        run(async (key: string, opts: { role?: string; json?: boolean }) =>
+          (await import('./commands/mcp-token.ts')).mcpTokenCommand(key, opts, io),
+        ),
+      );
+    mcp
+      .command('revoke')
+      .description('revoke an MCP token by its id')
+      .argument('<token_id>')
+      .action(run(async (id: string) => (await import('./commands/mcp-token.ts')).mcpRevokeCommand(id, io)));
+    mcp
+      .command('tokens')
+      .description('list MCP tokens (ids, never the tokens)')
+      .option('--json', 'print one JSON document')
+      .action(run(async (opts: { json?: boolean }) => (await import('./commands/mcp-token.ts')).mcpTokensCommand(opts, io)));
+  }
 
   try {
     await program.parseAsync(argv);

@@ -137,7 +137,7 @@ export function parseConfigFile(
   if (!validate(doc)) {
     const err = validate.errors![0]!;
     const key = keyOf(err);
-    const detail = err.keyword === 'additionalProperties' ? 'is not a known key' : err.message ?? 'is invalid';
+    const detail = err.keyword === 'additionalProperties' ? 'is not a known key' : (err.message ?? 'is invalid');
     throw new ConfigError(`${file}: ${key} ${detail}`, key);
   }
   const raw = doc as { roles?: Partial<RoleConfig>[]; accounts?: Record<string, unknown>[]; mcp_servers?: Record<string, unknown>[] };
@@ -163,7 +163,10 @@ export function parseConfigFile(
     out.role ??= defaults.roleId;
     if (defaults.channels && !defaults.channels.includes(String(out.channel))) {
       const known = defaults.channels.join(', ');
-      throw new ConfigError(`${file}: accounts[${i}].channel "${String(out.channel)}" is not a channel of this build (${known})`, `accounts[${i}].channel`);
+      throw new ConfigError(
+        `${file}: accounts[${i}].channel "${String(out.channel)}" is not a channel of this build (${known})`,
+        `accounts[${i}].channel`,
+      );
     }
     if (!roles.some((r) => r.id === out.role)) {
       throw new ConfigError(`${file}: accounts[${i}].role "${String(out.role)}" is not a role`, `accounts[${i}].role`);
@@ -176,7 +179,12 @@ export function parseConfigFile(
     if (pairs.has(k)) throw new ConfigError(`${file}: accounts[${i}] repeats ${k}`, `accounts[${i}].id`);
     pairs.add(k);
   });
-  const mcp_servers = parseMcpServers(raw.mcp_servers ?? [], roles.map((r) => r.id), env, file);
+  const mcp_servers = parseMcpServers(
+    raw.mcp_servers ?? [],
+    roles.map((r) => r.id),
+    env,
+    file,
+  );
   return { roles, accounts, ...(mcp_servers.length > 0 ? { mcp_servers } : {}) };
 }
 
@@ -195,11 +203,7 @@ export interface ConfigDefaults {
  * Load the config file at `path`, or the defaults when `path` is undefined.
  * @throws ConfigError as {@link parseConfigFile}, or when the file cannot be read.
  */
-export function loadConfigFile(
-  path: string | undefined,
-  defaults: ConfigDefaults,
-  env: NodeJS.ProcessEnv = process.env,
-): ConfigFile {
+export function loadConfigFile(path: string | undefined, defaults: ConfigDefaults, env: NodeJS.ProcessEnv = process.env): ConfigFile {
   if (!path) return parseConfigFile('', defaults, env);
   let text: string;
   try {

@@ -113,7 +113,8 @@ export function parseMcpServers(
       s.url = url;
     }
     for (const role of s.roles) {
-      if (role !== '*' && !roleIds.includes(role)) throw new ConfigError(`${file}: ${at}.roles names "${role}", which is not a role`, `${at}.roles`);
+      if (role !== '*' && !roleIds.includes(role))
+        throw new ConfigError(`${file}: ${at}.roles names "${role}", which is not a role`, `${at}.roles`);
     }
     return s;
   });

@@ -113,7 +113,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
   const graceRaw = nonBlank(env, 'SKILLGATE_SHUTDOWN_GRACE_SEC');
   const shutdownGraceSec = graceRaw === undefined ? SHUTDOWN_GRACE_DEFAULT_SEC : Number(graceRaw);
   if (!Number.isFinite(shutdownGraceSec) || shutdownGraceSec < 0) {
-    throw new ConfigError(`SKILLGATE_SHUTDOWN_GRACE_SEC must be a number of seconds (0 or more), got "${graceRaw}"`, 'SKILLGATE_SHUTDOWN_GRACE_SEC');
+    throw new ConfigError(
+      `SKILLGATE_SHUTDOWN_GRACE_SEC must be a number of seconds (0 or more), got "${graceRaw}"`,
+      'SKILLGATE_SHUTDOWN_GRACE_SEC',
+    );
   }
   const demoRaw = (nonBlank(env, 'SKILLGATE_DEMO') ?? 'auto').toLowerCase();
   if (demoRaw !== 'auto' && demoRaw !== 'on' && demoRaw !== 'off') {
@@ -188,7 +191,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = withDotenv(process.env), c
  * machine can connect. `0.0.0.0`, `::`, other addresses and other names are not.
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (isIP(h) === 4) return h.startsWith('127.');
   if (isIP(h) === 6) return h === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(h) || /^::ffff:127\./.test(h);

@@ -65,13 +65,8 @@ export function resolveWalls(env: NodeJS.ProcessEnv): WallSettings {
  * (larger of the two when both are set) capped at the hard cap, else the default.
  * @returns seconds
  */
-export function skillWallSec(
-  walls: WallSettings,
-  declared: { wallSec?: number; timeoutSec?: number },
-): number {
-  const values = [declared.wallSec, declared.timeoutSec].filter(
-    (v): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0,
-  );
+export function skillWallSec(walls: WallSettings, declared: { wallSec?: number; timeoutSec?: number }): number {
+  const values = [declared.wallSec, declared.timeoutSec].filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0);
   if (values.length === 0) return walls.skillWallDefaultSec;
   return Math.min(Math.max(...values), walls.skillWallHardcapSec);
 }

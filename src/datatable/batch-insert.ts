@@ -133,7 +133,8 @@ async function insertChunkMissingIds(tx: Tx, table: TableMeta, rows: readonly Va
 async function insertOne(tx: Tx, table: TableMeta, row: ValidRow, skip: boolean): Promise<number> {
   const cols = Object.keys(row.values);
   const conflict = skip ? ' ON CONFLICT DO NOTHING' : '';
-  if (cols.length === 0 && row.id === undefined) return (await tx.query(`INSERT INTO ${tableRef(table)} DEFAULT VALUES${conflict}`)).rowCount;
+  if (cols.length === 0 && row.id === undefined)
+    return (await tx.query(`INSERT INTO ${tableRef(table)} DEFAULT VALUES${conflict}`)).rowCount;
   const p = new SqlParams();
   const names = cols.map(quoteIdent);
   const vals = cols.map((c) => p.add(row.values[c]));
@@ -156,7 +157,8 @@ export function dbRowError(row: number, err: unknown, lang: DtLang): RowError {
     '22007': '日期时间格式无效',
     '22008': '日期时间超出范围',
   };
-  const error = lang === 'en' || !code || !zh[code] ? `${code ? `SQLSTATE ${code}: ` : ''}${detail}` : `${zh[code]}（SQLSTATE ${code}）：${detail}`;
+  const error =
+    lang === 'en' || !code || !zh[code] ? `${code ? `SQLSTATE ${code}: ` : ''}${detail}` : `${zh[code]}（SQLSTATE ${code}）：${detail}`;
   const e: RowError = { row, error };
   if (code) e.sqlstate = code;
   return e;
@@ -168,7 +170,10 @@ export function uniqueRowError(row: number, table: TableMeta, lang: DtLang): Row
   const which = fields.length ? (lang === 'en' ? ` on ${fields.join(', ')}` : `（唯一字段：${fields.join('、')}）`) : '';
   return {
     row,
-    error: lang === 'en' ? `SQLSTATE 23505: duplicate value violates a unique constraint${which}` : `违反唯一约束（重复值）${which}（SQLSTATE 23505）`,
+    error:
+      lang === 'en'
+        ? `SQLSTATE 23505: duplicate value violates a unique constraint${which}`
+        : `违反唯一约束（重复值）${which}（SQLSTATE 23505）`,
     sqlstate: '23505',
   };
 }
@@ -206,7 +211,14 @@ function account(table: TableMeta, rows: readonly ValidRow[], missing: Set<strin
  * INSERT comes first because speculative insertion costs more per row; after a first conflict
  * the import switches to the ON CONFLICT form.
  */
-export async function insertPart(tx: Tx, table: TableMeta, rows: readonly ValidRow[], o: PartOptions, out: BatchCounts, lang: DtLang): Promise<void> {
+export async function insertPart(
+  tx: Tx,
+  table: TableMeta,
+  rows: readonly ValidRow[],
+  o: PartOptions,
+  out: BatchCounts,
+  lang: DtLang,
+): Promise<void> {
   if (rows.length === 0) return;
   if (rows.length >= ROW_BY_ROW_BELOW) {
     try {

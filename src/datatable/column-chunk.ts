@@ -65,7 +65,8 @@ function two(s: string, i: number): number {
  * form `coerceDateLike` returns as is (after T → space); checked without a regular expression.
  */
 function isIsoDateTime(v: string): boolean {
-  if (v.length !== 19 || v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58) return false;
+  if (v.length !== 19 || v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58)
+    return false;
   const sep = v.charCodeAt(10);
   if (sep !== 32 && sep !== 84) return false;
   if (two(v, 0) < 0 || two(v, 2) < 0 || two(v, 5) < 0 || two(v, 8) < 0) return false;
@@ -113,7 +114,15 @@ function fieldEncoder(field: FieldMeta, lang: DtLang): Enc {
         return cached(v);
       };
     case '时间':
-      return (v) => (typeof v === 'string' && v.length === 8 && TIME_RE.test(v) && Number(v.slice(0, 2)) <= 23 && Number(v.slice(3, 5)) <= 59 && Number(v.slice(6, 8)) <= 59 ? v : cached(v));
+      return (v) =>
+        typeof v === 'string' &&
+        v.length === 8 &&
+        TIME_RE.test(v) &&
+        Number(v.slice(0, 2)) <= 23 &&
+        Number(v.slice(3, 5)) <= 59 &&
+        Number(v.slice(6, 8)) <= 59
+          ? v
+          : cached(v);
     case '勾选':
       return (v) => (v === true ? 'true' : v === false ? 'false' : cached(v));
     default:
@@ -180,7 +189,9 @@ export function compileColumnEncoder(table: Pick<TableMeta, 'fields'>, lang: DtL
   const ownOnly = titles.map((t) => t in Object.prototype);
   const ownerSet = new Set(owner?.fields ?? []);
   // The owner value's element per field (SLOW when the validator must speak: every row then takes the exact path).
-  const ownerEl: Array<string | typeof SLOW | undefined> = fields.map((f, j) => (ownerSet.has(f.title) ? encs[j]!(owner!.empNo) : undefined));
+  const ownerEl: Array<string | typeof SLOW | undefined> = fields.map((f, j) =>
+    ownerSet.has(f.title) ? encs[j]!(owner!.empNo) : undefined,
+  );
   const n = fields.length;
   const scratch = new Array<string | undefined>(n);
   const unique = fields.flatMap((f, j) => (f.unique && f.uidt !== '多选' ? [j] : []));

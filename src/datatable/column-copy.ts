@@ -47,7 +47,12 @@ export function copyField(el: string): string {
  * unnest INSERT writes them), preceded by `id` when ids are pre-allocated.
  * @returns null when the chunk writes no column and has no ids (nothing COPY could name).
  */
-export function columnCopy(table: TableMeta, fields: readonly FieldMeta[], chunk: ColumnChunk, ids: IdBlock | null): { sql: string; data: string } | null {
+export function columnCopy(
+  table: TableMeta,
+  fields: readonly FieldMeta[],
+  chunk: ColumnChunk,
+  ids: IdBlock | null,
+): { sql: string; data: string } | null {
   const names: string[] = ids ? ['"id"'] : [];
   const cols: string[][] = [];
   const n = chunk.rows.length;
@@ -77,7 +82,13 @@ export function columnCopy(table: TableMeta, fields: readonly FieldMeta[], chunk
  * SAVEPOINT is rolled back — the transaction stays usable (R-DT-99) — and the error rethrown.
  * @returns rows copied, or null when there is nothing COPY could name.
  */
-export async function copyChunk(tx: Tx, table: TableMeta, fields: readonly FieldMeta[], chunk: ColumnChunk, ids: IdBlock | null): Promise<number | null> {
+export async function copyChunk(
+  tx: Tx,
+  table: TableMeta,
+  fields: readonly FieldMeta[],
+  chunk: ColumnChunk,
+  ids: IdBlock | null,
+): Promise<number | null> {
   const copy = tx.copyFrom;
   if (!copy) throw new Error('copyChunk: COPY FROM STDIN needs the server engine');
   const c = columnCopy(table, fields, chunk, ids);

@@ -27,7 +27,12 @@ export function idAt(ids: IdBlock, i: number): string {
 }
 
 /** The set-wise INSERT of a chunk without a conflict clause; null when it writes no column and has no ids. */
-export function columnInsertSql(table: TableMeta, fields: readonly FieldMeta[], chunk: ColumnChunk, ids: IdBlock | null): { sql: string; values: unknown[] } | null {
+export function columnInsertSql(
+  table: TableMeta,
+  fields: readonly FieldMeta[],
+  chunk: ColumnChunk,
+  ids: IdBlock | null,
+): { sql: string; values: unknown[] } | null {
   const names: string[] = [];
   const exprs: string[] = [];
   const args: string[] = [];

@@ -104,7 +104,8 @@ export function backupTimestamp(d: Date): string {
  * @throws Error when the workspace is not an absolute path or the write fails.
  */
 export function writeDeleteBackup(workspaceDir: string, tableTitle: string, rows: readonly Record<string, unknown>[], now: Date): string {
-  if (!workspaceDir || !isAbsolute(workspaceDir)) throw new Error(`no absolute workspace to write the backup to (${JSON.stringify(workspaceDir)})`);
+  if (!workspaceDir || !isAbsolute(workspaceDir))
+    throw new Error(`no absolute workspace to write the backup to (${JSON.stringify(workspaceDir)})`);
   const safe = tableTitle.replace(/[^\u4e00-\u9fa5A-Za-z0-9_]/gu, '_') || 'table';
   const base = `del_backup_${safe}_${backupTimestamp(now)}`;
   const body = `${JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
@@ -126,7 +127,12 @@ function countText(n: number | null, lang: DtLang): string {
   return lang === 'en' ? `${n} rows` : `${n} 行`;
 }
 
-async function confirmationEnvelope(env: DtEnv, req: ProtectDeleteRequest, count: number | null, refusal?: RedeemRefusal): Promise<Envelope> {
+async function confirmationEnvelope(
+  env: DtEnv,
+  req: ProtectDeleteRequest,
+  count: number | null,
+  refusal?: RedeemRefusal,
+): Promise<Envelope> {
   const lang = env.caller.lang;
   const what = countText(count, lang);
   const summaryZh = `删除表「${req.table.title}」中的${what}`;
@@ -232,7 +238,9 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
   if (req.confirmToken !== undefined && req.confirmToken !== null && req.confirmToken !== '' && token === undefined) {
     return {
       status: 'refused',
-      envelope: dtFail('recoverable', { zh: 'confirm_token 必须是字符串。', en: 'confirm_token must be a string' }, lang, { need_param: 'confirm_token' }),
+      envelope: dtFail('recoverable', { zh: 'confirm_token 必须是字符串。', en: 'confirm_token must be a string' }, lang, {
+        need_param: 'confirm_token',
+      }),
     };
   }
 
@@ -243,7 +251,8 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
     } catch {
       count = null; // a failed pre-check is unknown (R-DT-89)
     }
-    if (count === null || count > CONFIRM_THRESHOLD) return { status: 'needs_confirmation', envelope: await confirmationEnvelope(env, req, count) };
+    if (count === null || count > CONFIRM_THRESHOLD)
+      return { status: 'needs_confirmation', envelope: await confirmationEnvelope(env, req, count) };
   }
 
   let backupFile: string | null = null;
@@ -275,7 +284,8 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
     if (backupError !== undefined) out.backupError = backupError;
     return out;
   } catch (err) {
-    if (err instanceof NeedsConfirmation) return { status: 'needs_confirmation', envelope: await confirmationEnvelope(env, req, err.count) };
+    if (err instanceof NeedsConfirmation)
+      return { status: 'needs_confirmation', envelope: await confirmationEnvelope(env, req, err.count) };
     if (err instanceof TokenRefused) {
       let count: number | null;
       try {
@@ -288,7 +298,12 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
         // (false) confirmation prompt with a fresh token. docs/messaging.md: a refused token is
         // refused — nothing runs, the token is not consumed. The reply says so and that the same
         // call without confirm_token deletes directly.
-        const whyZh: Record<RedeemRefusal, string> = { unknown: '无效', expired: '已过期', consumed: '已使用过', mismatch: '与本次参数不一致' };
+        const whyZh: Record<RedeemRefusal, string> = {
+          unknown: '无效',
+          expired: '已过期',
+          consumed: '已使用过',
+          mismatch: '与本次参数不一致',
+        };
         return {
           status: 'refused',
           envelope: dtFail(
@@ -306,18 +321,30 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
         return { status: 'refused', envelope: await confirmationEnvelope(env, req, count, err.reason) };
       }
       const zh = err.reason === 'consumed' ? '确认令牌已使用过（只能用一次），未删除任何数据。' : '确认令牌无效，未删除任何数据。';
-      const en = err.reason === 'consumed' ? 'confirm_token was already used (single use); nothing was deleted' : 'confirm_token is unknown; nothing was deleted';
+      const en =
+        err.reason === 'consumed'
+          ? 'confirm_token was already used (single use); nothing was deleted'
+          : 'confirm_token is unknown; nothing was deleted';
       return {
         status: 'refused',
-        envelope: dtFail('recoverable', { zh: `${zh}如需删除，请不带 confirm_token 重新调用以获取新的确认。`, en: `${en}; call again without confirm_token to get a new confirmation` }, lang, {
-          need_param: 'confirm_token',
-          token_refused: err.reason,
-        }),
+        envelope: dtFail(
+          'recoverable',
+          {
+            zh: `${zh}如需删除，请不带 confirm_token 重新调用以获取新的确认。`,
+            en: `${en}; call again without confirm_token to get a new confirmation`,
+          },
+          lang,
+          {
+            need_param: 'confirm_token',
+            token_refused: err.reason,
+          },
+        ),
       };
     }
     // Rolled back: a backup of rows that were not deleted would mislead the user.
     if (backupFile !== null) rmSync(join(env.caller.workspaceDir, backupFile), { force: true });
-    if (err instanceof DeleteMismatch) return { status: 'refused', envelope: dtFail('recoverable', err.reason, lang, { need_param: 'sql', refused: 'unstable_delete' }) };
+    if (err instanceof DeleteMismatch)
+      return { status: 'refused', envelope: dtFail('recoverable', err.reason, lang, { need_param: 'sql', refused: 'unstable_delete' }) };
     return { status: 'refused', envelope: dbErrorEnvelope(err, req.action, lang) };
   }
 }

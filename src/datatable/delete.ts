@@ -30,7 +30,11 @@ export const deleteRow: RowHandler = async (env, payload, { table, access }) => 
   const sql = `DELETE FROM ${tableRef(table)} WHERE "id" = ${p.add(id.id)} AND ${ownerSql(scope.owner, p)}`;
   try {
     const res = await env.tx((tx) => tx.query(sql, p.values));
-    if (res.rowCount === 0) return dtFail('recoverable', { zh: `找不到 id 为 ${id.id} 的记录。`, en: `no row with id ${id.id}` }, lang, { need_param: 'row_id', not_found: true });
+    if (res.rowCount === 0)
+      return dtFail('recoverable', { zh: `找不到 id 为 ${id.id} 的记录。`, en: `no row with id ${id.id}` }, lang, {
+        need_param: 'row_id',
+        not_found: true,
+      });
     return { success: true, result: true };
   } catch (err) {
     return dbErrorEnvelope(err, 'delete', lang);
@@ -44,7 +48,12 @@ function parseRowIds(raw: unknown): string[] | null {
   if (!Array.isArray(v) || v.length === 0) return null;
   const out: string[] = [];
   for (const x of v) {
-    const s = typeof x === 'number' && Number.isSafeInteger(x) && x > 0 ? String(x) : typeof x === 'string' && /^[1-9]\d{0,18}$/.test(x.trim()) ? x.trim() : null;
+    const s =
+      typeof x === 'number' && Number.isSafeInteger(x) && x > 0
+        ? String(x)
+        : typeof x === 'string' && /^[1-9]\d{0,18}$/.test(x.trim())
+          ? x.trim()
+          : null;
     if (s === null) return null;
     if (!out.includes(s)) out.push(s);
   }
@@ -60,15 +69,26 @@ export const deleteBatch: RowHandler = async (env, payload, { table, access }) =
   const lang = env.caller.lang;
   const ids = parseRowIds(payload.row_ids);
   if (!ids) {
-    return dtFail('recoverable', { zh: 'row_ids 不能为空，且必须是正整数 id 的数组（避免误删全表）。', en: 'row_ids must be a non-empty array of positive integer ids (never the whole table)' }, lang, {
-      need_param: 'row_ids',
-    });
+    return dtFail(
+      'recoverable',
+      {
+        zh: 'row_ids 不能为空，且必须是正整数 id 的数组（避免误删全表）。',
+        en: 'row_ids must be a non-empty array of positive integer ids (never the whole table)',
+      },
+      lang,
+      {
+        need_param: 'row_ids',
+      },
+    );
   }
   const scope = ownFilter(access, env.caller, table);
   if (!scope.ok) return scope.envelope;
   const select = (forUpdate: boolean) => {
     const p = new SqlParams();
-    return { sql: `SELECT ${selectList(table)} FROM ${tableRef(table)} WHERE "id" = ANY(${p.add(ids)}::bigint[]) AND ${ownerSql(scope.owner, p)} ORDER BY "id"${forUpdate ? ' FOR UPDATE' : ''}`, values: p.values };
+    return {
+      sql: `SELECT ${selectList(table)} FROM ${tableRef(table)} WHERE "id" = ANY(${p.add(ids)}::bigint[]) AND ${ownerSql(scope.owner, p)} ORDER BY "id"${forUpdate ? ' FOR UPDATE' : ''}`,
+      values: p.values,
+    };
   };
   const out = await protectDelete(env, {
     action: 'delete_batch',
@@ -118,7 +138,9 @@ export const deleteBy: RowHandler = async (env, payload, { table, access }) => {
     },
     fetchRows: async (tx) => {
       const w = where();
-      return (await tx.query(`SELECT ${selectList(table)} FROM ${tableRef(table)} WHERE ${w.sql} ORDER BY "id" FOR UPDATE`, w.values)).rows.map((r) => rowOut(table, r));
+      return (
+        await tx.query(`SELECT ${selectList(table)} FROM ${tableRef(table)} WHERE ${w.sql} ORDER BY "id" FOR UPDATE`, w.values)
+      ).rows.map((r) => rowOut(table, r));
     },
     runDelete: async (tx, rows) => {
       if (rows.length === 0) return 0;

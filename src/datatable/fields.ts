@@ -101,18 +101,30 @@ export function resolveUidt(input: string): { uidt: LogicalType; precision?: num
 
 function checkOptions(raw: unknown, lang: DtLang, errors: string[]): string[] {
   if (!Array.isArray(raw)) {
-    errors.push(t(lang, { zh: 'options 必须是字符串数组，例如 ["待处理","已完成"]', en: 'options must be an array of strings, e.g. ["open","done"]' }));
+    errors.push(
+      t(lang, {
+        zh: 'options 必须是字符串数组，例如 ["待处理","已完成"]',
+        en: 'options must be an array of strings, e.g. ["open","done"]',
+      }),
+    );
     return [];
   }
   const out: string[] = [];
   for (const item of raw) {
     if (typeof item !== 'string' || item.trim() === '') {
-      errors.push(t(lang, { zh: `选项 ${JSON.stringify(item)} 必须是非空字符串`, en: `option ${JSON.stringify(item)} must be a non-empty string` }));
+      errors.push(
+        t(lang, { zh: `选项 ${JSON.stringify(item)} 必须是非空字符串`, en: `option ${JSON.stringify(item)} must be a non-empty string` }),
+      );
       continue;
     }
     const v = item.trim();
     if (Array.from(v).length > MAX_OPTION_LENGTH) {
-      errors.push(t(lang, { zh: `选项「${v.slice(0, 20)}…」超过 ${MAX_OPTION_LENGTH} 个字符`, en: `option "${v.slice(0, 20)}…" is longer than ${MAX_OPTION_LENGTH} characters` }));
+      errors.push(
+        t(lang, {
+          zh: `选项「${v.slice(0, 20)}…」超过 ${MAX_OPTION_LENGTH} 个字符`,
+          en: `option "${v.slice(0, 20)}…" is longer than ${MAX_OPTION_LENGTH} characters`,
+        }),
+      );
       continue;
     }
     if (!out.includes(v)) out.push(v);
@@ -125,7 +137,12 @@ function checkPrecision(raw: unknown, name: string, min: number, lang: DtLang, e
   if (raw === undefined || raw === null) return undefined;
   const n = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > MAX_NUMBER_PRECISION) {
-    errors.push(t(lang, { zh: `${name} 必须是 ${min}~${MAX_NUMBER_PRECISION} 的整数`, en: `${name} must be an integer from ${min} to ${MAX_NUMBER_PRECISION}` }));
+    errors.push(
+      t(lang, {
+        zh: `${name} 必须是 ${min}~${MAX_NUMBER_PRECISION} 的整数`,
+        en: `${name} must be an integer from ${min} to ${MAX_NUMBER_PRECISION}`,
+      }),
+    );
     return undefined;
   }
   return n;
@@ -154,13 +171,21 @@ function checkBool(raw: unknown, name: string, lang: DtLang, errors: string[]): 
 export function normalizeFieldDef(input: unknown, position: number, lang: DtLang = 'zh-CN'): FieldDefResult {
   const errors: string[] = [];
   if (!isPlainObject(input)) {
-    return { ok: false, errors: [t(lang, { zh: '字段定义必须是对象 {title, uidt, …}', en: 'a field definition must be an object {title, uidt, …}' })] };
+    return {
+      ok: false,
+      errors: [t(lang, { zh: '字段定义必须是对象 {title, uidt, …}', en: 'a field definition must be an object {title, uidt, …}' })],
+    };
   }
   const title = typeof input.title === 'string' ? input.title.trim() : input.title;
   const problem = identifierProblem(title);
   if (problem) errors.push(describeIdentifierProblem(title, problem, lang));
   else if (isSystemColumn(title as string)) {
-    errors.push(t(lang, { zh: `「${String(title)}」是系统列，由平台自动创建，不能自定义`, en: `"${String(title)}" is a system column created by the platform; it cannot be defined` }));
+    errors.push(
+      t(lang, {
+        zh: `「${String(title)}」是系统列，由平台自动创建，不能自定义`,
+        en: `"${String(title)}" is a system column created by the platform; it cannot be defined`,
+      }),
+    );
   }
   const rawUidt = input.uidt ?? input.type ?? '文本';
   const resolved = typeof rawUidt === 'string' ? resolveUidt(rawUidt) : null;
@@ -187,7 +212,13 @@ export function normalizeFieldDef(input: unknown, position: number, lang: DtLang
   if (uidt === '数字') {
     precision = checkPrecision(input.precision, 'precision', 1, lang, errors) ?? resolved?.precision ?? DEFAULT_NUMBER_PRECISION;
     scale = checkPrecision(input.scale, 'scale', 0, lang, errors) ?? resolved?.scale ?? DEFAULT_NUMBER_SCALE;
-    if (scale > precision) errors.push(t(lang, { zh: `scale（${scale}）不能大于 precision（${precision}）`, en: `scale (${scale}) cannot exceed precision (${precision})` }));
+    if (scale > precision)
+      errors.push(
+        t(lang, {
+          zh: `scale（${scale}）不能大于 precision（${precision}）`,
+          en: `scale (${scale}) cannot exceed precision (${precision})`,
+        }),
+      );
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, field: { title: title as string, uidt, required, unique, options, precision, scale, position } };
@@ -209,6 +240,22 @@ export function fieldMetaFromDef(def: FieldDef | FieldMeta, position: number): F
  * The public shape of a field as `list_columns`, `add_field` and `update_field` return it
  * (R-DT-30, R-DT-45/46): `{title, uidt, required, unique, options, precision, scale}`.
  */
-export function fieldView(f: FieldMeta): { title: string; uidt: LogicalType; required: boolean; unique: boolean; options: string[]; precision: number | null; scale: number | null } {
-  return { title: f.title, uidt: f.uidt, required: f.required, unique: f.unique, options: [...f.options], precision: f.precision, scale: f.scale };
+export function fieldView(f: FieldMeta): {
+  title: string;
+  uidt: LogicalType;
+  required: boolean;
+  unique: boolean;
+  options: string[];
+  precision: number | null;
+  scale: number | null;
+} {
+  return {
+    title: f.title,
+    uidt: f.uidt,
+    required: f.required,
+    unique: f.unique,
+    options: [...f.options],
+    precision: f.precision,
+    scale: f.scale,
+  };
 }

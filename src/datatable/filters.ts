@@ -18,11 +18,31 @@ export type FilterOp = (typeof FILTER_OPS)[number];
 
 /** Operator spellings accepted with a note (symbols, case). */
 const OP_ALIASES: Readonly<Record<string, FilterOp>> = {
-  '=': 'eq', '==': 'eq', equals: 'eq', equal: 'eq', is: 'eq',
-  '!=': 'ne', '<>': 'ne', neq: 'ne', not_eq: 'ne', not_equal: 'ne',
-  '>': 'gt', '>=': 'gte', ge: 'gte', '<': 'lt', '<=': 'lte', le: 'lte',
-  like: 'contains', ilike: 'contains', includes: 'contains', contain: 'contains',
-  isnull: 'is_null', null: 'is_null', notnull: 'not_null', is_not_null: 'not_null', not_empty: 'not_null',
+  '=': 'eq',
+  '==': 'eq',
+  equals: 'eq',
+  equal: 'eq',
+  is: 'eq',
+  '!=': 'ne',
+  '<>': 'ne',
+  neq: 'ne',
+  not_eq: 'ne',
+  not_equal: 'ne',
+  '>': 'gt',
+  '>=': 'gte',
+  ge: 'gte',
+  '<': 'lt',
+  '<=': 'lte',
+  le: 'lte',
+  like: 'contains',
+  ilike: 'contains',
+  includes: 'contains',
+  contain: 'contains',
+  isnull: 'is_null',
+  null: 'is_null',
+  notnull: 'not_null',
+  is_not_null: 'not_null',
+  not_empty: 'not_null',
 };
 
 /** One checked condition. `value` is absent for is_null / not_null. */
@@ -122,7 +142,9 @@ export function parseFilters(table: TableMeta, raw: unknown, lang: DtLang, coerc
     } else {
       items = [];
       for (const [k, v] of Object.entries(obj)) {
-        items.push(v === null ? { field: k, op: 'is_null' } : Array.isArray(v) ? { field: k, op: 'in', value: v } : { field: k, op: 'eq', value: v });
+        items.push(
+          v === null ? { field: k, op: 'is_null' } : Array.isArray(v) ? { field: k, op: 'in', value: v } : { field: k, op: 'eq', value: v },
+        );
       }
       notes.push('filters (field map) → [{field, op, value}]');
     }
@@ -221,7 +243,11 @@ export function parseFilters(table: TableMeta, raw: unknown, lang: DtLang, coerc
       );
     }
     if (typeof value === 'string' && value.includes('\u0000')) {
-      return refuse(lang, `筛选「${field}」的值含有空字符（\\u0000）。`, `filter on "${field}": the value contains a NUL character (\\u0000)`);
+      return refuse(
+        lang,
+        `筛选「${field}」的值含有空字符（\\u0000）。`,
+        `filter on "${field}": the value contains a NUL character (\\u0000)`,
+      );
     }
     if (op === 'contains') {
       const text = String(value);
@@ -295,7 +321,8 @@ export function compileConditions(table: TableMeta, conditions: readonly FilterC
         break;
       case 'contains':
         if (c.pattern) {
-          if (meta && isArrayColumn(meta)) parts.push(`EXISTS (SELECT 1 FROM unnest(${col}) AS m(v) WHERE m.v ILIKE ${params.add(String(c.value))}::text)`);
+          if (meta && isArrayColumn(meta))
+            parts.push(`EXISTS (SELECT 1 FROM unnest(${col}) AS m(v) WHERE m.v ILIKE ${params.add(String(c.value))}::text)`);
           else parts.push(`${col}::text ILIKE ${params.add(String(c.value))}::text`);
         } else if (meta && isArrayColumn(meta)) parts.push(`${params.add(String(c.value))}::text = ANY(${col})`);
         else parts.push(`strpos(lower(${col}::text), lower(${params.add(String(c.value))}::text)) > 0`);

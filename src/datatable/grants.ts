@@ -18,7 +18,8 @@ function toGrant(r: GrantRow): Grant {
   return {
     tableId: r.table_id,
     roleId: r.role_id,
-    actions: r.actions === null ? null : (r.actions.filter((a) => (DATATABLE_ACTIONS as readonly string[]).includes(a)) as DatatableAction[]),
+    actions:
+      r.actions === null ? null : (r.actions.filter((a) => (DATATABLE_ACTIONS as readonly string[]).includes(a)) as DatatableAction[]),
     rowScope: r.row_scope === 'own' ? 'own' : 'all',
     ownerField: r.owner_field,
   };
@@ -78,13 +79,17 @@ export function validateGrant(table: Pick<TableMeta, 'id' | 'fields'>, req: Gran
     actions = DATATABLE_ACTIONS.filter((a) => wanted.includes(a));
   }
   const rowScope: RowScope = req.rowScope ?? 'all';
-  if (rowScope !== 'all' && rowScope !== 'own') return { ok: false, error: `row scope must be "all" or "own", got ${JSON.stringify(rowScope)}` };
+  if (rowScope !== 'all' && rowScope !== 'own')
+    return { ok: false, error: `row scope must be "all" or "own", got ${JSON.stringify(rowScope)}` };
   let ownerField: string | null = null;
   if (rowScope === 'own') {
     const f = req.ownerField?.trim() ?? '';
     if (f === '') return { ok: false, error: 'row scope "own" needs --owner-field <field holding the employee number>' };
     if (!table.fields.some((x) => x.title === f)) {
-      return { ok: false, error: `owner field "${f}" does not exist on the table; fields: ${table.fields.map((x) => x.title).join(', ') || '(none)'}` };
+      return {
+        ok: false,
+        error: `owner field "${f}" does not exist on the table; fields: ${table.fields.map((x) => x.title).join(', ') || '(none)'}`,
+      };
     }
     ownerField = f;
   } else if (req.ownerField) {
@@ -119,5 +124,9 @@ export async function revoke(q: Queryable, tableId: string, roleId: string): Pro
 
 /** Point grants whose owner field was renamed at the new title (update_field rename). */
 export async function renameOwnerField(q: Queryable, tableId: string, from: string, to: string): Promise<void> {
-  await q.query('UPDATE skillgate.dt_grants SET owner_field = $3, updated_at = now() WHERE table_id = $1::uuid AND owner_field = $2', [tableId, from, to]);
+  await q.query('UPDATE skillgate.dt_grants SET owner_field = $3, updated_at = now() WHERE table_id = $1::uuid AND owner_field = $2', [
+    tableId,
+    from,
+    to,
+  ]);
 }

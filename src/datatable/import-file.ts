@@ -120,11 +120,24 @@ export function resolveImportPath(file: unknown, workspaceDir: string): { path: 
     }
     if (hits.length === 1) p = real(hits[0]!);
   }
-  if (p === null) return { error: { zh: `找不到导入文件「${shown}」（路径相对于会话工作区）。`, en: `import file "${shown}" does not exist (paths are relative to the session workspace)` } };
+  if (p === null)
+    return {
+      error: {
+        zh: `找不到导入文件「${shown}」（路径相对于会话工作区）。`,
+        en: `import file "${shown}" does not exist (paths are relative to the session workspace)`,
+      },
+    };
   const found = p;
-  const roots = importRoots(ws).map((r) => real(r)).filter((r): r is string => r !== null);
+  const roots = importRoots(ws)
+    .map((r) => real(r))
+    .filter((r): r is string => r !== null);
   if (!roots.some((r) => within(found, r))) {
-    return { error: { zh: `导入文件「${shown}」不在会话工作区内，已拒绝读取。`, en: `import file "${shown}" is outside the session workspace; refused` } };
+    return {
+      error: {
+        zh: `导入文件「${shown}」不在会话工作区内，已拒绝读取。`,
+        en: `import file "${shown}" is outside the session workspace; refused`,
+      },
+    };
   }
   let isDir = false;
   try {
@@ -132,7 +145,13 @@ export function resolveImportPath(file: unknown, workspaceDir: string): { path: 
   } catch {
     return { error: { zh: `导入文件「${shown}」无法读取。`, en: `import file "${shown}" cannot be read` } };
   }
-  if (isDir) return { error: { zh: `「${shown}」是一个目录，不是文件；请给出目录里的 JSON 文件路径。`, en: `"${shown}" is a directory, not a file; name the JSON file inside it` } };
+  if (isDir)
+    return {
+      error: {
+        zh: `「${shown}」是一个目录，不是文件；请给出目录里的 JSON 文件路径。`,
+        en: `"${shown}" is a directory, not a file; name the JSON file inside it`,
+      },
+    };
   return { path: found };
 }
 
@@ -150,7 +169,12 @@ export function readImportRecords(path: string): { records: unknown[] } | { erro
     return { error: { zh: '导入文件无法读取。', en: 'the import file cannot be read' } };
   }
   if (size > MAX_IMPORT_BYTES) {
-    return { error: { zh: `导入文件超过 ${MAX_IMPORT_BYTES / 1024 / 1024} MB。`, en: `the import file exceeds ${MAX_IMPORT_BYTES / 1024 / 1024} MB` } };
+    return {
+      error: {
+        zh: `导入文件超过 ${MAX_IMPORT_BYTES / 1024 / 1024} MB。`,
+        en: `the import file exceeds ${MAX_IMPORT_BYTES / 1024 / 1024} MB`,
+      },
+    };
   }
   // Buffer first, then one decode: faster than readFileSync(path, 'utf8') on Node 20 for CJK-heavy text.
   let text: string;
@@ -181,7 +205,9 @@ export function readImportRecords(path: string): { records: unknown[] } | { erro
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { error: { zh: '导入文件不是合法 JSON（需要对象数组）。', en: 'the import file is not valid JSON (an array of objects is expected)' } };
+    return {
+      error: { zh: '导入文件不是合法 JSON（需要对象数组）。', en: 'the import file is not valid JSON (an array of objects is expected)' },
+    };
   }
   if (Array.isArray(parsed)) return { records: parsed };
   if (parsed && typeof parsed === 'object') {
@@ -232,7 +258,10 @@ export function openImportRecords(path: string): { source: RecordSource } | { er
 export function checkMappingDefaults(mapping: unknown, defaults: unknown): { param: string; error: Bilingual } | null {
   if (mapping !== undefined && mapping !== null) {
     if (typeof mapping !== 'object' || Array.isArray(mapping) || !Object.values(mapping).every((v) => typeof v === 'string')) {
-      return { param: 'mapping', error: { zh: 'mapping 应为 {目标列: 源键} 对象。', en: 'mapping must be an object {target column: source key}' } };
+      return {
+        param: 'mapping',
+        error: { zh: 'mapping 应为 {目标列: 源键} 对象。', en: 'mapping must be an object {target column: source key}' },
+      };
     }
   }
   if (defaults !== undefined && defaults !== null && (typeof defaults !== 'object' || Array.isArray(defaults))) {
@@ -246,7 +275,11 @@ export function checkMappingDefaults(mapping: unknown, defaults: unknown): { par
  * its value placed under the target column; a default fills a column that is missing, null or
  * "". Non-objects are returned unchanged (they fail validation later, with their row number).
  */
-export function applyMapping(rec: unknown, mapping: Record<string, string> | undefined, defaults: Record<string, unknown> | undefined): unknown {
+export function applyMapping(
+  rec: unknown,
+  mapping: Record<string, string> | undefined,
+  defaults: Record<string, unknown> | undefined,
+): unknown {
   if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return rec;
   const src = rec as Record<string, unknown>;
   let out: Record<string, unknown>;

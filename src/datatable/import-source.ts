@@ -43,7 +43,10 @@ export function arraySource(records: readonly unknown[]): RecordSource {
   };
 }
 
-const REFUSED: Bilingual = { zh: '导入文件不是合法 JSON（需要对象数组）。', en: 'the import file is not valid JSON (an array of objects is expected)' };
+const REFUSED: Bilingual = {
+  zh: '导入文件不是合法 JSON（需要对象数组）。',
+  en: 'the import file is not valid JSON (an array of objects is expected)',
+};
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

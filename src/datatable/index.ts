@@ -121,7 +121,11 @@ function withNote(env: Envelope, note: string | undefined): Envelope {
  * @returns the envelope; failures as `{success:false, error, error_type, user_message,
  *   need_param?, non_retriable?}`; an empty org is `config` + non_retriable (R-DT-12).
  */
-export async function runDatatable(input: unknown, ctx: Record<string, unknown> | null | undefined, opts: DatatableOptions = {}): Promise<Envelope> {
+export async function runDatatable(
+  input: unknown,
+  ctx: Record<string, unknown> | null | undefined,
+  opts: DatatableOptions = {},
+): Promise<Envelope> {
   const context = ctx ?? {};
   const caller = callerFromContext(context);
   const lang = caller.lang;
@@ -137,7 +141,15 @@ export async function runDatatable(input: unknown, ctx: Record<string, unknown> 
   const factory = context.db_factory as DbFactory | null | undefined;
   if (typeof factory !== 'function') {
     return withNote(
-      dtFail('config', { zh: '数据表需要数据库会话（db_factory），当前运行方式没有提供。', en: 'the datatable needs runtime_context.db_factory (in-process execution)' }, lang, { non_retriable: true }),
+      dtFail(
+        'config',
+        {
+          zh: '数据表需要数据库会话（db_factory），当前运行方式没有提供。',
+          en: 'the datatable needs runtime_context.db_factory (in-process execution)',
+        },
+        lang,
+        { non_retriable: true },
+      ),
       note,
     );
   }

@@ -64,7 +64,10 @@ async function loadFields(q: Queryable, tableIds: string[]): Promise<Map<string,
 }
 
 async function withFields(q: Queryable, rows: TableRow[]): Promise<TableMeta[]> {
-  const fields = await loadFields(q, rows.map((r) => r.id));
+  const fields = await loadFields(
+    q,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({ id: r.id, orgId: r.org_id, schema: r.schema_name, title: r.title, fields: fields.get(r.id) ?? [] }));
 }
 
@@ -77,19 +80,27 @@ const TABLE_COLS = 'id::text AS id, org_id, schema_name, title';
  */
 export async function getTable(q: Queryable, orgId: string, id: string): Promise<TableMeta | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await q.query<TableRow>(`SELECT ${TABLE_COLS} FROM skillgate.dt_tables WHERE org_id = $1 AND id = $2::uuid`, [orgId, id]);
+  const { rows } = await q.query<TableRow>(`SELECT ${TABLE_COLS} FROM skillgate.dt_tables WHERE org_id = $1 AND id = $2::uuid`, [
+    orgId,
+    id,
+  ]);
   return rows.length === 0 ? null : ((await withFields(q, rows))[0] ?? null);
 }
 
 /** The table of organisation `orgId` whose title equals `title` exactly (R-DT-04), or null. */
 export async function findTableByTitle(q: Queryable, orgId: string, title: string): Promise<TableMeta | null> {
-  const { rows } = await q.query<TableRow>(`SELECT ${TABLE_COLS} FROM skillgate.dt_tables WHERE org_id = $1 AND title = $2`, [orgId, title]);
+  const { rows } = await q.query<TableRow>(`SELECT ${TABLE_COLS} FROM skillgate.dt_tables WHERE org_id = $1 AND title = $2`, [
+    orgId,
+    title,
+  ]);
   return rows.length === 0 ? null : ((await withFields(q, rows))[0] ?? null);
 }
 
 /** Every table of organisation `orgId`, ordered by creation time then title, with fields. */
 export async function listTables(q: Queryable, orgId: string): Promise<TableMeta[]> {
-  const { rows } = await q.query<TableRow>(`SELECT ${TABLE_COLS} FROM skillgate.dt_tables WHERE org_id = $1 ORDER BY created_at, title`, [orgId]);
+  const { rows } = await q.query<TableRow>(`SELECT ${TABLE_COLS} FROM skillgate.dt_tables WHERE org_id = $1 ORDER BY created_at, title`, [
+    orgId,
+  ]);
   return withFields(q, rows);
 }
 
@@ -97,7 +108,12 @@ export async function listTables(q: Queryable, orgId: string): Promise<TableMeta
  * The `list_tables` item of a table (R-DT-29): `{id, title, schema, qualified}`, where
  * `qualified` is the quoted `"org_data_x"."客户"` usable in SQL text.
  */
-export function tableSummary(t: Pick<TableMeta, 'id' | 'title' | 'schema'>): { id: string; title: string; schema: string; qualified: string } {
+export function tableSummary(t: Pick<TableMeta, 'id' | 'title' | 'schema'>): {
+  id: string;
+  title: string;
+  schema: string;
+  qualified: string;
+} {
   return { id: t.id, title: t.title, schema: t.schema, qualified: qualified(t.schema, t.title) };
 }
 
@@ -155,7 +171,18 @@ export async function updateFieldMeta(tx: Queryable, tableId: string, title: str
     `UPDATE skillgate.dt_fields SET title = $3, uidt = $4, required = $5, "unique" = $6, options = $7::jsonb,
             precision = $8, scale = $9, position = $10
       WHERE table_id = $1::uuid AND title = $2`,
-    [tableId, title, next.title, next.uidt, next.required, next.unique, JSON.stringify(next.options), next.precision, next.scale, next.position],
+    [
+      tableId,
+      title,
+      next.title,
+      next.uidt,
+      next.required,
+      next.unique,
+      JSON.stringify(next.options),
+      next.precision,
+      next.scale,
+      next.position,
+    ],
   );
   return r.rowCount > 0;
 }

@@ -48,7 +48,10 @@ export function orgSchemaName(orgId: string): string {
   }
   const name = ORG_SCHEMA_PREFIX + normalized;
   if (name.length > MAX_IDENTIFIER_BYTES) {
-    throw new OrgSchemaError(`org_id ${JSON.stringify(orgId)} is too long: the schema name would exceed ${MAX_IDENTIFIER_BYTES} bytes`, 'too_long');
+    throw new OrgSchemaError(
+      `org_id ${JSON.stringify(orgId)} is too long: the schema name would exceed ${MAX_IDENTIFIER_BYTES} bytes`,
+      'too_long',
+    );
   }
   return name;
 }
@@ -94,7 +97,8 @@ export function describeIdentifierProblem(name: unknown, problem: IdentifierProb
       too_long: `is longer than ${MAX_IDENTIFIER_CHARS} characters`,
       too_many_bytes: `is longer than ${MAX_IDENTIFIER_BYTES} bytes in UTF-8 (PostgreSQL's limit, about 21 Chinese characters)`,
       starts_with_digit: 'starts with a digit',
-      bad_character: 'contains a character other than Chinese characters, letters, digits and underscore (e.g. write 容差百分比 instead of 容差%)',
+      bad_character:
+        'contains a character other than Chinese characters, letters, digits and underscore (e.g. write 容差百分比 instead of 容差%)',
     };
     return `name "${shown}" ${why[problem]}`;
   }

@@ -62,13 +62,21 @@ export function isActionAllowed(access: EffectiveAccess, action: DatatableAction
  * @returns null when allowed; else a `config`, `non_retriable` failure naming the action and
  *   the table (an administrator has to grant it).
  */
-export function checkAction(access: EffectiveAccess, action: DatatableAction, lang: DtLang = 'zh-CN', tableTitle?: string): Envelope | null {
+export function checkAction(
+  access: EffectiveAccess,
+  action: DatatableAction,
+  lang: DtLang = 'zh-CN',
+  tableTitle?: string,
+): Envelope | null {
   if (isActionAllowed(access, action)) return null;
   const onZh = tableTitle ? `对表「${tableTitle}」` : '';
   const onEn = tableTitle ? ` on "${tableTitle}"` : '';
   return dtFail(
     'config',
-    { zh: `当前角色无权${onZh}进行「${ACTION_LABEL_ZH[action]}」操作，请联系管理员授权`, en: `the current role may not run ${action}${onEn}; ask an administrator for a grant` },
+    {
+      zh: `当前角色无权${onZh}进行「${ACTION_LABEL_ZH[action]}」操作，请联系管理员授权`,
+      en: `the current role may not run ${action}${onEn}; ask an administrator for a grant`,
+    },
     lang,
     { non_retriable: true, permission_denied: true, denied_action: action },
   );
@@ -127,7 +135,11 @@ export function checkStructuralRole(caller: Pick<DtCaller, 'teamRole' | 'lang'>,
  * The tables of organisation `orgId` on which the holder of `roleIds` has row scope `own`
  * (for D-03: such an operator is refused the SQL channel).
  */
-export async function ownScopedTables(q: Queryable, orgId: string, roleIds: readonly string[]): Promise<Array<{ id: string; title: string }>> {
+export async function ownScopedTables(
+  q: Queryable,
+  orgId: string,
+  roleIds: readonly string[],
+): Promise<Array<{ id: string; title: string }>> {
   const grants = await listOrgGrants(q, orgId);
   if (grants.length === 0) return [];
   const byTable = new Map<string, Grant[]>();
@@ -144,12 +156,23 @@ export async function ownScopedTables(q: Queryable, orgId: string, roleIds: read
  * isolation).
  * @returns null when allowed; else a `config`, `non_retriable` failure.
  */
-export async function checkSqlAccess(q: Queryable, caller: Pick<DtCaller, 'allowSql' | 'orgId' | 'roleIds' | 'lang'>): Promise<Envelope | null> {
+export async function checkSqlAccess(
+  q: Queryable,
+  caller: Pick<DtCaller, 'allowSql' | 'orgId' | 'roleIds' | 'lang'>,
+): Promise<Envelope | null> {
   if (!caller.allowSql) {
-    return dtFail('config', { zh: '当前线路未开放 SQL 通道，请改用查询、统计等结构化操作', en: 'the SQL channel is off on this line (allow_sql=false); use the structured actions' }, caller.lang, {
-      non_retriable: true,
-      permission_denied: true,
-    });
+    return dtFail(
+      'config',
+      {
+        zh: '当前线路未开放 SQL 通道，请改用查询、统计等结构化操作',
+        en: 'the SQL channel is off on this line (allow_sql=false); use the structured actions',
+      },
+      caller.lang,
+      {
+        non_retriable: true,
+        permission_denied: true,
+      },
+    );
   }
   const own = await ownScopedTables(q, caller.orgId, caller.roleIds);
   if (own.length === 0) return null;
@@ -186,7 +209,11 @@ export type OwnScopeResult = { ok: true; owner: OwnerScope | null } | { ok: fals
  *   every filter, id condition and count (query, aggregate, update_by, delete_by, update,
  *   delete, delete_batch, verified_total).
  */
-export function ownFilter(access: EffectiveAccess, caller: Pick<DtCaller, 'empNo' | 'lang'>, table: Pick<TableMeta, 'title' | 'fields'>): OwnScopeResult {
+export function ownFilter(
+  access: EffectiveAccess,
+  caller: Pick<DtCaller, 'empNo' | 'lang'>,
+  table: Pick<TableMeta, 'title' | 'fields'>,
+): OwnScopeResult {
   if (access.rowScope !== 'own') return { ok: true, owner: null };
   const lang = caller.lang;
   const fields = access.ownerFields && access.ownerFields.length > 0 ? [...access.ownerFields] : [access.ownerField ?? ''];
@@ -243,7 +270,12 @@ export type StampResult = { ok: true; record: Record<string, unknown> } | { ok: 
  * coerceRecord so the stamped value is validated like any other. Scope `all` returns the
  * record unchanged; failures as {@link ownFilter}.
  */
-export function stampOwner(record: Record<string, unknown>, access: EffectiveAccess, caller: Pick<DtCaller, 'empNo' | 'lang'>, table: Pick<TableMeta, 'title' | 'fields'>): StampResult {
+export function stampOwner(
+  record: Record<string, unknown>,
+  access: EffectiveAccess,
+  caller: Pick<DtCaller, 'empNo' | 'lang'>,
+  table: Pick<TableMeta, 'title' | 'fields'>,
+): StampResult {
   const scope = ownFilter(access, caller, table);
   if (!scope.ok) return scope;
   if (!scope.owner) return { ok: true, record };
@@ -257,18 +289,19 @@ export function stampOwner(record: Record<string, unknown>, access: EffectiveAcc
  * operator's own employee number unchanged is allowed.
  * @returns null when allowed; else a recoverable failure naming the field.
  */
-export function guardOwnerPatch(patch: Record<string, unknown>, access: EffectiveAccess, caller: Pick<DtCaller, 'empNo' | 'lang'>): Envelope | null {
+export function guardOwnerPatch(
+  patch: Record<string, unknown>,
+  access: EffectiveAccess,
+  caller: Pick<DtCaller, 'empNo' | 'lang'>,
+): Envelope | null {
   if (access.rowScope !== 'own') return null;
   const fields = access.ownerFields && access.ownerFields.length > 0 ? access.ownerFields : [access.ownerField ?? ''];
   for (const f of fields) {
     if (!Object.hasOwn(patch, f)) continue;
     if (String(patch[f] ?? '').trim() === (caller.empNo ?? '').trim() && caller.empNo) continue;
-    return dtFail(
-      'recoverable',
-      { zh: `归属字段「${f}」不能被修改`, en: `the owner field "${f}" cannot be changed` },
-      caller.lang,
-      { need_param: 'data' },
-    );
+    return dtFail('recoverable', { zh: `归属字段「${f}」不能被修改`, en: `the owner field "${f}" cannot be changed` }, caller.lang, {
+      need_param: 'data',
+    });
   }
   return null;
 }

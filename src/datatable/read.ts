@@ -7,7 +7,18 @@
 import type { Envelope } from '../envelope/types.ts';
 import { quoteIdent } from './naming.ts';
 import { dbErrorEnvelope, dtFail, type DtLang } from './results.ts';
-import { clampLimit, joinNotes, numericOut, parseSort, rowOut, scopedWhere, selectList, SqlParams, tableRef, type RowHandler } from './rows.ts';
+import {
+  clampLimit,
+  joinNotes,
+  numericOut,
+  parseSort,
+  rowOut,
+  scopedWhere,
+  selectList,
+  SqlParams,
+  tableRef,
+  type RowHandler,
+} from './rows.ts';
 import type { TableMeta } from './types.ts';
 
 /** query: default and maximum limit (R-DT-57). */
@@ -88,19 +99,27 @@ export function parseMetrics(table: TableMeta, raw: unknown, lang: DtLang): { me
     note = 'metrics (one object) → [metrics]';
   }
   if (!Array.isArray(src) || src.length === 0) {
-    return bad('metrics 必填：如 [{"field": "租金", "op": "sum", "alias": "总租金"}]', 'metrics is required, e.g. [{"field": "租金", "op": "sum", "alias": "总租金"}]');
+    return bad(
+      'metrics 必填：如 [{"field": "租金", "op": "sum", "alias": "总租金"}]',
+      'metrics is required, e.g. [{"field": "租金", "op": "sum", "alias": "总租金"}]',
+    );
   }
   const out: Metric[] = [];
   for (let i = 0; i < src.length; i++) {
     const m = src[i] as Record<string, unknown> | null;
-    if (!m || typeof m !== 'object' || Array.isArray(m)) return bad(`metrics 第 ${i + 1} 项必须是对象。`, `metrics item ${i + 1} must be an object`);
+    if (!m || typeof m !== 'object' || Array.isArray(m))
+      return bad(`metrics 第 ${i + 1} 项必须是对象。`, `metrics item ${i + 1} must be an object`);
     const op = typeof m.op === 'string' ? m.op.trim().toLowerCase() : '';
     if (!(METRIC_OPS as readonly string[]).includes(op)) {
-      return bad(`metrics 第 ${i + 1} 项的 op「${String(m.op)}」不支持（可用：sum avg max min count）。`, `metrics item ${i + 1}: op must be one of sum, avg, max, min, count`);
+      return bad(
+        `metrics 第 ${i + 1} 项的 op「${String(m.op)}」不支持（可用：sum avg max min count）。`,
+        `metrics item ${i + 1}: op must be one of sum, avg, max, min, count`,
+      );
     }
     let field: string | undefined;
     if (m.field !== undefined && m.field !== null && m.field !== '' && m.field !== '*') {
-      if (typeof m.field !== 'string') return bad(`metrics 第 ${i + 1} 项的 field 必须是字段名。`, `metrics item ${i + 1}: field must be a field name`);
+      if (typeof m.field !== 'string')
+        return bad(`metrics 第 ${i + 1} 项的 field 必须是字段名。`, `metrics item ${i + 1}: field must be a field name`);
       field = fieldTitle(table, m.field.trim());
       if (!field) return bad(`统计字段「${m.field}」不存在。`, `metric field "${m.field}" does not exist`);
     } else if (op !== 'count') {
@@ -108,7 +127,8 @@ export function parseMetrics(table: TableMeta, raw: unknown, lang: DtLang): { me
     }
     if ((op === 'sum' || op === 'avg') && field && field !== 'id') {
       const f = table.fields.find((x) => x.title === field);
-      if (f && f.uidt !== '整数' && f.uidt !== '数字') return bad(`「${field}」是${f.uidt}字段，不能求和或求平均（${op}）。`, `"${field}" is a ${f.uidt} field; ${op} needs 整数 or 数字`);
+      if (f && f.uidt !== '整数' && f.uidt !== '数字')
+        return bad(`「${field}」是${f.uidt}字段，不能求和或求平均（${op}）。`, `"${field}" is a ${f.uidt} field; ${op} needs 整数 or 数字`);
     }
     if ((op === 'max' || op === 'min') && field) {
       // PostgreSQL has no max/min over boolean (SQLSTATE 42883): refuse with the field named.
@@ -129,14 +149,32 @@ export function parseMetrics(table: TableMeta, raw: unknown, lang: DtLang): { me
 
 function parseGroupBy(table: TableMeta, raw: unknown, lang: DtLang): { fields: string[] } | { envelope: Envelope } {
   if (raw === undefined || raw === null || raw === '') return { fields: [] };
-  const list = typeof raw === 'string' ? raw.split(/[,，]/).map((s) => s.trim()).filter(Boolean) : raw;
+  const list =
+    typeof raw === 'string'
+      ? raw
+          .split(/[,，]/)
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : raw;
   if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
-    return { envelope: dtFail('recoverable', { zh: 'group_by 必须是字段名或字段名数组。', en: 'group_by must be a field name or an array of names' }, lang, { need_param: 'group_by' }) };
+    return {
+      envelope: dtFail(
+        'recoverable',
+        { zh: 'group_by 必须是字段名或字段名数组。', en: 'group_by must be a field name or an array of names' },
+        lang,
+        { need_param: 'group_by' },
+      ),
+    };
   }
   const fields: string[] = [];
   for (const name of list as string[]) {
     const t = fieldTitle(table, name.trim());
-    if (!t) return { envelope: dtFail('recoverable', { zh: `分组字段「${name}」不存在。`, en: `group_by field "${name}" does not exist` }, lang, { need_param: 'group_by' }) };
+    if (!t)
+      return {
+        envelope: dtFail('recoverable', { zh: `分组字段「${name}」不存在。`, en: `group_by field "${name}" does not exist` }, lang, {
+          need_param: 'group_by',
+        }),
+      };
     if (!fields.includes(t)) fields.push(t);
   }
   return { fields };
@@ -162,7 +200,8 @@ function metricSql(m: Metric, table: TableMeta): string {
   if (!m.field) return 'count(*)';
   const col = quoteIdent(m.field);
   const f = table.fields.find((x) => x.title === m.field);
-  if ((m.op === 'max' || m.op === 'min') && f && (f.uidt === '日期' || f.uidt === '日期时间' || f.uidt === '时间')) return `${m.op}(${col})::text`;
+  if ((m.op === 'max' || m.op === 'min') && f && (f.uidt === '日期' || f.uidt === '日期时间' || f.uidt === '时间'))
+    return `${m.op}(${col})::text`;
   return `${m.op}(${col})`;
 }
 
@@ -193,7 +232,15 @@ export const aggregate: RowHandler = async (env, payload, { table, access }) => 
     const metric = metrics.metrics.find((m) => m.alias === name);
     const group = groups.fields.find((g) => g === name);
     if (!metric && !group) {
-      return dtFail('recoverable', { zh: `aggregate 的 sort 只能是分组字段或统计别名，「${name}」不是。`, en: `aggregate sort must name a group field or a metric alias, not "${name}"` }, lang, { need_param: 'sort' });
+      return dtFail(
+        'recoverable',
+        {
+          zh: `aggregate 的 sort 只能是分组字段或统计别名，「${name}」不是。`,
+          en: `aggregate sort must name a group field or a metric alias, not "${name}"`,
+        },
+        lang,
+        { need_param: 'sort' },
+      );
     }
     order = `${quoteIdent(name)} ${desc ? 'DESC' : 'ASC'} NULLS LAST`;
   }
@@ -202,7 +249,9 @@ export const aggregate: RowHandler = async (env, payload, { table, access }) => 
   const select = [
     ...groups.fields.map((g) => {
       const f = table.fields.find((x) => x.title === g);
-      return f && (f.uidt === '日期' || f.uidt === '日期时间' || f.uidt === '时间') ? `${quoteIdent(g)}::text AS ${quoteIdent(g)}` : quoteIdent(g);
+      return f && (f.uidt === '日期' || f.uidt === '日期时间' || f.uidt === '时间')
+        ? `${quoteIdent(g)}::text AS ${quoteIdent(g)}`
+        : quoteIdent(g);
     }),
     ...metrics.metrics.map((m) => `${metricSql(m, table)} AS ${quoteIdent(m.alias)}`),
   ].join(', ');

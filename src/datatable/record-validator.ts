@@ -65,12 +65,20 @@ function fastCoercer(field: FieldMeta, lang: DtLang): FastCoerce {
       return (v) => {
         if (typeof v === 'string') {
           const m = DATETIME_RE.exec(v);
-          if (m && validYmd(v) && Number(m[2]) <= 23 && Number(m[3]) <= 59 && Number(m[4]) <= 59) return m[1] === ' ' ? v : `${v.slice(0, 10)} ${v.slice(11)}`;
+          if (m && validYmd(v) && Number(m[2]) <= 23 && Number(m[3]) <= 59 && Number(m[4]) <= 59)
+            return m[1] === ' ' ? v : `${v.slice(0, 10)} ${v.slice(11)}`;
         }
         return cached(v);
       };
     case '时间':
-      return (v) => (typeof v === 'string' && TIME_RE.test(v) && Number(v.slice(0, 2)) <= 23 && Number(v.slice(3, 5)) <= 59 && Number(v.slice(6, 8)) <= 59 ? v : cached(v));
+      return (v) =>
+        typeof v === 'string' &&
+        TIME_RE.test(v) &&
+        Number(v.slice(0, 2)) <= 23 &&
+        Number(v.slice(3, 5)) <= 59 &&
+        Number(v.slice(6, 8)) <= 59
+          ? v
+          : cached(v);
     default:
       return cached;
   }
@@ -137,7 +145,8 @@ export function compileValidator(table: Pick<TableMeta, 'fields'>, lang: DtLang)
         for (const f of required) {
           if (out.errors.length && out.errors.some((e) => e.field === f.title)) continue;
           const v = values[f.title];
-          if (v === undefined || v === null) out.errors.push({ field: f.title, error: lang === 'en' ? `"${f.title}" is required` : `「${f.title}」是必填字段` });
+          if (v === undefined || v === null)
+            out.errors.push({ field: f.title, error: lang === 'en' ? `"${f.title}" is required` : `「${f.title}」是必填字段` });
         }
       }
       return out;

@@ -104,15 +104,33 @@ const SQLSTATE_ZH: Readonly<Record<string, string>> = {
  * @param what a short description of the operation for the message, e.g. `create_table`.
  */
 export function dbErrorEnvelope(err: unknown, what: string, lang: DtLang): Envelope {
-  const code = typeof (err as { code?: unknown })?.code === 'string' ? ((err as { code: string }).code) : undefined;
+  const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : undefined;
   const detail = err instanceof Error ? err.message : String(err);
   if (code !== undefined && typeof (err as { syscall?: unknown }).syscall === 'string') {
-    const zh = code === 'EISDIR' ? '给出的路径是目录，不是文件' : code === 'ENOENT' ? '文件不存在' : code === 'EACCES' || code === 'EPERM' ? '没有读取权限' : '文件无法读取';
-    const en = code === 'EISDIR' ? 'the given path is a directory, not a file' : code === 'ENOENT' ? 'the file does not exist' : 'the file cannot be read';
-    return dtFail('recoverable', { zh: `${what} 失败：${zh}（${code}）`, en: `${what} failed: ${en} (${code})` }, lang, { file_error: code });
+    const zh =
+      code === 'EISDIR'
+        ? '给出的路径是目录，不是文件'
+        : code === 'ENOENT'
+          ? '文件不存在'
+          : code === 'EACCES' || code === 'EPERM'
+            ? '没有读取权限'
+            : '文件无法读取';
+    const en =
+      code === 'EISDIR'
+        ? 'the given path is a directory, not a file'
+        : code === 'ENOENT'
+          ? 'the file does not exist'
+          : 'the file cannot be read';
+    return dtFail('recoverable', { zh: `${what} 失败：${zh}（${code}）`, en: `${what} failed: ${en} (${code})` }, lang, {
+      file_error: code,
+    });
   }
   if (code === undefined) {
-    return dtFail('recoverable', { zh: `${what} 失败：参数无法编码，请检查传入的值`, en: `${what} failed before reaching the database: ${detail}` }, lang);
+    return dtFail(
+      'recoverable',
+      { zh: `${what} 失败：参数无法编码，请检查传入的值`, en: `${what} failed before reaching the database: ${detail}` },
+      lang,
+    );
   }
   const cls = code.slice(0, 2);
   if (code === '57014') {
@@ -127,16 +145,36 @@ export function dbErrorEnvelope(err: unknown, what: string, lang: DtLang): Envel
     );
   }
   if (code === '23505') {
-    return dtFail('recoverable', { zh: `${what} 失败：违反唯一约束（重复值）`, en: `${what} failed: unique violation (SQLSTATE 23505): ${detail}` }, lang, { sqlstate: code });
+    return dtFail(
+      'recoverable',
+      { zh: `${what} 失败：违反唯一约束（重复值）`, en: `${what} failed: unique violation (SQLSTATE 23505): ${detail}` },
+      lang,
+      { sqlstate: code },
+    );
   }
   if (code === '23502') {
-    return dtFail('recoverable', { zh: `${what} 失败：必填列为空`, en: `${what} failed: not-null violation (SQLSTATE 23502): ${detail}` }, lang, { sqlstate: code });
+    return dtFail(
+      'recoverable',
+      { zh: `${what} 失败：必填列为空`, en: `${what} failed: not-null violation (SQLSTATE 23502): ${detail}` },
+      lang,
+      { sqlstate: code },
+    );
   }
   if (cls === '23' || cls === '22' || cls === '42') {
     const zh = SQLSTATE_ZH[code] ?? (cls === '22' ? '数据值无效' : cls === '23' ? '违反约束' : 'SQL 或对象无效');
-    return dtFail('recoverable', { zh: `${what} 失败：${zh}（SQLSTATE ${code}）`, en: `${what} failed (SQLSTATE ${code}): ${detail}` }, lang, { sqlstate: code });
+    return dtFail(
+      'recoverable',
+      { zh: `${what} 失败：${zh}（SQLSTATE ${code}）`, en: `${what} failed (SQLSTATE ${code}): ${detail}` },
+      lang,
+      { sqlstate: code },
+    );
   }
-  return dtFail('transient', { zh: `${what} 暂时失败，请稍后重试（SQLSTATE ${code}）`, en: `${what} failed (SQLSTATE ${code}), retry later: ${detail}` }, lang, { sqlstate: code });
+  return dtFail(
+    'transient',
+    { zh: `${what} 暂时失败，请稍后重试（SQLSTATE ${code}）`, en: `${what} failed (SQLSTATE ${code}), retry later: ${detail}` },
+    lang,
+    { sqlstate: code },
+  );
 }
 
 /**
@@ -199,10 +237,36 @@ export function sqlState(err: unknown): string | undefined {
  * under `record`).
  */
 const RESERVED_RESULT_KEYS: ReadonlySet<string> = new Set([
-  'success', 'ok', 'error', 'error_type', 'non_retriable', 'need_param', 'redirect', 'action_note', 'user_message',
-  'display_md', 'display_only', 'need_confirm', 'confirm_token', 'executed', 'offloaded', 'partial', 'record',
-  'artifacts', 'artifact_errors', 'filename', 'local_path', 'media', 'images', 'videos', 'files', 'audios',
-  ...EXPLICIT_URL_FIELDS, ...AMBIGUOUS_URL_FIELDS, 'download_url', 'abs_url',
+  'success',
+  'ok',
+  'error',
+  'error_type',
+  'non_retriable',
+  'need_param',
+  'redirect',
+  'action_note',
+  'user_message',
+  'display_md',
+  'display_only',
+  'need_confirm',
+  'confirm_token',
+  'executed',
+  'offloaded',
+  'partial',
+  'record',
+  'artifacts',
+  'artifact_errors',
+  'filename',
+  'local_path',
+  'media',
+  'images',
+  'videos',
+  'files',
+  'audios',
+  ...EXPLICIT_URL_FIELDS,
+  ...AMBIGUOUS_URL_FIELDS,
+  'download_url',
+  'abs_url',
 ]);
 
 /**

@@ -174,14 +174,27 @@ export function parseSort(table: TableMeta, raw: unknown, lang: DtLang): { sql: 
   }
   if (spec && typeof spec === 'object' && !Array.isArray(spec)) {
     const o = spec as Record<string, unknown>;
-    const desc = o.desc === true || (typeof o.order === 'string' && /^desc/i.test(o.order)) || (typeof o.direction === 'string' && /^desc/i.test(o.direction));
+    const desc =
+      o.desc === true ||
+      (typeof o.order === 'string' && /^desc/i.test(o.order)) ||
+      (typeof o.direction === 'string' && /^desc/i.test(o.direction));
     if (typeof o.field === 'string') {
       spec = `${desc ? '-' : ''}${o.field}`;
       note = 'sort {field} → "<-field>"';
     }
   }
   if (typeof spec !== 'string') {
-    return { envelope: dtFail('recoverable', { zh: 'sort 必须是单个字段名，前缀 - 表示降序（如 "-金额"）。', en: 'sort must be one field name, "-" prefix for descending (e.g. "-金额")' }, lang, { need_param: 'sort' }) };
+    return {
+      envelope: dtFail(
+        'recoverable',
+        {
+          zh: 'sort 必须是单个字段名，前缀 - 表示降序（如 "-金额"）。',
+          en: 'sort must be one field name, "-" prefix for descending (e.g. "-金额")',
+        },
+        lang,
+        { need_param: 'sort' },
+      ),
+    };
   }
   let name = spec.trim();
   let dir = 'ASC';
@@ -212,14 +225,28 @@ export function parseSort(table: TableMeta, raw: unknown, lang: DtLang): { sql: 
  * A limit with default and maximum (R-DT-57/58): above the maximum it is clamped and the
  * note says so (A-28); a non-integer or a value < 1 is refused.
  */
-export function clampLimit(raw: unknown, def: number, max: number, lang: DtLang, name = 'limit'): { value: number; note?: string } | { envelope: Envelope } {
+export function clampLimit(
+  raw: unknown,
+  def: number,
+  max: number,
+  lang: DtLang,
+  name = 'limit',
+): { value: number; note?: string } | { envelope: Envelope } {
   if (raw === undefined || raw === null || raw === '') return { value: def };
   const n = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < (name === 'offset' ? 0 : 1)) {
     return {
-      envelope: dtFail('recoverable', { zh: `${name} 必须是${name === 'offset' ? '非负' : '正'}整数。`, en: `${name} must be a ${name === 'offset' ? 'non-negative' : 'positive'} integer` }, lang, {
-        need_param: name,
-      }),
+      envelope: dtFail(
+        'recoverable',
+        {
+          zh: `${name} 必须是${name === 'offset' ? '非负' : '正'}整数。`,
+          en: `${name} must be a ${name === 'offset' ? 'non-negative' : 'positive'} integer`,
+        },
+        lang,
+        {
+          need_param: name,
+        },
+      ),
     };
   }
   if (n > max) return { value: max, note: `${name} ${n} → ${max} (maximum)` };

@@ -12,7 +12,15 @@ import { deleteFieldMeta, getTable, insertFieldMeta, updateFieldMeta } from './m
 import { qualified, quoteIdent } from './naming.ts';
 import { checkAction } from './permissions.ts';
 import { dbErrorEnvelope, dtFail, dtOk, needParam, sqlState, type DtLang } from './results.ts';
-import { backupBeforeDrop, columnDdl, lockSchema, structuralGate, uniqueConstraints, usingExpr, type TableHandler } from './structure-ddl.ts';
+import {
+  backupBeforeDrop,
+  columnDdl,
+  lockSchema,
+  structuralGate,
+  uniqueConstraints,
+  usingExpr,
+  type TableHandler,
+} from './structure-ddl.ts';
 import type { Tx } from '../store/db.ts';
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -38,14 +46,19 @@ class Refusal extends Error {
 }
 
 function tableGone(table: TableMeta, lang: DtLang): Envelope {
-  return dtFail('recoverable', { zh: `数据表「${table.title}」已不存在`, en: `table "${table.title}" no longer exists` }, lang, { need_param: 'table_id' });
+  return dtFail('recoverable', { zh: `数据表「${table.title}」已不存在`, en: `table "${table.title}" no longer exists` }, lang, {
+    need_param: 'table_id',
+  });
 }
 
 function fieldMissing(table: TableMeta, title: string, lang: DtLang): Envelope {
   const names = table.fields.map((f) => `「${f.title}」`).join('、') || '（无）';
   return dtFail(
     'recoverable',
-    { zh: `表「${table.title}」没有字段「${title}」。现有字段：${names}`, en: `table "${table.title}" has no field "${title}"; fields: ${table.fields.map((f) => f.title).join(', ')}` },
+    {
+      zh: `表「${table.title}」没有字段「${title}」。现有字段：${names}`,
+      en: `table "${table.title}" has no field "${title}"; fields: ${table.fields.map((f) => f.title).join(', ')}`,
+    },
     lang,
     { need_param: 'field_title', columns: table.fields.map((f) => f.title) },
   );
@@ -57,9 +70,17 @@ async function run(env: DtEnv, what: string, fn: (tx: Tx) => Promise<Envelope>):
   } catch (err) {
     if (err instanceof Refusal) return err.envelope;
     if (sqlState(err) === '2BP01') {
-      return dtFail('recoverable', { zh: `${what} 失败：还有视图等对象依赖这个字段，请先删除这些视图`, en: `${what} failed: views depend on this column; drop them first` }, env.caller.lang, {
-        sqlstate: '2BP01',
-      });
+      return dtFail(
+        'recoverable',
+        {
+          zh: `${what} 失败：还有视图等对象依赖这个字段，请先删除这些视图`,
+          en: `${what} failed: views depend on this column; drop them first`,
+        },
+        env.caller.lang,
+        {
+          sqlstate: '2BP01',
+        },
+      );
     }
     return dbErrorEnvelope(err, what, env.caller.lang);
   }
@@ -77,15 +98,30 @@ export const addField: TableHandler = async (env, payload, { table, access }) =>
   if (denied) return denied;
   const raw = payload.field;
   if (!isPlainObject(raw)) {
-    return needParam('field', { zh: 'field 必须是字段定义对象，例如 {"title":"备注","uidt":"长文本"}', en: 'field must be a field definition object, e.g. {"title":"note","uidt":"长文本"}' }, lang);
+    return needParam(
+      'field',
+      {
+        zh: 'field 必须是字段定义对象，例如 {"title":"备注","uidt":"长文本"}',
+        en: 'field must be a field definition object, e.g. {"title":"note","uidt":"长文本"}',
+      },
+      lang,
+    );
   }
   const def = normalizeFieldDef(raw, 0, lang);
-  if (!def.ok) return needParam('field', { zh: `字段定义有误：${def.errors.join('；')}`, en: `invalid field definition: ${def.errors.join('; ')}` }, lang, { errors: def.errors });
+  if (!def.ok)
+    return needParam(
+      'field',
+      { zh: `字段定义有误：${def.errors.join('；')}`, en: `invalid field definition: ${def.errors.join('; ')}` },
+      lang,
+      { errors: def.errors },
+    );
   return run(env, 'add_field', async (tx) => {
     const current = await lockedTable(tx, table);
     if (!current) throw new Refusal(tableGone(table, lang));
     if (current.fields.some((f) => f.title === def.field.title)) {
-      throw new Refusal(needParam('field', { zh: `字段「${def.field.title}」已存在`, en: `field "${def.field.title}" already exists` }, lang));
+      throw new Refusal(
+        needParam('field', { zh: `字段「${def.field.title}」已存在`, en: `field "${def.field.title}" already exists` }, lang),
+      );
     }
     const field: FieldMeta = { ...def.field, position: Math.max(-1, ...current.fields.map((f) => f.position)) + 1 };
     await tx.query(`ALTER TABLE ${qualified(current.schema, current.title)} ADD COLUMN ${columnDdl(field)}`);
@@ -112,12 +148,24 @@ export const updateField: TableHandler = async (env, payload, { table, access })
   if (!fieldTitle) return needParam('field_title', { zh: '请给出要修改的字段名 field_title', en: 'field_title is required' }, lang);
   const patch = payload.patch;
   if (!isPlainObject(patch)) {
-    return needParam('patch', { zh: 'patch 必须是对象，例如 {"title":"新名称"} 或 {"options":["甲","乙"]}', en: 'patch must be an object, e.g. {"title":"new name"}' }, lang);
+    return needParam(
+      'patch',
+      {
+        zh: 'patch 必须是对象，例如 {"title":"新名称"} 或 {"options":["甲","乙"]}',
+        en: 'patch must be an object, e.g. {"title":"new name"}',
+      },
+      lang,
+    );
   }
   const known = Object.keys(patch).filter((k) => (PATCH_KEYS as readonly string[]).includes(k));
   const ignored = Object.keys(patch).filter((k) => !(PATCH_KEYS as readonly string[]).includes(k));
   if (known.length === 0) {
-    return needParam('patch', { zh: `patch 没有可修改的项；可用：${PATCH_KEYS.join(', ')}`, en: `patch changes nothing; use ${PATCH_KEYS.join(', ')}` }, lang, { ignored });
+    return needParam(
+      'patch',
+      { zh: `patch 没有可修改的项；可用：${PATCH_KEYS.join(', ')}`, en: `patch changes nothing; use ${PATCH_KEYS.join(', ')}` },
+      lang,
+      { ignored },
+    );
   }
   return run(env, 'update_field', async (tx) => {
     const current = await lockedTable(tx, table);
@@ -130,7 +178,15 @@ export const updateField: TableHandler = async (env, payload, { table, access })
     if (typeChanged && patch.precision === undefined) delete merged.precision;
     if (typeChanged && patch.scale === undefined) delete merged.scale;
     const def = normalizeFieldDef(merged, old.position, lang);
-    if (!def.ok) throw new Refusal(needParam('patch', { zh: `修改后的字段定义有误：${def.errors.join('；')}`, en: `invalid field after the patch: ${def.errors.join('; ')}` }, lang, { errors: def.errors }));
+    if (!def.ok)
+      throw new Refusal(
+        needParam(
+          'patch',
+          { zh: `修改后的字段定义有误：${def.errors.join('；')}`, en: `invalid field after the patch: ${def.errors.join('; ')}` },
+          lang,
+          { errors: def.errors },
+        ),
+      );
     const next = def.field;
     if (next.title !== old.title && current.fields.some((f) => f.title === next.title)) {
       throw new Refusal(needParam('patch', { zh: `字段「${next.title}」已存在`, en: `field "${next.title}" already exists` }, lang));
@@ -139,11 +195,15 @@ export const updateField: TableHandler = async (env, payload, { table, access })
     const oldType = columnSqlType(old);
     const newType = columnSqlType(next);
     if (oldType !== newType) {
-      await tx.query(`ALTER TABLE ${rel} ALTER COLUMN ${quoteIdent(old.title)} TYPE ${newType} USING ${usingExpr(old.title, old, newType, next.uidt)}`);
+      await tx.query(
+        `ALTER TABLE ${rel} ALTER COLUMN ${quoteIdent(old.title)} TYPE ${newType} USING ${usingExpr(old.title, old, newType, next.uidt)}`,
+      );
     }
     if (old.unique !== next.unique) {
       if (next.unique) await tx.query(`ALTER TABLE ${rel} ADD UNIQUE (${quoteIdent(old.title)})`);
-      else for (const c of await uniqueConstraints(tx, current.schema, current.title, old.title)) await tx.query(`ALTER TABLE ${rel} DROP CONSTRAINT ${quoteIdent(c)}`);
+      else
+        for (const c of await uniqueConstraints(tx, current.schema, current.title, old.title))
+          await tx.query(`ALTER TABLE ${rel} DROP CONSTRAINT ${quoteIdent(c)}`);
     }
     if (next.title !== old.title) {
       await tx.query(`ALTER TABLE ${rel} RENAME COLUMN ${quoteIdent(old.title)} TO ${quoteIdent(next.title)}`);

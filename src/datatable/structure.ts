@@ -12,7 +12,15 @@
 import type { ActionHandler, DtEnv, FieldMeta } from './types.ts';
 import type { Envelope } from '../envelope/types.ts';
 import { fieldView, normalizeFieldDef } from './fields.ts';
-import { deleteTableMeta, findTableByTitle, listTables, registerTable, schemaCollisions, tableSummary, TableExistsError } from './metadata.ts';
+import {
+  deleteTableMeta,
+  findTableByTitle,
+  listTables,
+  registerTable,
+  schemaCollisions,
+  tableSummary,
+  TableExistsError,
+} from './metadata.ts';
 import { describeIdentifierProblem, identifierProblem, orgSchemaName, OrgSchemaError, qualified, quoteIdent } from './naming.ts';
 import { checkAction } from './permissions.ts';
 import { dbErrorEnvelope, dtFail, dtOk, emptyOrgEnvelope, needParam, sqlState } from './results.ts';
@@ -71,25 +79,41 @@ export const createTableAction: ActionHandler = async (env, payload) => {
     throw err;
   }
   const title = str(payload.table_name) ?? str(payload.title) ?? str(payload.table) ?? str(payload.table_title);
-  if (!title) return needParam('table_name', { zh: '请给出表名 table_name（中文、字母、数字、下划线）', en: 'table_name is required' }, lang);
+  if (!title)
+    return needParam('table_name', { zh: '请给出表名 table_name（中文、字母、数字、下划线）', en: 'table_name is required' }, lang);
   const problem = identifierProblem(title);
-  if (problem) return needParam('table_name', { zh: describeIdentifierProblem(title, problem, 'zh-CN'), en: describeIdentifierProblem(title, problem, 'en') }, lang);
+  if (problem)
+    return needParam(
+      'table_name',
+      { zh: describeIdentifierProblem(title, problem, 'zh-CN'), en: describeIdentifierProblem(title, problem, 'en') },
+      lang,
+    );
   const existing = await findTableByTitle(env.q, env.caller.orgId, title);
   if (existing) return dtOk({ id: existing.id, title: existing.title, already_exists: true });
   const rawFields = payload.fields;
   if (!Array.isArray(rawFields)) {
-    return needParam('fields', { zh: 'fields 必须是字段定义数组，例如 [{"title":"客户名","uidt":"文本"}]', en: 'fields must be an array of field definitions, e.g. [{"title":"name","uidt":"文本"}]' }, lang);
+    return needParam(
+      'fields',
+      {
+        zh: 'fields 必须是字段定义数组，例如 [{"title":"客户名","uidt":"文本"}]',
+        en: 'fields must be an array of field definitions, e.g. [{"title":"name","uidt":"文本"}]',
+      },
+      lang,
+    );
   }
   const errors: string[] = [];
   const fields: FieldMeta[] = [];
   for (const [i, raw] of rawFields.entries()) {
     const r = normalizeFieldDef(raw, i, lang);
     if (!r.ok) errors.push(...r.errors.map((e) => `fields[${i}]: ${e}`));
-    else if (fields.some((f) => f.title === r.field.title)) errors.push(`fields[${i}]: ${lang === 'en' ? `duplicate field "${r.field.title}"` : `字段「${r.field.title}」重复`}`);
+    else if (fields.some((f) => f.title === r.field.title))
+      errors.push(`fields[${i}]: ${lang === 'en' ? `duplicate field "${r.field.title}"` : `字段「${r.field.title}」重复`}`);
     else fields.push(r.field);
   }
   if (errors.length > 0) {
-    return needParam('fields', { zh: `字段定义有误：${errors.join('；')}`, en: `invalid field definitions: ${errors.join('; ')}` }, lang, { errors });
+    return needParam('fields', { zh: `字段定义有误：${errors.join('；')}`, en: `invalid field definitions: ${errors.join('; ')}` }, lang, {
+      errors,
+    });
   }
   const collision = await schemaCollisionEnvelope(env, schema);
   if (collision) return collision;
@@ -147,7 +171,10 @@ export const deleteTableAction: TableHandler = async (env, _payload, { table, ac
     if (sqlState(err) === '2BP01') {
       return dtFail(
         'recoverable',
-        { zh: `表「${table.title}」还被视图等对象引用，请先删除这些视图`, en: `other objects (views) depend on "${table.title}"; drop them first` },
+        {
+          zh: `表「${table.title}」还被视图等对象引用，请先删除这些视图`,
+          en: `other objects (views) depend on "${table.title}"; drop them first`,
+        },
         lang,
         { sqlstate: '2BP01' },
       );

@@ -35,7 +35,22 @@ export type DatatableAction = (typeof DATATABLE_ACTIONS)[number];
 export const STRUCTURAL_ACTIONS: readonly DatatableAction[] = ['create_table', 'add_field', 'update_field', 'delete_field', 'delete_table'];
 
 /** The 14 logical types (R-DT-66, spec 000 §7.5). */
-export const LOGICAL_TYPES = ['文本', '长文本', '整数', '数字', '日期', '日期时间', '时间', '勾选', '单选', '多选', '邮箱', '电话', '链接', 'JSON'] as const;
+export const LOGICAL_TYPES = [
+  '文本',
+  '长文本',
+  '整数',
+  '数字',
+  '日期',
+  '日期时间',
+  '时间',
+  '勾选',
+  '单选',
+  '多选',
+  '邮箱',
+  '电话',
+  '链接',
+  'JSON',
+] as const;
 export type LogicalType = (typeof LOGICAL_TYPES)[number];
 
 /** Input aliases stored as 数字 with preset precision (R-DT-67). */

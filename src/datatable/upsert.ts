@@ -27,20 +27,48 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export const upsert: RowHandler = async (env, payload, { table, access }) => {
   const lang = env.caller.lang;
   let keys = payload.key_fields;
-  if (typeof keys === 'string') keys = keys.split(/[,，]/).map((s) => s.trim()).filter(Boolean);
+  if (typeof keys === 'string')
+    keys = keys
+      .split(/[,，]/)
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => typeof k === 'string')) {
-    return dtFail('recoverable', { zh: 'upsert 必须给 key_fields（用来匹配已有记录的字段名数组）。', en: 'upsert needs key_fields: the field names that identify an existing row' }, lang, {
-      need_param: 'key_fields',
-    });
+    return dtFail(
+      'recoverable',
+      {
+        zh: 'upsert 必须给 key_fields（用来匹配已有记录的字段名数组）。',
+        en: 'upsert needs key_fields: the field names that identify an existing row',
+      },
+      lang,
+      {
+        need_param: 'key_fields',
+      },
+    );
   }
   const keyFields = keys as string[];
   const unknown = keyFields.filter((k) => !table.fields.some((f) => f.title === k));
   if (unknown.length) {
-    return dtFail('recoverable', { zh: `key_fields 中的字段不存在：${unknown.join('、')}`, en: `key_fields names unknown fields: ${unknown.join(', ')}` }, lang, { need_param: 'key_fields' });
+    return dtFail(
+      'recoverable',
+      { zh: `key_fields 中的字段不存在：${unknown.join('、')}`, en: `key_fields names unknown fields: ${unknown.join(', ')}` },
+      lang,
+      { need_param: 'key_fields' },
+    );
   }
-  const records: unknown[] | undefined = Array.isArray(payload.records) ? payload.records : isRecord(payload.data) ? [payload.data] : Array.isArray(payload.data) ? payload.data : undefined;
+  const records: unknown[] | undefined = Array.isArray(payload.records)
+    ? payload.records
+    : isRecord(payload.data)
+      ? [payload.data]
+      : Array.isArray(payload.data)
+        ? payload.data
+        : undefined;
   if (!records || records.length === 0) {
-    return dtFail('recoverable', { zh: 'upsert 需要 data（一个对象）或 records（对象数组）。', en: 'upsert needs data (one object) or records (an array of objects)' }, lang, { need_param: 'records' });
+    return dtFail(
+      'recoverable',
+      { zh: 'upsert 需要 data（一个对象）或 records（对象数组）。', en: 'upsert needs data (one object) or records (an array of objects)' },
+      lang,
+      { need_param: 'records' },
+    );
   }
   if (records.length > BATCH_MAX) return redirectToFile(records.length, 'records', lang);
   const scope = ownFilter(access, env.caller, table);
@@ -67,12 +95,16 @@ export const upsert: RowHandler = async (env, payload, { table, access }) => {
     }
     const c = coerceRecord(table, rec, { mode: 'update', lang });
     if (c.errors.length) {
-      for (const e of c.errors) fail(row, { error: e.error, ...(e.field ? { field: e.field } : {}), ...(e.value !== undefined ? { value: e.value } : {}) });
+      for (const e of c.errors)
+        fail(row, { error: e.error, ...(e.field ? { field: e.field } : {}), ...(e.value !== undefined ? { value: e.value } : {}) });
       continue;
     }
     const missing = keyFields.filter((k) => c.values[k] === undefined || c.values[k] === null);
     if (missing.length) {
-      fail(row, { field: missing[0]!, error: lang === 'en' ? `key field "${missing.join('", "')}" has no value` : `匹配字段「${missing.join('、')}」没有值` });
+      fail(row, {
+        field: missing[0]!,
+        error: lang === 'en' ? `key field "${missing.join('", "')}" has no value` : `匹配字段「${missing.join('、')}」没有值`,
+      });
       continue;
     }
     const ins = coerceRecord(table, rec, { mode: 'insert', lang });
@@ -117,12 +149,22 @@ export const upsert: RowHandler = async (env, payload, { table, access }) => {
             if (outcome.kind === 'updated') updated++;
             else if (outcome.kind === 'inserted') inserted++;
             else if (outcome.kind === 'invalid') for (const e of r.insertErrors) fail(r.row, e);
-            else fail(r.row, { error: lang === 'en' ? `${outcome.n} rows match key_fields; refine the key` : `有 ${outcome.n} 行匹配 key_fields，无法确定更新哪一行，请换用能唯一确定记录的字段` });
+            else
+              fail(r.row, {
+                error:
+                  lang === 'en'
+                    ? `${outcome.n} rows match key_fields; refine the key`
+                    : `有 ${outcome.n} 行匹配 key_fields，无法确定更新哪一行，请换用能唯一确定记录的字段`,
+              });
           } catch (err) {
             // Names from the metadata captured before the statement (R-DT-101), not from the failed transaction.
             const code = sqlState(err);
             const [field] = errorFields(err, { table: table.title, fields: table.fields, written: Object.keys(r.values) });
-            fail(r.row, { error: err instanceof Error ? err.message : String(err), ...(field ? { field } : {}), ...(code ? { sqlstate: code } : {}) });
+            fail(r.row, {
+              error: err instanceof Error ? err.message : String(err),
+              ...(field ? { field } : {}),
+              ...(code ? { sqlstate: code } : {}),
+            });
           }
         }
       });
@@ -131,7 +173,8 @@ export const upsert: RowHandler = async (env, payload, { table, access }) => {
       inserted = 0;
       updated = 0;
       const code = sqlState(err);
-      for (const r of prepared) fail(r.row, { error: err instanceof Error ? err.message : String(err), ...(code ? { sqlstate: code } : {}) });
+      for (const r of prepared)
+        fail(r.row, { error: err instanceof Error ? err.message : String(err), ...(code ? { sqlstate: code } : {}) });
     }
   }
 
@@ -141,6 +184,7 @@ export const upsert: RowHandler = async (env, payload, { table, access }) => {
   const zh = `共 ${records.length} 条：新增 ${inserted}，更新 ${updated}，失败 ${failed}${failed ? '（见 errors）' : ''}；表中现有 ${total ?? '未知'} 条。`;
   const en = `${records.length} records: ${inserted} inserted, ${updated} updated, ${failed} failed${failed ? ' (see errors)' : ''}; the table now holds ${total ?? 'unknown'} rows.`;
   const body: Envelope = { inserted, updated, failed, errors, verified_total: total };
-  if (inserted + updated === 0 && failed > 0) return { success: false, error: `nothing written: ${en}`, error_type: 'recoverable', user_message: lang === 'en' ? en : zh, ...body };
+  if (inserted + updated === 0 && failed > 0)
+    return { success: false, error: `nothing written: ${en}`, error_type: 'recoverable', user_message: lang === 'en' ? en : zh, ...body };
   return { success: true, ...body, partial: failed > 0, user_message: lang === 'en' ? en : zh };
 };

@@ -92,18 +92,25 @@ function decimalText(d: Decimal): string {
 
 function numberInput(value: unknown, lang: DtLang): { ok: true; d: Decimal } | { ok: false; error: string } {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return fail(lang, { zh: `${value} 不是有限数字`, en: `${value} is not a finite number` }) as { ok: false; error: string };
+    if (!Number.isFinite(value))
+      return fail(lang, { zh: `${value} 不是有限数字`, en: `${value} is not a finite number` }) as { ok: false; error: string };
     return parseDecimal(plainNumberText(value), lang);
   }
   if (typeof value === 'bigint') return parseDecimal(value.toString(), lang);
   if (typeof value === 'string') return parseDecimal(value, lang);
-  return fail(lang, { zh: `需要数字，收到 ${JSON.stringify(value)}`, en: `a number is required, got ${JSON.stringify(value)}` }) as { ok: false; error: string };
+  return fail(lang, { zh: `需要数字，收到 ${JSON.stringify(value)}`, en: `a number is required, got ${JSON.stringify(value)}` }) as {
+    ok: false;
+    error: string;
+  };
 }
 
 /** 整数 (R-DT-68..70): exact decimal text within the bigint range; a decimal is refused. */
 export function coerceInteger(value: unknown, lang: DtLang): CoerceResult {
   if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    return fail(lang, { zh: `${value} 超出可精确表示的范围，请以字符串传入`, en: `${value} is beyond exact JSON number precision; pass it as a string` });
+    return fail(lang, {
+      zh: `${value} 超出可精确表示的范围，请以字符串传入`,
+      en: `${value} is beyond exact JSON number precision; pass it as a string`,
+    });
   }
   const p = numberInput(value, lang);
   if (!p.ok) return p;
@@ -188,4 +195,3 @@ export function coerceDateLike(field: FieldMeta, value: unknown, lang: DtLang): 
   // The column is timestamp without time zone (A-35): the wall-clock time is stored as written.
   return time ? { ok: true, value: `${date} ${time}` } : bad();
 }
-

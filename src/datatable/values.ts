@@ -49,7 +49,10 @@ function coerceBool(value: unknown, lang: DtLang): CoerceResult {
     if (TRUE_WORDS.has(s)) return { ok: true, value: true };
     if (FALSE_WORDS.has(s)) return { ok: true, value: false };
   }
-  return fail(lang, { zh: `勾选字段只接受 true/false（或 是/否），收到 ${JSON.stringify(value)}`, en: `a checkbox takes true/false, got ${JSON.stringify(value)}` });
+  return fail(lang, {
+    zh: `勾选字段只接受 true/false（或 是/否），收到 ${JSON.stringify(value)}`,
+    en: `a checkbox takes true/false, got ${JSON.stringify(value)}`,
+  });
 }
 
 function optionList(field: FieldMeta): string {
@@ -58,11 +61,17 @@ function optionList(field: FieldMeta): string {
 
 function coerceSingle(field: FieldMeta, value: unknown, lang: DtLang): CoerceResult {
   if (typeof value !== 'string' && typeof value !== 'number') {
-    return fail(lang, { zh: `单选字段需要一个选项文本，收到 ${JSON.stringify(value)}`, en: `a single-select field takes one option text, got ${JSON.stringify(value)}` });
+    return fail(lang, {
+      zh: `单选字段需要一个选项文本，收到 ${JSON.stringify(value)}`,
+      en: `a single-select field takes one option text, got ${JSON.stringify(value)}`,
+    });
   }
   const v = String(value).trim();
   if (field.options.length > 0 && !field.options.includes(v)) {
-    return fail(lang, { zh: `「${v}」不在「${field.title}」的选项内：${optionList(field)}`, en: `"${v}" is not an option of "${field.title}": ${field.options.join(', ')}` });
+    return fail(lang, {
+      zh: `「${v}」不在「${field.title}」的选项内：${optionList(field)}`,
+      en: `"${v}" is not an option of "${field.title}": ${field.options.join(', ')}`,
+    });
   }
   return { ok: true, value: v };
 }
@@ -82,17 +91,26 @@ function coerceMulti(field: FieldMeta, value: unknown, lang: DtLang): CoerceResu
     }
     items = Array.isArray(parsed) ? parsed : s.split(/[,，、;；]/);
   } else {
-    return fail(lang, { zh: `多选字段需要选项数组，收到 ${JSON.stringify(value)}`, en: `a multi-select field takes an array of options, got ${JSON.stringify(value)}` });
+    return fail(lang, {
+      zh: `多选字段需要选项数组，收到 ${JSON.stringify(value)}`,
+      en: `a multi-select field takes an array of options, got ${JSON.stringify(value)}`,
+    });
   }
   const out: string[] = [];
   for (const item of items) {
     if (typeof item !== 'string' && typeof item !== 'number') {
-      return fail(lang, { zh: `多选的每一项必须是选项文本，收到 ${JSON.stringify(item)}`, en: `each multi-select item must be an option text, got ${JSON.stringify(item)}` });
+      return fail(lang, {
+        zh: `多选的每一项必须是选项文本，收到 ${JSON.stringify(item)}`,
+        en: `each multi-select item must be an option text, got ${JSON.stringify(item)}`,
+      });
     }
     const v = String(item).trim();
     if (v === '') continue;
     if (field.options.length > 0 && !field.options.includes(v)) {
-      return fail(lang, { zh: `「${v}」不在「${field.title}」的选项内：${optionList(field)}`, en: `"${v}" is not an option of "${field.title}": ${field.options.join(', ')}` });
+      return fail(lang, {
+        zh: `「${v}」不在「${field.title}」的选项内：${optionList(field)}`,
+        en: `"${v}" is not an option of "${field.title}": ${field.options.join(', ')}`,
+      });
     }
     if (!out.includes(v)) out.push(v);
   }
@@ -112,7 +130,9 @@ function coerceText(field: FieldMeta, value: unknown, lang: DtLang): CoerceResul
   }
   if (field.uidt === '邮箱') {
     const v = value.trim();
-    return EMAIL_RE.test(v) ? { ok: true, value: v } : fail(lang, { zh: `「${value}」不是有效的邮箱地址`, en: `"${value}" is not an e-mail address` });
+    return EMAIL_RE.test(v)
+      ? { ok: true, value: v }
+      : fail(lang, { zh: `「${value}」不是有效的邮箱地址`, en: `"${value}" is not an e-mail address` });
   }
   if (field.uidt === '电话') {
     const v = toHalfWidth(value).trim();
@@ -132,7 +152,9 @@ function coerceText(field: FieldMeta, value: unknown, lang: DtLang): CoerceResul
       }
     };
     const valid = !/\s/.test(v) && (/^https?:\/\//i.test(v) ? okUrl(v) : !/^[a-z][a-z0-9+.-]*:/i.test(v) && okUrl(`https://${v}`));
-    return valid ? { ok: true, value: v } : fail(lang, { zh: `「${value}」不是有效的链接（需 http/https 网址）`, en: `"${value}" is not an http(s) link` });
+    return valid
+      ? { ok: true, value: v }
+      : fail(lang, { zh: `「${value}」不是有效的链接（需 http/https 网址）`, en: `"${value}" is not an http(s) link` });
   }
   return { ok: true, value };
 }

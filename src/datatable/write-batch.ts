@@ -184,7 +184,10 @@ export async function importRecords(
     }
   };
   const dedupe = uniqueTracker(enc, opts.skip, lang);
-  const precheck = BATCH_TUNING.precheck && enc.unique.length > 0 && (await hasRows(env, table)) ? existingTracker(env, table, enc, opts.skip, lang) : null;
+  const precheck =
+    BATCH_TUNING.precheck && enc.unique.length > 0 && (await hasRows(env, table))
+      ? existingTracker(env, table, enc, opts.skip, lang)
+      : null;
   const prepare = opts.prepare;
   for (let start = 0; ; start += size) {
     const batch = src.take(size);
@@ -195,7 +198,10 @@ export async function importRecords(
       const rec = batch[k];
       if (rec === UNPARSABLE) {
         out.failed++;
-        out.errors.push({ row, error: lang === 'en' ? `record ${row} of the file is not valid JSON` : `文件第 ${row} 条记录不是合法 JSON` });
+        out.errors.push({
+          row,
+          error: lang === 'en' ? `record ${row} of the file is not valid JSON` : `文件第 ${row} 条记录不是合法 JSON`,
+        });
         continue;
       }
       const errs = enc.add(chunk, prepare ? prepare(rec) : rec, row);

@@ -28,7 +28,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function fieldErrorsEnvelope(errors: FieldError[], lang: DtLang): Envelope {
   const zh = errors.map((e) => (e.field ? `「${e.field}」${e.error}` : e.error)).join('；');
   const en = errors.map((e) => (e.field ? `${e.field}: ${e.error}` : e.error)).join('; ');
-  return dtFail('recoverable', { zh: `数据有误，未写入：${zh}`, en: `invalid data, nothing written: ${en}` }, lang, { need_param: 'data', errors });
+  return dtFail('recoverable', { zh: `数据有误，未写入：${zh}`, en: `invalid data, nothing written: ${en}` }, lang, {
+    need_param: 'data',
+    errors,
+  });
 }
 
 /** The > 100 redirect (R-DT-62, D-10). */
@@ -48,11 +51,21 @@ function onConflictSkip(payload: Record<string, unknown>, lang: DtLang): { skip:
   const v = payload.on_conflict;
   if (v === undefined || v === null || v === '') return { skip: false };
   if (v === 'skip') return { skip: true };
-  return { envelope: dtFail('recoverable', { zh: 'on_conflict 只支持 "skip"。', en: 'on_conflict supports only "skip"' }, lang, { need_param: 'on_conflict' }) };
+  return {
+    envelope: dtFail('recoverable', { zh: 'on_conflict 只支持 "skip"。', en: 'on_conflict supports only "skip"' }, lang, {
+      need_param: 'on_conflict',
+    }),
+  };
 }
 
 /** The batch result envelope `{inserted, skipped, failed, errors, verified_total}` with a summary. */
-async function batchEnvelope(env: DtEnv, table: TableMeta, owner: OwnerScope | null, counts: BatchCounts, requested: number): Promise<Envelope> {
+async function batchEnvelope(
+  env: DtEnv,
+  table: TableMeta,
+  owner: OwnerScope | null,
+  counts: BatchCounts,
+  requested: number,
+): Promise<Envelope> {
   const lang = env.caller.lang;
   const { failed, errors } = counts;
   const total = await verifiedTotal(env, table, owner);
@@ -60,7 +73,13 @@ async function batchEnvelope(env: DtEnv, table: TableMeta, owner: OwnerScope | n
   const summaryEn = `${requested} records: ${counts.inserted} inserted, ${counts.skipped} skipped, ${failed} failed${failed ? ' (see errors)' : ''}; the table now holds ${total ?? 'unknown'} rows.`;
   const body: Envelope = { inserted: counts.inserted, skipped: counts.skipped, failed, errors, verified_total: total };
   if (counts.inserted === 0 && failed > 0) {
-    return { success: false, error: `nothing inserted: ${summaryEn}`, error_type: 'recoverable', user_message: lang === 'en' ? summaryEn : summaryZh, ...body };
+    return {
+      success: false,
+      error: `nothing inserted: ${summaryEn}`,
+      error_type: 'recoverable',
+      user_message: lang === 'en' ? summaryEn : summaryZh,
+      ...body,
+    };
   }
   return { success: true, ...body, partial: failed > 0, user_message: lang === 'en' ? summaryEn : summaryZh };
 }
@@ -79,7 +98,10 @@ async function runBatch(
   if (skip && !(await hasUniqueConstraint(env.q, table))) {
     return dtFail(
       'recoverable',
-      { zh: `表「${table.title}」没有唯一约束，on_conflict=skip 无从判断重复。请先把某个字段设为唯一，或去掉 on_conflict。`, en: `table "${table.title}" has no unique constraint, so on_conflict=skip cannot detect duplicates` },
+      {
+        zh: `表「${table.title}」没有唯一约束，on_conflict=skip 无从判断重复。请先把某个字段设为唯一，或去掉 on_conflict。`,
+        en: `table "${table.title}" has no unique constraint, so on_conflict=skip cannot detect duplicates`,
+      },
       lang,
       { need_param: 'on_conflict' },
     );
@@ -100,11 +122,20 @@ export const insert: RowHandler = async (env, payload, call) => {
   const data = payload.data;
   if (Array.isArray(data)) {
     if (data.length > BATCH_MAX) return redirectToFile(data.length, 'data', lang);
-    if (data.length === 0) return dtFail('recoverable', { zh: 'data 不能为空。', en: 'data must not be empty' }, lang, { need_param: 'data' });
+    if (data.length === 0)
+      return dtFail('recoverable', { zh: 'data 不能为空。', en: 'data must not be empty' }, lang, { need_param: 'data' });
     return withNote(await runBatch(env, table, access, data, false), 'data (array) → insert_batch (D-10)');
   }
   if (!isRecord(data)) {
-    return dtFail('recoverable', { zh: 'data 必须是一个对象 {字段: 值}；多条请用 records + insert_batch。', en: 'data must be one object {field: value}; use records with insert_batch for several' }, lang, { need_param: 'data' });
+    return dtFail(
+      'recoverable',
+      {
+        zh: 'data 必须是一个对象 {字段: 值}；多条请用 records + insert_batch。',
+        en: 'data must be one object {field: value}; use records with insert_batch for several',
+      },
+      lang,
+      { need_param: 'data' },
+    );
   }
   const scope = ownFilter(access, env.caller, table);
   if (!scope.ok) return scope.envelope;
@@ -137,7 +168,9 @@ export const insertBatch: RowHandler = async (env, payload, { table, access }) =
   const records = payload.records ?? (Array.isArray(payload.data) ? payload.data : undefined);
   const note = payload.records === undefined && records !== undefined ? 'data (array) → records' : undefined;
   if (!Array.isArray(records) || records.length === 0) {
-    return dtFail('recoverable', { zh: 'records 必填：对象数组 [{...}, {...}]。', en: 'records is required: an array of objects' }, lang, { need_param: 'records' });
+    return dtFail('recoverable', { zh: 'records 必填：对象数组 [{...}, {...}]。', en: 'records is required: an array of objects' }, lang, {
+      need_param: 'records',
+    });
   }
   if (records.length > BATCH_MAX) return redirectToFile(records.length, 'records', lang);
   const skip = onConflictSkip(payload, lang);
@@ -162,7 +195,8 @@ export const insertFromFile: RowHandler = async (env, payload, { table, access }
   if ('envelope' in skip) return skip.envelope;
   const read = openImportRecords(where.path);
   if ('error' in read) return dtFail('recoverable', read.error, lang, { need_param: 'file' });
-  if (read.source.length === 0) return dtFail('recoverable', { zh: '导入文件里没有记录。', en: 'the import file holds no records' }, lang, { need_param: 'file' });
+  if (read.source.length === 0)
+    return dtFail('recoverable', { zh: '导入文件里没有记录。', en: 'the import file holds no records' }, lang, { need_param: 'file' });
   const mapping = payload.mapping as Record<string, string> | undefined;
   const defaults = payload.defaults as Record<string, unknown> | undefined;
   const prepare = mapping || defaults ? (r: unknown) => applyMapping(r, mapping ?? undefined, defaults ?? undefined) : undefined;
@@ -178,23 +212,52 @@ function rowIdOf(v: unknown): string | null {
 /** A positive integer row id from `payload.row_id`, or a need_param refusal. */
 export function parseRowId(payload: Record<string, unknown>, lang: DtLang): { id: string } | { envelope: Envelope } {
   const id = rowIdOf(payload.row_id);
-  if (id === null) return { envelope: dtFail('recoverable', { zh: 'row_id 必填，且是正整数（记录的 id）。', en: 'row_id is required: the positive integer id of the row' }, lang, { need_param: 'row_id' }) };
+  if (id === null)
+    return {
+      envelope: dtFail(
+        'recoverable',
+        { zh: 'row_id 必填，且是正整数（记录的 id）。', en: 'row_id is required: the positive integer id of the row' },
+        lang,
+        { need_param: 'row_id' },
+      ),
+    };
   return { id };
 }
 
 /** Validate a patch for update / update_by: coercion in update mode (R-DT-75), owner guard (R-DT-21). */
-function preparePatch(env: DtEnv, table: TableMeta, access: EffectiveAccess, data: unknown): { values: Record<string, unknown>; note?: string } | { envelope: Envelope } {
+function preparePatch(
+  env: DtEnv,
+  table: TableMeta,
+  access: EffectiveAccess,
+  data: unknown,
+): { values: Record<string, unknown>; note?: string } | { envelope: Envelope } {
   const lang = env.caller.lang;
-  if (!isRecord(data)) return { envelope: dtFail('recoverable', { zh: 'data 必须是一个对象 {字段: 新值}。', en: 'data must be one object {field: new value}' }, lang, { need_param: 'data' }) };
+  if (!isRecord(data))
+    return {
+      envelope: dtFail(
+        'recoverable',
+        { zh: 'data 必须是一个对象 {字段: 新值}。', en: 'data must be one object {field: new value}' },
+        lang,
+        { need_param: 'data' },
+      ),
+    };
   const guard = guardOwnerPatch(data, access, env.caller);
   if (guard) return { envelope: guard };
   const c = coerceRecord(table, data, { mode: 'update', lang });
   if (c.errors.length) return { envelope: fieldErrorsEnvelope(c.errors, lang) };
   if (Object.keys(c.values).length === 0) {
     return {
-      envelope: dtFail('recoverable', { zh: `data 里没有可更新的字段（忽略了：${c.dropped.join('、') || '无'}）。`, en: `data names no field of the table (ignored: ${c.dropped.join(', ') || 'none'})` }, lang, {
-        need_param: 'data',
-      }),
+      envelope: dtFail(
+        'recoverable',
+        {
+          zh: `data 里没有可更新的字段（忽略了：${c.dropped.join('、') || '无'}）。`,
+          en: `data names no field of the table (ignored: ${c.dropped.join(', ') || 'none'})`,
+        },
+        lang,
+        {
+          need_param: 'data',
+        },
+      ),
     };
   }
   const note = c.dropped.length ? `ignored unknown fields: ${c.dropped.join(', ')}` : undefined;
@@ -220,11 +283,20 @@ export const update: RowHandler = async (env, payload, { table, access }) => {
   try {
     const { rows } = await env.tx((tx) => tx.query(sql, p.values));
     if (rows.length === 0) {
-      return withNote(dtFail('recoverable', { zh: `找不到 id 为 ${id.id} 的记录。`, en: `no row with id ${id.id}` }, lang, { need_param: 'row_id', not_found: true }), patch.note);
+      return withNote(
+        dtFail('recoverable', { zh: `找不到 id 为 ${id.id} 的记录。`, en: `no row with id ${id.id}` }, lang, {
+          need_param: 'row_id',
+          not_found: true,
+        }),
+        patch.note,
+      );
     }
     return withNote(recordEnvelope(rowOut(table, rows[0]!)), patch.note);
   } catch (err) {
-    return withNote(tableDbErrorEnvelope(err, 'update', lang, { table: table.title, fields: table.fields, written: Object.keys(patch.values) }), patch.note);
+    return withNote(
+      tableDbErrorEnvelope(err, 'update', lang, { table: table.title, fields: table.fields, written: Object.keys(patch.values) }),
+      patch.note,
+    );
   }
 };
 
@@ -245,6 +317,9 @@ export const updateBy: RowHandler = async (env, payload, { table, access }) => {
     const res = await env.tx((tx) => tx.query(`UPDATE ${tableRef(table)} SET ${sets.join(', ')} WHERE ${where.sql}`, p.values));
     return withNote({ success: true, updated: res.rowCount }, note);
   } catch (err) {
-    return withNote(tableDbErrorEnvelope(err, 'update_by', lang, { table: table.title, fields: table.fields, written: Object.keys(patch.values) }), note);
+    return withNote(
+      tableDbErrorEnvelope(err, 'update_by', lang, { table: table.title, fields: table.fields, written: Object.keys(patch.values) }),
+      note,
+    );
   }
 };

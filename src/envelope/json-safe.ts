@@ -12,7 +12,11 @@ import type { RawOutcome } from './types.ts';
  */
 export function jsonSafeOutcome(outcome: RawOutcome, skill: string, scrub: (text: string) => string): RawOutcome {
   if (outcome.kind === 'failed') {
-    return { ...outcome, error: scrub(outcome.error), ...(outcome.details ? { details: safe(outcome.details, scrub) as Record<string, unknown> } : {}) };
+    return {
+      ...outcome,
+      error: scrub(outcome.error),
+      ...(outcome.details ? { details: safe(outcome.details, scrub) as Record<string, unknown> } : {}),
+    };
   }
   try {
     return { kind: 'returned', value: safe(outcome.value, scrub) };

@@ -16,8 +16,25 @@ import type { Envelope } from '../envelope/types.ts';
 
 /** The 19 path field names of spec 000 §3.3 (R-FILE-01). */
 export const PATH_FIELDS = [
-  'input', 'output', 'file', 'path', 'video', 'audio', 'image', 'src', 'dst',
-  'inputs', 'files', 'videos', 'images', 'clips', 'sources', 'paths', 'bgm', 'input_file', 'file_path',
+  'input',
+  'output',
+  'file',
+  'path',
+  'video',
+  'audio',
+  'image',
+  'src',
+  'dst',
+  'inputs',
+  'files',
+  'videos',
+  'images',
+  'clips',
+  'sources',
+  'paths',
+  'bgm',
+  'input_file',
+  'file_path',
 ] as const;
 /** Files to be generated: always placed in the workspace, no existence check (R-FILE-04). */
 export const OUTPUT_FIELDS = ['output', 'dst', 'output_path', 'out'] as const;
@@ -133,7 +150,8 @@ function normalizeItem(key: string, v: string, ctx: Ctx): ItemResult {
   const isRef = Object.hasOwn(ctx.refs, v) && v !== '';
   // A reference id this session does not have is never guessed at (never an older file).
   // (A workspace file that really has such a name is still taken: R-FILE-05.)
-  if (!isRef && REF_LIKE.test(v.trim()) && lstatSync(join(ctx.ws, v.trim()), { throwIfNoEntry: false }) === undefined) return { refused: 'unknown_ref' };
+  if (!isRef && REF_LIKE.test(v.trim()) && lstatSync(join(ctx.ws, v.trim()), { throwIfNoEntry: false }) === undefined)
+    return { refused: 'unknown_ref' };
   const value = isRef ? ctx.refs[v]! : v;
   if (!PATH_SET.has(key)) return { value, counted: isRef };
   return normalizePath(value, ctx, OUTPUT_SET.has(key));
@@ -275,12 +293,18 @@ const WHY_EN: Record<Refusal, string> = {
 
 /** The session's files as `img_1（photo.png）` items, for a refusal to list. */
 function existing(refs: Readonly<Record<string, string>>, lang: 'zh-CN' | 'en'): string {
-  const items = Object.entries(refs).map(([ref, path]) => (lang === 'en' ? `${ref} (${lastSegment(path)})` : `${ref}（${lastSegment(path)}）`));
+  const items = Object.entries(refs).map(([ref, path]) =>
+    lang === 'en' ? `${ref} (${lastSegment(path)})` : `${ref}（${lastSegment(path)}）`,
+  );
   if (items.length === 0) return lang === 'en' ? 'This conversation has no files yet.' : '本会话还没有文件。';
   return (lang === 'en' ? 'Files of this conversation: ' : '本会话的文件：') + items.join(lang === 'en' ? ', ' : '、');
 }
 
-function refusalEnvelope(refused: { key: string; value: string; why: Refusal }[], lang: 'zh-CN' | 'en', refs: Readonly<Record<string, string>>): Envelope {
+function refusalEnvelope(
+  refused: { key: string; value: string; why: Refusal }[],
+  lang: 'zh-CN' | 'en',
+  refs: Readonly<Record<string, string>>,
+): Envelope {
   const keys = [...new Set(refused.map((r) => r.key))];
   const detail = refused
     .map((r) => `\`${r.key}\` = ${JSON.stringify(r.value.length > 200 ? `${r.value.slice(0, 200)}…` : r.value)} ${WHY_EN[r.why]}`)

@@ -53,7 +53,8 @@ export async function readHttpConfig(file: string): Promise<HttpRequestConfig> {
   const t = req.timeout_sec;
   if (t !== undefined) {
     const n = typeof t === 'bigint' ? Number(t) : t;
-    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) throw new HttpConfigError('[request] timeout_sec must be a positive number of seconds');
+    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0)
+      throw new HttpConfigError('[request] timeout_sec must be a positive number of seconds');
     out.timeoutSec = n;
   }
   if (req.headers !== undefined) {
@@ -78,7 +79,13 @@ function filled(v: unknown): string | null {
  * call's secret env) → `env[name]`; the first non-null value that is not blank after trim
  * wins. @returns null when none.
  */
-export function lookupParam(name: string, skill: string, ctx: RuntimeContext, extra: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): string | null {
+export function lookupParam(
+  name: string,
+  skill: string,
+  ctx: RuntimeContext,
+  extra: Record<string, string> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
   const configs = isRecord(ctx.skill_configs) ? ctx.skill_configs : {};
   const own = configs[skill];
   const args = isRecord(ctx.skill_args) ? ctx.skill_args : {};
@@ -95,13 +102,16 @@ export function lookupParam(name: string, skill: string, ctx: RuntimeContext, ex
  * `lookup(NAME)`; an unknown name becomes "" (R-CFG-04) and is reported in `missing`.
  */
 export function substitute(template: string, lookup: (name: string) => string | null, missing: Set<string>): string {
-  return template.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_m, braced: string | undefined, bare: string | undefined) => {
-    const name = (braced ?? bare)!;
-    const v = lookup(name);
-    if (v === null) {
-      missing.add(name);
-      return '';
-    }
-    return v;
-  });
+  return template.replace(
+    /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+    (_m, braced: string | undefined, bare: string | undefined) => {
+      const name = (braced ?? bare)!;
+      const v = lookup(name);
+      if (v === null) {
+        missing.add(name);
+        return '';
+      }
+      return v;
+    },
+  );
 }

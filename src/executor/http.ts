@@ -75,10 +75,16 @@ function errorTypeFor(status: number): 'config' | 'transient' | 'recoverable' {
  *   `details.status` on a non-2xx status, a config error (`config`, non-retriable), a
  *   network error, a body over {@link MAX_RESPONSE_BYTES}, or timeout / abort. Never throws.
  */
-export async function runHttp(skill: SkillRecord, input: Record<string, unknown>, ctx: RuntimeContext, opts: HttpOptions): Promise<RawOutcome> {
+export async function runHttp(
+  skill: SkillRecord,
+  input: Record<string, unknown>,
+  ctx: RuntimeContext,
+  opts: HttpOptions,
+): Promise<RawOutcome> {
   const log = opts.log.child({ skill: skill.name });
   const file = skill.exec?.config;
-  if (!file) return { kind: 'failed', error: `skill "${skill.name}": HTTP exec needs a config file`, error_type: 'config', non_retriable: true };
+  if (!file)
+    return { kind: 'failed', error: `skill "${skill.name}": HTTP exec needs a config file`, error_type: 'config', non_retriable: true };
   let config;
   try {
     config = await readHttpConfig(file);
@@ -93,7 +99,12 @@ export async function runHttp(skill: SkillRecord, input: Record<string, unknown>
     url = new URL(substitute(config.url, lookup, missing));
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported scheme ${url.protocol}`);
   } catch (err) {
-    return { kind: 'failed', error: `skill "${skill.name}": [request] url is not a valid http(s) URL (${(err as Error).message})`, error_type: 'config', non_retriable: true };
+    return {
+      kind: 'failed',
+      error: `skill "${skill.name}": [request] url is not a valid http(s) URL (${(err as Error).message})`,
+      error_type: 'config',
+      non_retriable: true,
+    };
   }
   const headers = new Headers();
   for (const [k, v] of Object.entries(config.headers)) headers.set(k, substitute(v, lookup, missing));
@@ -116,7 +127,8 @@ export async function runHttp(skill: SkillRecord, input: Record<string, unknown>
       redirect: 'follow',
     });
     const text = await readCapped(res);
-    if (text === null) return { kind: 'failed', error: `skill "${skill.name}": the HTTP response is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB` };
+    if (text === null)
+      return { kind: 'failed', error: `skill "${skill.name}": the HTTP response is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB` };
     if (res.status < 200 || res.status > 299) {
       const short = text.replace(/\s+/g, ' ').trim().slice(0, ERROR_BODY_CHARS);
       return {

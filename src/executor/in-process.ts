@@ -111,7 +111,8 @@ export async function runInProcess(
       wall.stopped.then((cause) => ({ cause }) as const),
       exited.then(() => ({ exit: true }) as const),
     ]);
-    if (watch.exited) return { kind: 'failed', error: exitMessage(skill.name, watch.exited.code), error_type: 'config', non_retriable: true };
+    if (watch.exited)
+      return { kind: 'failed', error: exitMessage(skill.name, watch.exited.code), error_type: 'config', non_retriable: true };
     if ('cause' in first && first.cause.kind === 'aborted') {
       // A user's stop: a handler that honours abort_signal answers with what it
       // did so far; give it a short grace to do so before the call ends without it.
@@ -145,7 +146,12 @@ export async function runInProcess(
     if ('exit' in first) return { kind: 'failed', error: exitMessage(skill.name, undefined), error_type: 'config', non_retriable: true };
     const r = first.r;
     if ('loadError' in r)
-      return { kind: 'failed', error: `skill "${skill.name}": cannot load ${basename(file)}: ${r.loadError}`, error_type: 'config', non_retriable: true };
+      return {
+        kind: 'failed',
+        error: `skill "${skill.name}": cannot load ${basename(file)}: ${r.loadError}`,
+        error_type: 'config',
+        non_retriable: true,
+      };
     if ('noEntry' in r)
       return {
         kind: 'failed',

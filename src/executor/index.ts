@@ -73,12 +73,22 @@ export function subprocessTimeoutFor(skill: Pick<SkillRecord, 'frontmatter'>, wa
 }
 
 /** Dispatch by skill type / exec type. */
-async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx: RuntimeContext, opts: ExecuteOptions): Promise<RawOutcome> {
+async function dispatch(
+  skill: SkillRecord,
+  input: Record<string, unknown>,
+  ctx: RuntimeContext,
+  opts: ExecuteOptions,
+): Promise<RawOutcome> {
   if (skill.status === 'broken') return brokenSkill(skill);
   if (skill.skillType === 'skill_md') {
     if (!opts.llmConfigured) return documentSkillWithoutModel(skill);
     if (opts.runDocumentSkill) return opts.runDocumentSkill(skill, input, ctx);
-    return { kind: 'failed', error: `skill "${skill.name}": document skills are run by the conversation layer, not the executor`, error_type: 'config', non_retriable: true };
+    return {
+      kind: 'failed',
+      error: `skill "${skill.name}": document skills are run by the conversation layer, not the executor`,
+      error_type: 'config',
+      non_retriable: true,
+    };
   }
   if (skill.skillType !== 'handler') return notExecutable(skill);
   const mode = skill.frontmatter.execMode?.trim().toLowerCase();
@@ -87,14 +97,32 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
   const wallSec = opts.wallSec;
   switch (type) {
     case 'IN_PROCESS':
-      return runInProcess(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, exposeAbortSignal: opts.exposeAbortSignal, log: opts.log });
+      return runInProcess(skill, input, ctx, {
+        wallSec,
+        abortSignal: opts.abortSignal,
+        exposeAbortSignal: opts.exposeAbortSignal,
+        log: opts.log,
+      });
     case 'PYTHON_BRIDGE':
-      return runPythonBridge(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log, callSkill: opts.callSkill });
+      return runPythonBridge(skill, input, ctx, {
+        wallSec,
+        abortSignal: opts.abortSignal,
+        secretEnv: opts.secretEnv,
+        log: opts.log,
+        callSkill: opts.callSkill,
+      });
     case 'HTTP':
       return runHttp(skill, input, ctx, { wallSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log });
     case 'MCP':
       // Tools of configured MCP servers carry their binding (src/mcp/); skill.toml ones do not.
-      if (skill.mcp) return (await skill.mcp.run(input, ctx, { wallSec, abortSignal: opts.abortSignal, log: opts.log, onProgress: opts.onProgress, lang: opts.lang })) as RawOutcome;
+      if (skill.mcp)
+        return (await skill.mcp.run(input, ctx, {
+          wallSec,
+          abortSignal: opts.abortSignal,
+          log: opts.log,
+          onProgress: opts.onProgress,
+          lang: opts.lang,
+        })) as RawOutcome;
       return unsupportedExecType(skill, type);
     case 'BROWSER':
       return unsupportedExecType(skill, type);
@@ -102,7 +130,8 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
       return noExecType(skill);
     default:
       if (SUBPROCESS_TYPES.includes(type)) {
-        const timeoutSec = Number.isFinite(wallSec) && wallSec > 0 ? Math.min(opts.subprocessTimeoutSec, wallSec) : opts.subprocessTimeoutSec;
+        const timeoutSec =
+          Number.isFinite(wallSec) && wallSec > 0 ? Math.min(opts.subprocessTimeoutSec, wallSec) : opts.subprocessTimeoutSec;
         return runSubprocess(skill, input, ctx, { timeoutSec, abortSignal: opts.abortSignal, secretEnv: opts.secretEnv, log: opts.log });
       }
       return unsupportedExecType(skill, String(type));
@@ -127,7 +156,12 @@ async function dispatch(skill: SkillRecord, input: Record<string, unknown>, ctx:
  *   Never throws for a skill's fault; an unexpected internal error is also returned as
  *   `failed` naming the skill.
  */
-export async function executeSkill(skill: SkillRecord, input: Record<string, unknown>, ctx: RuntimeContext, opts: ExecuteOptions): Promise<RawOutcome> {
+export async function executeSkill(
+  skill: SkillRecord,
+  input: Record<string, unknown>,
+  ctx: RuntimeContext,
+  opts: ExecuteOptions,
+): Promise<RawOutcome> {
   try {
     return await dispatch(skill, input, ctx, opts);
   } catch (err) {

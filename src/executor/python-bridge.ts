@@ -46,7 +46,10 @@ type BridgeMessage =
   | { type: 'error'; error: string; traceback?: string; exit_code?: number | null; system_exit?: boolean };
 
 /** Answer one call_skill request; never throws (R-CALL-10). */
-async function answerCallSkill(callSkill: CallSkill | undefined, msg: Extract<BridgeMessage, { type: 'call_skill' }>): Promise<Record<string, unknown>> {
+async function answerCallSkill(
+  callSkill: CallSkill | undefined,
+  msg: Extract<BridgeMessage, { type: 'call_skill' }>,
+): Promise<Record<string, unknown>> {
   if (!callSkill) return { ok: false, error: 'call_skill unavailable', skill: msg.name };
   try {
     return await callSkill(msg.name, msg.input ?? {}, msg.options ?? {});
@@ -88,7 +91,12 @@ export async function runPythonBridge(
   try {
     child = spawn(python, [PYTHON_BRIDGE_SCRIPT, file], { cwd: skill.dir, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   } catch (err) {
-    return { kind: 'failed', error: `skill "${skill.name}": cannot start ${python}: ${(err as Error).message}`, error_type: 'config', non_retriable: true };
+    return {
+      kind: 'failed',
+      error: `skill "${skill.name}": cannot start ${python}: ${(err as Error).message}`,
+      error_type: 'config',
+      non_retriable: true,
+    };
   }
   const spawnError = new Promise<NodeJS.ErrnoException>((resolve) => child.once('error', resolve));
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -176,7 +184,11 @@ export async function runPythonBridge(
     const c = exit ?? { code: null, signal: null };
     const last = stderr.lastLine();
     const how = c.signal ? `was killed by ${c.signal}` : `exited with code ${c.code ?? '?'}`;
-    return { kind: 'failed', error: `skill "${skill.name}" (python bridge) ${how} without a result${last ? `: ${last}` : ''}`, details: { exit_code: c.code } };
+    return {
+      kind: 'failed',
+      error: `skill "${skill.name}" (python bridge) ${how} without a result${last ? `: ${last}` : ''}`,
+      details: { exit_code: c.code },
+    };
   } finally {
     wall.dispose();
     untrack();

@@ -199,7 +199,9 @@ export async function prepareCall(
     };
   }
   const read = () => getSkillConfig(services.db, services.secretKey, opts.roleId, skill.name, { logger: services.log });
-  const config = services.skillConfigCache ? { ...(await services.skillConfigCache.get(`${opts.roleId}\u0000${skill.name}`, read)) } : await read();
+  const config = services.skillConfigCache
+    ? { ...(await services.skillConfigCache.get(`${opts.roleId}\u0000${skill.name}`, read)) }
+    : await read();
   const needs = checkRequires(skill, { env: process.env, config, lang: opts.lang });
   if (needs) return { refused: { ...needs } };
 
@@ -284,7 +286,14 @@ export async function executePrepared(
   services: SkillServices,
   p: Prepared,
   ctx: RuntimeContext,
-  opts: { wallSec: number; abortSignal?: AbortSignal; callSkill?: CallSkill; background?: boolean; onProgress?: (note: string) => void; lang?: 'zh-CN' | 'en' },
+  opts: {
+    wallSec: number;
+    abortSignal?: AbortSignal;
+    callSkill?: CallSkill;
+    background?: boolean;
+    onProgress?: (note: string) => void;
+    lang?: 'zh-CN' | 'en';
+  },
 ): Promise<RawOutcome> {
   return executeSkill(p.skill, p.input, ctx, {
     onProgress: opts.onProgress,
@@ -434,7 +443,12 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
   });
   envelope = await offloadIfLarge(envelope, { skill: prepared.skill.name, workspaceDir });
   services.log.info(
-    { skill: prepared.skill.name, ok: !isFailure(envelope), duration_ms: Date.now() - started, artifacts: (envelope.artifacts ?? []).length },
+    {
+      skill: prepared.skill.name,
+      ok: !isFailure(envelope),
+      duration_ms: Date.now() - started,
+      artifacts: (envelope.artifacts ?? []).length,
+    },
     'skill call finished',
   );
   return envelope;
@@ -445,7 +459,10 @@ export { wallFor };
 /** A skill's `report_progress`: one short line (≤ 200 characters), never throwing into the skill. */
 function progressReporter(onProgress: (note: string) => void): (note: string) => void {
   return (note) => {
-    const line = String(note ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+    const line = String(note ?? '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 200);
     if (!line) return;
     try {
       onProgress(line);

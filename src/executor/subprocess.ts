@@ -106,7 +106,12 @@ export async function runSubprocess(
   const argv = buildArgv(input, { omitKeys: skill.secretParams, secretValues });
   const cmd = await commandFor(skill, argv);
   if (!cmd)
-    return { kind: 'failed', error: `skill "${skill.name}": exec type ${skill.execType} has no program to run`, error_type: 'config', non_retriable: true };
+    return {
+      kind: 'failed',
+      error: `skill "${skill.name}": exec type ${skill.execType} has no program to run`,
+      error_type: 'config',
+      non_retriable: true,
+    };
   const scrub = secretScrubber(secretValues);
   const log = opts.log.child({ skill: skill.name });
   const stderr = stderrLog(log, scrub);
@@ -155,8 +160,16 @@ export async function runSubprocess(
     }
     if (r.exitCode !== 0) {
       const last = stderr.lastLine();
-      const how = r.signal ? `was killed by ${r.signal}` : r.exitCode === undefined ? `could not run (${scrub(String(r.shortMessage ?? r.message ?? 'unknown error'))})` : `exited with code ${r.exitCode}`;
-      return { kind: 'failed', error: `skill "${skill.name}" ${how}${last ? `: ${last}` : ''}`, details: { exit_code: r.exitCode ?? null } };
+      const how = r.signal
+        ? `was killed by ${r.signal}`
+        : r.exitCode === undefined
+          ? `could not run (${scrub(String(r.shortMessage ?? r.message ?? 'unknown error'))})`
+          : `exited with code ${r.exitCode}`;
+      return {
+        kind: 'failed',
+        error: `skill "${skill.name}" ${how}${last ? `: ${last}` : ''}`,
+        details: { exit_code: r.exitCode ?? null },
+      };
     }
     const stdout = typeof r.stdout === 'string' ? r.stdout : '';
     return { kind: 'returned', value: parseSubprocessStdout(stdout, { cwd: skill.dir, workspaceDir: ctx.workspace_dir }) };

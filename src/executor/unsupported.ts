@@ -18,10 +18,9 @@ export function unsupportedExecType(skill: SkillRecord, type: string): RawOutcom
 
 /** Container skills (`exec_mode: shell` or `runtime`, R-LOAD-09): no container runtime here. */
 export function unsupportedExecMode(skill: SkillRecord, mode: string): RawOutcome {
-  return configFailure(
-    `skill "${skill.name}": exec_mode "${mode}" (container execution) is not implemented in this gateway`,
-    { exec_mode: mode },
-  );
+  return configFailure(`skill "${skill.name}": exec_mode "${mode}" (container execution) is not implemented in this gateway`, {
+    exec_mode: mode,
+  });
 }
 
 /** A `skill_md` skill with no model configured (README.md "The skillgate command"). */

@@ -165,7 +165,11 @@ export function validateInput(schema: JsonSchema, input: Record<string, unknown>
   return invalidInputEnvelope({ ...opts, schema }, missing, invalid);
 }
 
-function invalidInputEnvelope(opts: ValidateOptions & { schema?: JsonSchema }, missing: string[], invalid: { field: string; text: string }[]): Envelope {
+function invalidInputEnvelope(
+  opts: ValidateOptions & { schema?: JsonSchema },
+  missing: string[],
+  invalid: { field: string; text: string }[],
+): Envelope {
   const fields = [...missing];
   for (const i of invalid) if (!fields.includes(i.field || '(input)')) fields.push(i.field || '(input)');
   const parts: string[] = [];
@@ -186,13 +190,18 @@ function invalidInputEnvelope(opts: ValidateOptions & { schema?: JsonSchema }, m
   const lang = opts.lang === 'en' ? 'en' : 'zh-CN';
   const props = schemaProps(opts.schema ?? {});
   // What each bad top-level parameter must be (type, range, allowed values), and an example.
-  const rules = [...new Set(bad)].map((f) => {
-    const p = props[f];
-    const rule = p ? [typeText(p, lang), ruleText(p, lang)].filter(Boolean).join(lang === 'en' ? ', ' : '，') : '';
-    return rule ? (lang === 'en' ? `${f} must be ${rule}` : `${f} 应为${rule}`) : '';
-  }).filter(Boolean);
+  const rules = [...new Set(bad)]
+    .map((f) => {
+      const p = props[f];
+      const rule = p ? [typeText(p, lang), ruleText(p, lang)].filter(Boolean).join(lang === 'en' ? ', ' : '，') : '';
+      return rule ? (lang === 'en' ? `${f} must be ${rule}` : `${f} 应为${rule}`) : '';
+    })
+    .filter(Boolean);
   const example = opts.schema && opts.skill ? commandLine(opts.skill, exampleArgs(opts.schema)) : '';
-  const tail = [rules.join(lang === 'en' ? '; ' : '；'), example ? (lang === 'en' ? `Example: ${example}` : `示例：${example}`) : ''].filter(Boolean);
+  const tail = [
+    rules.join(lang === 'en' ? '; ' : '；'),
+    example ? (lang === 'en' ? `Example: ${example}` : `示例：${example}`) : '',
+  ].filter(Boolean);
   let user_message: string;
   if (opts.lang === 'en') {
     const seg: string[] = [];

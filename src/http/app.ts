@@ -23,7 +23,12 @@ export interface AppDeps {
   /** The directory's channel columns (`directoryChannels(channelDeclarations)`), for the directory import. */
   channels: readonly string[];
   /** Skill execution for the local admin API (`skill run` while serve runs). */
-  skills?: { services: SkillServices & { readonly call: SkillCall }; lifecycle?: SkillLifecycle; config: ConfigFile; defaultRoleId: string };
+  skills?: {
+    services: SkillServices & { readonly call: SkillCall };
+    lifecycle?: SkillLifecycle;
+    config: ConfigFile;
+    defaultRoleId: string;
+  };
   /** Prometheus registry served at `GET /metrics` . */
   metrics?: { registry: { contentType: string; metrics(): Promise<string> } };
   /** Channel routes (web chat page, uploads, files, webhooks), mounted before the fallback page. */

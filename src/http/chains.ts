@@ -60,18 +60,28 @@ export function createChainRouter(deps: ChainRoutesDeps): Router {
     if (isRecord(body.chain)) doc = body.chain as unknown as ChainDocument;
     else if (typeof body.name === 'string') doc = (await getChain(deps.services.db, body.name))?.document;
     if (!doc) {
-      refuse(res, 'no chain', [{ code: 'chain.missing', item: 'chain', message: 'chain: give a chain document as "chain" or a saved chain\'s "name"' }]);
+      refuse(res, 'no chain', [
+        { code: 'chain.missing', item: 'chain', message: 'chain: give a chain document as "chain" or a saved chain\'s "name"' },
+      ]);
       return;
     }
     const shape = shapeProblems(doc);
     if (shape.length > 0) {
-      refuse(res, 'not a chain document', shape.map((m) => ({ code: 'document.shape', item: m.split(':')[0]!, message: m })));
+      refuse(
+        res,
+        'not a chain document',
+        shape.map((m) => ({ code: 'document.shape', item: m.split(':')[0]!, message: m })),
+      );
       return;
     }
     const input = isRecord(body.input) ? body.input : {};
     const missing = requiredInputs(doc).filter((k) => input[k] === undefined || input[k] === null || input[k] === '');
     if (missing.length > 0) {
-      refuse(res, 'missing required input', missing.map((k) => ({ code: 'input.required', item: `{${k}}`, message: `{${k}}: required chain input is missing` })));
+      refuse(
+        res,
+        'missing required input',
+        missing.map((k) => ({ code: 'input.required', item: `{${k}}`, message: `{${k}}: required chain input is missing` })),
+      );
       return;
     }
     const roleId = typeof body.role === 'string' && body.role ? body.role : deps.defaultRoleId;
@@ -87,10 +97,18 @@ export function createChainRouter(deps: ChainRoutesDeps): Router {
         [directoryOrgId(role.org_id, roleId), body.emp_no.trim()],
       );
       if (!rows[0]) {
-        refuse(res, 'unknown emp_no', [{ code: 'emp_no.unknown', item: 'emp_no', message: `emp_no: no directory contact has employee number "${body.emp_no}"` }]);
+        refuse(res, 'unknown emp_no', [
+          { code: 'emp_no.unknown', item: 'emp_no', message: `emp_no: no directory contact has employee number "${body.emp_no}"` },
+        ]);
         return;
       }
-      const resolved = await resolveActor(deps.services.db, { orgId: role.org_id, roleId, channel: 'web', platformId: rows[0].contact_key, nickname: '' });
+      const resolved = await resolveActor(deps.services.db, {
+        orgId: role.org_id,
+        roleId,
+        channel: 'web',
+        platformId: rows[0].contact_key,
+        nickname: '',
+      });
       given = { ...actorFieldsFor(resolved, { channel: 'web', actingAsAdmin: false }) };
     }
     const services = await withChainRegistry(deps.services);

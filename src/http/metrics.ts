@@ -79,9 +79,15 @@ export function createMetrics(
   gauge('skillgate_outbox_backlog', 'Outbound messages not yet sent or failed', backlog.outbox);
   gauge('skillgate_inbox_backlog', 'Inbound events not yet processed', backlog.inbox);
   if (memory) {
-    gauge('skillgate_heap_used_bytes', 'V8 heap in use, bytes (the memory guard compares it with the limit)', async () => memory.heap().used);
+    gauge(
+      'skillgate_heap_used_bytes',
+      'V8 heap in use, bytes (the memory guard compares it with the limit)',
+      async () => memory.heap().used,
+    );
     gauge('skillgate_heap_limit_bytes', 'V8 heap limit, bytes', async () => memory.heap().limit);
-    gauge('skillgate_memory_pressure', '1 while the inbox takes no new turns because of memory pressure', async () => (memory.pressured() ? 1 : 0));
+    gauge('skillgate_memory_pressure', '1 while the inbox takes no new turns because of memory pressure', async () =>
+      memory.pressured() ? 1 : 0,
+    );
   }
   return {
     registry,

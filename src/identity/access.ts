@@ -28,7 +28,13 @@ const REFUSALS: Record<'directory' | 'allowlist', Record<Lang, string>> = {
  * Any other policy value refuses (fail closed). The refusal is a polite sentence in `lang`
  * (default zh-CN) that reveals nothing about the directory.
  */
-export function checkAccess(role: RoleConfig, actor: ResolvedActor, channel: string, platformId: string, lang: Lang = 'zh-CN'): AccessDecision {
+export function checkAccess(
+  role: RoleConfig,
+  actor: ResolvedActor,
+  channel: string,
+  platformId: string,
+  lang: Lang = 'zh-CN',
+): AccessDecision {
   const l: Lang = lang === 'en' ? 'en' : 'zh-CN';
   switch (role.access ?? 'open') {
     case 'open':

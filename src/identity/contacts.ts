@@ -62,10 +62,10 @@ export function toContact(r: ContactRow, ids: readonly { channel: string; platfo
  * directoryOrgId — R-ORG-02), or null when absent.
  */
 export async function findContact(q: Queryable, orgId: string, contactKey: string): Promise<Contact | null> {
-  const { rows } = await q.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM skillgate.contacts c WHERE c.org_id = $1 AND c.contact_key = $2`, [
-    orgId,
-    contactKey,
-  ]);
+  const { rows } = await q.query<ContactRow>(
+    `SELECT ${CONTACT_COLUMNS} FROM skillgate.contacts c WHERE c.org_id = $1 AND c.contact_key = $2`,
+    [orgId, contactKey],
+  );
   const row = rows[0];
   if (!row) return null;
   const ids = await q.query<{ channel: string; platform_id: string }>(
@@ -78,7 +78,10 @@ export async function findContact(q: Queryable, orgId: string, contactKey: strin
 
 /** Every contact of the directory org `orgId`, ordered by contact key (code point order). */
 export async function listContacts(q: Queryable, orgId: string): Promise<Contact[]> {
-  const { rows } = await q.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM skillgate.contacts c WHERE c.org_id = $1 ORDER BY c.contact_key COLLATE "C"`, [orgId]);
+  const { rows } = await q.query<ContactRow>(
+    `SELECT ${CONTACT_COLUMNS} FROM skillgate.contacts c WHERE c.org_id = $1 ORDER BY c.contact_key COLLATE "C"`,
+    [orgId],
+  );
   const ids = await q.query<{ contact_key: string; channel: string; platform_id: string }>(
     `SELECT contact_key, channel, platform_id FROM skillgate.contact_channel_ids
       WHERE org_id = $1 ORDER BY contact_key COLLATE "C", channel COLLATE "C", platform_id COLLATE "C"`,

@@ -64,17 +64,16 @@ export async function ensureDepartmentPath(
     if (id !== undefined) {
       inserted++;
     } else {
-      const found = await q.query<{ id: string }>(
-        'SELECT id::text AS id FROM skillgate.departments WHERE org_id = $1 AND path = $2',
-        [orgId, path],
-      );
+      const found = await q.query<{ id: string }>('SELECT id::text AS id FROM skillgate.departments WHERE org_id = $1 AND path = $2', [
+        orgId,
+        path,
+      ]);
       id = found.rows[0]!.id;
       if (last && disabled !== undefined) {
-        await q.query('UPDATE skillgate.departments SET disabled = $3, updated_at = now() WHERE org_id = $1 AND id = $2::bigint AND disabled <> $3', [
-          orgId,
-          id,
-          disabled,
-        ]);
+        await q.query(
+          'UPDATE skillgate.departments SET disabled = $3, updated_at = now() WHERE org_id = $1 AND id = $2::bigint AND disabled <> $3',
+          [orgId, id, disabled],
+        );
       }
     }
     parent = id;

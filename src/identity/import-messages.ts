@@ -30,7 +30,15 @@ function where(lang: Lang, origin: RowOrigin, section: ImportIssue['section'], r
  * The localized message of one problem, e.g. `第 3 行 email 无效：a@b` /
  * `Row 3: email is invalid: a@b`. `detail` is the offending value or other context.
  */
-export function issueMessage(lang: Lang, origin: RowOrigin, section: ImportIssue['section'], row: number, column: string, kind: IssueKind, detail = ''): string {
+export function issueMessage(
+  lang: Lang,
+  origin: RowOrigin,
+  section: ImportIssue['section'],
+  row: number,
+  column: string,
+  kind: IssueKind,
+  detail = '',
+): string {
   const w = where(lang, origin, section, row);
   const d = detail.length > 80 ? `${detail.slice(0, 77)}...` : detail;
   if (lang === 'en') {

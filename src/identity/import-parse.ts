@@ -21,7 +21,20 @@ export const MAX_TAGS = 50;
 export const MAX_TAG = 64;
 
 /** The contact columns of an import (besides the channel columns). */
-export const CONTACT_FIELDS = ['contact_key', 'name', 'emp_no', 'department', 'position', 'title', 'phone', 'email', 'tags', 'team', 'team_role', 'is_admin'] as const;
+export const CONTACT_FIELDS = [
+  'contact_key',
+  'name',
+  'emp_no',
+  'department',
+  'position',
+  'title',
+  'phone',
+  'email',
+  'tags',
+  'team',
+  'team_role',
+  'is_admin',
+] as const;
 
 /** One raw input row: the 1-based row number and its values by lower-cased column. */
 export interface RawRow {
@@ -112,7 +125,8 @@ export function readCsv(text: string, channels: readonly string[]): RawDirectory
     throw new DirectoryFormatError(`the CSV cannot be read: ${(err as Error).message}`);
   }
   const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
-  const header = firstLine === '' ? [] : (parse(firstLine, { bom: true, to_line: 1 }) as string[][])[0]?.map((h) => h.trim().toLowerCase()) ?? [];
+  const header =
+    firstLine === '' ? [] : ((parse(firstLine, { bom: true, to_line: 1 }) as string[][])[0]?.map((h) => h.trim().toLowerCase()) ?? []);
   const isContacts = header.includes('contact_key');
   if (!isContacts && !header.includes('path')) {
     throw new DirectoryFormatError('the CSV header needs a contact_key column (contacts) or a path column (departments)');
@@ -149,7 +163,8 @@ export function readJson(text: string, channels: readonly string[]): RawDirector
   const rowsOf = (list: unknown[], section: ImportIssue['section'], known: Set<string>): RawRow[] =>
     list.map((item, i) => {
       const values = isPlainObject(item) ? lowerKeys(item) : { __not_object: item };
-      for (const k of Object.keys(values)) if (!known.has(k) && k !== '__not_object') unknownColumns.push({ section, row: i + 1, column: k });
+      for (const k of Object.keys(values))
+        if (!known.has(k) && k !== '__not_object') unknownColumns.push({ section, row: i + 1, column: k });
       return { row: i + 1, values };
     });
   return {
@@ -208,9 +223,15 @@ const ID_SPLIT = /[\s,;，；]+/;
  * Validate one contact row: the first problem found, or the input. Absent columns stay
  * undefined; `team_role` "" means member; `department` keeps `/` paths as written.
  */
-export function validateContact(raw: RawRow, channels: readonly string[]): { ok: true; input: ContactInput } | { ok: false; problem: RowProblem } {
+export function validateContact(
+  raw: RawRow,
+  channels: readonly string[],
+): { ok: true; input: ContactInput } | { ok: false; problem: RowProblem } {
   const v = raw.values;
-  const fail = (column: string, kind: IssueKind, detail?: string) => ({ ok: false as const, problem: { row: raw.row, column, kind, detail } });
+  const fail = (column: string, kind: IssueKind, detail?: string) => ({
+    ok: false as const,
+    problem: { row: raw.row, column, kind, detail },
+  });
   if ('__not_object' in v) return fail('contact_key', 'invalid', JSON.stringify(v.__not_object) ?? '');
   const key = text(v.contact_key, 128);
   if (!key.ok) return fail('contact_key', key.kind, key.detail);
@@ -285,7 +306,10 @@ export function validateContact(raw: RawRow, channels: readonly string[]): { ok:
 /** Validate one department row (`path` required, `disabled` optional). */
 export function validateDepartment(raw: RawRow): { ok: true; input: DepartmentInput } | { ok: false; problem: RowProblem } {
   const v = raw.values;
-  const fail = (column: string, kind: IssueKind, detail?: string) => ({ ok: false as const, problem: { row: raw.row, column, kind, detail } });
+  const fail = (column: string, kind: IssueKind, detail?: string) => ({
+    ok: false as const,
+    problem: { row: raw.row, column, kind, detail },
+  });
   if ('__not_object' in v) return fail('path', 'invalid', JSON.stringify(v.__not_object) ?? '');
   const p = text(v.path, 4096);
   if (!p.ok) return fail('path', p.kind, p.detail);

@@ -7,7 +7,15 @@ import { announceChange, DIRECTORY_CHANNEL } from '../store/invalidated-cache.ts
 import type { Db, Tx } from '../store/db.ts';
 import { ensureDepartmentPath, findDepartmentByName, parseDepartmentPath } from './departments.ts';
 import { ambiguousDetail, duplicateDetail, issueMessage, takenDetail, type IssueKind, type RowOrigin } from './import-messages.ts';
-import { decodeText, readCsv, readJson, validateContact, validateDepartment, type ContactInput, type RawDirectory } from './import-parse.ts';
+import {
+  decodeText,
+  readCsv,
+  readJson,
+  validateContact,
+  validateDepartment,
+  type ContactInput,
+  type RawDirectory,
+} from './import-parse.ts';
 import { directoryOrgId } from './org.ts';
 import type { ImportIssue, ImportReport, Lang } from './types.ts';
 
@@ -100,7 +108,9 @@ export async function importDirectory(db: Db, args: ImportDirectoryArgs): Promis
       seen.set(c.contactKey, c.row);
       const warnings: ImportIssue[] = [];
       try {
-        const r = await tx.savepoint((sp) => writeContact(sp, orgId, c, lang, (column, kind, detail) => warnings.push(issue('contacts', c.row, column, kind, detail))));
+        const r = await tx.savepoint((sp) =>
+          writeContact(sp, orgId, c, lang, (column, kind, detail) => warnings.push(issue('contacts', c.row, column, kind, detail))),
+        );
         if (r.inserted) report.contacts.inserted++;
         else report.contacts.updated++;
         report.departments.inserted += r.departmentsInserted;
@@ -118,7 +128,13 @@ export async function importDirectory(db: Db, args: ImportDirectoryArgs): Promis
 type Warn = (column: string, kind: IssueKind, detail: string) => void;
 
 /** Upsert one contact and its channel ids inside a savepoint. @throws RowRefused, DB errors. */
-async function writeContact(tx: Tx, orgId: string, c: ContactInput, lang: Lang, warn: Warn): Promise<{ inserted: boolean; departmentsInserted: number }> {
+async function writeContact(
+  tx: Tx,
+  orgId: string,
+  c: ContactInput,
+  lang: Lang,
+  warn: Warn,
+): Promise<{ inserted: boolean; departmentsInserted: number }> {
   // Platform ids already held by another contact refuse the row before anything is written.
   for (const [channel, ids] of Object.entries(c.channelIds)) {
     if (!ids || ids.length === 0) continue;
@@ -154,7 +170,10 @@ async function writeContact(tx: Tx, orgId: string, c: ContactInput, lang: Lang, 
   }
 
   if (c.team !== undefined && c.team !== '') {
-    await tx.query('INSERT INTO skillgate.teams (org_id, id, name) VALUES ($1, $2, $2) ON CONFLICT (org_id, id) DO NOTHING', [orgId, c.team]);
+    await tx.query('INSERT INTO skillgate.teams (org_id, id, name) VALUES ($1, $2, $2) ON CONFLICT (org_id, id) DO NOTHING', [
+      orgId,
+      c.team,
+    ]);
   }
 
   // Column → value of the fields present in the file.

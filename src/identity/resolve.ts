@@ -51,7 +51,9 @@ const KEYED_BY_CONTACT = new Set(['web', 'web_admin', 'mcp']);
 export async function resolveActor(q: Queryable, args: ResolveActorArgs): Promise<ResolvedActor> {
   const orgId = directoryOrgId(args.orgId, args.roleId);
   const primary = String(args.platformId ?? '').trim();
-  const ids = [primary, ...Object.values(args.platformIds ?? {}).map((v) => String(v ?? '').trim())].filter((v, i, a) => v !== '' && a.indexOf(v) === i);
+  const ids = [primary, ...Object.values(args.platformIds ?? {}).map((v) => String(v ?? '').trim())].filter(
+    (v, i, a) => v !== '' && a.indexOf(v) === i,
+  );
   const nickname = String(args.nickname ?? '');
 
   let row: ContactRow | undefined;
@@ -130,7 +132,9 @@ export type ActorGiven = ActorFields & {
 export function actorFieldsFor(resolved: ResolvedActor, opts: { channel: string; actingAsAdmin: boolean }): ActorGiven {
   const isAdmin = opts.actingAsAdmin === true && resolved.known && resolved.isAdmin && opts.channel === 'web_admin';
   const fields = applyAdminProxyFill({ ...resolved.fields, actor_tags: [...resolved.fields.actor_tags], actor_is_admin: isAdmin });
-  const unknownId = resolved.contactKey.includes(':') ? resolved.contactKey.slice(resolved.contactKey.indexOf(':') + 1) : resolved.contactKey;
+  const unknownId = resolved.contactKey.includes(':')
+    ? resolved.contactKey.slice(resolved.contactKey.indexOf(':') + 1)
+    : resolved.contactKey;
   return {
     ...fields,
     team_role: resolved.teamRole,

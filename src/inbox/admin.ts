@@ -43,7 +43,9 @@ export async function listQuarantined(
 ): Promise<QuarantinedEvent[]> {
   const limit = Math.min(QUARANTINE_PAGE_MAX, Math.max(1, Math.floor(opts.limit ?? 50)));
   const before = opts.beforeId && ID_RE.test(opts.beforeId) ? opts.beforeId : null;
-  const { rows } = await q.query<Omit<QuarantinedEvent, 'preview' | 'received_at' | 'sender'> & { text: string | null; sender: string | null; received_at: Date }>(
+  const { rows } = await q.query<
+    Omit<QuarantinedEvent, 'preview' | 'received_at' | 'sender'> & { text: string | null; sender: string | null; received_at: Date }
+  >(
     `SELECT id::text AS id, channel, account, chat_key, status, attempts, error,
             payload->'actor'->>'id' AS sender, payload->>'raw_input' AS text, received_at
        FROM skillgate.inbox_events
@@ -61,7 +63,9 @@ export async function listQuarantined(
 
 /** Number of events per status. @throws the database error. */
 export async function countInboxByStatus(q: Queryable): Promise<Record<string, number>> {
-  const { rows } = await q.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM skillgate.inbox_events GROUP BY status`);
+  const { rows } = await q.query<{ status: string; n: number }>(
+    `SELECT status, count(*)::int AS n FROM skillgate.inbox_events GROUP BY status`,
+  );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 

@@ -52,7 +52,16 @@ export function mergeAlbum(head: InboundMessage, items: readonly InboundMessage[
  * `received` and listed in `itemIds` are taken; the head must still be leased to `owner`.
  * @returns true when the statement applied (false: the lease was lost; nothing changed)
  */
-async function commitAlbum(q: Queryable, headId: string, owner: string, chatKey: string, merged: InboundMessage, itemIds: string[], nowIso: string, what = 'album'): Promise<boolean> {
+async function commitAlbum(
+  q: Queryable,
+  headId: string,
+  owner: string,
+  chatKey: string,
+  merged: InboundMessage,
+  itemIds: string[],
+  nowIso: string,
+  what = 'album',
+): Promise<boolean> {
   const { rows } = await q.query<{ id: string }>(
     `WITH head AS (
        UPDATE skillgate.inbox_events SET payload = $3::jsonb
@@ -74,7 +83,8 @@ export const SPLIT_MAX_PARTS = 8;
 
 /** One message for a split paste: `head` with the texts of `parts` joined after it by newlines, attachments appended. */
 export function mergeSplit(head: InboundMessage, parts: readonly InboundMessage[]): InboundMessage {
-  const join = (pick: (m: InboundMessage) => string | null | undefined): string => [head, ...parts].map((m) => pick(m) ?? m.raw_input ?? '').join('\n');
+  const join = (pick: (m: InboundMessage) => string | null | undefined): string =>
+    [head, ...parts].map((m) => pick(m) ?? m.raw_input ?? '').join('\n');
   const merged: InboundMessage = {
     ...head,
     raw_input: join((m) => m.raw_input),
@@ -90,7 +100,16 @@ export function mergeSplit(head: InboundMessage, parts: readonly InboundMessage[
 /** Join the rest of a split paste to the running event (see the module doc); `head` unchanged when none follows. */
 async function absorbSplit(
   q: Queryable,
-  args: { headId: string; owner: string; chatKey: string; head: InboundMessage; receivedAt: Date; nowMs: () => number; waitMs: number; sleep: (ms: number) => Promise<void> },
+  args: {
+    headId: string;
+    owner: string;
+    chatKey: string;
+    head: InboundMessage;
+    receivedAt: Date;
+    nowMs: () => number;
+    waitMs: number;
+    sleep: (ms: number) => Promise<void>;
+  },
 ): Promise<InboundMessage> {
   const left = args.receivedAt.getTime() + args.waitMs - args.nowMs();
   if (left > 0) await args.sleep(Math.min(left, args.waitMs));
@@ -113,8 +132,20 @@ async function absorbSplit(
     prevAt = at;
   }
   if (taken.length === 0) return args.head;
-  const merged = mergeSplit(args.head, taken.map((r) => r.payload));
-  const ok = await commitAlbum(q, args.headId, args.owner, args.chatKey, merged, taken.map((r) => r.id), new Date(args.nowMs()).toISOString(), 'split paste');
+  const merged = mergeSplit(
+    args.head,
+    taken.map((r) => r.payload),
+  );
+  const ok = await commitAlbum(
+    q,
+    args.headId,
+    args.owner,
+    args.chatKey,
+    merged,
+    taken.map((r) => r.id),
+    new Date(args.nowMs()).toISOString(),
+    'split paste',
+  );
   return ok ? merged : args.head;
 }
 
@@ -127,7 +158,16 @@ async function absorbSplit(
  */
 export async function absorbAlbum(
   q: Queryable,
-  args: { headId: string; owner: string; chatKey: string; head: InboundMessage; receivedAt: Date; nowMs: () => number; waitMs: number; sleep: (ms: number) => Promise<void> },
+  args: {
+    headId: string;
+    owner: string;
+    chatKey: string;
+    head: InboundMessage;
+    receivedAt: Date;
+    nowMs: () => number;
+    waitMs: number;
+    sleep: (ms: number) => Promise<void>;
+  },
 ): Promise<InboundMessage> {
   const group = args.head.media_group_id;
   if (args.head.kind !== 'message') return args.head;
@@ -142,7 +182,18 @@ export async function absorbAlbum(
   );
   const items = rows.filter((r) => r.payload.kind === 'message');
   if (items.length === 0) return args.head;
-  const merged = mergeAlbum(args.head, items.map((r) => r.payload));
-  const ok = await commitAlbum(q, args.headId, args.owner, args.chatKey, merged, items.map((r) => r.id), new Date(args.nowMs()).toISOString());
+  const merged = mergeAlbum(
+    args.head,
+    items.map((r) => r.payload),
+  );
+  const ok = await commitAlbum(
+    q,
+    args.headId,
+    args.owner,
+    args.chatKey,
+    merged,
+    items.map((r) => r.id),
+    new Date(args.nowMs()).toISOString(),
+  );
   return ok ? merged : args.head;
 }

@@ -18,7 +18,18 @@ import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import { floodCounted, floodNotice, insertRefused, senderWindow } from './flood.ts';
 import type { Db } from '../store/db.ts';
 import { backoffMs } from '../outbox/backoff.ts';
-import { chatIsProcessing, claimDue, countBacklog, insertEvent, markDoneAndClaim, markFailed, markStarted, releaseEvents, renewLease, type ClaimedRow } from './store.ts';
+import {
+  chatIsProcessing,
+  claimDue,
+  countBacklog,
+  insertEvent,
+  markDoneAndClaim,
+  markFailed,
+  markStarted,
+  releaseEvents,
+  renewLease,
+  type ClaimedRow,
+} from './store.ts';
 import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxOutcome, InboxStartOptions, InboxStopOptions } from './types.ts';
 
 /** The NOTIFY channel that wakes inbox workers. */
@@ -120,7 +131,11 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
           // finished turn then looks again; none left: it need not (see `waiting`).
           waiting = more || signals !== seen;
           if (!running) {
-            await releaseEvents(db, rows.map((r) => r.id), owner);
+            await releaseEvents(
+              db,
+              rows.map((r) => r.id),
+              owner,
+            );
             break;
           }
           for (const row of rows) run(row);
@@ -140,13 +155,16 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
   }
 
   function run(row: ClaimedRow): void {
-    const renew = setInterval(() => {
-      renewLease(db, row.id, owner, now() + leaseMs)
-        .then((ours) => {
-          if (!ours) log.warn({ event_id: row.id, chat_key: row.chat_key }, 'inbox: lease lost while the handler runs');
-        })
-        .catch((err: unknown) => log.warn({ event_id: row.id, err: errorText(err) }, 'inbox: lease renewal failed'));
-    }, Math.max(1, Math.floor(leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        renewLease(db, row.id, owner, now() + leaseMs)
+          .then((ours) => {
+            if (!ours) log.warn({ event_id: row.id, chat_key: row.chat_key }, 'inbox: lease lost while the handler runs');
+          })
+          .catch((err: unknown) => log.warn({ event_id: row.id, err: errorText(err) }, 'inbox: lease renewal failed'));
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
     renew.unref();
     const done = execute(row).then(
       (tookNext) => {
@@ -231,7 +249,11 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       released.add(row.id);
       if (!done) log.warn(ctx, 'inbox: lease was lost before the event was marked done');
       if (!running && claimed.length > 0) {
-        await releaseEvents(db, claimed.map((r) => r.id), owner);
+        await releaseEvents(
+          db,
+          claimed.map((r) => r.id),
+          owner,
+        );
         return true;
       }
       for (const next of claimed) run(next);
@@ -256,7 +278,10 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         if (window.taken >= flood.perMinute) {
           // Over the sender's limit: stored as refused (a redelivery stays a duplicate), never run.
           if (!(await insertRefused(db, msg, key, nowMs))) return 'duplicate';
-          log.info({ chat_key: key, sender: msg.actor.id, per_minute: flood.perMinute }, 'inbox: message over the per-sender limit refused');
+          log.info(
+            { chat_key: key, sender: msg.actor.id, per_minute: flood.perMinute },
+            'inbox: message over the per-sender limit refused',
+          );
           if (window.refused === 0) await flood.notify(msg, floodNotice(msg.lang, flood.perMinute));
           return 'accepted';
         }
@@ -288,7 +313,10 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         if (running) {
           if (parsed !== undefined) parsedOf.set(row.id, parsed);
           run(row);
-        } else await releaseEvents(db, [row.id], owner).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: giving back an event failed'));
+        } else
+          await releaseEvents(db, [row.id], owner).catch((err: unknown) =>
+            log.warn({ err: errorText(err) }, 'inbox: giving back an event failed'),
+          );
         if (running) return 'accepted';
       }
       // The row is committed: wake this process now and other replicas through NOTIFY (sent by
@@ -343,7 +371,10 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
           for (const [id, f] of inflight) {
             clearInterval(f.renew);
             abandoned.add(id);
-            log.warn({ event_id: id }, 'inbox: stopped while a handler still runs; nothing is recorded for it, the next start takes it over');
+            log.warn(
+              { event_id: id },
+              'inbox: stopped while a handler still runs; nothing is recorded for it, the next start takes it over',
+            );
           }
         }
         return { abandoned: [...abandoned] };

@@ -65,7 +65,14 @@ export function createIntake<P>(deps: IntakeDeps<P>): AdapterHost {
           const lang = msg.lang === 'en' ? 'en' : 'zh-CN';
           await deps.outbox.enqueue(deps.db, [
             {
-              target: { channel: msg.channel, account: msg.account, chat_id: msg.chat.id, thread_id: msg.chat.thread_id ?? null, chat_type: msg.chat.type, ...(msg.reply_route ? { route: msg.reply_route } : {}) },
+              target: {
+                channel: msg.channel,
+                account: msg.account,
+                chat_id: msg.chat.id,
+                thread_id: msg.chat.thread_id ?? null,
+                chat_type: msg.chat.type,
+                ...(msg.reply_route ? { route: msg.reply_route } : {}),
+              },
               message: { kind: 'notice', text: deps.nothingRunning(lang), format: 'plain', reply_to: msg.message_id, final: true },
               idempotency_key: `stop:${msg.channel}:${msg.account}:${msg.dedupe_key}`,
             },

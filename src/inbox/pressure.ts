@@ -59,7 +59,12 @@ export interface MemoryGuard {
 }
 
 /** Start a guard. */
-export function startMemoryGuard(o: { thresholds: PressureThresholds; log: Logger; heap?: () => HeapReading; sampleMs?: number }): MemoryGuard {
+export function startMemoryGuard(o: {
+  thresholds: PressureThresholds;
+  log: Logger;
+  heap?: () => HeapReading;
+  sampleMs?: number;
+}): MemoryGuard {
   const heap = o.heap ?? v8Heap;
   let reading = heap();
   let pressured = false;
@@ -68,10 +73,16 @@ export function startMemoryGuard(o: { thresholds: PressureThresholds; log: Logge
     const ratio = reading.limit > 0 ? reading.used / reading.limit : 0;
     if (!pressured && ratio >= o.thresholds.pauseAt) {
       pressured = true;
-      o.log.warn({ heap_used: reading.used, heap_limit: reading.limit, pause_at: o.thresholds.pauseAt }, 'memory pressure: the inbox takes no new turns (events are still stored)');
+      o.log.warn(
+        { heap_used: reading.used, heap_limit: reading.limit, pause_at: o.thresholds.pauseAt },
+        'memory pressure: the inbox takes no new turns (events are still stored)',
+      );
     } else if (pressured && ratio < o.thresholds.resumeAt) {
       pressured = false;
-      o.log.info({ heap_used: reading.used, heap_limit: reading.limit, resume_at: o.thresholds.resumeAt }, 'memory pressure over: the inbox takes turns again');
+      o.log.info(
+        { heap_used: reading.used, heap_limit: reading.limit, resume_at: o.thresholds.resumeAt },
+        'memory pressure over: the inbox takes turns again',
+      );
     }
   };
   sample();

@@ -114,11 +114,23 @@ export async function claimEvents(q: Queryable, owner: string, nowMs: number, le
  * running event, for a slot, or for their retry time) — the inbox then keeps looking after
  * each finished turn; with none left it need not.
  */
-export async function claimDue(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<{ rows: ClaimedRow[]; more: boolean }> {
+export async function claimDue(
+  q: Queryable,
+  owner: string,
+  nowMs: number,
+  leaseMs: number,
+  limit: number,
+): Promise<{ rows: ClaimedRow[]; more: boolean }> {
   return claimOnceMore(() => claimDueOnce(q, owner, nowMs, leaseMs, limit), { rows: [], more: true });
 }
 
-async function claimDueOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<{ rows: ClaimedRow[]; more: boolean }> {
+async function claimDueOnce(
+  q: Queryable,
+  owner: string,
+  nowMs: number,
+  leaseMs: number,
+  limit: number,
+): Promise<{ rows: ClaimedRow[]; more: boolean }> {
   const { rows } = await q.query<ClaimedRow & { id: string | null; more: boolean }>(
     `WITH c AS (
        UPDATE skillgate.inbox_events e
@@ -242,7 +254,14 @@ async function markDoneAndClaimOnce(
  * Record a failed run: back to `received`, due at `retryAtMs`, or `failed` for good when
  * `retryAtMs` is null. @returns false when the lease was no longer ours
  */
-export async function markFailed(q: Queryable, id: string, owner: string, error: string, nowMs: number, retryAtMs: number | null): Promise<boolean> {
+export async function markFailed(
+  q: Queryable,
+  id: string,
+  owner: string,
+  error: string,
+  nowMs: number,
+  retryAtMs: number | null,
+): Promise<boolean> {
   const res = await q.query(
     `UPDATE skillgate.inbox_events
         SET status = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'received' END,

@@ -52,5 +52,7 @@ export function authoringPart(services: AuthoringServices): ContextPart {
 /** The authoring services of a runtime context, or undefined (a subprocess, a bare harness). */
 export function authoringOf(ctx: Record<string, unknown> | undefined): AuthoringServices | undefined {
   const a = ctx?.[AUTHORING_CTX_KEY] as Partial<AuthoringServices> | undefined;
-  return a && typeof a === 'object' && typeof a.dataDir === 'string' && a.dataDir !== '' && typeof a.registry === 'function' ? (a as AuthoringServices) : undefined;
+  return a && typeof a === 'object' && typeof a.dataDir === 'string' && a.dataDir !== '' && typeof a.registry === 'function'
+    ? (a as AuthoringServices)
+    : undefined;
 }

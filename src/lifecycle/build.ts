@@ -150,14 +150,25 @@ export class SkillSetBuilder {
     for (const root of roots) {
       const folders = await skillFolders(root.dir);
       if (folders === null) {
-        if (!root.optional) issues.push({ severity: 'warning', code: 'registry.root_missing', message: `skill root ${root.dir} cannot be read`, dir: root.dir });
+        if (!root.optional)
+          issues.push({
+            severity: 'warning',
+            code: 'registry.root_missing',
+            message: `skill root ${root.dir} cannot be read`,
+            dir: root.dir,
+          });
         continue;
       }
       // Folders of one root load side by side (as discoverSkills does); order is kept.
       const states = await Promise.all(
         folders.map((dir) =>
           this.load(dir, root, report).catch((e: unknown) => {
-            issues.push({ severity: 'error', code: 'registry.load_failed', message: `cannot load: ${(e as Error)?.message ?? String(e)}`, dir });
+            issues.push({
+              severity: 'error',
+              code: 'registry.load_failed',
+              message: `cannot load: ${(e as Error)?.message ?? String(e)}`,
+              dir,
+            });
             return null;
           }),
         ),
@@ -210,13 +221,22 @@ export class SkillSetBuilder {
     try {
       rec = await loadSkill(dir, root);
     } catch (e) {
-      const issue = { severity: 'error' as const, code: 'registry.load_failed', message: `cannot load: ${(e as Error)?.message ?? String(e)}` };
+      const issue = {
+        severity: 'error' as const,
+        code: 'registry.load_failed',
+        message: `cannot load: ${(e as Error)?.message ?? String(e)}`,
+      };
       if (old && old.rec.status === 'ok') return this.keep(old, fp, [{ ...issue, dir, skill: old.rec.name }], report);
       throw e;
     }
     if (root.ownerRole !== undefined) rec.ownerRole = root.ownerRole;
     if (rec.status === 'broken' && old && old.rec.status === 'ok' && old.rec.name === rec.name) {
-      return this.keep(old, fp, rec.issues.map((i) => ({ ...i, dir, skill: rec.name })), report);
+      return this.keep(
+        old,
+        fp,
+        rec.issues.map((i) => ({ ...i, dir, skill: rec.name })),
+        report,
+      );
     }
     let version: string | undefined;
     if (this.opts.preloadHandlers && root.source !== 'builtin' && rec.status === 'ok' && rec.execType === 'IN_PROCESS' && rec.entryFile) {
@@ -237,7 +257,11 @@ export class SkillSetBuilder {
   }
 
   private keep(old: FolderState, fp: string, problems: RegistryIssue[], report: ReloadReport): FolderState {
-    report.keptLastGood.push({ skill: old.rec.name, dir: old.rec.dir, issues: problems.map(({ severity, code, message }) => ({ severity, code, message })) });
+    report.keptLastGood.push({
+      skill: old.rec.name,
+      dir: old.rec.dir,
+      issues: problems.map(({ severity, code, message }) => ({ severity, code, message })),
+    });
     // The last good handler module keeps serving when it was loaded before (module-loader pin).
     if (old.rec.entryFile && old.entryVersion) pinHandlerVersion(old.rec.entryFile, old.entryVersion);
     return { ...old, fp, kept: problems };

@@ -38,7 +38,8 @@ const T = {
     edited: (n: string) => `已修改技能「${n}」。`,
     written: (l: string) => `写入：${l}`,
     removed: (l: string) => `删除：${l}`,
-    ignored: (l: string) => `未写入（create_skill 只写 SKILL.md、handler 与 skill.toml，其余文件请随后用 edit_skill 的 full_files 补）：${l}`,
+    ignored: (l: string) =>
+      `未写入（create_skill 只写 SKILL.md、handler 与 skill.toml，其余文件请随后用 edit_skill 的 full_files 补）：${l}`,
     notices: '提示：',
     warnings: '代码扫描提醒：',
     call: (c: string) => `现在就可以调用：\`${c}\``,
@@ -58,7 +59,8 @@ const T = {
     edited: (n: string) => `Skill "${n}" edited.`,
     written: (l: string) => `Written: ${l}`,
     removed: (l: string) => `Removed: ${l}`,
-    ignored: (l: string) => `Not written (create_skill writes only SKILL.md, the handler and skill.toml; add the rest later with edit_skill full_files): ${l}`,
+    ignored: (l: string) =>
+      `Not written (create_skill writes only SKILL.md, the handler and skill.toml; add the rest later with edit_skill full_files): ${l}`,
     notices: 'Notices:',
     warnings: 'Code scan warnings:',
     call: (c: string) => `Call it now: \`${c}\``,
@@ -66,7 +68,8 @@ const T = {
     reload_failed: (why: string) => `The files are written but the reload failed: ${why}`,
     kept_old: (why: string) => `The new version did not load; the last good version keeps serving: ${why}`,
     broken: (why: string) => `The skill is written but does not load: ${why}`,
-    not_registered: 'The files are written but the reload did not register the skill (a name clash with another source?); it cannot be called yet.',
+    not_registered:
+      'The files are written but the reload did not register the skill (a name clash with another source?); it cannot be called yet.',
     sep: ', ',
   },
 } as const;
@@ -102,7 +105,11 @@ async function makeLive(svc: AuthoringServices, name: string, op: 'create' | 'ed
     return { live: false, note: T[lang].reload_failed((err as Error).message) };
   }
   const kept = report?.keptLastGood.find((k) => k.skill === name);
-  const why = (issues: readonly SkillIssue[]): string => issues.filter((i) => i.severity === 'error').map((i) => i.message).join('; ') || '?';
+  const why = (issues: readonly SkillIssue[]): string =>
+    issues
+      .filter((i) => i.severity === 'error')
+      .map((i) => i.message)
+      .join('; ') || '?';
   if (kept) return { live: false, note: T[lang].kept_old(why(kept.issues)) };
   const rec = svc.registry().get(name);
   if (!rec) return { live: false, note: T[lang].not_registered };
@@ -145,7 +152,10 @@ async function run(op: 'create' | 'edit', input: Record<string, unknown>, ctx: R
   if (!isRecord(input.full_files)) return refused(t.no_files, { need_param: 'full_files' });
   const scope = { dataDir: svc.dataDir, roleId, name, registry: svc.registry() };
   const files = input.full_files as Record<string, string | null>;
-  const r = op === 'create' ? await createRoleSkill({ ...scope, files: files as Record<string, string> }) : await editRoleSkill({ ...scope, files });
+  const r =
+    op === 'create'
+      ? await createRoleSkill({ ...scope, files: files as Record<string, string> })
+      : await editRoleSkill({ ...scope, files });
   const details = {
     skill: r.skill,
     op,

@@ -19,10 +19,12 @@ const CP_LIT = /(['"`])(?:node:)?child_process\1/;
 const CP_FNS = 'exec|execSync|spawn|spawnSync|execFile|execFileSync|fork';
 
 /** A literal program that runs code given in its arguments (a shell or an interpreter). */
-const INTERPRETER = /^['"`](?:\/(?:usr\/)?(?:local\/)?bin\/)?(?:(?:ba|z|da|k|c|tc|fi)?sh|busybox|env|xargs|node|nodejs|deno|bun|python[\d.]*|perl|ruby|php|lua|pwsh|powershell|cmd(?:\.exe)?|osascript|awk|gawk)['"`]$/;
+const INTERPRETER =
+  /^['"`](?:\/(?:usr\/)?(?:local\/)?bin\/)?(?:(?:ba|z|da|k|c|tc|fi)?sh|busybox|env|xargs|node|nodejs|deno|bun|python[\d.]*|perl|ruby|php|lua|pwsh|powershell|cmd(?:\.exe)?|osascript|awk|gawk)['"`]$/;
 
 /** A program that runs code given inline after a flag (a shell, an interpreter, `find -exec`). */
-const INLINE_HOST = /^['"`](?:\/(?:usr\/)?(?:local\/)?bin\/)?(?:(?:ba|z|da|k|c|tc|fi|a)?sh|busybox|env|xargs|nohup|timeout|nice|stdbuf|setsid|sudo|node|nodejs|deno|bun|python[\d.]*|perl|ruby|php|lua|pwsh|powershell|cmd(?:\.exe)?|osascript|awk|gawk|find)['"`]$/;
+const INLINE_HOST =
+  /^['"`](?:\/(?:usr\/)?(?:local\/)?bin\/)?(?:(?:ba|z|da|k|c|tc|fi|a)?sh|busybox|env|xargs|nohup|timeout|nice|stdbuf|setsid|sudo|node|nodejs|deno|bun|python[\d.]*|perl|ruby|php|lua|pwsh|powershell|cmd(?:\.exe)?|osascript|awk|gawk|find)['"`]$/;
 /** A literal flag that hands inline code to the program: `-c`, `-lc`, `-e`, `--eval`, `-exec`, `/c`, … */
 const INLINE_FLAG = /(['"`])(?:-[a-zA-Z]*[ce]|--eval|--exec|-p|--print|-exec|-execdir|-ok|-okdir|\/[cC]|-Command|-EncodedCommand)\1/;
 
@@ -58,7 +60,9 @@ function jsIndirect(code: string, original: string): RuleHit[] {
   push(/(?<![\w$.])process\s*\[\s*(?!')/); // process[<computed key>]
   hits.push(...matchIndexes(bare, /(?<![\w$.]|\}\s*=\s*)process\s*(?=[;,)\]}\n]|$)/)); // process passed around as a value
   // the module system itself
-  push(/(?<![\w$.])module\s*(?:\.\s*|\[\s*')(?:constructor|require|_load|_compile)\b|\bModule\s*(?:\.\s*|\[\s*')(?:_load|_compile|_resolveFilename|wrap|prototype)\b|\._compile\s*\(/);
+  push(
+    /(?<![\w$.])module\s*(?:\.\s*|\[\s*')(?:constructor|require|_load|_compile)\b|\bModule\s*(?:\.\s*|\[\s*')(?:_load|_compile|_resolveFilename|wrap|prototype)\b|\._compile\s*\(/,
+  );
   push(/\b(?:require|import)\s*\(\s*'(?:node:)?(?:vm|module|inspector|v8|wasi)'\s*\)|\bfrom\s*'(?:node:)?(?:vm|module|inspector|v8|wasi)'/);
   // dynamic module names: require(x), import(x), require.call/apply
   for (const { index, m } of matchIndexes(code, /(?<![\w$.])(require|import)\s*\(/)) {
@@ -71,10 +75,14 @@ function jsIndirect(code: string, original: string): RuleHit[] {
   // global lookups by computed key: globalThis[...], global[...], window[...], self[...]
   push(/(?<![\w$.])(?:globalThis|global|window|self)\s*\[\s*(?!'(?!(?:require|process|eval|Function|module|Buffer)')[^']*'\s*\])/);
   // globals and the Function constructor handed around as values: Reflect.get(globalThis, 'eval'), const F = Function
-  push(/\bReflect\s*\.\s*(?:get|apply|construct|getOwnPropertyDescriptor)\s*\(\s*(?:globalThis|global|window|self|process|module|require|Function|eval)\b|\bObject\s*\.\s*(?:getOwnPropertyDescriptors?|entries|values|keys|assign)\s*\(\s*(?:globalThis|global|process|module)\s*[,)]/);
+  push(
+    /\bReflect\s*\.\s*(?:get|apply|construct|getOwnPropertyDescriptor)\s*\(\s*(?:globalThis|global|window|self|process|module|require|Function|eval)\b|\bObject\s*\.\s*(?:getOwnPropertyDescriptors?|entries|values|keys|assign)\s*\(\s*(?:globalThis|global|process|module)\s*[,)]/,
+  );
   hits.push(...matchIndexes(bare, /(?<![\w$.])globalThis(?![\w$])(?!\s*(?:\.|\[|\?\.))|(?:=|\(|,)\s*Function\s*(?=[;,)\n]|$)/));
   // the Function constructor reached through any function's .constructor
-  push(/(?<!\bthis\s*)\.\s*constructor\b(?!\s*(?:\.\s*name\b|[=!]==?))|\[\s*'constructor'\s*\]|\bReflect\s*\.\s*(?:construct|apply)\s*\(\s*(?:Function|eval)\b/);
+  push(
+    /(?<!\bthis\s*)\.\s*constructor\b(?!\s*(?:\.\s*name\b|[=!]==?))|\[\s*'constructor'\s*\]|\bReflect\s*\.\s*(?:construct|apply)\s*\(\s*(?:Function|eval)\b/,
+  );
   // eval as a value, not a call: (0, eval)(x), const e = eval
   hits.push(...matchIndexes(bare, /(?<![\w$.])eval(?![\w$])(?!\s*\()/));
   // worker_threads running code from a string
@@ -86,13 +94,21 @@ function jsIndirect(code: string, original: string): RuleHit[] {
     if (!CP_LIT.test(sameLine(code, index, original))) hits.push({ index });
     const line = lineText(code, index);
     const plainImport =
-      /^\s*import\s+(?:\*\s*as\s+[\w$]+|[\w$]+|\{[^}]*\}|[\w$]+\s*,\s*\{[^}]*\})\s+from\s*(['"`])(?:node:)?child_process\1\s*;?\s*$/.test(line) ||
-      /(?:const|let|var)\s+(?:[\w$]+|\{[^}]*\})\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*(['"`])(?:node:)?child_process\1\s*\)/.test(line) ||
+      /^\s*import\s+(?:\*\s*as\s+[\w$]+|[\w$]+|\{[^}]*\}|[\w$]+\s*,\s*\{[^}]*\})\s+from\s*(['"`])(?:node:)?child_process\1\s*;?\s*$/.test(
+        line,
+      ) ||
+      /(?:const|let|var)\s+(?:[\w$]+|\{[^}]*\})\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*(['"`])(?:node:)?child_process\1\s*\)/.test(
+        line,
+      ) ||
       new RegExp(String.raw`require\s*\(\s*(['"\`])(?:node:)?child_process\1\s*\)\s*\.\s*(?:${CP_FNS})\s*\(`).test(line);
     if (!plainImport) hits.push({ index });
   }
   // a child_process namespace used other than `ns.fn(…)`, and any spawning call with a computed program
-  const namespaces = [...code.matchAll(/(?:import\s+(?:\*\s*as\s+)?|(?:const|let|var)\s+)([\w$]+)\s*(?:from|=\s*(?:await\s+)?(?:require|import)\s*\()\s*(['"`])(?:node:)?child_process\2/g)].map((m) => m[1]!);
+  const namespaces = [
+    ...code.matchAll(
+      /(?:import\s+(?:\*\s*as\s+)?|(?:const|let|var)\s+)([\w$]+)\s*(?:from|=\s*(?:await\s+)?(?:require|import)\s*\()\s*(['"`])(?:node:)?child_process\2/g,
+    ),
+  ].map((m) => m[1]!);
   for (const ns of namespaces) {
     const esc = ns.replace(/\$/g, '\\$');
     for (const { index } of matchIndexes(bare, new RegExp(String.raw`(?<![\w$.])${esc}(?![\w$])`))) {
@@ -101,17 +117,24 @@ function jsIndirect(code: string, original: string): RuleHit[] {
       if (!decl && !new RegExp(String.raw`^\s*\.\s*(?:${CP_FNS})\s*\(`).test(rest)) hits.push({ index });
     }
   }
-  const named = [...code.matchAll(/(?:import\s*\{([^}]*)\}\s*from|(?:const|let|var)\s*\{([^}]*)\}\s*=\s*(?:await\s+)?(?:require|import)\s*\()\s*(['"`])(?:node:)?child_process\3/g)].flatMap((m) =>
+  const named = [
+    ...code.matchAll(
+      /(?:import\s*\{([^}]*)\}\s*from|(?:const|let|var)\s*\{([^}]*)\}\s*=\s*(?:await\s+)?(?:require|import)\s*\()\s*(['"`])(?:node:)?child_process\3/g,
+    ),
+  ].flatMap((m) =>
     (m[1] ?? m[2] ?? '')
       .split(',')
       .filter((p) => !/^\s*type\s/.test(p)) // TypeScript type-only names
       .map((p) => p.split(/\s+as\s+|\s*:\s*/).map((s) => s.trim())),
   );
-  const spawners = new Set<string>(namespaces.map((n) => `${n.replace(/\$/g, '\\$')}\\s*\\.\\s*(?:spawn|spawnSync|execFile|execFileSync|fork)`));
+  const spawners = new Set<string>(
+    namespaces.map((n) => `${n.replace(/\$/g, '\\$')}\\s*\\.\\s*(?:spawn|spawnSync|execFile|execFileSync|fork)`),
+  );
   spawners.add(String.raw`require\s*\(\s*['"\`](?:node:)?child_process['"\`]\s*\)\s*\.\s*(?:spawn|spawnSync|execFile|execFileSync|fork)`);
   for (const [orig, alias] of named) {
     if (!orig) continue;
-    if (!new RegExp(`^(?:${CP_FNS})$`).test(orig)) hits.push(...matchIndexes(bare, new RegExp(String.raw`(?<![\w$.])${orig.replace(/\$/g, '\\$')}(?![\w$])`))); // unknown or computed names
+    if (!new RegExp(`^(?:${CP_FNS})$`).test(orig))
+      hits.push(...matchIndexes(bare, new RegExp(String.raw`(?<![\w$.])${orig.replace(/\$/g, '\\$')}(?![\w$])`))); // unknown or computed names
     if (/^(?:spawn|spawnSync|execFile|execFileSync|fork)$/.test(orig)) spawners.add((alias || orig).replace(/\$/g, '\\$'));
   }
   for (const s of spawners) {
@@ -119,8 +142,10 @@ function jsIndirect(code: string, original: string): RuleHit[] {
       const args = callArgs(code, index + m[0].length - 1);
       const program = firstArg(args);
       const argv = args.slice(program.length).match(/^\s*,\s*(\[[^\]]*\]|[^,]+)/)?.[1];
-      if (!isPlainLiteral(program, 'js') || (INTERPRETER.test(program) && argv !== undefined && !isPlainLiteral(argv, 'js'))) hits.push({ index });
-      else if (spawnsInlineCode(program, args.slice(program.length)) || /\bshell\s*:\s*(?!false\b|undefined\b)[^,}\s]/.test(args)) hits.push({ index });
+      if (!isPlainLiteral(program, 'js') || (INTERPRETER.test(program) && argv !== undefined && !isPlainLiteral(argv, 'js')))
+        hits.push({ index });
+      else if (spawnsInlineCode(program, args.slice(program.length)) || /\bshell\s*:\s*(?!false\b|undefined\b)[^,}\s]/.test(args))
+        hits.push({ index });
     }
   }
   // worker threads: code loaded from a computed path, a remote/absolute URL, or a string (eval: true)
@@ -129,7 +154,8 @@ function jsIndirect(code: string, original: string): RuleHit[] {
     const first = firstArg(args);
     const url = /^new\s+URL\s*\(\s*('(?:[^'\\\n]|\\.)*')\s*,\s*import\s*\.\s*meta\s*\.\s*url\s*\)$/.exec(first)?.[1];
     const literal = url ?? (isPlainLiteral(first, 'js') ? first : undefined);
-    if (literal === undefined || /^['"`](?:data:|https?:|blob:|file:|\/|~|\.\.\/)/.test(literal) || /\beval\s*:\s*(?!false\b)/.test(args)) hits.push({ index });
+    if (literal === undefined || /^['"`](?:data:|https?:|blob:|file:|\/|~|\.\.\/)/.test(literal) || /\beval\s*:\s*(?!false\b)/.test(args))
+      hits.push({ index });
   }
   // functions imported by name used other than as a call (passed around, aliased)
   for (const [orig, alias] of named) {
@@ -144,7 +170,8 @@ function jsIndirect(code: string, original: string): RuleHit[] {
 
 /** Python modules whose attributes start processes or load code. */
 const PY_DANGER_MODULES = 'os|posix|subprocess|pty|builtins|__builtins__|importlib|sys|ctypes|runpy|code|codeop|multiprocessing|shutil';
-const PY_DANGER_ATTRS = "system|popen|popen2|spawn\\w*|exec\\w*|posix_spawn\\w*|fork\\w*|Popen|run|call|check_call|check_output|getoutput|getstatusoutput|eval|compile|__import__|import_module|__builtins__|__globals__|__subclasses__|__code__|loads";
+const PY_DANGER_ATTRS =
+  'system|popen|popen2|spawn\\w*|exec\\w*|posix_spawn\\w*|fork\\w*|Popen|run|call|check_call|check_output|getoutput|getstatusoutput|eval|compile|__import__|import_module|__builtins__|__globals__|__subclasses__|__code__|loads';
 
 /** Python: the ways to reach process spawning or code loading without naming them plainly. */
 function pyIndirect(code: string): RuleHit[] {
@@ -155,26 +182,48 @@ function pyIndirect(code: string): RuleHit[] {
   push(/(?<![\w.])getattr\s*\(\s*__import__\s*\(/);
   // a dangerous module's namespace read as a dict (vars(os)['system'], os.__dict__[…]) or through
   // getattr, also under an alias (`import os as o`); vars(obj) / self.__dict__ of plain objects stay quiet
-  const mods = [PY_DANGER_MODULES, ...[...code.matchAll(new RegExp(String.raw`\bimport\s+(?:${PY_DANGER_MODULES})\s+as\s+(\w+)`, 'g'))].map((m) => m[1]!)].join('|');
-  push(new RegExp(String.raw`(?<![\w.])vars\s*\(\s*(?:${mods})\s*\)|(?<![\w.])(?:${mods})\s*\.\s*__dict__\b|(?<![\w.])getattr\s*\(\s*(?:${mods})\s*,`));
-  push(/(?<![\w])__builtins__\b|\bbuiltins\s*\.\s*(?:exec|eval|compile|__import__|getattr)\b|(?<![\w.])(?:globals|vars|locals)\s*\(\s*\)\s*\[|\.\s*__(?:subclasses|globals|code|builtins)__\b/);
+  const mods = [
+    PY_DANGER_MODULES,
+    ...[...code.matchAll(new RegExp(String.raw`\bimport\s+(?:${PY_DANGER_MODULES})\s+as\s+(\w+)`, 'g'))].map((m) => m[1]!),
+  ].join('|');
+  push(
+    new RegExp(
+      String.raw`(?<![\w.])vars\s*\(\s*(?:${mods})\s*\)|(?<![\w.])(?:${mods})\s*\.\s*__dict__\b|(?<![\w.])getattr\s*\(\s*(?:${mods})\s*,`,
+    ),
+  );
+  push(
+    /(?<![\w])__builtins__\b|\bbuiltins\s*\.\s*(?:exec|eval|compile|__import__|getattr)\b|(?<![\w.])(?:globals|vars|locals)\s*\(\s*\)\s*\[|\.\s*__(?:subclasses|globals|code|builtins)__\b/,
+  );
   push(/\bfrom\s+(?:os|posix|subprocess|pty|builtins|importlib)\s+import\s+\*/);
   push(/\bfrom\s+(?:os|posix)\s+import\s+(?:\([^)]*|[^\n]*)\b(?:exec\w*|spawn\w*|posix_spawn\w*|fork\w*)\b/); // from os import execv
-  push(/(?<![\w.])sys\s*\.\s*modules\s*\[|(?<![\w.])(?:import\s+(?:ctypes|pty|runpy|code|cffi)\b|from\s+(?:ctypes|pty|runpy|cffi)\s+import)|\bpty\s*\.\s*spawn\b|\bos\s*\.\s*(?:exec\w+|spawn\w+|posix_spawn\w*|fork\w*)\s*\(/);
+  push(
+    /(?<![\w.])sys\s*\.\s*modules\s*\[|(?<![\w.])(?:import\s+(?:ctypes|pty|runpy|code|cffi)\b|from\s+(?:ctypes|pty|runpy|cffi)\s+import)|\bpty\s*\.\s*spawn\b|\bos\s*\.\s*(?:exec\w+|spawn\w+|posix_spawn\w*|fork\w*)\s*\(/,
+  );
   push(/(?<![\w.])(?:__import__|import_module)\s*\(\s*'(?:posix|pty|ctypes|runpy)'/);
-  push(/\bimportlib\s*\.\s*(?:__import__|util|machinery|reload)\b|\b(?:pickle|cPickle|_pickle|dill|marshal|shelve|jsonpickle)\s*\.\s*(?:loads?|open|Unpickler)\s*\(|\bfrom\s+(?:pickle|marshal|dill)\s+import\b/);
+  push(
+    /\bimportlib\s*\.\s*(?:__import__|util|machinery|reload)\b|\b(?:pickle|cPickle|_pickle|dill|marshal|shelve|jsonpickle)\s*\.\s*(?:loads?|open|Unpickler)\s*\(|\bfrom\s+(?:pickle|marshal|dill)\s+import\b/,
+  );
   // subprocess calls whose program is computed, or an interpreter given computed arguments
   const fromImported = [...code.matchAll(/\bfrom\s+subprocess\s+import\s+(?:\(([\w\s,]+)\)|([\w \t,]+))/g)].flatMap((m) =>
-    (m[1] ?? m[2] ?? '').split(',').map((p) => p.trim().split(/\s+as\s+/)).filter(([o]) => /^(?:run|call|check_call|check_output|Popen)$/.test(o ?? '')).map(([o, a]) => a ?? o ?? ''),
+    (m[1] ?? m[2] ?? '')
+      .split(',')
+      .map((p) => p.trim().split(/\s+as\s+/))
+      .filter(([o]) => /^(?:run|call|check_call|check_output|Popen)$/.test(o ?? ''))
+      .map(([o, a]) => a ?? o ?? ''),
   );
-  const callee = ['subprocess\\s*\\.\\s*(?:run|call|check_call|check_output|Popen)', 'asyncio\\s*\\.\\s*create_subprocess_exec', ...fromImported].join('|');
+  const callee = [
+    'subprocess\\s*\\.\\s*(?:run|call|check_call|check_output|Popen)',
+    'asyncio\\s*\\.\\s*create_subprocess_exec',
+    ...fromImported,
+  ].join('|');
   for (const { index, m } of matchIndexes(code, new RegExp(String.raw`(?<![\w.])(?:${callee})\s*\(`))) {
     const args = callArgs(code, index + m[0].length - 1);
     const arg = firstArg(args).trim();
     const list = arg.startsWith('[') || arg.startsWith('(');
     const program = list ? firstArg(arg.slice(1, -1)) : arg;
     const argv = list ? arg : args.slice(arg.length);
-    if (!isPlainLiteral(program, 'py') || (INTERPRETER.test(program) && !isPlainLiteral(`[${list ? arg.slice(1, -1) : ''}]`, 'py'))) hits.push({ index });
+    if (!isPlainLiteral(program, 'py') || (INTERPRETER.test(program) && !isPlainLiteral(`[${list ? arg.slice(1, -1) : ''}]`, 'py')))
+      hits.push({ index });
     else if (!list && INTERPRETER.test(program) && /\S/.test(argv)) hits.push({ index });
     else if (spawnsInlineCode(program, arg)) hits.push({ index });
   }
@@ -187,7 +236,8 @@ export const CAPABILITY_RULE: DangerRule = {
   severity: 'critical',
   normalizedOnly: true,
   message: {
-    'zh-CN': '以间接方式获取执行命令或加载代码的能力（拼接/编码的模块名、process.getBuiltinModule、动态 import/require、getattr 等）；技能代码请直接、明文地写出所用的模块和函数',
+    'zh-CN':
+      '以间接方式获取执行命令或加载代码的能力（拼接/编码的模块名、process.getBuiltinModule、动态 import/require、getattr 等）；技能代码请直接、明文地写出所用的模块和函数',
     en: 'reaches process spawning or code loading indirectly (assembled or encoded module names, process.getBuiltinModule, dynamic import/require, getattr, …); name the modules and functions you use plainly',
   },
   find(code, lang, original) {

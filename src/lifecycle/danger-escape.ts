@@ -21,7 +21,8 @@ export function platformSecretHits(code: string, lang: ScanLang): { index: numbe
   // shell: `for p in /proc/[0-9]*; do cat $p/environ` — the /proc path and the file apart
   if (lang === 'sh' && /\/proc\b/.test(code)) hits.push(...matchIndexes(code, /\/(?:environ|cmdline|mem)\b/));
   // JS/Python: `'/proc/' + pid + '/environ'`, `os.path.join('/proc', pid, 'environ')`
-  if (lang !== 'sh' && /\/proc\b/.test(code)) hits.push(...stringLiterals(code).filter((l) => /(?:^|\/)(?:environ|cmdline|mem|maps|auxv)$/.test(l.value)));
+  if (lang !== 'sh' && /\/proc\b/.test(code))
+    hits.push(...stringLiterals(code).filter((l) => /(?:^|\/)(?:environ|cmdline|mem|maps|auxv)$/.test(l.value)));
   return hits;
 }
 
@@ -45,7 +46,9 @@ export function climbOutHits(code: string, lang: ScanLang): { index: number }[] 
     }
     hits.push(...matchIndexes(code, /\/\s*(['"])\.\.(?:\/[^'"]*)?\1/)); // pathlib: ws / '..'
     // two levels up without '..': dirname(dirname(ws)), os.path.dirname(os.path.dirname(ws)), Path(ws).parent.parent / .parents[1]
-    hits.push(...matchIndexes(code, /\bdirname\s*\(\s*(?:(?:os\s*\.\s*)?path\s*\.\s*)?dirname\s*\(|\.\s*parent\s*\.\s*parent\b|\.\s*parents\s*\[/));
+    hits.push(
+      ...matchIndexes(code, /\bdirname\s*\(\s*(?:(?:os\s*\.\s*)?path\s*\.\s*)?dirname\s*\(|\.\s*parent\s*\.\s*parent\b|\.\s*parents\s*\[/),
+    );
   }
   return hits;
 }

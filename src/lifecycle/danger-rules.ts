@@ -53,8 +53,13 @@ function childProcessBindings(code: string): { namespaces: string[]; fns: Map<st
   const namespaces: string[] = [];
   const fns = new Map<string, string>();
   const mod = `['"](?:node:)?child_process['"]`;
-  for (const { m } of matchIndexes(code, new RegExp(String.raw`import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s+${mod}`))) namespaces.push(m[1] ?? '');
-  for (const { m } of matchIndexes(code, new RegExp(String.raw`(?:const|let|var)\s+([\w$]+)\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*${mod}\s*\)`))) namespaces.push(m[1] ?? '');
+  for (const { m } of matchIndexes(code, new RegExp(String.raw`import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s+${mod}`)))
+    namespaces.push(m[1] ?? '');
+  for (const { m } of matchIndexes(
+    code,
+    new RegExp(String.raw`(?:const|let|var)\s+([\w$]+)\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*${mod}\s*\)`),
+  ))
+    namespaces.push(m[1] ?? '');
   const named = [
     ...matchIndexes(code, new RegExp(String.raw`import\s*(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*${mod}`)),
     ...matchIndexes(code, new RegExp(String.raw`(?:const|let|var)\s*\{([^}]*)\}\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*${mod}\s*\)`)),
@@ -90,7 +95,10 @@ function jsShellCalls(code: string): ShellCall[] {
     else if (JS_SPAWN_FNS.has(c.fn) && /\bshell\s*:\s*(?:true|['"`])/.test(args)) {
       const rest = args.slice(firstArg(args).length);
       const argv = rest.match(/^\s*,\s*(\[[^\]]*\])/)?.[1];
-      out.push({ index: c.index, interpolated: !isPlainLiteral(firstArg(args), 'js') || (argv !== undefined && !isPlainLiteral(argv, 'js')) });
+      out.push({
+        index: c.index,
+        interpolated: !isPlainLiteral(firstArg(args), 'js') || (argv !== undefined && !isPlainLiteral(argv, 'js')),
+      });
     }
   }
   return out;
@@ -156,11 +164,19 @@ function writtenPaths(code: string, lang: ScanLang): { index: number; value: str
   const out: { index: number; value: string }[] = [];
   const lit = String.raw`[rbRB]?(['"\`])([^'"\`\n]*)\1`;
   const patterns: Record<ScanLang, RegExp[]> = {
-    js: [new RegExp(String.raw`\b(?:writeFile|appendFile|createWriteStream|mkdir|rm|rmdir|unlink|rename|copyFile|cp|symlink|chmod|chown|truncate)(?:Sync)?\s*\(\s*${lit}`)],
+    js: [
+      new RegExp(
+        String.raw`\b(?:writeFile|appendFile|createWriteStream|mkdir|rm|rmdir|unlink|rename|copyFile|cp|symlink|chmod|chown|truncate)(?:Sync)?\s*\(\s*${lit}`,
+      ),
+    ],
     py: [
       new RegExp(String.raw`(?<![\w.])open\s*\(\s*${lit}\s*,\s*[rbRB]?['"][^'"]*[wax+]`),
-      new RegExp(String.raw`\b(?:os\s*\.\s*(?:remove|unlink|rmdir|removedirs|makedirs|mkdir|rename|replace|chmod|chown|symlink)|shutil\s*\.\s*(?:copy\w*|move|rmtree))\s*\((?:[^()]*,\s*)?${lit}`),
-      new RegExp(String.raw`Path\s*\(\s*${lit}\s*\)\s*\.\s*(?:write_text|write_bytes|mkdir|unlink|rmdir|touch|open\s*\(\s*['"][^'"]*[wax+])`),
+      new RegExp(
+        String.raw`\b(?:os\s*\.\s*(?:remove|unlink|rmdir|removedirs|makedirs|mkdir|rename|replace|chmod|chown|symlink)|shutil\s*\.\s*(?:copy\w*|move|rmtree))\s*\((?:[^()]*,\s*)?${lit}`,
+      ),
+      new RegExp(
+        String.raw`Path\s*\(\s*${lit}\s*\)\s*\.\s*(?:write_text|write_bytes|mkdir|unlink|rmdir|touch|open\s*\(\s*['"][^'"]*[wax+])`,
+      ),
     ],
     sh: [
       /(?<![<>&\d])>>?\s*(["']?)([^\s;|&"')]+)\1/,
@@ -172,12 +188,15 @@ function writtenPaths(code: string, lang: ScanLang): { index: number; value: str
 }
 
 /** System locations: writing there is critical. */
-const SYSTEM_PATH = /^(?:\/(?:etc|usr|bin|sbin|lib|lib64|boot|root|sys|proc|var\/spool\/cron|var\/lib)(?:\/|$)|\/$|~\/\.(?:ssh|bashrc|profile|bash_profile|zshrc|config\/autostart))/;
+const SYSTEM_PATH =
+  /^(?:\/(?:etc|usr|bin|sbin|lib|lib64|boot|root|sys|proc|var\/spool\/cron|var\/lib)(?:\/|$)|\/$|~\/\.(?:ssh|bashrc|profile|bash_profile|zshrc|config\/autostart))/;
 /** Writes that never leave the process: the null device and the standard streams. */
 const HARMLESS_PATH = /^\/dev\/(?:null|stdout|stderr|fd\/[12])$/;
 
 function outsidePath(p: string): boolean {
-  return !HARMLESS_PATH.test(p) && (p.startsWith('/') || p.startsWith('~') || /(?:^|[\\/])\.\.(?:[\\/]|$)/.test(p) || /^[A-Za-z]:[\\/]/.test(p));
+  return (
+    !HARMLESS_PATH.test(p) && (p.startsWith('/') || p.startsWith('~') || /(?:^|[\\/])\.\.(?:[\\/]|$)/.test(p) || /^[A-Za-z]:[\\/]/.test(p))
+  );
 }
 
 // ---------------------------------------------------------------- environment and credentials
@@ -188,15 +207,19 @@ const ENV_DUMP: Record<ScanLang, RegExp> = {
   sh: /(?:^|[;&|]\s*|\$\(\s*|`)\s*(?:env|printenv|export\s+-p|set)\s*(?:$|[;|&>)`])/m,
 };
 
-const CREDENTIAL_FILE = /(?:^|[\s'"`/~])\.ssh(?:\/|['"`]|$)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\/etc\/(?:shadow|gshadow|sudoers)\b|\.aws\/credentials|(?:^|[/'"`])\.netrc\b|\.git-credentials|(?:^|[/'"`])\.pgpass\b|\.kube\/config|\.docker\/config\.json|\/proc\/(?:self|\d+)\/environ/;
+const CREDENTIAL_FILE =
+  /(?:^|[\s'"`/~])\.ssh(?:\/|['"`]|$)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\/etc\/(?:shadow|gshadow|sudoers)\b|\.aws\/credentials|(?:^|[/'"`])\.netrc\b|\.git-credentials|(?:^|[/'"`])\.pgpass\b|\.kube\/config|\.docker\/config\.json|\/proc\/(?:self|\d+)\/environ/;
 
 // ---------------------------------------------------------------- network
 
 const METADATA_HOST = /169\.254\.169\.254|metadata\.google\.internal|100\.100\.100\.200|\[?fd00:ec2::254\]?/;
 const PRIVATE_HOST = String.raw`(?:10(?:\.\d{1,3}){3}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2}|192\.168(?:\.\d{1,3}){2}|127(?:\.\d{1,3}){3}|169\.254(?:\.\d{1,3}){2}|0\.0\.0\.0|localhost|\[::1?\])`;
-const PRIVATE_URL = new RegExp(String.raw`\b(?:https?|wss?|ftp|redis|mysql|postgres(?:ql)?|mongodb)://(?:[^/\s'"\`@]*@)?${PRIVATE_HOST}(?![\w.-])`);
+const PRIVATE_URL = new RegExp(
+  String.raw`\b(?:https?|wss?|ftp|redis|mysql|postgres(?:ql)?|mongodb)://(?:[^/\s'"\`@]*@)?${PRIVATE_HOST}(?![\w.-])`,
+);
 const PRIVATE_LITERAL = new RegExp(String.raw`^${PRIVATE_HOST}(?::\d+)?$`);
-const NET_CALL = /\b(?:fetch|got|urlopen|create_connection|connect|request)\s*\(|\b(?:axios|http|https|net|tls|dgram|socket|requests|httpx|aiohttp|urllib\w*)\s*\.\s*\w+\s*\(|\b(?:curl|wget|nc|ncat|telnet|ssh)\s/;
+const NET_CALL =
+  /\b(?:fetch|got|urlopen|create_connection|connect|request)\s*\(|\b(?:axios|http|https|net|tls|dgram|socket|requests|httpx|aiohttp|urllib\w*)\s*\.\s*\w+\s*\(|\b(?:curl|wget|nc|ncat|telnet|ssh)\s/;
 
 // ---------------------------------------------------------------- obfuscation
 
@@ -224,7 +247,13 @@ export const DANGER_RULES: readonly DangerRule[] = [
     id: 'shell.remote_pipe',
     severity: 'critical',
     message: { 'zh-CN': '下载远程内容并直接交给解释器执行', en: 'downloads remote content and pipes it straight into an interpreter' },
-    find: (code) => at(matchIndexes(code, /\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\b(?:curl|wget)\b[^\n|]*\|\s*(?:python3?|perl|node|ruby)\b/)),
+    find: (code) =>
+      at(
+        matchIndexes(
+          code,
+          /\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\b(?:curl|wget)\b[^\n|]*\|\s*(?:python3?|perl|node|ruby)\b/,
+        ),
+      ),
   },
   {
     id: 'code.eval',
@@ -234,7 +263,12 @@ export const DANGER_RULES: readonly DangerRule[] = [
       en: 'evaluates code at run time (eval / new Function / exec / compile); write the logic out instead',
     },
     find(code, lang) {
-      const dynImport = lang === 'py' ? matchIndexes(code, /(?<![\w.])(?:__import__|importlib\s*\.\s*import_module)\s*\(/).filter(({ index, m }) => !isPlainLiteral(firstArg(callArgs(code, index + m[0].length - 1)), 'py')) : [];
+      const dynImport =
+        lang === 'py'
+          ? matchIndexes(code, /(?<![\w.])(?:__import__|importlib\s*\.\s*import_module)\s*\(/).filter(
+              ({ index, m }) => !isPlainLiteral(firstArg(callArgs(code, index + m[0].length - 1)), 'py'),
+            )
+          : [];
       return at([...matchIndexes(code, EVAL_RE[lang]), ...dynImport]);
     },
   },
@@ -258,7 +292,8 @@ export const DANGER_RULES: readonly DangerRule[] = [
     id: 'fs.write_system',
     severity: 'critical',
     message: {
-      'zh-CN': '写入系统位置（/etc、/usr、~/.ssh 等），或用 .. 拼出工作区以外的路径、指向 role-skills/（为其他角色植入技能）；请只在 runtime_context.workspace_dir 之下读写',
+      'zh-CN':
+        '写入系统位置（/etc、/usr、~/.ssh 等），或用 .. 拼出工作区以外的路径、指向 role-skills/（为其他角色植入技能）；请只在 runtime_context.workspace_dir 之下读写',
       en: 'writes to a system location (/etc, /usr, ~/.ssh, …), or builds a path that climbs out of the workspace with .. or names role-skills/ (planting skills for another role); stay under runtime_context.workspace_dir',
     },
     find: (code, lang) => at([...writtenPaths(code, lang).filter((p) => SYSTEM_PATH.test(p.value)), ...climbOutHits(code, lang)]),
@@ -267,10 +302,16 @@ export const DANGER_RULES: readonly DangerRule[] = [
     id: 'secrets.credential_file',
     severity: 'critical',
     message: {
-      'zh-CN': '读取凭据文件或平台密钥（~/.ssh、/etc/shadow、.aws/credentials、/proc/<pid>/environ、SKILLGATE_ 环境变量、数据目录的 secret.key 等）；技能需要的值请用技能参数',
+      'zh-CN':
+        '读取凭据文件或平台密钥（~/.ssh、/etc/shadow、.aws/credentials、/proc/<pid>/environ、SKILLGATE_ 环境变量、数据目录的 secret.key 等）；技能需要的值请用技能参数',
       en: "touches credential files or the platform's keys (~/.ssh, /etc/shadow, .aws/credentials, /proc/<pid>/environ, SKILLGATE_ variables, the data dir's secret.key, …); pass what the skill needs as parameters",
     },
-    find: (code, lang) => at([...stringLiterals(code).filter((s) => CREDENTIAL_FILE.test(s.value)), ...matchIndexes(code, /(?<![\w'"`])(?:~\/\.ssh|\/etc\/shadow)\b/), ...platformSecretHits(code, lang)]),
+    find: (code, lang) =>
+      at([
+        ...stringLiterals(code).filter((s) => CREDENTIAL_FILE.test(s.value)),
+        ...matchIndexes(code, /(?<![\w'"`])(?:~\/\.ssh|\/etc\/shadow)\b/),
+        ...platformSecretHits(code, lang),
+      ]),
   },
   {
     id: 'net.metadata',
@@ -311,7 +352,10 @@ export const DANGER_RULES: readonly DangerRule[] = [
         const lineEnd = code.indexOf('\n', s.index);
         return NET_CALL.test(code.slice(lineStart, lineEnd === -1 ? undefined : lineEnd));
       });
-      const shBare = matchIndexes(code, new RegExp(String.raw`\b(?:curl|wget|nc|ncat|telnet|ssh)\b[^\n]*?\s${PRIVATE_HOST}(?![\w.-])`)).filter(({ m }) => !m[0].includes('://'));
+      const shBare = matchIndexes(
+        code,
+        new RegExp(String.raw`\b(?:curl|wget|nc|ncat|telnet|ssh)\b[^\n]*?\s${PRIVATE_HOST}(?![\w.-])`),
+      ).filter(({ m }) => !m[0].includes('://'));
       return at([...urls, ...bare, ...shBare]);
     },
   },
@@ -326,20 +370,32 @@ export const DANGER_RULES: readonly DangerRule[] = [
         const chained = (code.slice(index, index + 400).match(/fromCharCode/g) ?? []).length;
         return nums >= 6 || m[0].includes('...') || chained >= 3;
       });
-      const py = lang === 'py' ? matchIndexes(code, /(?<![\w.])chr\s*\(\s*\d+\s*\)(?:\s*\+\s*chr\s*\(\s*\d+\s*\)){3,}|(?:''|"")\s*\.\s*join\s*\(\s*(?:map\s*\(\s*chr|chr\s*\()/) : [];
+      const py =
+        lang === 'py'
+          ? matchIndexes(
+              code,
+              /(?<![\w.])chr\s*\(\s*\d+\s*\)(?:\s*\+\s*chr\s*\(\s*\d+\s*\)){3,}|(?:''|"")\s*\.\s*join\s*\(\s*(?:map\s*\(\s*chr|chr\s*\()/,
+            )
+          : [];
       return at(lang === 'js' ? js : py);
     },
   },
   {
     id: 'obfuscation.blob',
     severity: 'medium',
-    message: { 'zh-CN': '代码中有很长的 base64/十六进制数据块；请把数据放进 references/ 并说明用途', en: 'long base64 / hex blob in code; keep data in references/ and say what it is' },
+    message: {
+      'zh-CN': '代码中有很长的 base64/十六进制数据块；请把数据放进 references/ 并说明用途',
+      en: 'long base64 / hex blob in code; keep data in references/ and say what it is',
+    },
     find: (code) => at(matchIndexes(code, /[A-Za-z0-9+/]{256,}={0,2}|(?:[0-9a-fA-F]{2}){128,}|(?:\\x[0-9a-fA-F]{2}){64,}/)),
   },
   {
     id: 'shell.command',
     severity: 'low',
-    message: { 'zh-CN': '通过 shell 执行固定命令；能用库函数时请不用 shell', en: 'runs a fixed command through a shell; prefer a library call' },
+    message: {
+      'zh-CN': '通过 shell 执行固定命令；能用库函数时请不用 shell',
+      en: 'runs a fixed command through a shell; prefer a library call',
+    },
     find: (code, lang) => at(shellCalls(code, lang).filter((c) => !c.interpolated)),
   },
 ];

@@ -135,7 +135,11 @@ export async function scanSkillDir(dir: string): Promise<DangerFinding[]> {
 /** Findings ordered by severity (critical first), then file, then line. */
 export function sortFindings(findings: readonly DangerFinding[]): DangerFinding[] {
   return [...findings].sort(
-    (a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.file.localeCompare(b.file) || a.line - b.line || a.rule.localeCompare(b.rule),
+    (a, b) =>
+      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+      a.file.localeCompare(b.file) ||
+      a.line - b.line ||
+      a.rule.localeCompare(b.rule),
   );
 }
 

@@ -56,10 +56,19 @@ class Budget {
   bytes = 0;
   constructor(private caps: InstallCaps) {}
   file(name: string, size: number): void {
-    if (++this.files > this.caps.files) refuse(`文件数量超过上限 ${this.caps.files}（在 "${name}" 处）`, `more than ${this.caps.files} files (at "${name}")`);
-    if (size > this.caps.fileBytes) refuse(`文件 "${name}" 超过单个文件上限 ${this.caps.fileBytes} 字节`, `file "${name}" is over the per-file cap of ${this.caps.fileBytes} bytes`);
+    if (++this.files > this.caps.files)
+      refuse(`文件数量超过上限 ${this.caps.files}（在 "${name}" 处）`, `more than ${this.caps.files} files (at "${name}")`);
+    if (size > this.caps.fileBytes)
+      refuse(
+        `文件 "${name}" 超过单个文件上限 ${this.caps.fileBytes} 字节`,
+        `file "${name}" is over the per-file cap of ${this.caps.fileBytes} bytes`,
+      );
     this.bytes += size;
-    if (this.bytes > this.caps.totalBytes) refuse(`解压后总大小超过上限 ${this.caps.totalBytes} 字节（在 "${name}" 处）`, `unpacked size over the cap of ${this.caps.totalBytes} bytes (at "${name}")`);
+    if (this.bytes > this.caps.totalBytes)
+      refuse(
+        `解压后总大小超过上限 ${this.caps.totalBytes} 字节（在 "${name}" 处）`,
+        `unpacked size over the cap of ${this.caps.totalBytes} bytes (at "${name}")`,
+      );
   }
 }
 
@@ -120,7 +129,8 @@ async function copyFolder(src: string, dest: string, budget: Budget): Promise<vo
       let st = await lstat(p);
       if (st.isSymbolicLink()) {
         const real = await realpath(p).catch(() => null);
-        if (real === null || !isInside(realSrc, real)) refuse(`"${r}" 是指向目录之外的符号链接，拒绝安装`, `"${r}" is a symbolic link pointing outside the folder`);
+        if (real === null || !isInside(realSrc, real))
+          refuse(`"${r}" 是指向目录之外的符号链接，拒绝安装`, `"${r}" is a symbolic link pointing outside the folder`);
         st = await stat(p);
         if (st.isDirectory()) refuse(`"${r}" 是指向目录的符号链接，拒绝安装`, `"${r}" is a symbolic link to a folder`);
       }
@@ -155,10 +165,17 @@ export async function installPackage(sourceArg: string, opts: InstallOptions): P
   let newRoleDir: string | undefined;
   let installed = false;
   try {
-    if (opts.roleId !== undefined && !ROLE_ID_RE.test(opts.roleId)) refuse(`角色名 "${opts.roleId}" 不合法`, `invalid role id "${opts.roleId}"`);
+    if (opts.roleId !== undefined && !ROLE_ID_RE.test(opts.roleId))
+      refuse(`角色名 "${opts.roleId}" 不合法`, `invalid role id "${opts.roleId}"`);
     if (opts.roleId !== undefined) {
       const dir = roleSkillsDir(opts.dataDir, opts.roleId);
-      if (!(await lstat(dir).then(() => true, () => false))) newRoleDir = dir;
+      if (
+        !(await lstat(dir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        newRoleDir = dir;
     }
     const root = opts.roleId !== undefined ? await ensureRoleDir(opts.dataDir, opts.roleId) : join(opts.dataDir, SHARED_SKILLS_DIR);
     if (root === null) return refuse('角色技能目录是符号链接或不在数据目录内', 'the role skill folder is a link or outside the data dir');
@@ -175,10 +192,13 @@ export async function installPackage(sourceArg: string, opts: InstallOptions): P
         refuse('不能从技能目录本身安装', 'cannot install from inside a skill root (or a folder holding it)');
       }
       await copyFolder(source, unpacked, budget);
-    }
-    else await unzipInto(source, unpacked, budget);
+    } else await unzipInto(source, unpacked, budget);
     const inner = await unwrap(unpacked);
-    if (!(await isSkillFolder(inner))) refuse('包里没有技能（需要 SKILL.md、skill.toml 或 handler 文件）', 'the package holds no skill (SKILL.md, skill.toml or a handler file)');
+    if (!(await isSkillFolder(inner)))
+      refuse(
+        '包里没有技能（需要 SKILL.md、skill.toml 或 handler 文件）',
+        'the package holds no skill (SKILL.md, skill.toml or a handler file)',
+      );
     // The folder name: the package's top folder, else the zip / folder name.
     const fallback = inner !== unpacked ? basename(inner) : basename(source, extname(source));
     let named = join(staging, 'named', fallback);
@@ -186,7 +206,8 @@ export async function installPackage(sourceArg: string, opts: InstallOptions): P
     await rename(inner, named);
     const rec = await loadSkill(named, { dir: dirname(named), source: opts.roleId ? 'role' : 'shared' });
     const name = rec.name;
-    if (!SKILL_NAME_RE.test(name)) refuse(`技能名 "${name}" 不合法（只能用小写字母、数字、_ 和 -）`, `skill name "${name}" is invalid (a-z, 0-9, _ and -)`);
+    if (!SKILL_NAME_RE.test(name))
+      refuse(`技能名 "${name}" 不合法（只能用小写字母、数字、_ 和 -）`, `skill name "${name}" is invalid (a-z, 0-9, _ and -)`);
     if (name !== fallback) {
       const renamed = join(staging, 'named', name);
       await rename(named, renamed);
@@ -195,13 +216,19 @@ export async function installPackage(sourceArg: string, opts: InstallOptions): P
     const final = join(root, name);
     const existing = opts.registry.get(name);
     if (existing && existing.dir !== final) {
-      refuse(`已有同名技能 "${name}"（来源 ${existing.source}，${existing.dir}），不能替换`, `a ${existing.source} skill named "${name}" exists (${existing.dir}); it is never replaced`);
+      refuse(
+        `已有同名技能 "${name}"（来源 ${existing.source}，${existing.dir}），不能替换`,
+        `a ${existing.source} skill named "${name}" exists (${existing.dir}); it is never replaced`,
+      );
     }
     const warnings = await preflight(named, { mode: 'install' });
     if (warnings.some((w) => w.code === 'dir.unreadable')) refuse('技能目录无法读取', 'the skill folder cannot be read');
     // Atomic switch: an earlier install moves aside, the new folder takes its name.
     const old = join(staging, 'old');
-    const hadOld = await stat(final).then(() => true, () => false);
+    const hadOld = await stat(final).then(
+      () => true,
+      () => false,
+    );
     if (hadOld) await rename(final, old);
     await rename(named, final);
     installed = true;

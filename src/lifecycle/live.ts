@@ -64,7 +64,13 @@ function withMcp(disk: Registry, mcp: McpSkillSource | undefined): Registry {
   const extra = new Map<string, SkillRecord>();
   for (const rec of mcp.records()) {
     if (disk.get(rec.name)) {
-      clashes.push({ severity: 'warning', code: 'registry.name_clash', message: `MCP skill "${rec.name}" is ignored: a skill on disk has this name`, dir: '', skill: rec.name });
+      clashes.push({
+        severity: 'warning',
+        code: 'registry.name_clash',
+        message: `MCP skill "${rec.name}" is ignored: a skill on disk has this name`,
+        dir: '',
+        skill: rec.name,
+      });
     } else extra.set(rec.name, rec);
   }
   if (extra.size === 0 && clashes.length === 0) return disk;
@@ -136,7 +142,9 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
   let built = await builder.build(roots);
   // MCP servers (docs/mcp.md): a one-shot CLI waits for their first listing (each bounded by
   // its timeout_sec); a gateway connects in the background and reconnects after a loss.
-  const mcp = opts.mcp ?? (config.mcp_servers?.length ? createMcpSource(config.mcp_servers, { log, autoReconnect: opts.watch !== false }) : undefined);
+  const mcp =
+    opts.mcp ??
+    (config.mcp_servers?.length ? createMcpSource(config.mcp_servers, { log, autoReconnect: opts.watch !== false }) : undefined);
   if (mcp && opts.watch === false) await mcp.ready();
   let composed = withMcp(built.registry, mcp);
   const listeners: Array<(r: ReloadReport) => void | Promise<void>> = [];
@@ -152,7 +160,10 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
     if (changed) {
       log.info({ reason, added: r.added, changed: r.changed, removed: r.removed }, 'skills reloaded');
       for (const k of r.keptLastGood) {
-        log.warn({ skill: k.skill, dir: k.dir, issues: k.issues.map((i) => `${i.code}: ${i.message}`) }, 'skill edit is broken: the last good version keeps serving');
+        log.warn(
+          { skill: k.skill, dir: k.dir, issues: k.issues.map((i) => `${i.code}: ${i.message}`) },
+          'skill edit is broken: the last good version keeps serving',
+        );
       }
       await notify(r);
     }
@@ -170,20 +181,31 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
   // A server's tool list changed: recompose (in the reload queue) and tell the listeners.
   mcp?.onChange(() => {
     if (closed) return;
-    queue = queue.then(async () => {
-      const before = composed;
-      composed = withMcp(built.registry, mcp);
-      const names = new Set(composed.all().map((x) => x.name));
-      const r: ReloadReport = {
-        added: composed.all().filter((x) => !before.get(x.name)).map((x) => x.name),
-        changed: composed.all().filter((x) => before.get(x.name) && before.get(x.name) !== x).map((x) => x.name),
-        removed: before.all().filter((x) => !names.has(x.name)).map((x) => x.name),
-        keptLastGood: [],
-      };
-      if (r.added.length + r.changed.length + r.removed.length === 0) return;
-      log.info({ reason: 'mcp', added: r.added, changed: r.changed, removed: r.removed }, 'MCP skills changed');
-      await notify(r);
-    }).catch(() => undefined);
+    queue = queue
+      .then(async () => {
+        const before = composed;
+        composed = withMcp(built.registry, mcp);
+        const names = new Set(composed.all().map((x) => x.name));
+        const r: ReloadReport = {
+          added: composed
+            .all()
+            .filter((x) => !before.get(x.name))
+            .map((x) => x.name),
+          changed: composed
+            .all()
+            .filter((x) => before.get(x.name) && before.get(x.name) !== x)
+            .map((x) => x.name),
+          removed: before
+            .all()
+            .filter((x) => !names.has(x.name))
+            .map((x) => x.name),
+          keptLastGood: [],
+        };
+        if (r.added.length + r.changed.length + r.removed.length === 0) return;
+        log.info({ reason: 'mcp', added: r.added, changed: r.changed, removed: r.removed }, 'MCP skills changed');
+        await notify(r);
+      })
+      .catch(() => undefined);
   });
   if (mcp && opts.watch !== false) void mcp.ready();
   const reload = (reason = 'request'): Promise<ReloadReport> => {
@@ -196,13 +218,22 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
   let watcher: SkillWatcher | undefined;
   if (opts.watch !== false && reloadMs > 0) {
     const dirs = [...configured.map((r) => r.dir), join(dataDir, SHARED_SKILLS_DIR), join(dataDir, ROLE_SKILLS_DIR)];
-    watcher = watchSkillRoots(dirs, reloadMs, () => {
-      if (!closed) reload('watch').catch((err: unknown) => log.warn({ err: (err as Error)?.message ?? String(err) }, 'skill reload failed'));
-    }, log);
+    watcher = watchSkillRoots(
+      dirs,
+      reloadMs,
+      () => {
+        if (!closed)
+          reload('watch').catch((err: unknown) => log.warn({ err: (err as Error)?.message ?? String(err) }, 'skill reload failed'));
+      },
+      log,
+    );
   }
   const refreshTimer =
     db?.engine === 'server' && opts.watch !== false
-      ? setInterval(() => void store.refresh().catch((err: unknown) => log.warn({ err: (err as Error)?.message }, 'reading skill overrides failed')), OVERRIDE_REFRESH_MS)
+      ? setInterval(
+          () => void store.refresh().catch((err: unknown) => log.warn({ err: (err as Error)?.message }, 'reading skill overrides failed')),
+          OVERRIDE_REFRESH_MS,
+        )
       : undefined;
   refreshTimer?.unref();
 
@@ -219,7 +250,11 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
     if (roleId) await store.set(roleId, result.skill, true);
     const rec = built.registry.get(result.skill);
     if (!rec || rec.dir !== result.dir) {
-      return { ...result, ok: false, error: `安装后未能注册技能 "${result.skill}"（名称可能与已有技能冲突）/ skill "${result.skill}" was copied but not registered (name clash?)` };
+      return {
+        ...result,
+        ok: false,
+        error: `安装后未能注册技能 "${result.skill}"（名称可能与已有技能冲突）/ skill "${result.skill}" was copied but not registered (name clash?)`,
+      };
     }
     return result;
   };

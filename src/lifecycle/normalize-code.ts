@@ -37,16 +37,19 @@ export function emitLiteral(value: string): string {
 /** The value of the body of a quoted literal with JS/Python escapes decoded (unknown escapes keep the character). */
 export function decodeEscapes(body: string): string {
   const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', 0: '\0', a: '\x07' };
-  return body.replace(/\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3})|\r?\n|(.))/gs, (all, x, ub, u, U, oct, ch) => {
-    const hex = x ?? ub ?? u ?? U;
-    if (hex !== undefined) {
-      const cp = parseInt(hex, 16);
-      return cp <= 0x10ffff ? String.fromCodePoint(cp) : '';
-    }
-    if (oct !== undefined) return oct === '0' ? '\0' : String.fromCharCode(parseInt(oct, 8) & 0xff);
-    if (ch !== undefined) return simple[ch] ?? ch;
-    return ''; // line continuation
-  });
+  return body.replace(
+    /\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3})|\r?\n|(.))/gs,
+    (all, x, ub, u, U, oct, ch) => {
+      const hex = x ?? ub ?? u ?? U;
+      if (hex !== undefined) {
+        const cp = parseInt(hex, 16);
+        return cp <= 0x10ffff ? String.fromCodePoint(cp) : '';
+      }
+      if (oct !== undefined) return oct === '0' ? '\0' : String.fromCharCode(parseInt(oct, 8) & 0xff);
+      if (ch !== undefined) return simple[ch] ?? ch;
+      return ''; // line continuation
+    },
+  );
 }
 
 /** Rewrite every match of `re` (global) with `fn` (null keeps the match), line breaks kept. */
@@ -78,7 +81,11 @@ function canonJs(code: string): string {
   let i = 0;
   let codeStart = 0;
   const flushCode = (to: number): void => {
-    out += code.slice(codeStart, to).replace(/\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})/g, (_, a, b) => String.fromCodePoint(Math.min(parseInt(a ?? b, 16), 0x10ffff)));
+    out += code
+      .slice(codeStart, to)
+      .replace(/\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})/g, (_, a, b) =>
+        String.fromCodePoint(Math.min(parseInt(a ?? b, 16), 0x10ffff)),
+      );
   };
   while (i < code.length) {
     const c = code[i];
@@ -138,7 +145,14 @@ function hex(s: string): string | null {
   const t = s.replace(/\s+/g, '');
   return /^(?:[0-9a-fA-F]{2})*$/.test(t) ? Buffer.from(t, 'hex').toString('latin1') : null;
 }
-const num = (s: string): number => (/^0[xX]/.test(s) ? parseInt(s.slice(2), 16) : /^0[oO]/.test(s) ? parseInt(s.slice(2), 8) : /^0[bB]/.test(s) ? parseInt(s.slice(2), 2) : parseInt(s, 10));
+const num = (s: string): number =>
+  /^0[xX]/.test(s)
+    ? parseInt(s.slice(2), 16)
+    : /^0[oO]/.test(s)
+      ? parseInt(s.slice(2), 8)
+      : /^0[bB]/.test(s)
+        ? parseInt(s.slice(2), 2)
+        : parseInt(s, 10);
 const NUM = String.raw`(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|\d+)`;
 const lits = (list: string): string[] => [...list.matchAll(new RegExp(LIT, 'g'))].map((m) => val(m[0]));
 const LIST = String.raw`\[\s*(?:${LIT}\s*,\s*)*(?:${LIT}\s*)?,?\s*\]`;
@@ -152,13 +166,25 @@ function foldOnce(code: string, lang: ScanLang): string {
   };
   const both = (v: string | null): string | null => (v === null ? null : emitLiteral(v));
   sub(String.raw`(${LIT})\s*\+\s*(${LIT})`, (m) => emitLiteral(val(m[1]!) + val(m[2]!)));
-  sub(String.raw`(${LIT})\s*\.\s*split\s*\(\s*''\s*\)\s*\.\s*reverse\s*\(\s*\)\s*\.\s*join\s*\(\s*''\s*\)`, (m) => emitLiteral([...val(m[1]!)].reverse().join('')));
-  sub(String.raw`(${LIST})\s*\.\s*join\s*\(\s*(${LIT})?\s*\)`, (m) => emitLiteral(lits(m[1]!).join(m[2] ? val(m[2]) : lang === 'js' ? ',' : '')));
+  sub(String.raw`(${LIT})\s*\.\s*split\s*\(\s*''\s*\)\s*\.\s*reverse\s*\(\s*\)\s*\.\s*join\s*\(\s*''\s*\)`, (m) =>
+    emitLiteral([...val(m[1]!)].reverse().join('')),
+  );
+  sub(String.raw`(${LIST})\s*\.\s*join\s*\(\s*(${LIT})?\s*\)`, (m) =>
+    emitLiteral(lits(m[1]!).join(m[2] ? val(m[2]) : lang === 'js' ? ',' : '')),
+  );
   if (lang === 'js') {
     sub(String.raw`(${LIT})\s*\.\s*concat\s*\(\s*(${LIT})\s*\)`, (m) => emitLiteral(val(m[1]!) + val(m[2]!)));
-    sub(String.raw`(?<![\w$])String\s*\.\s*fromCharCode\s*\(\s*((?:${NUM}\s*,\s*)*${NUM})\s*,?\s*\)`, (m) => emitLiteral(m[1]!.split(',').map((n) => String.fromCharCode(num(n.trim()))).join('')));
-    sub(String.raw`(?<![\w$])Buffer\s*\.\s*from\s*\(\s*(${LIT})\s*(?:,\s*'(base64|base64url|hex|utf-?8|latin1|binary|ascii)'\s*)?\)(?:\s*\.\s*toString\s*\(\s*(?:'[\w-]*'\s*)?\))?`, (m) =>
-      both(/^base64/.test(m[2] ?? '') ? b64(val(m[1]!)) : m[2] === 'hex' ? hex(val(m[1]!)) : val(m[1]!)),
+    sub(String.raw`(?<![\w$])String\s*\.\s*fromCharCode\s*\(\s*((?:${NUM}\s*,\s*)*${NUM})\s*,?\s*\)`, (m) =>
+      emitLiteral(
+        m[1]!
+          .split(',')
+          .map((n) => String.fromCharCode(num(n.trim())))
+          .join(''),
+      ),
+    );
+    sub(
+      String.raw`(?<![\w$])Buffer\s*\.\s*from\s*\(\s*(${LIT})\s*(?:,\s*'(base64|base64url|hex|utf-?8|latin1|binary|ascii)'\s*)?\)(?:\s*\.\s*toString\s*\(\s*(?:'[\w-]*'\s*)?\))?`,
+      (m) => both(/^base64/.test(m[2] ?? '') ? b64(val(m[1]!)) : m[2] === 'hex' ? hex(val(m[1]!)) : val(m[1]!)),
     );
     sub(String.raw`(?<![\w$.])(?:atob|(?:globalThis|window|self)\s*\.\s*atob)\s*\(\s*(${LIT})\s*\)`, (m) => both(b64(val(m[1]!))));
     sub(String.raw`(?<![\w$.])(?:decodeURIComponent|decodeURI|unescape)\s*\(\s*(${LIT})\s*\)`, (m) => {
@@ -174,7 +200,10 @@ function foldOnce(code: string, lang: ScanLang): string {
     sub(String.raw`(${LIT})\s*\.\s*join\s*\(\s*(${LIST}|${TUPLE})\s*\)`, (m) => emitLiteral(lits(m[2]!).join(val(m[1]!))));
     sub(String.raw`(?<![\w.])chr\s*\(\s*(${NUM})\s*\)`, (m) => emitLiteral(String.fromCodePoint(Math.min(num(m[1]!), 0x10ffff))));
     sub(String.raw`(?<![\w])(?:bytes|bytearray)\s*\.\s*fromhex\s*\(\s*(${LIT})\s*\)`, (m) => both(hex(val(m[1]!))));
-    sub(String.raw`(?<![\w])(?:(?:base64|binascii)\s*\.\s*)?(?:b64decode|urlsafe_b64decode|a2b_base64|decodebytes)\s*\(\s*(${LIT})\s*\)`, (m) => both(b64(val(m[1]!))));
+    sub(
+      String.raw`(?<![\w])(?:(?:base64|binascii)\s*\.\s*)?(?:b64decode|urlsafe_b64decode|a2b_base64|decodebytes)\s*\(\s*(${LIT})\s*\)`,
+      (m) => both(b64(val(m[1]!))),
+    );
     sub(String.raw`(?<![\w])(?:binascii\s*\.\s*)?(?:unhexlify|a2b_hex)\s*\(\s*(${LIT})\s*\)`, (m) => both(hex(val(m[1]!))));
     sub(String.raw`(${LIT})\s*\.\s*(?:decode|encode)\s*\(\s*(?:'[\w-]*'\s*)?\)`, (m) => m[1]!);
   }
@@ -192,7 +221,10 @@ export function normalizeCode(code: string, lang: ScanLang): string {
   if (lang === 'py') {
     // `import subprocess as sp` → `sp.run` is read as `subprocess.run`
     // `__import__('os').system` / `importlib.import_module('os').system` are read as `os.system`
-    c = c.replace(/(?<![\w.])(?:__import__|importlib\s*\.\s*import_module)\s*\(\s*'(os|subprocess|pty|posix|builtins|sys|shutil|asyncio|importlib|ctypes)'\s*\)(?=\s*\.)/g, '$1');
+    c = c.replace(
+      /(?<![\w.])(?:__import__|importlib\s*\.\s*import_module)\s*\(\s*'(os|subprocess|pty|posix|builtins|sys|shutil|asyncio|importlib|ctypes)'\s*\)(?=\s*\.)/g,
+      '$1',
+    );
     for (const m of c.matchAll(/\bimport\s+(os|subprocess|pty|posix|importlib|builtins|sys|shutil|asyncio)\s+as\s+(\w+)/g)) {
       c = c.replace(new RegExp(String.raw`(?<![\w.])${m[2]}(?=\s*\.)`, 'g'), m[1]!);
     }

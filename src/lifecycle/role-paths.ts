@@ -62,7 +62,9 @@ export function isCreateFile(rel: string): boolean {
 
 /** True when edit_skill may write `rel`: a create file, schema.json, or a file under `references/`. */
 export function isEditFile(rel: string): boolean {
-  return isCreateFile(rel) || EDIT_EXTRA_FILES.includes(rel) || (rel.startsWith(REFERENCES_DIR + '/') && rel.length > REFERENCES_DIR.length + 1);
+  return (
+    isCreateFile(rel) || EDIT_EXTRA_FILES.includes(rel) || (rel.startsWith(REFERENCES_DIR + '/') && rel.length > REFERENCES_DIR.length + 1)
+  );
 }
 
 /**

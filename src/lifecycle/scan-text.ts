@@ -65,7 +65,10 @@ export function isPlainLiteral(arg: string, lang: ScanLang): boolean {
     const inner = a.slice(1, -1).trim();
     return inner === '' || inner.split(',').every((p) => p.trim() === '' || isPlainLiteral(p, lang));
   }
-  const str = lang === 'py' ? /^[rRbB]{0,2}(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")$/ : /^(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|`[^`$\\]*(?:\\.[^`$\\]*)*`)$/;
+  const str =
+    lang === 'py'
+      ? /^[rRbB]{0,2}(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")$/
+      : /^(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|`[^`$\\]*(?:\\.[^`$\\]*)*`)$/;
   return str.test(a);
 }
 

@@ -30,7 +30,10 @@ export function isOptIn(rec: { frontmatter?: { raw?: Record<string, unknown> } }
  *   undefined (unknown role) is treated as `*`.
  */
 export function enabledFor(
-  rec: Pick<SkillRecord, 'name' | 'source' | 'ownerRole'> & { frontmatter?: { raw?: Record<string, unknown> }; mcp?: { roles: readonly string[] } },
+  rec: Pick<SkillRecord, 'name' | 'source' | 'ownerRole'> & {
+    frontmatter?: { raw?: Record<string, unknown> };
+    mcp?: { roles: readonly string[] };
+  },
   roleId: string,
   configList: readonly string[] | '*' | undefined,
   overrides: Overrides,

@@ -122,38 +122,69 @@ function checkRequest(
   const write = new Map<string, string | null>();
   const ignored: string[] = [];
   const none = { write, ignored };
-  if (!ROLE_ID_RE.test(req.roleId)) return { ...none, refusal: refuse('role.invalid', `角色 ID「${req.roleId}」不合法`, `role id "${req.roleId}" is not valid`) };
+  if (!ROLE_ID_RE.test(req.roleId))
+    return { ...none, refusal: refuse('role.invalid', `角色 ID「${req.roleId}」不合法`, `role id "${req.roleId}" is not valid`) };
   if (!SKILL_NAME_RE.test(req.name)) {
-    return { ...none, refusal: refuse('name.invalid', `技能名「${req.name}」不合法：须匹配 ^[a-z0-9][a-z0-9_-]*$`, `skill name "${req.name}" must match ^[a-z0-9][a-z0-9_-]*$`) };
+    return {
+      ...none,
+      refusal: refuse(
+        'name.invalid',
+        `技能名「${req.name}」不合法：须匹配 ^[a-z0-9][a-z0-9_-]*$`,
+        `skill name "${req.name}" must match ^[a-z0-9][a-z0-9_-]*$`,
+      ),
+    };
   }
   const rec = req.registry?.get(req.name);
   if (rec?.skillType === 'chain') {
     return {
       ...none,
-      refusal: refuse('scope.chain', `「${req.name}」是已保存的技能链，不能${op === 'create' ? '同名新建技能' : '用 edit_skill 修改'}（技能链用 chain save 修改）`, `"${req.name}" is a saved chain and cannot be ${op === 'create' ? 'shadowed by a skill' : 'changed with edit_skill'} (use chain save)`),
+      refusal: refuse(
+        'scope.chain',
+        `「${req.name}」是已保存的技能链，不能${op === 'create' ? '同名新建技能' : '用 edit_skill 修改'}（技能链用 chain save 修改）`,
+        `"${req.name}" is a saved chain and cannot be ${op === 'create' ? 'shadowed by a skill' : 'changed with edit_skill'} (use chain save)`,
+      ),
     };
   }
   if (rec && rec.source !== 'role') {
     const w = SOURCE_WORD[rec.source] ?? { zh: rec.source, en: rec.source };
     return {
       ...none,
-      refusal: refuse(`scope.${rec.source}` as EditRefusalCode, `「${req.name}」是${w.zh}技能，不能${op === 'create' ? '同名新建' : '修改'}；只能改本角色自己的技能`, `"${req.name}" is a ${w.en} skill and cannot be ${op === 'create' ? 'shadowed' : 'edited'}; only the role's own skills can change`),
+      refusal: refuse(
+        `scope.${rec.source}` as EditRefusalCode,
+        `「${req.name}」是${w.zh}技能，不能${op === 'create' ? '同名新建' : '修改'}；只能改本角色自己的技能`,
+        `"${req.name}" is a ${w.en} skill and cannot be ${op === 'create' ? 'shadowed' : 'edited'}; only the role's own skills can change`,
+      ),
     };
   }
   if (rec && !isInside(roleDir, rec.dir)) {
-    return { ...none, refusal: refuse('scope.other_role', `「${req.name}」属于其他角色，不能修改`, `"${req.name}" belongs to another role and cannot be changed here`) };
+    return {
+      ...none,
+      refusal: refuse(
+        'scope.other_role',
+        `「${req.name}」属于其他角色，不能修改`,
+        `"${req.name}" belongs to another role and cannot be changed here`,
+      ),
+    };
   }
-  if (typeof req.files !== 'object' || req.files === null) return { ...none, refusal: refuse('files.invalid', '没有给出文件', 'no files given') };
+  if (typeof req.files !== 'object' || req.files === null)
+    return { ...none, refusal: refuse('files.invalid', '没有给出文件', 'no files given') };
   const entries = Object.entries(req.files);
   if (entries.length === 0 || entries.length > MAX_FILES) {
-    return { ...none, refusal: refuse('files.invalid', `文件数须在 1 到 ${MAX_FILES} 之间`, `between 1 and ${MAX_FILES} files are accepted`) };
+    return {
+      ...none,
+      refusal: refuse('files.invalid', `文件数须在 1 到 ${MAX_FILES} 之间`, `between 1 and ${MAX_FILES} files are accepted`),
+    };
   }
   for (const [rel, content] of entries) {
     const why = unsafePath(rel);
     if (why) return { ...none, refusal: refuse('path.invalid', `路径「${rel}」不允许：${why}`, `path "${rel}" is refused: ${why}`) };
-    if (content !== null && typeof content !== 'string') return { ...none, refusal: refuse('files.invalid', `「${rel}」的内容不是文本`, `the content of "${rel}" is not text`) };
+    if (content !== null && typeof content !== 'string')
+      return { ...none, refusal: refuse('files.invalid', `「${rel}」的内容不是文本`, `the content of "${rel}" is not text`) };
     if (content !== null && Buffer.byteLength(content, 'utf8') > MAX_FILE_BYTES) {
-      return { ...none, refusal: refuse('files.invalid', `「${rel}」超过 ${MAX_FILE_BYTES} 字节`, `"${rel}" is larger than ${MAX_FILE_BYTES} bytes`) };
+      return {
+        ...none,
+        refusal: refuse('files.invalid', `「${rel}」超过 ${MAX_FILE_BYTES} 字节`, `"${rel}" is larger than ${MAX_FILE_BYTES} bytes`),
+      };
     }
     if (op === 'create') {
       if (isCreateFile(rel) && content !== null) write.set(rel, content);
@@ -162,11 +193,24 @@ function checkRequest(
     else {
       return {
         ...none,
-        refusal: refuse('path.not_allowed', `edit_skill 不能写「${rel}」：只能写 SKILL.md、handler、skill.toml、schema.json 和 references/ 下的文件`, `edit_skill cannot write "${rel}": only SKILL.md, the handler, skill.toml, schema.json and files under references/`),
+        refusal: refuse(
+          'path.not_allowed',
+          `edit_skill 不能写「${rel}」：只能写 SKILL.md、handler、skill.toml、schema.json 和 references/ 下的文件`,
+          `edit_skill cannot write "${rel}": only SKILL.md, the handler, skill.toml, schema.json and files under references/`,
+        ),
       };
     }
   }
-  if (write.size === 0) return { ...none, ignored, refusal: refuse('files.invalid', '没有可写入的文件（create_skill 只写 SKILL.md、handler 与 skill.toml）', 'nothing to write (create_skill writes only SKILL.md, the handler and skill.toml)') };
+  if (write.size === 0)
+    return {
+      ...none,
+      ignored,
+      refusal: refuse(
+        'files.invalid',
+        '没有可写入的文件（create_skill 只写 SKILL.md、handler 与 skill.toml）',
+        'nothing to write (create_skill writes only SKILL.md, the handler and skill.toml)',
+      ),
+    };
   return { write, ignored: ignored.sort() };
 }
 
@@ -204,22 +248,66 @@ function findingsText(findings: readonly DangerFinding[], lang: 'zh-CN' | 'en'):
 async function change(op: 'create' | 'edit', req: CreateRoleSkillRequest | EditRoleSkillRequest): Promise<SkillEditResult> {
   const roleDirPath = join(req.dataDir, ROLE_SKILLS_DIR, ROLE_ID_RE.test(req.roleId) ? req.roleId : '_');
   const target = join(roleDirPath, SKILL_NAME_RE.test(req.name) ? req.name : '_');
-  const result: SkillEditResult = { ok: false, op, skill: req.name, dir: target, written: [], removed: [], ignored: [], problems: [], findings: [] };
+  const result: SkillEditResult = {
+    ok: false,
+    op,
+    skill: req.name,
+    dir: target,
+    written: [],
+    removed: [],
+    ignored: [],
+    problems: [],
+    findings: [],
+  };
   const checked = checkRequest(op, req, roleDirPath);
   result.ignored = checked.ignored;
   if (checked.refusal) return { ...result, refusal: checked.refusal };
-  result.written = [...checked.write].filter(([, c]) => c !== null).map(([p]) => p).sort();
-  result.removed = [...checked.write].filter(([, c]) => c === null).map(([p]) => p).sort();
+  result.written = [...checked.write]
+    .filter(([, c]) => c !== null)
+    .map(([p]) => p)
+    .sort();
+  result.removed = [...checked.write]
+    .filter(([, c]) => c === null)
+    .map(([p]) => p)
+    .sort();
 
   const roleDir = await ensureRoleDir(req.dataDir, req.roleId);
-  if (!roleDir) return { ...result, refusal: refuse('path.symlink', '角色技能目录是符号链接或不在数据目录内', "the role's skill folder is a symbolic link or outside the data dir") };
+  if (!roleDir)
+    return {
+      ...result,
+      refusal: refuse(
+        'path.symlink',
+        '角色技能目录是符号链接或不在数据目录内',
+        "the role's skill folder is a symbolic link or outside the data dir",
+      ),
+    };
   const present = await exists(target);
-  if (op === 'create' && present) return { ...result, refusal: refuse('skill.exists', `技能「${req.name}」已存在，请用 edit_skill 修改`, `skill "${req.name}" already exists; use edit_skill`) };
+  if (op === 'create' && present)
+    return {
+      ...result,
+      refusal: refuse(
+        'skill.exists',
+        `技能「${req.name}」已存在，请用 edit_skill 修改`,
+        `skill "${req.name}" already exists; use edit_skill`,
+      ),
+    };
   if (op === 'edit') {
-    if (!present) return { ...result, refusal: refuse('skill.not_found', `本角色没有名为「${req.name}」的技能`, `the role has no skill named "${req.name}"`) };
+    if (!present)
+      return {
+        ...result,
+        refusal: refuse('skill.not_found', `本角色没有名为「${req.name}」的技能`, `the role has no skill named "${req.name}"`),
+      };
     const st = await lstat(target);
     const links = st.isSymbolicLink() ? ['.'] : st.isDirectory() ? await symlinksUnder(target) : ['.'];
-    if (links.length > 0) return { ...result, refusal: refuse('path.symlink', `技能目录含符号链接（${links.join(', ')}），拒绝修改`, `the skill folder holds symbolic links (${links.join(', ')}); refused`) };
+    if (links.length > 0)
+      return {
+        ...result,
+        refusal: refuse(
+          'path.symlink',
+          `技能目录含符号链接（${links.join(', ')}），拒绝修改`,
+          `the skill folder holds symbolic links (${links.join(', ')}); refused`,
+        ),
+      };
   }
 
   const stageRoot = join(req.dataDir, ROLE_SKILLS_DIR, '.staging', randomBytes(8).toString('hex'));
@@ -240,7 +328,11 @@ async function change(op: 'create' | 'edit', req: CreateRoleSkillRequest | EditR
     if (hasCritical(result.findings)) {
       return {
         ...result,
-        refusal: refuse('danger.critical', `危险代码扫描发现严重问题，未写入：${findingsText(result.findings, 'zh-CN')}`, `the danger scan found critical code, nothing was written: ${findingsText(result.findings, 'en')}`),
+        refusal: refuse(
+          'danger.critical',
+          `危险代码扫描发现严重问题，未写入：${findingsText(result.findings, 'zh-CN')}`,
+          `the danger scan found critical code, nothing was written: ${findingsText(result.findings, 'en')}`,
+        ),
       };
     }
     const blockers = blocking(result.problems);

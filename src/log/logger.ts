@@ -69,7 +69,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     opts.destination ??
     (usePretty
       ? // pino-pretty only for a terminal: required here, not loaded by every start
-        (createRequire(import.meta.url)('pino-pretty') as typeof prettyFactory)({ destination: 2, sync: true, colorize: true, ignore: 'pid,hostname' })
+        (createRequire(import.meta.url)('pino-pretty') as typeof prettyFactory)({
+          destination: 2,
+          sync: true,
+          colorize: true,
+          ignore: 'pid,hostname',
+        })
       : pino.destination({ dest: 2, sync: true }));
   return pino(
     {

@@ -21,15 +21,60 @@ export const MIN_SECRET_LENGTH = 6;
  * the channel settings' secret keys, their env names, and the usual credential headers.
  */
 export const KNOWN_SECRET_FIELDS: ReadonlySet<string> = new Set([
-  'token', 'bot_token', 'access_token', 'refresh_token', 'api_token', 'app_token', 'webhook_secret', 'secret',
-  'app_secret', 'client_secret', 'encrypt_key', 'verification_token', 'aes_key', 'signing_secret', 'channel_secret',
-  'channel_access_token', 'app_password', 'password', 'passwd', 'api_key', 'apikey', 'secret_key', 'private_key',
-  'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'confirm_token', 'admin_token',
-  'llm_api_key', 'skillgate_admin_token', 'skillgate_secret_key', 'telegram_bot_token', 'telegram_webhook_secret',
-  'feishu_app_secret', 'feishu_encrypt_key', 'feishu_verification_token', 'discord_bot_token', 'wecom_secret',
-  'wecom_token', 'wecom_aes_key', 'dingtalk_app_secret', 'slack_bot_token', 'slack_signing_secret', 'slack_app_token',
-  'teams_app_password', 'matrix_access_token', 'line_channel_secret', 'line_channel_access_token', 'qq_app_secret',
-  'whatsapp_access_token', 'whatsapp_app_secret', 'whatsapp_verify_token',
+  'token',
+  'bot_token',
+  'access_token',
+  'refresh_token',
+  'api_token',
+  'app_token',
+  'webhook_secret',
+  'secret',
+  'app_secret',
+  'client_secret',
+  'encrypt_key',
+  'verification_token',
+  'aes_key',
+  'signing_secret',
+  'channel_secret',
+  'channel_access_token',
+  'app_password',
+  'password',
+  'passwd',
+  'api_key',
+  'apikey',
+  'secret_key',
+  'private_key',
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'confirm_token',
+  'admin_token',
+  'llm_api_key',
+  'skillgate_admin_token',
+  'skillgate_secret_key',
+  'telegram_bot_token',
+  'telegram_webhook_secret',
+  'feishu_app_secret',
+  'feishu_encrypt_key',
+  'feishu_verification_token',
+  'discord_bot_token',
+  'wecom_secret',
+  'wecom_token',
+  'wecom_aes_key',
+  'dingtalk_app_secret',
+  'slack_bot_token',
+  'slack_signing_secret',
+  'slack_app_token',
+  'teams_app_password',
+  'matrix_access_token',
+  'line_channel_secret',
+  'line_channel_access_token',
+  'qq_app_secret',
+  'whatsapp_access_token',
+  'whatsapp_app_secret',
+  'whatsapp_verify_token',
 ]);
 
 /** True when `name` is one of {@link KNOWN_SECRET_FIELDS} (case-insensitive, whole name). */
@@ -106,7 +151,8 @@ export class SecretValues {
     if (Array.isArray(value)) return value.map((v) => this.scrubDeep(v, depth + 1, byName)) as T;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      out[k] = byName && isKnownSecretField(k) && v !== null && v !== undefined && v !== '' ? REDACTED : this.scrubDeep(v, depth + 1, byName);
+      out[k] =
+        byName && isKnownSecretField(k) && v !== null && v !== undefined && v !== '' ? REDACTED : this.scrubDeep(v, depth + 1, byName);
     }
     return out as T;
   }

@@ -58,7 +58,12 @@ export function transportFor(cfg: McpServerConfig, sdk: McpClientSdk): Transport
   if (cfg.transport === 'stdio') {
     // The SDK's default environment holds only PATH, HOME and the like: no gateway secret
     // reaches the child unless the operator lists it under `env:`.
-    return new StdioClientTransport({ command: cfg.command!, args: cfg.args, env: { ...getDefaultEnvironment(), ...cfg.env }, stderr: 'pipe' });
+    return new StdioClientTransport({
+      command: cfg.command!,
+      args: cfg.args,
+      env: { ...getDefaultEnvironment(), ...cfg.env },
+      stderr: 'pipe',
+    });
   }
   const url = new URL(cfg.url!);
   const requestInit = { headers: cfg.headers };
@@ -140,7 +145,9 @@ export class McpConnection {
     );
     const transport = this.deps.transport ? this.deps.transport(cfg) : transportFor(cfg, sdk);
     const stderr = (transport as { stderr?: NodeJS.ReadableStream | null }).stderr;
-    stderr?.on('data', (chunk: Buffer) => this.deps.log.debug({ server: cfg.name, stderr: String(chunk).slice(0, 2000) }, 'MCP server stderr'));
+    stderr?.on('data', (chunk: Buffer) =>
+      this.deps.log.debug({ server: cfg.name, stderr: String(chunk).slice(0, 2000) }, 'MCP server stderr'),
+    );
     const timeoutMs = cfg.timeout_sec * 1000;
     try {
       await client.connect(transport, { timeout: timeoutMs });

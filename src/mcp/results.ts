@@ -40,7 +40,12 @@ export async function toolResultValue(res: CallToolResult, tool: string, workspa
   const files: Array<{ local_path: string; filename: string }> = [];
   const skipped: string[] = [];
   const blocks: Block[] = Array.isArray(res.content) ? res.content : [];
-  const save = async (i: number, data: string, mimeType: string | undefined, uri?: string): Promise<{ local_path: string; filename: string } | undefined> => {
+  const save = async (
+    i: number,
+    data: string,
+    mimeType: string | undefined,
+    uri?: string,
+  ): Promise<{ local_path: string; filename: string } | undefined> => {
     const bytes = Buffer.from(data, 'base64');
     if (bytes.length === 0 || bytes.length > MAX_BLOCK_BYTES) {
       skipped.push(`content[${i}]: ${bytes.length === 0 ? 'empty' : 'too large'}`);

@@ -57,13 +57,24 @@ export async function runMcpTool(
     const timedOut = cause?.kind === 'timeout' || (isMcpError(err, 'RequestTimeout') && !cause);
     if (timedOut) {
       const afterSec = cause?.kind === 'timeout' ? cause.afterSec : sec;
-      return { kind: 'failed', error: stopMessage(skill, { kind: 'timeout', afterSec }), error_type: 'transient', details: { timeout: true, timeout_sec: afterSec, mcp_server: server } };
+      return {
+        kind: 'failed',
+        error: stopMessage(skill, { kind: 'timeout', afterSec }),
+        error_type: 'transient',
+        details: { timeout: true, timeout_sec: afterSec, mcp_server: server },
+      };
     }
     if (cause) return { kind: 'failed', error: stopMessage(skill, cause), details: { aborted: true, mcp_server: server } };
     if (err instanceof McpUnavailableError) {
       return {
         kind: 'returned',
-        value: { success: false, error: err.message, error_type: 'transient', user_message: unavailableMessage(server, opts.lang), details: { mcp_server: server } },
+        value: {
+          success: false,
+          error: err.message,
+          error_type: 'transient',
+          user_message: unavailableMessage(server, opts.lang),
+          details: { mcp_server: server },
+        },
       };
     }
     if (isMcpError(err, 'ConnectionClosed')) {
@@ -80,7 +91,12 @@ export async function runMcpTool(
     }
     const message = (err as Error)?.message ?? String(err);
     opts.log.warn({ skill, server, err: message }, 'MCP tool call failed');
-    return { kind: 'failed', error: `skill "${skill}": MCP call failed (${message})`, error_type: 'recoverable', details: { mcp_server: server } };
+    return {
+      kind: 'failed',
+      error: `skill "${skill}": MCP call failed (${message})`,
+      error_type: 'recoverable',
+      details: { mcp_server: server },
+    };
   } finally {
     wall.dispose();
   }

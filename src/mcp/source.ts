@@ -78,7 +78,13 @@ export function createMcpSource(servers: readonly McpServerConfig[], opts: McpSo
       if (!toolAllowed(cfg.tools, tool.name)) continue;
       const name = mcpSkillName(cfg.name, tool.name);
       if (seen.has(name)) {
-        issues.push({ severity: 'warning', code: 'mcp.name_clash', message: `MCP tool "${tool.name}" of server "${cfg.name}" is ignored: another tool already gives the skill name "${name}"`, dir: '', skill: name });
+        issues.push({
+          severity: 'warning',
+          code: 'mcp.name_clash',
+          message: `MCP tool "${tool.name}" of server "${cfg.name}" is ignored: another tool already gives the skill name "${name}"`,
+          dir: '',
+          skill: name,
+        });
         continue;
       }
       seen.add(name);
@@ -86,7 +92,12 @@ export function createMcpSource(servers: readonly McpServerConfig[], opts: McpSo
         mcpToolRecord(
           name,
           tool,
-          { server: cfg.name, tool: tool.name, roles: cfg.roles, run: (input, ctx, o) => runMcpTool(conn, tool.name, name, input, ctx as RuntimeContext, o) },
+          {
+            server: cfg.name,
+            tool: tool.name,
+            roles: cfg.roles,
+            run: (input, ctx, o) => runMcpTool(conn, tool.name, name, input, ctx as RuntimeContext, o),
+          },
           cfg.timeout_sec,
         ),
       );
@@ -106,7 +117,12 @@ export function createMcpSource(servers: readonly McpServerConfig[], opts: McpSo
       return initial;
     },
     status: () =>
-      conns.map((c) => ({ server: c.config.name, transport: c.config.transport, ...c.status(), skills: recordsOf(c).records.map((r) => r.name) })),
+      conns.map((c) => ({
+        server: c.config.name,
+        transport: c.config.transport,
+        ...c.status(),
+        skills: recordsOf(c).records.map((r) => r.name),
+      })),
     async close() {
       await Promise.all(conns.map((c) => c.close()));
     },

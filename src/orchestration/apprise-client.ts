@@ -91,7 +91,8 @@ export async function sendToApprise(req: AppriseRequest, opts: AppriseClientOpti
   const base = opts.baseUrl.replace(/\/+$/, '');
   let path: string;
   if (req.key) {
-    if (!APPRISE_KEY_RE.test(req.key)) return { ok: false, retryable: false, error: `invalid Apprise config key "${req.key}"`, code: 'bad_key' };
+    if (!APPRISE_KEY_RE.test(req.key))
+      return { ok: false, retryable: false, error: `invalid Apprise config key "${req.key}"`, code: 'bad_key' };
     path = `/notify/${encodeURIComponent(req.key)}`;
   } else if (req.urls && req.urls.length > 0) {
     path = '/notify/';

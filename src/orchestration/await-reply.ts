@@ -14,10 +14,12 @@ export type AwaitReply = (req: AwaitReplyRequest) => Promise<AwaitReplyResult>;
 /** Make the `await_reply` function of one skill call. */
 export function makeAwaitReply(m: MessagingServices, origin: AwaitReplyOrigin, lang: 'zh-CN' | 'en' = 'zh-CN'): AwaitReply {
   return (req) =>
-    registerPendingReply(m.db, (req ?? {}) as AwaitReplyRequest, origin, { now: m.now, skillExists: m.skillExists, lang }).catch((err: unknown) => ({
-      ok: false as const,
-      error: err instanceof Error ? err.message : String(err),
-    }));
+    registerPendingReply(m.db, (req ?? {}) as AwaitReplyRequest, origin, { now: m.now, skillExists: m.skillExists, lang }).catch(
+      (err: unknown) => ({
+        ok: false as const,
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
 }
 
 /**
@@ -27,6 +29,10 @@ export function makeAwaitReply(m: MessagingServices, origin: AwaitReplyOrigin, l
 export function messagingPart(m: MessagingServices): ContextPart {
   return (frame) => ({
     messaging: m,
-    await_reply: makeAwaitReply(m, { org_id: frame.orgId, role_id: frame.roleId, session_id: frame.sessionId, skill: frame.skill.name }, frame.lang),
+    await_reply: makeAwaitReply(
+      m,
+      { org_id: frame.orgId, role_id: frame.roleId, session_id: frame.sessionId, skill: frame.skill.name },
+      frame.lang,
+    ),
   });
 }

@@ -130,10 +130,16 @@ export function makeCallSkill(services: SkillServices, site: CallSite): CallSkil
               '(it uses its own database session, which cannot see uncommitted rows and, on the embedded database, would wait for yours forever; R-CALL-15)',
           );
         }
-        services.log.warn({ skill: target, caller: site.caller, open_transactions: open }, 'call_skill inside an open db_factory transaction: the callee cannot see the uncommitted writes (commit first, R-CALL-15)');
+        services.log.warn(
+          { skill: target, caller: site.caller, open_transactions: open },
+          'call_skill inside an open db_factory transaction: the callee cannot see the uncommitted writes (commit first, R-CALL-15)',
+        );
       }
       if (resolved?.record.frontmatter.async) {
-        services.log.warn({ skill: resolved.record.name, caller: site.caller }, 'call_skill of an async: true skill: it runs synchronously on the caller\'s wall clock (do not call async skills through call_skill, R-CALL-16)');
+        services.log.warn(
+          { skill: resolved.record.name, caller: site.caller },
+          "call_skill of an async: true skill: it runs synchronously on the caller's wall clock (do not call async skills through call_skill, R-CALL-16)",
+        );
       }
       const parent = site.parent();
       const roleId = String(parent.role_id ?? '');

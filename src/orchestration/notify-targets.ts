@@ -79,19 +79,30 @@ export async function putNotifyTarget(q: Queryable, name: string, d: NotifyDesti
      VALUES ($1, $2::jsonb, $3, $4, $5, $5)
      ON CONFLICT (name) DO UPDATE SET urls = EXCLUDED.urls, config_key = EXCLUDED.config_key,
        tag = EXCLUDED.tag, updated_at = EXCLUDED.updated_at`,
-    [name, d.kind === 'urls' ? JSON.stringify(d.urls) : null, d.kind === 'key' ? d.key : null, d.kind === 'key' ? d.tag : null, now.toISOString()],
+    [
+      name,
+      d.kind === 'urls' ? JSON.stringify(d.urls) : null,
+      d.kind === 'key' ? d.key : null,
+      d.kind === 'key' ? d.tag : null,
+      now.toISOString(),
+    ],
   );
 }
 
 /** The alias, or undefined. */
 export async function getNotifyTarget(q: Queryable, name: string): Promise<NotifyTarget | undefined> {
-  const { rows } = await q.query<Row>('SELECT name, urls, config_key, tag, created_at, updated_at FROM skillgate.notify_targets WHERE name = $1', [name]);
+  const { rows } = await q.query<Row>(
+    'SELECT name, urls, config_key, tag, created_at, updated_at FROM skillgate.notify_targets WHERE name = $1',
+    [name],
+  );
   return rows[0] ? fromRow(rows[0]) : undefined;
 }
 
 /** Every alias, by name. */
 export async function listNotifyTargets(q: Queryable): Promise<NotifyTarget[]> {
-  const { rows } = await q.query<Row>('SELECT name, urls, config_key, tag, created_at, updated_at FROM skillgate.notify_targets ORDER BY name');
+  const { rows } = await q.query<Row>(
+    'SELECT name, urls, config_key, tag, created_at, updated_at FROM skillgate.notify_targets ORDER BY name',
+  );
   return rows.map(fromRow);
 }
 

@@ -43,7 +43,8 @@ export function createNotifyAdapter(opts: { baseUrl: string; timeoutMs?: number;
     capabilities: { display: 'text', buttons: false, max_length: 1_000_000, length_unit: 'chars', typing: false, media: true },
     async send(_target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
       const req = (message as Partial<NotifyOutboundMessage>).apprise;
-      if (!req || typeof req !== 'object') return { ok: false, retryable: false, error: 'not a notify message (no Apprise request)', code: 'bad_message' };
+      if (!req || typeof req !== 'object')
+        return { ok: false, retryable: false, error: 'not a notify message (no Apprise request)', code: 'bad_message' };
       return sendToApprise(req, { baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, dispatcher: opts.dispatcher });
     },
   };
@@ -57,7 +58,8 @@ const T = {
     no_apprise: '通知未配置：请设置 APPRISE_API_URL（Apprise API 地址）。',
     no_message: '缺少 message（通知内容）。',
     no_target: '缺少 target：填管理员配置的通知别名（如 ops）或 Apprise URL。',
-    unknown_target: (t: string, known: string[]) => `没有名为「${t}」的通知目标${known.length ? `；可用：${known.join('、')}` : '；请管理员先用 skillgate notify target add 配置'}。`,
+    unknown_target: (t: string, known: string[]) =>
+      `没有名为「${t}」的通知目标${known.length ? `；可用：${known.join('、')}` : '；请管理员先用 skillgate notify target add 配置'}。`,
     sent: (l: string) => `已通知 ${l}。`,
     failed: (l: string, why: string) => `通知 ${l} 失败：${why}`,
     retrying: (l: string, why: string) => `通知 ${l} 暂未送达（${why}），系统会自动重试。`,
@@ -69,7 +71,8 @@ const T = {
     no_apprise: 'Notifications are not configured: set APPRISE_API_URL (the Apprise API URL).',
     no_message: 'message (the notification text) is missing.',
     no_target: 'target is missing: an alias the admin configured (e.g. ops) or an Apprise URL.',
-    unknown_target: (t: string, known: string[]) => `No notify target named "${t}"${known.length ? `; known: ${known.join(', ')}` : '; an admin adds one with skillgate notify target add'}.`,
+    unknown_target: (t: string, known: string[]) =>
+      `No notify target named "${t}"${known.length ? `; known: ${known.join(', ')}` : '; an admin adds one with skillgate notify target add'}.`,
     sent: (l: string) => `Notified ${l}.`,
     failed: (l: string, why: string) => `Notifying ${l} failed: ${why}`,
     retrying: (l: string, why: string) => `Notifying ${l} has not succeeded yet (${why}); it will be retried.`,
@@ -145,7 +148,14 @@ export async function runNotify(input: Record<string, unknown>, ctx: Record<stri
       return { ok: false, sent: false, ...base, error: why, user_message: t.failed(resolved.label, why) };
     }
     if (outcome.error) {
-      return { ok: false, sent: false, ...base, retrying: true, error: outcome.error, user_message: t.retrying(resolved.label, outcome.error) };
+      return {
+        ok: false,
+        sent: false,
+        ...base,
+        retrying: true,
+        error: outcome.error,
+        user_message: t.retrying(resolved.label, outcome.error),
+      };
     }
     return { ok: false, sent: false, ...base, user_message: t.queued(resolved.label) };
   } catch (err) {

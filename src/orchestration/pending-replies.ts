@@ -87,11 +87,15 @@ export async function registerPendingReply(
   if (!r) return { ok: false, error: en ? 'to must look like <channel>[@<account>]:<id>' : 'to 须为 <渠道>[@<账号>]:<ID>' };
   const skill = typeof req.skill === 'string' ? req.skill.trim() : '';
   if (!skill) return { ok: false, error: en ? 'skill (the continuation skill) is missing' : '缺少 skill（收到回复后要调用的技能）' };
-  if (opts.skillExists && !opts.skillExists(skill)) return { ok: false, error: en ? `unknown skill "${skill}"` : `没有名为「${skill}」的技能` };
+  if (opts.skillExists && !opts.skillExists(skill))
+    return { ok: false, error: en ? `unknown skill "${skill}"` : `没有名为「${skill}」的技能` };
   const given = req.expires_in_s;
   const secs = given === undefined || given === null ? DEFAULT_EXPIRES_IN_S : Number(given);
   if (!Number.isFinite(secs) || secs <= 0 || secs > MAX_EXPIRES_IN_S) {
-    return { ok: false, error: en ? `expires_in_s must be between 1 and ${MAX_EXPIRES_IN_S}` : `expires_in_s 须在 1 到 ${MAX_EXPIRES_IN_S} 秒之间` };
+    return {
+      ok: false,
+      error: en ? `expires_in_s must be between 1 and ${MAX_EXPIRES_IN_S}` : `expires_in_s 须在 1 到 ${MAX_EXPIRES_IN_S} 秒之间`,
+    };
   }
   const ref = req.ref === undefined || req.ref === null ? null : String(req.ref).trim() || null;
   let state: string;
@@ -107,7 +111,20 @@ export async function registerPendingReply(
       `INSERT INTO skillgate.pending_replies
          (org_id, role_id, channel, account, recipient, skill, state, ref, created_by_skill, session_id, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12) RETURNING id::text AS id`,
-      [origin.org_id, origin.role_id, r.channel, r.account, r.id, skill, state, ref, origin.skill, origin.session_id, now.toISOString(), expires.toISOString()],
+      [
+        origin.org_id,
+        origin.role_id,
+        r.channel,
+        r.account,
+        r.id,
+        skill,
+        state,
+        ref,
+        origin.skill,
+        origin.session_id,
+        now.toISOString(),
+        expires.toISOString(),
+      ],
     );
     return { ok: true, id: rows[0]!.id, expires_at: expires.toISOString(), to: r.to, ref };
   } catch (err) {
@@ -265,7 +282,10 @@ export class PendingRepliesRouter implements PendingReplyRouter {
    * that skill whose ref is the value is answered with the original reply and the value.
    * @returns false when no open record of the sender has that ref.
    */
-  async answerChoice(ctx: TurnContext, choice: { tool: string; args: Record<string, unknown>; param: string; value: string }): Promise<boolean> {
+  async answerChoice(
+    ctx: TurnContext,
+    choice: { tool: string; args: Record<string, unknown>; param: string; value: string },
+  ): Promise<boolean> {
     const q = this.#db;
     const sender = senderOf(ctx);
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -292,10 +312,15 @@ export class PendingRepliesRouter implements PendingReplyRouter {
   }
 
   /** The files this message brought (stored in the session by the turn), as context attachment items. */
-  async #replyAttachments(q: Queryable, ctx: TurnContext): Promise<{ type: string; att_type: string; filename: string; local_path: string; url: string }[]> {
+  async #replyAttachments(
+    q: Queryable,
+    ctx: TurnContext,
+  ): Promise<{ type: string; att_type: string; filename: string; local_path: string; url: string }[]> {
     const n = ctx.msg.attachments.length;
     if (n === 0) return [];
-    const uploads = (await listAttachments(q, ctx.session.id)).filter((a) => a.origin === 'upload').sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const uploads = (await listAttachments(q, ctx.session.id))
+      .filter((a) => a.origin === 'upload')
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     return uploads
       .slice(0, n)
       .reverse()

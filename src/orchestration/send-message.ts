@@ -66,7 +66,18 @@ const T = {
 };
 
 function refusal(error: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ok: false, sent: 0, queued: 0, failed: 0, total: 0, results: [], error, user_message: error, error_type: 'recoverable', ...extra };
+  return {
+    ok: false,
+    sent: 0,
+    queued: 0,
+    failed: 0,
+    total: 0,
+    results: [],
+    error,
+    user_message: error,
+    error_type: 'recoverable',
+    ...extra,
+  };
 }
 
 /** Worst of several rows of one recipient (a long message split in parts). */
@@ -128,7 +139,8 @@ export async function runSendMessage(input: Record<string, unknown>, ctx: Record
     }
     results.push({ to, status: 'queued' });
     const cap = adapter.capabilities;
-    const parts = text === '' ? [''] : splitMessage(text, cap.max_length, cap.length_unit, { format: format === 'markdown' ? 'markdown' : 'plain' });
+    const parts =
+      text === '' ? [''] : splitMessage(text, cap.max_length, cap.length_unit, { format: format === 'markdown' ? 'markdown' : 'plain' });
     const rows: number[] = [];
     parts.forEach((part, n) => {
       const last = n === parts.length - 1;
@@ -140,7 +152,9 @@ export async function runSendMessage(input: Record<string, unknown>, ctx: Record
           text: part,
           format,
           ...(last && files.files.length
-            ? { media: files.files.map((f) => ({ kind: f.kind, path: f.path, filename: f.filename, mime_type: f.mime_type, size: f.size })) }
+            ? {
+                media: files.files.map((f) => ({ kind: f.kind, path: f.path, filename: f.filename, mime_type: f.mime_type, size: f.size })),
+              }
             : {}),
           final: last,
         },
@@ -179,7 +193,16 @@ export async function runSendMessage(input: Record<string, unknown>, ctx: Record
   const total = results.length;
   const ok = sent === total;
   const summary = t.summary(sent, queued, failed, total);
-  const out: Record<string, unknown> = { ok, sent, queued, failed, total, partial: sent > 0 && sent < total, results, user_message: summary };
+  const out: Record<string, unknown> = {
+    ok,
+    sent,
+    queued,
+    failed,
+    total,
+    partial: sent > 0 && sent < total,
+    results,
+    user_message: summary,
+  };
   if (!ok) {
     out.error = results
       .filter((r) => r.status !== 'sent')

@@ -13,7 +13,13 @@ import type { OutboxItem } from './types.ts';
  */
 export function eventNoticeItem(event: NoticeEvent, message: OutboundMessage): OutboxItem {
   return {
-    target: { channel: event.channel, account: event.account, chat_id: event.chat.id, thread_id: event.chat.thread_id ?? null, chat_type: event.chat.type },
+    target: {
+      channel: event.channel,
+      account: event.account,
+      chat_id: event.chat.id,
+      thread_id: event.chat.thread_id ?? null,
+      chat_type: event.chat.type,
+    },
     message: { ...message, reply_to: message.reply_to === undefined ? event.message_id : message.reply_to, final: message.final ?? true },
     idempotency_key: `notice:${event.channel}:${event.account}:${event.dedupe_key}`,
     origin: { notice_for: event.dedupe_key },

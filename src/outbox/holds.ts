@@ -49,7 +49,11 @@ export class ChatHolds {
  * `adapter` with `typing` and `progress` dropped (resolved at once) for targets whose chat is
  * held; everything else passes through unchanged. `onSuppressed` is told each drop.
  */
-export function quietAdapter<A extends ChannelAdapter>(adapter: A, held: (target: OutboundTarget) => boolean, onSuppressed?: (channel: string, kind: SuppressedKind) => void): A {
+export function quietAdapter<A extends ChannelAdapter>(
+  adapter: A,
+  held: (target: OutboundTarget) => boolean,
+  onSuppressed?: (channel: string, kind: SuppressedKind) => void,
+): A {
   return new Proxy(adapter, {
     get(obj, prop) {
       // The adapter itself is `this` for everything (adapters keep #private state).

@@ -5,4 +5,12 @@ export { AccountPacer, CHANNEL_POLICIES, chatPaceOf, operatorCeilings, type Chan
 export { targetChatKey } from './store.ts';
 export { eventNoticeItem } from './event-notice.ts';
 export type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord, OutboxStatus, OutboxStatusInfo } from './types.ts';
-export { listFailedDeliveries, countByStatus, retryFailedDelivery, discardFailedDelivery, FAILED_PAGE_MAX, type FailedDelivery, type OutboxAdminStatus } from './admin.ts';
+export {
+  listFailedDeliveries,
+  countByStatus,
+  retryFailedDelivery,
+  discardFailedDelivery,
+  FAILED_PAGE_MAX,
+  type FailedDelivery,
+  type OutboxAdminStatus,
+} from './admin.ts';

@@ -58,7 +58,7 @@ type Progress = { partsDone: number; messageIds: string[] };
 /** The progress a failed result reports, or undefined when it delivered nothing new. */
 function progressOf(row: OutboxRecord, result: Extract<SendResult, { ok: false }>): Progress | undefined {
   const partsDone = Number.isInteger(result.parts_done) ? Math.max(0, result.parts_done as number) : 0;
-  if (partsDone <= (row.parts_done ?? 0) && !(result.message_ids?.length)) return undefined;
+  if (partsDone <= (row.parts_done ?? 0) && !result.message_ids?.length) return undefined;
   return { partsDone, messageIds: (result.message_ids ?? []).map(String) };
 }
 
@@ -83,7 +83,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const random = opts.random ?? Math.random;
   const policies = opts.policies ?? CHANNEL_POLICIES;
   const ceilingOf = (channel: string, account: string): RateLimit | undefined =>
-    opts.ceilingOf?.(channel, account) ?? (opts.rateLimits && Object.hasOwn(opts.rateLimits, channel) ? opts.rateLimits[channel] : undefined);
+    opts.ceilingOf?.(channel, account) ??
+    (opts.rateLimits && Object.hasOwn(opts.rateLimits, channel) ? opts.rateLimits[channel] : undefined);
   const pacers = new AccountPacers(policies, ceilingOf);
   const holds = new ChatHolds();
   const finals = new EventEmitter();
@@ -121,7 +122,16 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     const ours = await markAttemptFailed(db, row.id, owner, error, code, null, progress);
     // The platform's error and code, never the message text (it may carry user data).
     log.warn(
-      { outbox_id: row.id, channel: row.channel, account: row.account, chat_key: row.chat_key, attempts: row.attempts, error, code, origin: row.origin },
+      {
+        outbox_id: row.id,
+        channel: row.channel,
+        account: row.account,
+        chat_key: row.chat_key,
+        attempts: row.attempts,
+        error,
+        code,
+        origin: row.origin,
+      },
       'outbox: message failed for good',
     );
     if (ours) final(row, 'failed', error, code);
@@ -132,11 +142,14 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     if (!running || at >= paceAt) return;
     if (paceTimer) clearTimeout(paceTimer);
     paceAt = at;
-    paceTimer = setTimeout(() => {
-      paceTimer = undefined;
-      paceAt = Number.POSITIVE_INFINITY;
-      wake();
-    }, Math.max(0, at - clock.now()));
+    paceTimer = setTimeout(
+      () => {
+        paceTimer = undefined;
+        paceAt = Number.POSITIVE_INFINITY;
+        wake();
+      },
+      Math.max(0, at - clock.now()),
+    );
     paceTimer.unref();
   }
 
@@ -171,9 +184,19 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       if (result.ok) {
         const pace = chatPaceOf(row.target, policies);
         const step = pace
-          ? { chatKey: row.chat_key, stepMs: Math.max(1, result.message_ids.length) * pace.intervalMs, toleranceMs: (Math.max(1, pace.burst) - 1) * pace.intervalMs }
+          ? {
+              chatKey: row.chat_key,
+              stepMs: Math.max(1, result.message_ids.length) * pace.intervalMs,
+              toleranceMs: (Math.max(1, pace.burst) - 1) * pace.intervalMs,
+            }
           : undefined;
-        const marked = await sentMarks.submit({ id: row.id, owner, messageIds: result.message_ids, nowMs: now, ...(step ? { pace: step } : {}) });
+        const marked = await sentMarks.submit({
+          id: row.id,
+          owner,
+          messageIds: result.message_ids,
+          nowMs: now,
+          ...(step ? { pace: step } : {}),
+        });
         if (marked.notBeforeMs > now) wakeAt(marked.notBeforeMs);
         if (marked.ours) {
           final(row, 'sent');
@@ -192,7 +215,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
           log.warn({ err: errorText(err) }, 'outbox: storing the account pause failed'),
         );
         wakeAt(state.notBeforeMs);
-        log.info({ channel: row.channel, account: row.account, retry_after_ms: result.retry_after_ms ?? null, rate_per_s: state.rate?.perSecond }, 'outbox: rate limited by the platform; account paused');
+        log.info(
+          { channel: row.channel, account: row.account, retry_after_ms: result.retry_after_ms ?? null, rate_per_s: state.rate?.perSecond },
+          'outbox: rate limited by the platform; account paused',
+        );
       }
       if (!result.retryable || row.attempts >= maxAttempts) {
         await fail(row, error, code, progress);
@@ -201,7 +227,15 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       const at = retryAt(now, backoffMs(row.attempts, baseDelayMs, maxDelayMs, random), result.retry_after_ms);
       await markAttemptFailed(db, row.id, owner, error, code, at, progress);
       log.info(
-        { outbox_id: row.id, channel: row.channel, chat_key: row.chat_key, attempts: row.attempts, error, code, retry_at: new Date(at).toISOString() },
+        {
+          outbox_id: row.id,
+          channel: row.channel,
+          chat_key: row.chat_key,
+          attempts: row.attempts,
+          error,
+          code,
+          retry_at: new Date(at).toISOString(),
+        },
         'outbox: send failed; will retry',
       );
       return false;
@@ -229,7 +263,11 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   async function take(limit: number): Promise<{ n: number; done: Promise<void> }> {
     const rows = await claimMessages(db, owner, clock.now(), leaseMs, limit);
     if (stopping) {
-      await releaseMessages(db, rows.map((r) => r.id), owner);
+      await releaseMessages(
+        db,
+        rows.map((r) => r.id),
+        owner,
+      );
       return { n: 0, done: Promise.resolve() };
     }
     const all = rows.map((row) => {
@@ -245,7 +283,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
 
   /** Claims one after the other (deliveries run on their own). */
   function serialTake(limit: number): Promise<{ n: number; done: Promise<void> }> {
-    const run = chain.then(() => take(limit), () => take(limit));
+    const run = chain.then(
+      () => take(limit),
+      () => take(limit),
+    );
     chain = run.catch(() => undefined);
     return run;
   }

@@ -50,10 +50,19 @@ export interface ChannelPolicy {
 export const CHANNEL_POLICIES: Readonly<Record<string, ChannelPolicy>> = Object.freeze({
   // Bot FAQ: ~1 message/s in one chat (short bursts tolerated), 20 messages/min in a group;
   // the overall limit is dynamic and answered with 429 retry_after.
-  telegram: { chat: { direct: { intervalMs: 1000, burst: 3, answersFree: true }, group: { intervalMs: 3000, burst: 3 }, channel: { intervalMs: 3000, burst: 3 } } },
+  telegram: {
+    chat: {
+      direct: { intervalMs: 1000, burst: 3, answersFree: true },
+      group: { intervalMs: 3000, burst: 3 },
+      channel: { intervalMs: 3000, burst: 3 },
+    },
+  },
   // Send-message API: 5 QPS to one user and 5 QPS to one group (shared by the group's bots);
   // the app-level frequency control of the API is 50/s.
-  feishu: { chat: { direct: { intervalMs: 200, burst: 5, answersFree: true }, group: { intervalMs: 200, burst: 5 } }, account: { perSecond: 50 } },
+  feishu: {
+    chat: { direct: { intervalMs: 200, burst: 5, answersFree: true }, group: { intervalMs: 200, burst: 5 } },
+    account: { perSecond: 50 },
+  },
   // REST: 50 requests/s global per bot; per-route buckets are kept by discord.js REST itself
   // from the response headers (it waits them out before sending).
   discord: { chat: {}, account: { perSecond: 50 } },
@@ -71,7 +80,10 @@ export const ANSWERS_FREE_CHANNELS: readonly string[] = Object.entries(CHANNEL_P
   .map(([channel]) => channel);
 
 /** The chat pace of a target under `policies`, or undefined when the chat is not paced. */
-export function chatPaceOf(target: Pick<OutboundTarget, 'channel' | 'chat_type'>, policies: Readonly<Record<string, ChannelPolicy>>): Pace | undefined {
+export function chatPaceOf(
+  target: Pick<OutboundTarget, 'channel' | 'chat_type'>,
+  policies: Readonly<Record<string, ChannelPolicy>>,
+): Pace | undefined {
   const p = Object.hasOwn(policies, target.channel) ? policies[target.channel] : undefined;
   if (!p) return undefined;
   return p.chat[target.chat_type ?? 'direct'];
@@ -208,7 +220,8 @@ export class AccountPacers {
       if (documented) limits.push(documented);
       const ceiling = this.ceilingOf(channel, account);
       if (ceiling) {
-        if (!(ceiling.perSecond > 0) || !Number.isFinite(ceiling.perSecond)) throw new RangeError('rate limit perSecond must be a positive number');
+        if (!(ceiling.perSecond > 0) || !Number.isFinite(ceiling.perSecond))
+          throw new RangeError('rate limit perSecond must be a positive number');
         limits.push(ceiling);
       }
       p = new AccountPacer(limits);
@@ -223,11 +236,15 @@ export class AccountPacers {
  * for the `.env` account `default`, `max_sends_per_s` on an `accounts:` entry.
  * @returns `channel` → `account` → ceiling (sends/s, burst 1 s worth)
  */
-export function operatorCeilings(env: NodeJS.ProcessEnv, accounts: ReadonlyArray<{ channel: string; id: string; [k: string]: unknown }>): (channel: string, account: string) => RateLimit | undefined {
+export function operatorCeilings(
+  env: NodeJS.ProcessEnv,
+  accounts: ReadonlyArray<{ channel: string; id: string; [k: string]: unknown }>,
+): (channel: string, account: string) => RateLimit | undefined {
   const map = new Map<string, RateLimit>();
   const put = (channel: string, account: string, raw: unknown): void => {
     const n = Number(raw);
-    if (raw !== undefined && raw !== null && raw !== '' && Number.isFinite(n) && n > 0) map.set(`${channel}\u0000${account}`, { perSecond: n });
+    if (raw !== undefined && raw !== null && raw !== '' && Number.isFinite(n) && n > 0)
+      map.set(`${channel}\u0000${account}`, { perSecond: n });
   };
   for (const [k, v] of Object.entries(env)) {
     const m = /^([A-Z][A-Z0-9]*)_MAX_SENDS_PER_S$/.exec(k);

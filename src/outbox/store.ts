@@ -41,7 +41,10 @@ function answersPerson(target: string, origin: string): string {
 }
 
 /** The channels of {@link answersPerson} as SQL literals (names are [a-z_] identifiers). */
-const FREE_CHANNELS = ANSWERS_FREE_CHANNELS.filter((c) => /^[a-z_]+$/.test(c)).map((c) => `'${c}'`).join(', ') || 'NULL';
+const FREE_CHANNELS =
+  ANSWERS_FREE_CHANNELS.filter((c) => /^[a-z_]+$/.test(c))
+    .map((c) => `'${c}'`)
+    .join(', ') || 'NULL';
 
 /** A lease to take in the INSERT itself (see {@link insertMessage}). */
 export interface InsertClaim {
@@ -78,7 +81,6 @@ export async function insertMessage(
   }
 }
 
-
 async function insertMessageOnce(
   q: Queryable,
   item: OutboxItem,
@@ -113,8 +115,12 @@ async function insertMessageOnce(
          UPDATE skillgate.inbox_events
             SET status = 'done', processed_at = $8::timestamptz, lease_owner = NULL, lease_until = NULL, error = NULL
           WHERE id = $12::bigint AND lease_owner = $13 AND status = 'processing'
-          RETURNING id),${completes.alongside ? `
-       side AS (${completes.alongside.sql((i) => `$${13 + i}`)}),` : ''}
+          RETURNING id),${
+            completes.alongside
+              ? `
+       side AS (${completes.alongside.sql((i) => `$${13 + i}`)}),`
+              : ''
+          }
        ins AS (${insert})
        SELECT ins.*, EXISTS (SELECT 1 FROM done) AS completed FROM (SELECT 1) one LEFT JOIN ins ON true`
     : insert;
@@ -137,10 +143,7 @@ async function insertMessageOnce(
     const { notified: _notified, completed: _completed, ...row } = rows[0];
     return { id: row.id, claimed: row.status === 'sending' ? row : null, completed };
   }
-  const existing = await q.query<{ id: string }>(
-    'SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1',
-    [key],
-  );
+  const existing = await q.query<{ id: string }>('SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1', [key]);
   if (!existing.rows[0]) throw new Error(`outbox: idempotency key ${JSON.stringify(key)} conflicted but no row was found`);
   return { id: existing.rows[0].id, claimed: null, completed };
 }
@@ -316,7 +319,12 @@ export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Pr
  * before `notBeforeMs` (the later of this and a stored pause wins), and the adaptive rate set
  * then (src/outbox/pacing.ts), for every replica.
  */
-export async function recordAccountPause(q: Queryable, key: string, notBeforeMs: number, rate: { perSecond: number; sinceMs: number } | null): Promise<void> {
+export async function recordAccountPause(
+  q: Queryable,
+  key: string,
+  notBeforeMs: number,
+  rate: { perSecond: number; sinceMs: number } | null,
+): Promise<void> {
   await q.query(
     `INSERT INTO skillgate.delivery_pace AS d (scope, key, tat, not_before, rate_per_s, rate_since)
      VALUES ('account', $1, $2::timestamptz, $2::timestamptz, $3, $4::timestamptz)
@@ -352,7 +360,15 @@ export async function markAttemptFailed(
             platform_message_ids = CASE WHEN $7::jsonb = '[]'::jsonb THEN platform_message_ids
                                         ELSE COALESCE(platform_message_ids, '[]'::jsonb) || $7::jsonb END
       WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`,
-    [id, owner, processSecrets().scrub(error), code, retryAtMs === null ? null : iso(retryAtMs), progress?.partsDone ?? null, JSON.stringify(progress?.messageIds ?? [])],
+    [
+      id,
+      owner,
+      processSecrets().scrub(error),
+      code,
+      retryAtMs === null ? null : iso(retryAtMs),
+      progress?.partsDone ?? null,
+      JSON.stringify(progress?.messageIds ?? []),
+    ],
   );
   return res.rowCount > 0;
 }

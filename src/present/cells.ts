@@ -46,7 +46,8 @@ export function cutText(s: string, max: number): string {
   if (parts.length <= max) return flat;
   let head = parts.slice(0, max - 1).join('');
   const space = head.lastIndexOf(' ');
-  if (/[A-Za-z0-9]$/.test(head) && /^[A-Za-z0-9]/.test(parts[max - 1] ?? '') && space >= head.length - 15 && space > 0) head = head.slice(0, space);
+  if (/[A-Za-z0-9]$/.test(head) && /^[A-Za-z0-9]/.test(parts[max - 1] ?? '') && space >= head.length - 15 && space > 0)
+    head = head.slice(0, space);
   return `${head.trimEnd()}…`;
 }
 
@@ -57,7 +58,10 @@ export function formatNumber(n: number, lang: ShowLang, scale?: number | null): 
   const key = `${lang}|${scale ?? ''}`;
   let f = numberFormats.get(key);
   if (!f) {
-    f = new Intl.NumberFormat(lang, typeof scale === 'number' ? { minimumFractionDigits: scale, maximumFractionDigits: scale } : { maximumFractionDigits: 6 });
+    f = new Intl.NumberFormat(
+      lang,
+      typeof scale === 'number' ? { minimumFractionDigits: scale, maximumFractionDigits: scale } : { maximumFractionDigits: 6 },
+    );
     numberFormats.set(key, f);
   }
   return f.format(n);
@@ -71,10 +75,12 @@ export function plainValue(v: unknown, hint: ColumnHint, opts: CellOptions): str
   if (typeof v === 'number') return hint.kind === 'id' || !Number.isFinite(v) ? String(v) : formatNumber(v, opts.lang, hint.scale);
   if (typeof v === 'string') {
     if (isInstantString(v)) return formatInstant(new Date(v.replace(' ', 'T')), opts.timeZone);
-    if (hint.kind === 'number' && typeof hint.scale === 'number' && /^-?\d+(\.\d+)?$/.test(v)) return formatNumber(Number(v), opts.lang, hint.scale);
+    if (hint.kind === 'number' && typeof hint.scale === 'number' && /^-?\d+(\.\d+)?$/.test(v))
+      return formatNumber(Number(v), opts.lang, hint.scale);
     return v;
   }
-  if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')) return v.map((x) => plainValue(x, {}, opts)).join(opts.lang === 'en' ? ', ' : '、');
+  if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object'))
+    return v.map((x) => plainValue(x, {}, opts)).join(opts.lang === 'en' ? ', ' : '、');
   return JSON.stringify(v) ?? '';
 }
 

@@ -24,7 +24,14 @@ export function schemaRequired(schema: Schema): string[] {
   return Array.isArray(r) ? r.filter((x): x is string => typeof x === 'string' && x in known) : [];
 }
 
-const TYPE_ZH: Record<string, string> = { string: '文本', integer: '整数', number: '数字', boolean: '布尔（true/false）', array: '数组', object: '对象' };
+const TYPE_ZH: Record<string, string> = {
+  string: '文本',
+  integer: '整数',
+  number: '数字',
+  boolean: '布尔（true/false）',
+  array: '数组',
+  object: '对象',
+};
 
 function typesOf(p: Schema): string[] {
   if (Array.isArray(p.type)) return p.type.filter((t): t is string => typeof t === 'string');
@@ -48,11 +55,20 @@ export function ruleText(p: Schema, lang: ShowLang): string {
   if (min !== null && max !== null) out.push(en ? `${min}–${max}` : `${min}–${max}`);
   else if (min !== null) out.push(en ? `at least ${min}` : `不小于 ${min}`);
   else if (max !== null) out.push(en ? `at most ${max}` : `不大于 ${max}`);
-  if (Array.isArray(p.enum)) out.push(`${en ? 'one of ' : '可选值：'}${p.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(en ? ', ' : '、')}`);
+  if (Array.isArray(p.enum))
+    out.push(`${en ? 'one of ' : '可选值：'}${p.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(en ? ', ' : '、')}`);
   if (p.const !== undefined) out.push(`${en ? 'exactly ' : '固定为 '}${JSON.stringify(p.const)}`);
   if (typeof p.minLength === 'number' || typeof p.maxLength === 'number') {
     const a = typeof p.minLength === 'number' ? p.minLength : 0;
-    out.push(typeof p.maxLength === 'number' ? (en ? `${a}–${p.maxLength} characters` : `${a}–${p.maxLength} 个字符`) : en ? `at least ${a} characters` : `至少 ${a} 个字符`);
+    out.push(
+      typeof p.maxLength === 'number'
+        ? en
+          ? `${a}–${p.maxLength} characters`
+          : `${a}–${p.maxLength} 个字符`
+        : en
+          ? `at least ${a} characters`
+          : `至少 ${a} 个字符`,
+    );
   }
   if (typeof p.format === 'string') out.push(`${en ? 'format ' : '格式 '}${p.format}`);
   if (typeof p.pattern === 'string') out.push(`${en ? 'pattern ' : '匹配 '}${p.pattern}`);
@@ -98,7 +114,8 @@ export function formatArgValue(v: unknown): string {
 /** `/name k=v …` for `args` (the JSON form when a value would not read back). */
 export function commandLine(name: string, args: Record<string, unknown>): string {
   // A quoted string may hold spaces; a JSON object or list with spaces would not read back.
-  if (Object.values(args).some((v) => v !== null && typeof v === 'object' && /\s/.test(JSON.stringify(v)))) return `/${name} ${JSON.stringify(args)}`;
+  if (Object.values(args).some((v) => v !== null && typeof v === 'object' && /\s/.test(JSON.stringify(v))))
+    return `/${name} ${JSON.stringify(args)}`;
   const parts = Object.entries(args).map(([k, v]) => `${k}=${formatArgValue(v)}`);
   return [`/${name}`, ...parts].join(' ');
 }

@@ -36,7 +36,9 @@ const COUNT_WORDS: Record<string, { zh: string; en: string }> = {
 function countSentence(rec: Rec, opts: CellOptions): string | null {
   const keys = Object.keys(rec).filter((k) => !isInternalColumn(k));
   if (keys.length === 0 || !keys.every((k) => k in COUNT_WORDS && typeof rec[k] === 'number')) return null;
-  const parts = keys.map((k) => (opts.lang === 'en' ? COUNT_WORDS[k]!.en : COUNT_WORDS[k]!.zh).replace('{n}', plainValue(rec[k], {}, opts)));
+  const parts = keys.map((k) =>
+    (opts.lang === 'en' ? COUNT_WORDS[k]!.en : COUNT_WORDS[k]!.zh).replace('{n}', plainValue(rec[k], {}, opts)),
+  );
   return opts.lang === 'en' ? `${parts.join(', ')}.` : `${parts.join('，')}。`;
 }
 
@@ -65,7 +67,9 @@ export function renderShape(payload: unknown, opts: CellOptions): string {
   }
   if (isRecordList(payload)) return tableWithNote(payload, payload.length, opts);
   if (Array.isArray(payload)) {
-    const lines = payload.slice(0, 50).map((x) => `- ${isScalar(x) ? cell(x, {}, { ...opts, maxChars: 200 }) || '—' : escapeMarkdown(summary(x, opts))}`);
+    const lines = payload
+      .slice(0, 50)
+      .map((x) => `- ${isScalar(x) ? cell(x, {}, { ...opts, maxChars: 200 }) || '—' : escapeMarkdown(summary(x, opts))}`);
     return payload.length > 50 ? `${lines.join('\n')}\n\n${moreNote(50, payload.length, opts)}` : lines.join('\n');
   }
   if (!isRecord(payload)) return '';
@@ -75,7 +79,11 @@ export function renderShape(payload: unknown, opts: CellOptions): string {
   if (sentence) return sentence;
   // Scalars as a key/value list, one nested list of records as a table, other values summarised.
   const tables = entries.filter(([, v]) => isRecordList(v));
-  const scalars = Object.fromEntries(entries.filter(([, v]) => !isRecordList(v)).map(([k, v]) => [k, isScalar(v) || (Array.isArray(v) && v.every(isScalar)) ? v : summary(v, opts)]));
+  const scalars = Object.fromEntries(
+    entries
+      .filter(([, v]) => !isRecordList(v))
+      .map(([k, v]) => [k, isScalar(v) || (Array.isArray(v) && v.every(isScalar)) ? v : summary(v, opts)]),
+  );
   const total = pagingTotal(payload);
   const blocks: string[] = [];
   if (Object.keys(scalars).length) blocks.push(recordList(scalars, opts));

@@ -8,7 +8,20 @@
 import { cell, escapeMarkdown, isIdColumn, type CellOptions, type ColumnHint } from './cells.ts';
 
 /** Column names never shown to people (platform plumbing and model-facing paging). */
-const INTERNAL_COLUMNS = new Set(['schema', 'qualified', 'qualified_name', 'origin_openid', 'openid', 'open_id', 'union_id', 'pageinfo', 'page_info', 'local_path', 'stack', 'traceback']);
+const INTERNAL_COLUMNS = new Set([
+  'schema',
+  'qualified',
+  'qualified_name',
+  'origin_openid',
+  'openid',
+  'open_id',
+  'union_id',
+  'pageinfo',
+  'page_info',
+  'local_path',
+  'stack',
+  'traceback',
+]);
 
 /** True when a column or key named `name` is internal (also `_`-prefixed and `*_openid`). */
 export function isInternalColumn(name: string): boolean {
@@ -44,7 +57,10 @@ export function recordsTable(rows: readonly Record<string, unknown>[], opts: Tab
   if (cols.length === 0 || rows.length === 0) return '';
   const hint = (c: string): ColumnHint => opts.hints?.[c] ?? (isIdColumn(c) ? { kind: 'id' } : {});
   const shown = rows.slice(0, opts.maxRows ?? TABLE_PAGE_ROWS);
-  const numeric = cols.map((c) => shown.some((r) => typeof r[c] === 'number') && shown.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === 'number'));
+  const numeric = cols.map(
+    (c) =>
+      shown.some((r) => typeof r[c] === 'number') && shown.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === 'number'),
+  );
   return [
     `| ${cols.map((c) => escapeMarkdown(c)).join(' | ')} |`,
     `|${cols.map((_, i) => (numeric[i] ? ' --: ' : ' --- ')).join('|')}|`,

@@ -48,7 +48,12 @@ function logTaken(log: Logger, taken: TakenOver, why: string, extra: Record<stri
  * Take over at start and (server) keep beating. Resolves once the start-up takeover is written,
  * so the inbox started after it finds the taken-over events due.
  */
-export async function startRecovery(db: Db, self: string, log: Logger, opts: { heartbeatMs?: number; takeoverMs?: number } = {}): Promise<Recovery> {
+export async function startRecovery(
+  db: Db,
+  self: string,
+  log: Logger,
+  opts: { heartbeatMs?: number; takeoverMs?: number } = {},
+): Promise<Recovery> {
   if (db.engine !== 'server') {
     logTaken(log, await takeOverAll(db, self), 'this process owns the data dir');
     return { stop: async () => undefined };

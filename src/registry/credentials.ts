@@ -29,7 +29,13 @@ export function declaredParams(skill: Pick<SkillRecord, 'frontmatter' | 'secretP
   const primary = skill.frontmatter.primaryEnv;
   if (primary) out.set(primary, { key: primary, secret: true, primary: true, required: requiredEnv.has(primary) });
   for (const e of skill.frontmatter.requires.env) {
-    if (!out.has(e.name)) out.set(e.name, { key: e.name, secret: isSecretName(e.name) || skill.secretParams.includes(e.name), primary: false, required: e.required });
+    if (!out.has(e.name))
+      out.set(e.name, {
+        key: e.name,
+        secret: isSecretName(e.name) || skill.secretParams.includes(e.name),
+        primary: false,
+        required: e.required,
+      });
   }
   for (const p of skill.secretParams) if (!out.has(p)) out.set(p, { key: p, secret: true, primary: false, required: false });
   return [...out.values()];

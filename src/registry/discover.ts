@@ -116,13 +116,23 @@ export async function discoverSkills(roots: readonly SkillRoot[], opts: Discover
     const rootDir = resolve(root.dir);
     const folders = await skillFolders(rootDir);
     if (folders === null) {
-      rootIssues.push({ severity: 'warning', code: 'registry.root_missing', message: `skill root ${rootDir} cannot be read`, dir: rootDir });
+      rootIssues.push({
+        severity: 'warning',
+        code: 'registry.root_missing',
+        message: `skill root ${rootDir} cannot be read`,
+        dir: rootDir,
+      });
       continue;
     }
     const loaded = await Promise.all(
       folders.map((f) =>
         loadSkill(f, root, opts).catch((e: unknown) => {
-          rootIssues.push({ severity: 'error', code: 'registry.load_failed', message: `cannot load: ${(e as Error)?.message ?? String(e)}`, dir: f });
+          rootIssues.push({
+            severity: 'error',
+            code: 'registry.load_failed',
+            message: `cannot load: ${(e as Error)?.message ?? String(e)}`,
+            dir: f,
+          });
           return null;
         }),
       ),

@@ -92,9 +92,19 @@ async function fromToml(
     return { execType, exec: { type: execType, command: exec.command }, inspection: null, broken: false, docFallback: false };
   }
   if (execType === 'BROWSER' || execType === 'MCP') {
-    issues.push({ severity: 'warning', code: 'exec.unsupported', message: `exec type ${execType} is recognised but not implemented; calls fail` });
+    issues.push({
+      severity: 'warning',
+      code: 'exec.unsupported',
+      message: `exec type ${execType} is recognised but not implemented; calls fail`,
+    });
     const cfg = exec.config ? confine(dir, exec.config) : null;
-    return { execType, exec: cfg ? { type: execType, config: cfg } : { type: execType }, inspection: null, broken: false, docFallback: false };
+    return {
+      execType,
+      exec: cfg ? { type: execType, config: cfg } : { type: execType },
+      inspection: null,
+      broken: false,
+      docFallback: false,
+    };
   }
   if (!exec.config?.trim()) {
     err(issues, 'exec.config_missing', `skill.toml [exec] type ${execType} needs config (the program, relative to the skill folder)`);

@@ -145,7 +145,11 @@ function parseCliCommands(v: unknown, issues: SkillIssue[]): Record<string, Json
     return out;
   }
   if (!isRecord(v)) {
-    issues.push({ severity: 'warning', code: 'frontmatter.cli_commands_invalid', message: 'cli_commands must be a mapping {sub: schema}; ignored' });
+    issues.push({
+      severity: 'warning',
+      code: 'frontmatter.cli_commands_invalid',
+      message: 'cli_commands must be a mapping {sub: schema}; ignored',
+    });
     return undefined;
   }
   const out: Record<string, JsonSchema> = {};
@@ -164,10 +168,7 @@ function parseCliCommands(v: unknown, issues: SkillIssue[]): Record<string, Json
  * `fallbackName` is used when `name` is missing (the caller reports that).
  * Unknown values of enumerated keys (source, skill_type) give a warning and are ignored.
  */
-export function readFrontmatter(
-  data: Record<string, unknown>,
-  fallbackName: string,
-): { frontmatter: Frontmatter; issues: SkillIssue[] } {
+export function readFrontmatter(data: Record<string, unknown>, fallbackName: string): { frontmatter: Frontmatter; issues: SkillIssue[] } {
   const issues: SkillIssue[] = [];
   const name = scalarString(data.name) || fallbackName;
   const description = scalarString(data.description) ?? '';
@@ -176,7 +177,12 @@ export function readFrontmatter(
   const rawSource = scalarString(data.source);
   if (rawSource) {
     if ((SOURCES as readonly string[]).includes(rawSource)) source = rawSource as SkillSource;
-    else issues.push({ severity: 'warning', code: 'frontmatter.source_invalid', message: `source "${rawSource}" is not builtin, shared or market; ignored` });
+    else
+      issues.push({
+        severity: 'warning',
+        code: 'frontmatter.source_invalid',
+        message: `source "${rawSource}" is not builtin, shared or market; ignored`,
+      });
   }
 
   const trigger = isRecord(data.trigger) ? data.trigger.type : undefined;
@@ -186,7 +192,12 @@ export function readFrontmatter(
   const rawType = scalarString(pick(data, 'skill_type', 'skill-type', 'skillType'));
   if (rawType) {
     if ((SKILL_TYPES as readonly string[]).includes(rawType)) skillType = rawType as SkillType;
-    else issues.push({ severity: 'warning', code: 'frontmatter.skill_type_invalid', message: `skill_type "${rawType}" is not handler, skill_md or knowledge; ignored` });
+    else
+      issues.push({
+        severity: 'warning',
+        code: 'frontmatter.skill_type_invalid',
+        message: `skill_type "${rawType}" is not handler, skill_md or knowledge; ignored`,
+      });
   }
 
   const metadata = isRecord(data.metadata) ? data.metadata : {};

@@ -4,7 +4,15 @@
  * Spec 000 §1–§3, §5; 003 §Dir, §Entry; docs/skill-authoring.md–§4.
  */
 export type * from './types.ts';
-export { discoverSkills, makeRegistry, isSkillFolder, SKILL_MARKERS, type Registry, type RegistryIssue, type DiscoverOptions } from './discover.ts';
+export {
+  discoverSkills,
+  makeRegistry,
+  isSkillFolder,
+  SKILL_MARKERS,
+  type Registry,
+  type RegistryIssue,
+  type DiscoverOptions,
+} from './discover.ts';
 export { loadSkill, type SkillRoot, type LoadOptions } from './load-skill.ts';
 export { splitSkillMd, readFrontmatter, parseTags, type ParsedSkillMd } from './frontmatter.ts';
 export { readSkillToml, type SkillToml } from './skill-toml.ts';

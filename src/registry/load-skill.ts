@@ -81,7 +81,11 @@ export async function loadSkill(dir: string, root: SkillRoot, opts: LoadOptions 
       text = await readFile(located.path, 'utf8');
     } catch (e) {
       broken = true;
-      issues.push({ severity: 'error', code: 'skill_md.unreadable', message: `${basename(located.path)} cannot be read: ${(e as Error).message}` });
+      issues.push({
+        severity: 'error',
+        code: 'skill_md.unreadable',
+        message: `${basename(located.path)} cannot be read: ${(e as Error).message}`,
+      });
     }
     const parsed = splitSkillMd(text);
     body = parsed.body;
@@ -112,10 +116,19 @@ export async function loadSkill(dir: string, root: SkillRoot, opts: LoadOptions 
       message: `name "${name}" differs from the folder name "${folder}"; registered as "${name}" (R-LOAD-14)`,
     });
   if (fmHasName && toml?.skill.name && toml.skill.name !== name)
-    issues.push({ severity: 'warning', code: 'name.toml_mismatch', message: `skill.toml [skill].name "${toml.skill.name}" differs from the SKILL.md name "${name}"` });
+    issues.push({
+      severity: 'warning',
+      code: 'name.toml_mismatch',
+      message: `skill.toml [skill].name "${toml.skill.name}" differs from the SKILL.md name "${name}"`,
+    });
 
   frontmatter.description = frontmatter.description || toml?.skill.description?.trim() || firstLine(body);
-  if (!frontmatter.description) issues.push({ severity: 'warning', code: 'frontmatter.description_missing', message: 'no description: the model has nothing to select this skill by' });
+  if (!frontmatter.description)
+    issues.push({
+      severity: 'warning',
+      code: 'frontmatter.description_missing',
+      message: 'no description: the model has nothing to select this skill by',
+    });
   if (frontmatter.timeoutSec === undefined && toml?.skill.timeout_sec !== undefined) frontmatter.timeoutSec = toml.skill.timeout_sec;
 
   // Skill type and exec type (R-FORM-01, D-14)
@@ -124,18 +137,32 @@ export async function loadSkill(dir: string, root: SkillRoot, opts: LoadOptions 
   let exec: ExecResolution = { execType: null, inspection: null, broken: false, docFallback: false };
   const declared = frontmatter.skillType;
   if (declared === undefined || declared === 'handler') {
-    exec = await resolveExec(abs, toml, handlerFiles, { inspect: opts.inspect ?? inspectHandler, legacyDocFallback: opts.legacyDocFallback ?? false }, issues);
+    exec = await resolveExec(
+      abs,
+      toml,
+      handlerFiles,
+      { inspect: opts.inspect ?? inspectHandler, legacyDocFallback: opts.legacyDocFallback ?? false },
+      issues,
+    );
     if (exec.broken) broken = true;
     const hasCode = handlerFiles.length > 0 || toml?.exec !== undefined;
     skillType = declared ?? (hasCode && !exec.docFallback ? 'handler' : 'skill_md');
     if (declared === 'handler' && !hasCode) {
       broken = true;
-      issues.push({ severity: 'error', code: 'handler.missing', message: 'skill_type is handler but there is no handler file and no skill.toml [exec]' });
+      issues.push({
+        severity: 'error',
+        code: 'handler.missing',
+        message: 'skill_type is handler but there is no handler file and no skill.toml [exec]',
+      });
     }
   } else {
     skillType = declared;
     if (handlerFiles.length > 0)
-      issues.push({ severity: 'notice', code: 'skill_type.ignores_handler', message: `skill_type ${declared}: the handler file is not run` });
+      issues.push({
+        severity: 'notice',
+        code: 'skill_type.ignores_handler',
+        message: `skill_type ${declared}: the handler file is not run`,
+      });
   }
   if (skillType === 'skill_md' && !located.path) {
     broken = true;

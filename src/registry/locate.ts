@@ -96,7 +96,11 @@ export async function locateSkillMd(dir: string, opts: LocateOptions = {}): Prom
         const hit = await candidate(dir, redirect, 'skill_md', issues);
         if (hit) return { path: hit, step: 'skill_md', issues };
         if (!issues.some((i) => i.code === 'locate.escape'))
-          issues.push({ severity: 'warning', code: 'locate.skill_md_missing', message: `skill_md "${redirect}" named in ${basename(dflt)} does not exist; using ${basename(dflt)}` });
+          issues.push({
+            severity: 'warning',
+            code: 'locate.skill_md_missing',
+            message: `skill_md "${redirect}" named in ${basename(dflt)} does not exist; using ${basename(dflt)}`,
+          });
       }
       return { path: dflt, step: 'default', issues };
     }

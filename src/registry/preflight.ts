@@ -57,7 +57,8 @@ async function collectFindings(abs: string): Promise<Finding[]> {
     await readdir(abs);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'does not exist' : e.code === 'ENOTDIR' ? 'is not a folder' : `cannot be read (${e.code ?? e.message})`;
+    const why =
+      e.code === 'ENOENT' ? 'does not exist' : e.code === 'ENOTDIR' ? 'is not a folder' : `cannot be read (${e.code ?? e.message})`;
     return [fatal('dir.unreadable', `the skill folder ${why}`)];
   }
   const folder = basename(abs);

@@ -65,10 +65,7 @@ export function whichSync(bin: string, pathVar: string | undefined = process.env
  *   `exec_mode: shell` or `exec_mode: runtime` (R-LOAD-09); missing ones join needs_config.
  * @returns null when satisfied, else the needs_config envelope (the skill must not run).
  */
-export function checkRequires(
-  skill: Pick<SkillRecord, 'name' | 'frontmatter'>,
-  ctx: RequiresContext,
-): NeedsConfigEnvelope | null {
+export function checkRequires(skill: Pick<SkillRecord, 'name' | 'frontmatter'>, ctx: RequiresContext): NeedsConfigEnvelope | null {
   const { env: envReqs, bins } = skill.frontmatter.requires;
   const missing: string[] = [];
   for (const req of envReqs) {

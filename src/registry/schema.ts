@@ -93,10 +93,7 @@ export interface LoadedSchema {
 }
 
 /** Normalise every sub-command schema of a `{sub: schema}` map (R-SCH-02, R-SUBCMD-05). */
-export function normalizeSubcommands(
-  commands: Record<string, unknown>,
-  issues: SkillIssue[],
-): Record<string, JsonSchema> {
+export function normalizeSubcommands(commands: Record<string, unknown>, issues: SkillIssue[]): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   for (const [sub, s] of Object.entries(commands)) {
     const { schema, repaired } = normalizeSchema(isRecord(s) ? s : {});

@@ -7,14 +7,7 @@
 import type { JsonSchema } from './types.ts';
 
 /** The default substrings that mark a name as a credential (R-CFG-05); matched case-insensitively. */
-export const SECRET_SUBSTRINGS: readonly string[] = Object.freeze([
-  'key',
-  'token',
-  'secret',
-  'password',
-  'credential',
-  'auth',
-]);
+export const SECRET_SUBSTRINGS: readonly string[] = Object.freeze(['key', 'token', 'secret', 'password', 'credential', 'auth']);
 
 /**
  * True when `name` contains any of `substrings` (default {@link SECRET_SUBSTRINGS}),

@@ -50,7 +50,11 @@ export function toSkillToml(data: Record<string, unknown>, issues: SkillIssue[])
   if (typeof t === 'number' && Number.isFinite(t) && t > 0) out.skill.timeout_sec = t;
   else if (typeof t === 'bigint' && t > 0n) out.skill.timeout_sec = Number(t);
   else if (t !== undefined)
-    issues.push({ severity: 'warning', code: 'toml.type', message: 'skill.toml [skill].timeout_sec must be a positive number of seconds; ignored' });
+    issues.push({
+      severity: 'warning',
+      code: 'toml.type',
+      message: 'skill.toml [skill].timeout_sec must be a positive number of seconds; ignored',
+    });
 
   if (isRecord(data.exec)) {
     const table = data.exec.type === undefined && isRecord(data.exec.primary) ? data.exec.primary : data.exec;
@@ -75,7 +79,10 @@ export async function readSkillToml(dir: string): Promise<{ toml: SkillToml | nu
     text = await readFile(join(dir, 'skill.toml'), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { toml: null, issues: [] };
-    return { toml: null, issues: [{ severity: 'error', code: 'toml.unreadable', message: `skill.toml cannot be read: ${(err as Error).message}` }] };
+    return {
+      toml: null,
+      issues: [{ severity: 'error', code: 'toml.unreadable', message: `skill.toml cannot be read: ${(err as Error).message}` }],
+    };
   }
   let data: Record<string, unknown>;
   try {

@@ -26,9 +26,7 @@ export interface ToolOptions {
  */
 export function isExposed(skill: SkillRecord): boolean {
   return (
-    skill.status === 'ok' &&
-    CALLABLE_TYPES.includes(skill.skillType) &&
-    skill.frontmatter.triggerType.trim().toLowerCase() === 'explicit'
+    skill.status === 'ok' && CALLABLE_TYPES.includes(skill.skillType) && skill.frontmatter.triggerType.trim().toLowerCase() === 'explicit'
   );
 }
 

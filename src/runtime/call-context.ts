@@ -50,7 +50,11 @@ export function callSkillChildContext(
   calleeConfig: SkillConfigValues | undefined,
   inProcess: ChildInProcessParts = {},
 ): RuntimeContext {
-  const actorSource: Record<string, unknown> = { channel: parent.channel, actor_id: parent.actor_id, actor_is_admin: parent.actor_is_admin };
+  const actorSource: Record<string, unknown> = {
+    channel: parent.channel,
+    actor_id: parent.actor_id,
+    actor_is_admin: parent.actor_is_admin,
+  };
   for (const k of ACTOR_KEYS) actorSource[k] = parent[k];
   // clock: null → raw_input, attachments and the trigger time stay empty;
   // coerceFixed re-applies the admin proxy-fill (R-ADM-03).

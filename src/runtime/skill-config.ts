@@ -69,7 +69,13 @@ export interface SetSkillConfigArgs {
 }
 
 /** Why a save was refused. */
-export type SetConfigRefusal = 'invalid_target' | 'invalid_key' | 'reserved_key' | 'empty_value' | 'value_too_long' | 'secret_not_in_message';
+export type SetConfigRefusal =
+  | 'invalid_target'
+  | 'invalid_key'
+  | 'reserved_key'
+  | 'empty_value'
+  | 'value_too_long'
+  | 'secret_not_in_message';
 
 /** Result of {@link setSkillConfig}: refusals are results, never throws (STYLE "results"). */
 export type SetSkillConfigResult =
@@ -112,7 +118,8 @@ const MESSAGES: Record<SetConfigRefusal, { en: (k: string) => string; zh: (k: st
     type: 'recoverable',
   },
   secret_not_in_message: {
-    en: (k) => `For security, the credential "${k}" can only be saved from a value you type yourself in this message. Please send it in your message and try again.`,
+    en: (k) =>
+      `For security, the credential "${k}" can only be saved from a value you type yourself in this message. Please send it in your message and try again.`,
     zh: (k) => `出于安全考虑，凭证「${k}」只能由您在本条消息中直接提供。请把它原样发在消息里后重试。`,
     type: 'recoverable',
   },

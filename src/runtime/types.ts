@@ -84,11 +84,7 @@ export interface CallSkillOptions {
 }
 
 /** `call_skill(name, input, options)`: never throws (R-CALL-10). */
-export type CallSkill = (
-  name: string,
-  input?: Record<string, unknown>,
-  options?: CallSkillOptions,
-) => Promise<Record<string, unknown>>;
+export type CallSkill = (name: string, input?: Record<string, unknown>, options?: CallSkillOptions) => Promise<Record<string, unknown>>;
 
 /** `db_factory`: opens a fresh short transaction per use (R-PCTX-07, A-44). */
 export type DbFactory = <T>(fn: (session: Tx) => Promise<T>) => Promise<T>;
@@ -131,7 +127,17 @@ export interface ConfigContext {
 export type RuntimeContext = FixedContext & PlatformContext & ConfigContext & Record<string, unknown>;
 
 /** Keys that never leave the process (R-SUB-02, R-FORM-07, R-CALL-13). */
-export const IN_PROCESS_ONLY_KEYS = ['db', 'db_factory', 'call_skill', 'abort_signal', 'channel_registry', 'request', 'messaging', 'await_reply', 'lifecycle'] as const;
+export const IN_PROCESS_ONLY_KEYS = [
+  'db',
+  'db_factory',
+  'call_skill',
+  'abort_signal',
+  'channel_registry',
+  'request',
+  'messaging',
+  'await_reply',
+  'lifecycle',
+] as const;
 
 /**
  * The JSON-safe copy of a context for `SKILL_CONTEXT` and the Python bridge: drops the

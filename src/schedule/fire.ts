@@ -37,17 +37,25 @@ function cut(text: string): string {
 }
 
 /** The delivery text of a run (zh-CN). */
-export function deliveryText(s: Pick<StoredSchedule, 'name' | 'kind'>, ok: boolean, result: Record<string, unknown>): { title: string; message: string } {
+export function deliveryText(
+  s: Pick<StoredSchedule, 'name' | 'kind'>,
+  ok: boolean,
+  result: Record<string, unknown>,
+): { title: string; message: string } {
   const title = `定时任务「${s.name}」`;
   if (!ok) return { title, message: cut(`执行失败：${String(result.error ?? result.user_message ?? '未知错误')}`) };
   return { title, message: cut(textOf(s.kind === 'chain' ? result.last : result)) };
 }
 
 /** How a schedule target is delivered: `notify` with a target, or `send_message` with `to`. */
-export function deliveryCall(deliverTo: string, text: { title: string; message: string }): { skill: string; input: Record<string, unknown> } | null {
+export function deliveryCall(
+  deliverTo: string,
+  text: { title: string; message: string },
+): { skill: string; input: Record<string, unknown> } | null {
   const to = deliverTo.trim();
   if (!to) return null;
-  if (to.startsWith('notify:')) return { skill: 'notify', input: { target: to.slice('notify:'.length), title: text.title, message: text.message } };
+  if (to.startsWith('notify:'))
+    return { skill: 'notify', input: { target: to.slice('notify:'.length), title: text.title, message: text.message } };
   return { skill: 'send_message', input: { to, message: `${text.title}\n${text.message}` } };
 }
 
@@ -81,11 +89,19 @@ export function pipelineFire(services: ChainServices, orgFor: (roleId: string) =
         result = { ...r };
       }
     } else {
-      result = await svc.call({ skill: s.target, input: s.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' });
+      result = await svc.call({
+        skill: s.target,
+        input: s.input,
+        defaults,
+        given: { chat_mode: SCHEDULE_POLICY.chatMode },
+        line: 'schedule',
+      });
       ok = !isFailure(result);
     }
     const call = deliveryCall(s.deliver_to, deliveryText(s, ok, result));
-    const delivery = call ? await svc.call({ skill: call.skill, input: call.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' }) : null;
+    const delivery = call
+      ? await svc.call({ skill: call.skill, input: call.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' })
+      : null;
     return { ok, result, delivery };
   };
 }

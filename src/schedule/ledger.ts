@@ -37,7 +37,12 @@ export interface PlanLimits {
 }
 
 /** Decide the status of each planned time: on time → claimed; missed → by the policy. */
-export function decide(times: Date[], now: Date, policy: MissedPolicy, graceMs: number): Array<{ at: Date; status: 'claimed' | 'missed'; catch_up: boolean }> {
+export function decide(
+  times: Date[],
+  now: Date,
+  policy: MissedPolicy,
+  graceMs: number,
+): Array<{ at: Date; status: 'claimed' | 'missed'; catch_up: boolean }> {
   const late = times.filter((t) => now.getTime() - t.getTime() > graceMs);
   const lastLate = late.at(-1);
   return times.map((at) => {
@@ -54,10 +59,15 @@ export function decide(times: Date[], now: Date, policy: MissedPolicy, graceMs: 
  */
 export async function planSchedule(db: Db, name: string, now: Date, holder: string, limits: PlanLimits): Promise<Occurrence[]> {
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ cron: string; timezone: string; missed: MissedPolicy; planned_through: Date | null; created_at: Date }>(
-      'SELECT cron, timezone, missed, planned_through, created_at FROM skillgate.schedules WHERE name = $1 FOR UPDATE SKIP LOCKED',
-      [name],
-    );
+    const { rows } = await tx.query<{
+      cron: string;
+      timezone: string;
+      missed: MissedPolicy;
+      planned_through: Date | null;
+      created_at: Date;
+    }>('SELECT cron, timezone, missed, planned_through, created_at FROM skillgate.schedules WHERE name = $1 FOR UPDATE SKIP LOCKED', [
+      name,
+    ]);
     const s = rows[0];
     if (!s) return [];
     const from = s.planned_through ?? s.created_at;
@@ -101,7 +111,13 @@ export async function recoverAbandoned(db: Queryable, now: Date, holder: string,
 }
 
 /** Mark a claimed occurrence running. @returns false when it is no longer this replica's claim. */
-export async function startOccurrence(db: Queryable, o: Pick<Occurrence, 'schedule' | 'planned_at'>, holder: string, now: Date, leaseMs: number): Promise<boolean> {
+export async function startOccurrence(
+  db: Queryable,
+  o: Pick<Occurrence, 'schedule' | 'planned_at'>,
+  holder: string,
+  now: Date,
+  leaseMs: number,
+): Promise<boolean> {
   const r = await db.query(
     `UPDATE skillgate.schedule_occurrences SET status = 'running', started_at = $4, lease_until = $5
       WHERE schedule = $1 AND planned_at = $2 AND status = 'claimed' AND claimed_by = $3`,
@@ -111,17 +127,28 @@ export async function startOccurrence(db: Queryable, o: Pick<Occurrence, 'schedu
 }
 
 /** Extend the lease of a running occurrence (its heartbeat). */
-export async function extendOccurrence(db: Queryable, o: Pick<Occurrence, 'schedule' | 'planned_at'>, holder: string, until: Date): Promise<void> {
-  await db.query(`UPDATE skillgate.schedule_occurrences SET lease_until = $4 WHERE schedule = $1 AND planned_at = $2 AND claimed_by = $3 AND status = 'running'`, [
-    o.schedule,
-    o.planned_at,
-    holder,
-    until,
-  ]);
+export async function extendOccurrence(
+  db: Queryable,
+  o: Pick<Occurrence, 'schedule' | 'planned_at'>,
+  holder: string,
+  until: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE skillgate.schedule_occurrences SET lease_until = $4 WHERE schedule = $1 AND planned_at = $2 AND claimed_by = $3 AND status = 'running'`,
+    [o.schedule, o.planned_at, holder, until],
+  );
 }
 
 /** Record the end of a run. */
-export async function finishOccurrence(db: Queryable, o: Pick<Occurrence, 'schedule' | 'planned_at'>, holder: string, ok: boolean, result: unknown, error: string | null, now: Date): Promise<void> {
+export async function finishOccurrence(
+  db: Queryable,
+  o: Pick<Occurrence, 'schedule' | 'planned_at'>,
+  holder: string,
+  ok: boolean,
+  result: unknown,
+  error: string | null,
+  now: Date,
+): Promise<void> {
   await db.query(
     `UPDATE skillgate.schedule_occurrences SET status = $4, finished_at = $5, result = $6, error = $7, lease_until = NULL
       WHERE schedule = $1 AND planned_at = $2 AND claimed_by = $3 AND status = 'running'`,

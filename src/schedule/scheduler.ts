@@ -12,8 +12,27 @@ import type { Logger } from '../log/logger.ts';
 import type { Db } from '../store/db.ts';
 import { cronProblem } from './cron.ts';
 import type { FireOutcome } from './fire.ts';
-import { extendOccurrence, finishOccurrence, planSchedule, recentOccurrences, recoverAbandoned, startOccurrence, type Occurrence, type PlanLimits } from './ledger.ts';
-import { deleteSchedule, getSchedule, listSchedules, MISSED_POLICIES, recordRun, SCHEDULE_NAME_RE, upsertSchedule, type Schedule, type StoredSchedule } from './store.ts';
+import {
+  extendOccurrence,
+  finishOccurrence,
+  planSchedule,
+  recentOccurrences,
+  recoverAbandoned,
+  startOccurrence,
+  type Occurrence,
+  type PlanLimits,
+} from './ledger.ts';
+import {
+  deleteSchedule,
+  getSchedule,
+  listSchedules,
+  MISSED_POLICIES,
+  recordRun,
+  SCHEDULE_NAME_RE,
+  upsertSchedule,
+  type Schedule,
+  type StoredSchedule,
+} from './store.ts';
 
 export type { Occurrence, OccurrenceStatus } from './ledger.ts';
 
@@ -122,7 +141,8 @@ export class Scheduler {
     if (!SCHEDULE_NAME_RE.test(s.name)) throw new ScheduleError(`schedule name "${s.name}" must match ${SCHEDULE_NAME_RE.source}`);
     if (s.kind !== 'skill' && s.kind !== 'chain') throw new ScheduleError('a schedule runs either a skill or a chain');
     if (!s.target.trim()) throw new ScheduleError('a schedule needs the skill or chain to run');
-    if (s.missed !== undefined && !MISSED_POLICIES.includes(s.missed)) throw new ScheduleError(`missed must be one of ${MISSED_POLICIES.join(', ')}`);
+    if (s.missed !== undefined && !MISSED_POLICIES.includes(s.missed))
+      throw new ScheduleError(`missed must be one of ${MISSED_POLICIES.join(', ')}`);
     const problem = cronProblem(s.cron, s.timezone || 'UTC');
     if (problem) throw new ScheduleError(`cron expression "${s.cron}" is not valid: ${problem}`);
     await upsertSchedule(this.opts.db, { ...s, timezone: s.timezone || 'UTC' }, this.clock());
@@ -165,7 +185,8 @@ export class Scheduler {
     if (this.opts.mode !== 'worker') return [];
     const now = this.clock();
     const claimed = await recoverAbandoned(this.opts.db, now, this.holder, this.limits.claimMs);
-    for (const s of await listSchedules(this.opts.db)) claimed.push(...(await planSchedule(this.opts.db, s.name, now, this.holder, this.limits)));
+    for (const s of await listSchedules(this.opts.db))
+      claimed.push(...(await planSchedule(this.opts.db, s.name, now, this.holder, this.limits)));
     for (const o of claimed) this.track(o.catch_up ? this.pooled(() => this.runOccurrence(o)) : this.runOccurrence(o));
     return claimed;
   }
@@ -192,7 +213,10 @@ export class Scheduler {
     const db = this.opts.db;
     const leaseMs = this.opts.runLeaseMs ?? SCHEDULE_DEFAULTS.runLeaseMs;
     if (!(await startOccurrence(db, o, this.holder, this.clock(), leaseMs))) return;
-    const beat = setInterval(() => void extendOccurrence(db, o, this.holder, new Date(this.clock().getTime() + leaseMs)).catch(() => undefined), Math.max(1000, leaseMs / 3));
+    const beat = setInterval(
+      () => void extendOccurrence(db, o, this.holder, new Date(this.clock().getTime() + leaseMs)).catch(() => undefined),
+      Math.max(1000, leaseMs / 3),
+    );
     try {
       const s = await getSchedule(db, o.schedule);
       if (!s) return await finishOccurrence(db, o, this.holder, false, null, 'the schedule was removed', this.clock());
@@ -204,9 +228,20 @@ export class Scheduler {
         throw err;
       }
       const at = this.clock();
-      await finishOccurrence(db, o, this.holder, outcome.ok, outcome.result, outcome.ok ? null : String(outcome.result.error ?? outcome.result.user_message ?? 'failed'), at);
+      await finishOccurrence(
+        db,
+        o,
+        this.holder,
+        outcome.ok,
+        outcome.result,
+        outcome.ok ? null : String(outcome.result.error ?? outcome.result.user_message ?? 'failed'),
+        at,
+      );
       await recordRun(db, s.name, outcome.ok, outcome.result, at);
-      this.opts.log.info({ schedule: s.name, planned_at: o.planned_at, catch_up: o.catch_up, ok: outcome.ok, delivered: outcome.delivery !== null }, 'schedule ran');
+      this.opts.log.info(
+        { schedule: s.name, planned_at: o.planned_at, catch_up: o.catch_up, ok: outcome.ok, delivered: outcome.delivery !== null },
+        'schedule ran',
+      );
     } finally {
       clearInterval(beat);
     }

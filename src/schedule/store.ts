@@ -81,5 +81,10 @@ export async function getSchedule(db: Queryable, name: string): Promise<StoredSc
 
 /** Record the outcome of a run. */
 export async function recordRun(db: Queryable, name: string, ok: boolean, result: unknown, at: Date): Promise<void> {
-  await db.query('UPDATE skillgate.schedules SET last_run_at = $2, last_ok = $3, last_result = $4 WHERE name = $1', [name, at, ok, JSON.stringify(result ?? null)]);
+  await db.query('UPDATE skillgate.schedules SET last_run_at = $2, last_ok = $3, last_result = $4 WHERE name = $1', [
+    name,
+    at,
+    ok,
+    JSON.stringify(result ?? null),
+  ]);
 }

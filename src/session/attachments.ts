@@ -101,10 +101,10 @@ function kindOf(a: NewAttachment): MediaKind {
 }
 
 async function findByPath(q: Queryable, sessionId: string, localPath: string): Promise<AttachmentRecord | null> {
-  const { rows } = await q.query<AttachmentRow>(
-    `SELECT ${COLUMNS} FROM skillgate.attachments WHERE session_id = $1 AND local_path = $2`,
-    [sessionId, localPath],
-  );
+  const { rows } = await q.query<AttachmentRow>(`SELECT ${COLUMNS} FROM skillgate.attachments WHERE session_id = $1 AND local_path = $2`, [
+    sessionId,
+    localPath,
+  ]);
   return rows[0] ? toRecord(rows[0]) : null;
 }
 

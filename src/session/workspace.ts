@@ -21,7 +21,10 @@ const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  */
 export function safeSegment(value: string): string {
   if (SAFE_SEGMENT.test(value)) return value;
-  const readable = value.replace(/[^A-Za-z0-9._-]/g, '_').replace(/\.{2,}/g, '_').slice(0, 40);
+  const readable = value
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/\.{2,}/g, '_')
+    .slice(0, 40);
   const hash = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 16);
   return `_${readable}_${hash}`;
 }

@@ -26,7 +26,9 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta
  */
 export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
   const out: Migration[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
     const m = /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(file);
     if (!m) throw new Error(`migration file name must look like 0001_name.sql: ${file}`);
     const version = Number(m[1]);

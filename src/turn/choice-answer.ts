@@ -22,7 +22,12 @@ export interface ChoiceDeps {
 async function continueWith(deps: ChoiceDeps, ctx: TurnContext, pending: PendingChoice, index: number): Promise<void> {
   const option = pending.options[index]!;
   if (pending.via === 'pending_reply' && deps.pendingReplies?.answerChoice) {
-    const handled = await deps.pendingReplies.answerChoice(ctx, { tool: pending.tool, args: pending.args, param: pending.param, value: option.value });
+    const handled = await deps.pendingReplies.answerChoice(ctx, {
+      tool: pending.tool,
+      args: pending.args,
+      param: pending.param,
+      value: option.value,
+    });
     if (handled) return;
   }
   const args = { ...pending.args, [pending.param]: option.value };

@@ -117,7 +117,10 @@ export async function takeChoiceByToken(
 }
 
 /** The newest open, unexpired question of this session and actor, without taking it. */
-export async function latestChoice(q: Queryable, r: { sessionId: string; actorKey: string; now: Date }): Promise<(PendingChoice & { id: string }) | null> {
+export async function latestChoice(
+  q: Queryable,
+  r: { sessionId: string; actorKey: string; now: Date },
+): Promise<(PendingChoice & { id: string }) | null> {
   const { rows } = await q.query<Row & { token_hash: string }>(
     `SELECT token_hash, tool, args, param, options, via FROM skillgate.turn_choices
       WHERE ${OPEN} ORDER BY created_at DESC LIMIT 1`,
@@ -131,10 +134,9 @@ export async function latestChoice(q: Queryable, r: { sessionId: string; actorKe
  * @returns false when another message took it first.
  */
 export async function resolveChoice(q: Queryable, id: string, resolution: 'chosen' | 'cancelled', now: Date): Promise<boolean> {
-  const res = await q.query(`UPDATE skillgate.turn_choices SET resolved_at = $2::timestamptz, resolution = $3 WHERE token_hash = $1 AND resolved_at IS NULL`, [
-    id,
-    now.toISOString(),
-    resolution,
-  ]);
+  const res = await q.query(
+    `UPDATE skillgate.turn_choices SET resolved_at = $2::timestamptz, resolution = $3 WHERE token_hash = $1 AND resolved_at IS NULL`,
+    [id, now.toISOString(), resolution],
+  );
   return res.rowCount > 0;
 }

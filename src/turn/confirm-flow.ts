@@ -40,7 +40,17 @@ const AAD = 'turn_confirms';
 export async function rememberConfirm(
   q: Queryable,
   secretKey: Buffer,
-  r: { sessionId: string; actorKey: string; tool: string; args: Record<string, unknown>; token: string; prompt: string; expiresInS?: number; now: Date; kind?: ConfirmKind },
+  r: {
+    sessionId: string;
+    actorKey: string;
+    tool: string;
+    args: Record<string, unknown>;
+    token: string;
+    prompt: string;
+    expiresInS?: number;
+    now: Date;
+    kind?: ConfirmKind;
+  },
 ): Promise<Date> {
   const args = { ...r.args };
   delete args.confirm_token;

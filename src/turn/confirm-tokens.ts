@@ -117,7 +117,9 @@ export async function issueConfirmToken(
   const ttl = opts.ttlMs ?? CONFIRM_TTL_MS;
   const token = `ct_${randomBytes(24).toString('base64url')}`;
   const expiresAt = new Date(now.getTime() + ttl);
-  await q.query('DELETE FROM skillgate.confirm_tokens WHERE expires_at < $1::timestamptz', [new Date(now.getTime() - 86_400_000).toISOString()]);
+  await q.query('DELETE FROM skillgate.confirm_tokens WHERE expires_at < $1::timestamptz', [
+    new Date(now.getTime() - 86_400_000).toISOString(),
+  ]);
   await q.query(
     `INSERT INTO skillgate.confirm_tokens
        (token_hash, org_id, role_id, session_id, actor_key, skill, action, table_ref, params_hash, call, summary, created_at, expires_at)
@@ -165,7 +167,12 @@ interface TokenRow {
  * consumption back.
  * @throws the database error when a statement fails.
  */
-export async function redeemConfirmToken(q: Queryable, token: string, binding: ConfirmBinding, opts: ConfirmClock = {}): Promise<RedeemResult> {
+export async function redeemConfirmToken(
+  q: Queryable,
+  token: string,
+  binding: ConfirmBinding,
+  opts: ConfirmClock = {},
+): Promise<RedeemResult> {
   const now = (opts.now ?? (() => new Date()))();
   const h = tokenHash(String(token));
   const { rows } = await q.query<TokenRow>(

@@ -32,7 +32,10 @@ const TEXTS = {
     'zh-CN': '文件「{files}」超过平台允许的下载上限（{mb} MB），无法接收；请压缩或拆分后重新发送。',
     en: 'The file "{files}" is over the platform\'s download limit ({mb} MB) and could not be received; please compress or split it and send it again.',
   },
-  upload_failed: { 'zh-CN': '以下文件未能接收：{files}。请重新发送。', en: 'These files could not be received: {files}. Please send them again.' },
+  upload_failed: {
+    'zh-CN': '以下文件未能接收：{files}。请重新发送。',
+    en: 'These files could not be received: {files}. Please send them again.',
+  },
   internal_error: {
     'zh-CN': '抱歉，处理这条消息时出错了，请稍后再试。',
     en: 'Sorry, something went wrong while handling this message. Please try again later.',

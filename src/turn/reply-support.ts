@@ -26,7 +26,16 @@ export async function rememberConfirms(
     if (typeof token !== 'string' || token === '') continue;
     const prompt = [inv.envelope.user_message, inv.envelope.message].find((v): v is string => typeof v === 'string' && v !== '') ?? '';
     const expiresInS = typeof inv.envelope.expires_in_s === 'number' ? inv.envelope.expires_in_s : undefined;
-    await rememberConfirm(q, secretKey, { sessionId: r.sessionId, actorKey: r.actorKey, tool: inv.tool, args: inv.args, token, prompt, expiresInS, now: r.now });
+    await rememberConfirm(q, secretKey, {
+      sessionId: r.sessionId,
+      actorKey: r.actorKey,
+      tool: inv.tool,
+      args: inv.args,
+      token,
+      prompt,
+      expiresInS,
+      now: r.now,
+    });
   }
 }
 

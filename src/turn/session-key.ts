@@ -15,6 +15,8 @@ export { chatKeyOf };
  * required (the id is never a credential: files are served to the session owner only).
  */
 export function sessionIdFor(roleId: string, msg: Pick<InboundMessage, 'channel' | 'account' | 'chat'>): string {
-  const digest = createHash('sha256').update(`${roleId}\u0000${chatKeyOf(msg)}`, 'utf8').digest('base64url');
+  const digest = createHash('sha256')
+    .update(`${roleId}\u0000${chatKeyOf(msg)}`, 'utf8')
+    .digest('base64url');
   return `c_${digest.slice(0, 24)}`;
 }

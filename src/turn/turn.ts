@@ -125,7 +125,10 @@ export interface TurnDeps {
    * each tool run; a non-null envelope is the immediate answer and the run continues in the
    * background. Absent: every skill runs synchronously.
    */
-  deferAsync?(req: RunSkillRequest, origin: { target: OutboundTarget; reply_to?: string | null; event_id: string }): Promise<Envelope | null>;
+  deferAsync?(
+    req: RunSkillRequest,
+    origin: { target: OutboundTarget; reply_to?: string | null; event_id: string },
+  ): Promise<Envelope | null>;
   /**
    * Resolved senders by (role, channel, platform ids), emptied on every directory import
    * (src/store/invalidated-cache.ts). Absent: looked up at every turn.
@@ -156,7 +159,14 @@ export interface TurnEvent {
 }
 
 function targetOf(msg: InboundMessage, chatType = msg.chat.type): OutboundTarget {
-  return { channel: msg.channel, account: msg.account, chat_id: msg.chat.id, thread_id: msg.chat.thread_id ?? null, chat_type: chatType, ...(msg.reply_route ? { route: msg.reply_route } : {}) };
+  return {
+    channel: msg.channel,
+    account: msg.account,
+    chat_id: msg.chat.id,
+    thread_id: msg.chat.thread_id ?? null,
+    chat_type: chatType,
+    ...(msg.reply_route ? { route: msg.reply_route } : {}),
+  };
 }
 
 /**
@@ -317,8 +327,19 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       ...(ev.interrupted ? { interrupted: ev.interrupted } : {}),
       reply: async (result) => {
         const records = await listAttachments(db, session.id);
-        await rememberConfirms(db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, invocations: result.invocations, now: now() });
-        const choices = await rememberChoices(db, { sessionId: session.id, actorKey: actor.contactKey, invocations: result.invocations, lang, now: now() });
+        await rememberConfirms(db, services.secretKey, {
+          sessionId: session.id,
+          actorKey: actor.contactKey,
+          invocations: result.invocations,
+          now: now(),
+        });
+        const choices = await rememberChoices(db, {
+          sessionId: session.id,
+          actorKey: actor.contactKey,
+          invocations: result.invocations,
+          lang,
+          now: now(),
+        });
         const messages = composeReply({
           choices,
           plannerText: result.text,
@@ -364,7 +385,13 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
   if (msg.kind === 'callback' && msg.callback) {
     const choice = msg.callback.action === 'cancel' ? 'cancelled' : 'confirmed';
     const pending = msg.callback.token
-      ? await takeConfirmByToken(services.db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, token: msg.callback.token, resolution: choice, now: opts.now() })
+      ? await takeConfirmByToken(services.db, services.secretKey, {
+          sessionId: session.id,
+          actorKey: actor.contactKey,
+          token: msg.callback.token,
+          resolution: choice,
+          now: opts.now(),
+        })
       : null;
     await answerConfirm(ctx, pending, choice);
     return;
@@ -372,7 +399,12 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
   const parsed = ctx.input;
   if (parsed.kind === 'confirm' || parsed.kind === 'cancel') {
     const choice = parsed.kind === 'cancel' ? 'cancelled' : 'confirmed';
-    const pending = await takeLatestConfirm(services.db, services.secretKey, { sessionId: session.id, actorKey: actor.contactKey, resolution: choice, now: opts.now() });
+    const pending = await takeLatestConfirm(services.db, services.secretKey, {
+      sessionId: session.id,
+      actorKey: actor.contactKey,
+      resolution: choice,
+      now: opts.now(),
+    });
     if (pending || parsed.kind === 'confirm') {
       await answerConfirm(ctx, pending, choice);
       return;
@@ -391,7 +423,11 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
   // 3. The planner.
   const planner = deps.plannerFor(ctx.role);
   const tools = services.registry.tools({ skills: services.skillsFor?.(ctx.role.id) ?? roleSkills(deps.config, ctx.role.id) ?? '*' });
-  const materials: MaterialRef[] = (await listAttachments(services.db, session.id)).map((a) => ({ ref: a.ref, type: a.type, filename: a.filename }));
+  const materials: MaterialRef[] = (await listAttachments(services.db, session.id)).map((a) => ({
+    ref: a.ref,
+    type: a.type,
+    filename: a.filename,
+  }));
   const result = await planner.handle({
     text: ctx.text,
     input: ctx.input,
@@ -407,7 +443,11 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
   await ctx.reply(result);
 }
 
-async function answerConfirm(ctx: TurnContext, pending: Awaited<ReturnType<typeof takeLatestConfirm>>, choice: 'confirmed' | 'cancelled'): Promise<void> {
+async function answerConfirm(
+  ctx: TurnContext,
+  pending: Awaited<ReturnType<typeof takeLatestConfirm>>,
+  choice: 'confirmed' | 'cancelled',
+): Promise<void> {
   if (!pending) {
     await ctx.notice(notice(ctx.lang, 'no_pending_confirm'));
     return;
@@ -430,7 +470,9 @@ async function answerConfirm(ctx: TurnContext, pending: Awaited<ReturnType<typeo
  */
 function markUploads(first: OutboundMessage, stored: readonly { ref: string; filename: string }[], lang: Lang): void {
   const name = (f: string): string => (first.format === 'markdown' ? escapeMarkdown(f) : f);
-  const names = stored.map((a) => (lang === 'en' ? `${a.ref} (${name(a.filename)})` : `${a.ref}（${name(a.filename)}）`)).join(lang === 'en' ? ', ' : '、');
+  const names = stored
+    .map((a) => (lang === 'en' ? `${a.ref} (${name(a.filename)})` : `${a.ref}（${name(a.filename)}）`))
+    .join(lang === 'en' ? ', ' : '、');
   const line = lang === 'en' ? `Received: ${names}` : `已收到：${names}`;
   first.text = first.text.trim() === '' ? line : `${line}\n\n${first.text}`;
   first.upload_refs = stored.map((a) => ({ ref: a.ref, filename: a.filename }));
@@ -451,7 +493,12 @@ function stoppedNote(messages: OutboundMessage[], result: PlannerResult, lang: L
 }
 
 /** After `delayMs`, show typing / 「处理中…」 and keep it alive until stopped. */
-function startProgress(adapter: ChannelAdapter, target: OutboundTarget, delayMs: number, lang: Lang): { note(text: string): void; stop(): void } {
+function startProgress(
+  adapter: ChannelAdapter,
+  target: OutboundTarget,
+  delayMs: number,
+  lang: Lang,
+): { note(text: string): void; stop(): void } {
   let shown = false;
   let typingTimer: NodeJS.Timeout | undefined;
   const show = (): void => {

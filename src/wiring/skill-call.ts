@@ -34,9 +34,17 @@ export interface SkillCallWiring {
 export function wireSkillCall(services: SkillServices, wiring: SkillCallWiring = {}): SkillCall {
   const parts: ContextPart[] = [callSkillPart(services)];
   if (wiring.messaging) parts.push(messagingPart(wiring.messaging));
-  parts.push(authoringPart(authoringServicesFor({ dataDir: services.settings.dataDir, registry: () => services.registry, reload: wiring.reload })));
+  parts.push(
+    authoringPart(authoringServicesFor({ dataDir: services.settings.dataDir, registry: () => services.registry, reload: wiring.reload })),
+  );
   const inner = createSkillCall({ ...services, contextParts: parts });
-  const auditDeps = { db: services.db, registry: services.registry, secretKey: services.secretKey, log: services.log, sink: wiring.auditSink };
+  const auditDeps = {
+    db: services.db,
+    registry: services.registry,
+    secretKey: services.secretKey,
+    log: services.log,
+    sink: wiring.auditSink,
+  };
   const steps = audited(inner, auditDeps);
   return audited(withChains(inner, { ...services, call: steps }), auditDeps);
 }

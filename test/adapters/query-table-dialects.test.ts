@@ -32,7 +32,16 @@ const TABLE: TableMeta = {
   fields: [
     { title: '描述', uidt: '文本', required: false, unique: false, options: [], precision: null, scale: null, position: 0 },
     { title: '费用', uidt: '数字', required: false, unique: false, options: [], precision: 18, scale: 2, position: 1 },
-    { title: '状态', uidt: '单选', required: false, unique: false, options: ['待处理', '已完成'], precision: null, scale: null, position: 2 },
+    {
+      title: '状态',
+      uidt: '单选',
+      required: false,
+      unique: false,
+      options: ['待处理', '已完成'],
+      precision: null,
+      scale: null,
+      position: 2,
+    },
   ],
 };
 const QUERY = withDisplay(
@@ -53,7 +62,12 @@ const QUERY = withDisplay(
 );
 
 function send(adapter: ChannelAdapter, target: OutboundTarget) {
-  const messages = composeReply({ plannerText: '', invocations: [{ tool: 'datatable', args: { action: 'query', table_name: '工单' }, envelope: QUERY }], capabilities: adapter.capabilities, lang: 'zh-CN' });
+  const messages = composeReply({
+    plannerText: '',
+    invocations: [{ tool: 'datatable', args: { action: 'query', table_name: '工单' }, envelope: QUERY }],
+    capabilities: adapter.capabilities,
+    lang: 'zh-CN',
+  });
   return Promise.all(messages.map((m) => adapter.send(target, m)));
 }
 
@@ -61,7 +75,8 @@ function send(adapter: ChannelAdapter, target: OutboundTarget) {
 function expectAligned(text: string): void {
   const lines = text.split('\n').filter((l) => /门锁|灯坏了|3号泵漏水|描述/.test(l));
   expect(lines).toHaveLength(4);
-  const col = (l: string, word: string) => measure(l.slice(0, l.indexOf(word)), 'utf16') + [...l.slice(0, l.indexOf(word))].filter((c) => /[\u4e00-\u9fff]/u.test(c)).length;
+  const col = (l: string, word: string) =>
+    measure(l.slice(0, l.indexOf(word)), 'utf16') + [...l.slice(0, l.indexOf(word))].filter((c) => /[\u4e00-\u9fff]/u.test(c)).length;
   expect(new Set(lines.slice(1).map((l) => col(l, l.includes('待处理') ? '待处理' : '已完成'))).size).toBe(1);
 }
 
@@ -88,7 +103,10 @@ describe('a query result as a table in each dialect', () => {
   it('Telegram: HTML with the table in <pre> monospace, within 4096 characters', async () => {
     fake.reset();
     const db: Queryable = { query: () => Promise.reject(new Error('no database')) };
-    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: fake.baseUrl, maxRetryDelayS: 0 }, { db, log });
+    const adapter = new TelegramAdapter(
+      { account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: fake.baseUrl, maxRetryDelayS: 0 },
+      { db, log },
+    );
     const results = await send(adapter, { channel: 'telegram', account: 'default', chat_id: '10000001' });
     expect(results.every((r) => r.ok)).toBe(true);
     const [call] = fake.calls(/\/sendMessage$/);
@@ -105,8 +123,21 @@ describe('a query result as a table in each dialect', () => {
 
   it('Feishu: an interactive card whose markdown holds a native table', async () => {
     fake.reset();
-    const adapter = createFeishuAdapter({ account: 'default', appId: 'cli_x', appSecret: 's', verificationToken: 'v', domain: fake.baseUrl, mode: 'webhook', log });
-    const results = await send(adapter, { channel: 'feishu', account: 'default', chat_id: 'oc_test_group_0000000000000000001', chat_type: 'group' });
+    const adapter = createFeishuAdapter({
+      account: 'default',
+      appId: 'cli_x',
+      appSecret: 's',
+      verificationToken: 'v',
+      domain: fake.baseUrl,
+      mode: 'webhook',
+      log,
+    });
+    const results = await send(adapter, {
+      channel: 'feishu',
+      account: 'default',
+      chat_id: 'oc_test_group_0000000000000000001',
+      chat_type: 'group',
+    });
     expect(results.every((r) => r.ok)).toBe(true);
     const [call] = fake.calls(/^\/open-apis\/im\/v1\/messages$/, 'POST');
     const c = contentOf(call!)!;
@@ -121,7 +152,17 @@ describe('a query result as a table in each dialect', () => {
     fake.reset();
     // No button payloads are stored for a reply without choices: a database that refuses every query.
     const db = { query: () => Promise.reject(new Error('no database')) } as unknown as Db;
-    const adapter = createWecomAdapter({ db, account: 'default', corpId: WECOM.corpId, agentId: WECOM.agentId, secret: WECOM.secret, token: WECOM.token, aesKey: WECOM.aesKey, apiRoot: fake.baseUrl, log });
+    const adapter = createWecomAdapter({
+      db,
+      account: 'default',
+      corpId: WECOM.corpId,
+      agentId: WECOM.agentId,
+      secret: WECOM.secret,
+      token: WECOM.token,
+      aesKey: WECOM.aesKey,
+      apiRoot: fake.baseUrl,
+      log,
+    });
     const results = await send(adapter, { channel: 'wecom', account: 'default', chat_id: 'zhangsan' });
     expect(results.every((r) => r.ok)).toBe(true);
     const [call] = fake.calls(/\/cgi-bin\/message\/send$/, 'POST');

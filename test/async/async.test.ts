@@ -27,7 +27,13 @@ describeEachEngine('async skills', (db, engine) => {
   });
 
   it('R-ASYNC-01/02/03: on a text channel the call answers at once; the result and its file are pushed when the run ends', async () => {
-    await setSkillConfig(db(), h.services.secretKey, { roleId: 'default', skill: 'slow_report', key: 'region', value: '华东', via: 'operator' });
+    await setSkillConfig(db(), h.services.secretKey, {
+      roleId: 'default',
+      skill: 'slow_report',
+      key: 'region',
+      value: '华东',
+      via: 'operator',
+    });
     const open = closeGate();
     const tag = `t-${engine}-${Date.now()}`;
     const immediate = await h.turn('telegram', `/slow_report tag=${tag}`);
@@ -35,11 +41,16 @@ describeEachEngine('async skills', (db, engine) => {
     // The turn has answered while the skill is still held at its gate.
     expect(immediate.map(textOf).join('\n')).toContain('「slow_report」已在后台开始执行');
     expect(observed(tag)).toBeUndefined();
-    const { rows } = await db().query<{ state: string }>(`SELECT state FROM pgboss.job WHERE name = $1 AND data->'input'->>'tag' = $2`, [ASYNC_QUEUE, tag]);
+    const { rows } = await db().query<{ state: string }>(`SELECT state FROM pgboss.job WHERE name = $1 AND data->'input'->>'tag' = $2`, [
+      ASYNC_QUEUE,
+      tag,
+    ]);
     expect(rows).toHaveLength(1);
 
     open();
-    await expect.poll(() => h.telegram.sent.find((s) => s.message.media?.some((m) => m.filename === `report-${tag}.csv`)), POLL).toBeDefined();
+    await expect
+      .poll(() => h.telegram.sent.find((s) => s.message.media?.some((m) => m.filename === `report-${tag}.csv`)), POLL)
+      .toBeDefined();
     const sent = h.telegram.sent.filter((s) => s.target.chat_id === h.telegram.sent.at(-1)!.target.chat_id);
     const ackAt = sent.findIndex((s) => textOf(s.message).includes('已在后台开始执行'));
     const resultAt = sent.findIndex((s) => textOf(s.message).includes(`报表 ${tag}`) && textOf(s.message).includes('合计 42'));
@@ -54,9 +65,27 @@ describeEachEngine('async skills', (db, engine) => {
 
     // R-ASYNC-05/06: no request, channel_registry or abort_signal; stored config reaches the run.
     const run = observed(tag)!;
-    expect(run).toMatchObject({ request: null, channel_registry: null, abort_signal: null, has_db_factory: true, channel: 'telegram', region: '华东' });
+    expect(run).toMatchObject({
+      request: null,
+      channel_registry: null,
+      abort_signal: null,
+      has_db_factory: true,
+      channel: 'telegram',
+      region: '华东',
+    });
     expect(run.actor_name).toBe('测试用户');
-    await expect.poll(async () => (await db().query<{ state: string }>(`SELECT state FROM pgboss.job WHERE name = $1 AND data->'input'->>'tag' = $2`, [ASYNC_QUEUE, tag])).rows[0]?.state, POLL).toBe('completed');
+    await expect
+      .poll(
+        async () =>
+          (
+            await db().query<{ state: string }>(`SELECT state FROM pgboss.job WHERE name = $1 AND data->'input'->>'tag' = $2`, [
+              ASYNC_QUEUE,
+              tag,
+            ])
+          ).rows[0]?.state,
+        POLL,
+      )
+      .toBe('completed');
   });
 
   it('R-ASYNC-04, A-56: on web the same skill runs synchronously and the turn itself answers with the result', async () => {
@@ -84,7 +113,8 @@ describeEachEngine('async skills', (db, engine) => {
   });
 
   it('a call refused before execution (missing required input) is answered synchronously, no job is stored', async () => {
-    const before = (await db().query<{ n: string }>(`SELECT count(*)::text AS n FROM pgboss.job WHERE name = $1`, [ASYNC_QUEUE])).rows[0]!.n;
+    const before = (await db().query<{ n: string }>(`SELECT count(*)::text AS n FROM pgboss.job WHERE name = $1`, [ASYNC_QUEUE])).rows[0]!
+      .n;
     const out = await h.turn('telegram', '/slow_report');
     expect(out.map(textOf).join('\n')).not.toContain('已在后台开始执行');
     expect(out.map(textOf).join('\n')).toMatch(/tag/);
@@ -101,7 +131,12 @@ describeEachEngine('async skills', (db, engine) => {
     const tag = `r-${engine}-${Date.now()}`;
     const immediate = await h.turn('telegram', `/slow_report tag=${tag}`);
     expect(immediate.map(textOf).join('\n')).toContain('已在后台开始执行');
-    const job = (await db().query<{ id: string; state: string; data: unknown }>(`SELECT id, state, data FROM pgboss.job WHERE name = $1 AND data->'input'->>'tag' = $2`, [ASYNC_QUEUE, tag])).rows[0]!;
+    const job = (
+      await db().query<{ id: string; state: string; data: unknown }>(
+        `SELECT id, state, data FROM pgboss.job WHERE name = $1 AND data->'input'->>'tag' = $2`,
+        [ASYNC_QUEUE, tag],
+      )
+    ).rows[0]!;
     expect(job.state).toBe('created');
     expect(observed(tag)).toBeUndefined();
     await writer.stop();
@@ -109,13 +144,24 @@ describeEachEngine('async skills', (db, engine) => {
     const restarted = h.newRunner();
     await restarted.start();
     h.runner = restarted;
-    await expect.poll(() => h.telegram.sent.find((s) => textOf(s.message).includes(`报表 ${tag}`) && textOf(s.message).includes('合计 42')), POLL).toBeDefined();
+    await expect
+      .poll(() => h.telegram.sent.find((s) => textOf(s.message).includes(`报表 ${tag}`) && textOf(s.message).includes('合计 42')), POLL)
+      .toBeDefined();
 
     const keyed = async (): Promise<number> =>
-      Number((await db().query<{ n: string }>(`SELECT count(*)::text AS n FROM skillgate.outbox_messages WHERE idempotency_key LIKE $1`, [`async:${job.id}:%`])).rows[0]!.n);
+      Number(
+        (
+          await db().query<{ n: string }>(`SELECT count(*)::text AS n FROM skillgate.outbox_messages WHERE idempotency_key LIKE $1`, [
+            `async:${job.id}:%`,
+          ])
+        ).rows[0]!.n,
+      );
     const pushed = await keyed();
     expect(pushed).toBeGreaterThan(0);
-    await restarted.runJob(job.id, (typeof job.data === 'string' ? JSON.parse(job.data) : job.data) as Parameters<typeof restarted.runJob>[1]);
+    await restarted.runJob(
+      job.id,
+      (typeof job.data === 'string' ? JSON.parse(job.data) : job.data) as Parameters<typeof restarted.runJob>[1],
+    );
     expect(await keyed()).toBe(pushed);
   });
 });

@@ -111,11 +111,22 @@ export async function makeAsyncHarness(db: Db, opts: AsyncHarnessOptions = {}): 
   };
   const telegram = new RecordingAdapter('telegram', { display: 'text', buttons: true, media: true });
   const web = new RecordingAdapter('web');
-  const adapterFor = (channel: string): RecordingAdapter | undefined => (channel === 'telegram' ? telegram : channel === 'web' ? web : undefined);
+  const adapterFor = (channel: string): RecordingAdapter | undefined =>
+    channel === 'telegram' ? telegram : channel === 'web' ? web : undefined;
   const outbox = createOutbox(db, { log, adapterFor, pollMs: 50, baseDelayMs: 60_000 });
   outbox.start();
   const newRunner = (o: RunnerOpts = {}): AsyncRunner =>
-    createAsyncRunner({ db, services, call: (req) => runSkill(services, req), outbox, log, adapterFor, pollingIntervalSeconds: 0.5, ...opts.runner, ...o });
+    createAsyncRunner({
+      db,
+      services,
+      call: (req) => runSkill(services, req),
+      outbox,
+      log,
+      adapterFor,
+      pollingIntervalSeconds: 0.5,
+      ...opts.runner,
+      ...o,
+    });
   const runner = newRunner();
   await runner.start();
   const handle = createTurnHandler({

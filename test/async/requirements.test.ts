@@ -39,7 +39,17 @@ function wallsWith(over: Partial<WallSettings>): WallSettings {
 }
 
 function defaultsFor(channel: string, session: string): RunSkillRequest['defaults'] {
-  return { role_id: 'default', org_id: 'demo', session_id: session, channel, chat_mode: true, allow_sql: true, team_role: 'member', is_admin: false, user_id: 'u-1' };
+  return {
+    role_id: 'default',
+    org_id: 'demo',
+    session_id: session,
+    channel,
+    chat_mode: true,
+    allow_sql: true,
+    team_role: 'member',
+    is_admin: false,
+    user_id: 'u-1',
+  };
 }
 
 describeEachEngine('async skills, call_skill and messaging: traced requirements', (db, engine) => {
@@ -96,18 +106,32 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
     expect(h.telegram.sent.some((s) => textOf(s.message).includes(`长任务 ${tag} 完成`) || s.message.media?.length)).toBe(false);
 
     open();
-    await expect.poll(() => h.telegram.sent.find((s) => s.message.media?.some((m) => m.filename === `long-${tag}.txt`)), POLL).toBeDefined();
-    const pushed = h.telegram.sent.filter((s) => textOf(s.message).includes(`长任务 ${tag} 完成`) || s.message.media?.some((m) => m.filename === `long-${tag}.txt`));
+    await expect
+      .poll(() => h.telegram.sent.find((s) => s.message.media?.some((m) => m.filename === `long-${tag}.txt`)), POLL)
+      .toBeDefined();
+    const pushed = h.telegram.sent.filter(
+      (s) => textOf(s.message).includes(`长任务 ${tag} 完成`) || s.message.media?.some((m) => m.filename === `long-${tag}.txt`),
+    );
     expect(pushed.length).toBeGreaterThan(0);
     for (const p of pushed) {
       // the chat the call came from: same channel, account and chat
-      expect(p.target).toMatchObject({ channel: 'telegram', account: 'default', chat_id: ackSend?.target.chat_id ?? h.telegram.sent[0]!.target.chat_id });
+      expect(p.target).toMatchObject({
+        channel: 'telegram',
+        account: 'default',
+        chat_id: ackSend?.target.chat_id ?? h.telegram.sent[0]!.target.chat_id,
+      });
     }
     expect(pushed.map((p) => textOf(p.message)).join('\n')).toContain(`长任务 ${tag} 完成`);
   });
 
   it('R-ASYNC-06: the stored configuration reaches the background run in all four places of §5.1', async () => {
-    await setSkillConfig(db(), h.services.secretKey, { roleId: 'default', skill: 'bg_config', key: 'region', value: '华南', via: 'operator' });
+    await setSkillConfig(db(), h.services.secretKey, {
+      roleId: 'default',
+      skill: 'bg_config',
+      key: 'region',
+      value: '华南',
+      via: 'operator',
+    });
     const tag = `a6-${engine}-${Date.now()}`;
     const ack = await h.turn('telegram', `/bg_config tag=${tag}`);
     expect(ack.map(textOf).join('\n')).toContain('已在后台开始执行');
@@ -141,14 +165,21 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
     // Control: the same job without `async` started later is cut at its 0.5 s wall.
     const ctl = `a8c-${engine}-${Date.now()}`;
     gate(ctl);
-    const control = await runSkill(services, { skill: 'long_sync', input: { tag: ctl }, defaults: defaultsFor('telegram', `s-${ctl}`), line: 'chat' });
+    const control = await runSkill(services, {
+      skill: 'long_sync',
+      input: { tag: ctl },
+      defaults: defaultsFor('telegram', `s-${ctl}`),
+      line: 'chat',
+    });
     expect(control).toMatchObject({ success: false, timeout: true });
 
     // The background run has been going for longer than that wall and is still alive.
     open();
     const env = await job;
     expect(env).toMatchObject({ success: true, user_message: `长任务 ${tag} 完成` });
-    await expect.poll(() => h.telegram.sent.find((s) => s.target.chat_id === `chat-${tag}` && textOf(s.message).includes(`长任务 ${tag} 完成`)), POLL).toBeDefined();
+    await expect
+      .poll(() => h.telegram.sent.find((s) => s.target.chat_id === `chat-${tag}` && textOf(s.message).includes(`长任务 ${tag} 完成`)), POLL)
+      .toBeDefined();
 
     // A-48: the cap exists: SKILL_WALL_HARDCAP 0.5 s × factor 1 stops a held run and pushes the failure.
     const capped = runnerOver(withWalls(wallsWith({ skillWallDefaultSec: 0.5, skillWallHardcapSec: 0.5 })), 1);
@@ -167,7 +198,9 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
     await expect.poll(() => started(tag), POLL).toBe(true);
     const ctl = `a8wc-${engine}-${Date.now()}`;
     gate(ctl);
-    expect(await runSkill(services, { skill: 'long_sync', input: { tag: ctl }, defaults: defaultsFor('web', `s-${ctl}`), line: 'chat' })).toMatchObject({
+    expect(
+      await runSkill(services, { skill: 'long_sync', input: { tag: ctl }, defaults: defaultsFor('web', `s-${ctl}`), line: 'chat' }),
+    ).toMatchObject({
       success: false,
       timeout: true,
     });
@@ -183,7 +216,9 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
     expect(text).toContain(`调用结果：长任务 ${tag} 完成`); // the callee's own result, waited for
     expect(text).not.toContain('已在后台开始执行');
     expect(await jobsOf(tag)).toBe(0);
-    const warned = logs.split('\n').filter((l) => l.includes('call_skill of an async: true skill') && l.includes('"caller":"async_caller"'));
+    const warned = logs
+      .split('\n')
+      .filter((l) => l.includes('call_skill of an async: true skill') && l.includes('"caller":"async_caller"'));
     expect(warned.length).toBeGreaterThan(0);
   });
 
@@ -209,7 +244,12 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
 
   it(`R-CALL-15: a caller's uncommitted write is not visible to the callee (its own session); after commit it is`, async () => {
     const marker = `c15-${engine}-${Date.now()}`;
-    const env = await runSkill(h.services, { skill: 'tx_caller', input: { marker }, defaults: defaultsFor('cli', `s-${marker}`), line: 'cli' });
+    const env = await runSkill(h.services, {
+      skill: 'tx_caller',
+      input: { marker },
+      defaults: defaultsFor('cli', `s-${marker}`),
+      line: 'cli',
+    });
     expect(env.success, JSON.stringify(env)).toBe(true);
     const before = env.before as Record<string, unknown>;
     if (engine === 'server') {
@@ -230,9 +270,15 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
     const bad = calls.filter((c) => c.problem);
     expect(bad).toEqual([]);
     // The lint itself: it flags a computed target and model input passed on whole.
-    const probe = lintSource('x.ts', 'export async function execute(input_data, ctx) { await ctx.call_skill(input_data.target, input_data); }');
+    const probe = lintSource(
+      'x.ts',
+      'export async function execute(input_data, ctx) { await ctx.call_skill(input_data.target, input_data); }',
+    );
     expect(probe.map((c) => c.problem)).toEqual([expect.stringMatching(/target is not a string literal/)]);
-    const probe2 = lintSource('y.ts', "export async function execute(input_data, ctx) { const call = ctx.call_skill; await call('notify', input_data); }");
+    const probe2 = lintSource(
+      'y.ts',
+      "export async function execute(input_data, ctx) { const call = ctx.call_skill; await call('notify', input_data); }",
+    );
     expect(probe2.map((c) => c.problem)).toEqual([expect.stringMatching(/input is the handler's own input/)]);
   });
 });
@@ -253,7 +299,8 @@ describeEachEngine('R-MSG-05: notify and send_message are fire-and-forget', (db)
     }
   }
   const tg = new HeldAdapter('telegram');
-  const pending = async (): Promise<number> => Number((await db().query<{ n: string }>('SELECT count(*)::text AS n FROM skillgate.pending_replies')).rows[0]!.n);
+  const pending = async (): Promise<number> =>
+    Number((await db().query<{ n: string }>('SELECT count(*)::text AS n FROM skillgate.pending_replies')).rows[0]!.n);
 
   beforeAll(async () => {
     const { migrate } = await import('../../src/store/migrate.ts');
@@ -321,7 +368,8 @@ function lintSource(file: string, text: string): FoundCall[] {
       if (name === 'call_skill' || (!viaProperty && CALL_NAMES.has(name))) {
         const [target, input] = node.arguments;
         let problem = '';
-        if (!target || !(ts.isStringLiteral(target) || ts.isNoSubstitutionTemplateLiteral(target))) problem = 'target is not a string literal';
+        if (!target || !(ts.isStringLiteral(target) || ts.isNoSubstitutionTemplateLiteral(target)))
+          problem = 'target is not a string literal';
         else if (input && ts.isIdentifier(input) && (input.text === 'input_data' || input.text === 'input'))
           problem = "input is the handler's own input passed on whole";
         const { line } = sf.getLineAndCharacterOfPosition(node.getStart());

@@ -69,7 +69,14 @@ describeEachEngine('audit log of a conversation', (db) => {
     const rows = (await queryAudit(db(), {})).reverse();
     expect(rows.map((r) => r.skill)).toEqual(['audit_probe', 'audit_probe', 'echo_input', 'confirm_probe', 'confirm_probe']);
     for (const r of rows) {
-      expect(r).toMatchObject({ roleId: 'default', orgId: 'demo', channel: 'telegram', line: 'chat', actorEmpNo: 'E0042', actorName: '李审计' });
+      expect(r).toMatchObject({
+        roleId: 'default',
+        orgId: 'demo',
+        channel: 'telegram',
+        line: 'chat',
+        actorEmpNo: 'E0042',
+        actorName: '李审计',
+      });
       expect(Number.isInteger(r.durationMs) && r.durationMs >= 0).toBe(true);
       expect(r.sessionId).not.toBe('');
       expect(r.paramsHash).toMatch(/^[0-9a-f]{64}$/);
@@ -145,7 +152,21 @@ describeEachEngine('audit log of a conversation', (db) => {
     const before = (await queryAudit(db(), { limit: 1000 })).length;
     const env = await runSkill(
       { ...h.services, db: failing, log },
-      { skill: 'echo_input', input: { note: 'x' }, defaults: { org_id: 'demo', role_id: 'default', session_id: 'audit-fail', channel: 'cli', chat_mode: false, allow_sql: false, team_role: 'member', is_admin: false }, line: 'cli' },
+      {
+        skill: 'echo_input',
+        input: { note: 'x' },
+        defaults: {
+          org_id: 'demo',
+          role_id: 'default',
+          session_id: 'audit-fail',
+          channel: 'cli',
+          chat_mode: false,
+          allow_sql: false,
+          team_role: 'member',
+          is_admin: false,
+        },
+        line: 'cli',
+      },
     );
     expect(env.success).not.toBe(false);
     expect(warnings).toContain('audit log: the call could not be recorded');

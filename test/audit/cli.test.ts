@@ -34,7 +34,9 @@ for (const engine of ENGINES) {
       const failed = await run(['skill', 'run', PROBE, '--input', JSON.stringify({ city: '深圳', fail: true })]);
       expect(failed.code).toBe(0);
       expect((await run(['skill', 'run', 'datatable', '--input', JSON.stringify({ action: 'list_tables' })])).code).toBe(0);
-      expect((await run(['skill', 'run', 'repair_ticket', '--input', JSON.stringify({ action: '登记费用', ticket: 'T-1', cost: 500 })])).code).toBe(0);
+      expect(
+        (await run(['skill', 'run', 'repair_ticket', '--input', JSON.stringify({ action: '登记费用', ticket: 'T-1', cost: 500 })])).code,
+      ).toBe(0);
     });
     afterAll(() => {
       vi.unstubAllEnvs();
@@ -64,7 +66,9 @@ for (const engine of ENGINES) {
       expect(r.code).toBe(0);
       const lines = r.out.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}default {2}cli\/cli {2}- {2}audit_probe {2}error:recoverable {2}\d+ms {2}params=[0-9a-f]{12}$/);
+      expect(lines[0]).toMatch(
+        /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}default {2}cli\/cli {2}- {2}audit_probe {2}error:recoverable {2}\d+ms {2}params=[0-9a-f]{12}$/,
+      );
       expect((await run(['audit', '--role', 'nobody'])).out).toBe('no audit entries match\n');
     });
 

@@ -92,7 +92,10 @@ describeEachEngine('audit local admin API', (db) => {
   beforeAll(async () => {
     await migrate(db());
     await seed(db());
-    await insertAudit(db(), entry('datatable', new Date(NOW.getTime() - 2000), { roleId: 'sales', action: 'delete_by', success: false, errorType: 'config' }));
+    await insertAudit(
+      db(),
+      entry('datatable', new Date(NOW.getTime() - 2000), { roleId: 'sales', action: 'delete_by', success: false, errorType: 'config' }),
+    );
     const server = createApp({ db: db(), log, localToken: token, channels: ['web'] }).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -100,7 +103,11 @@ describeEachEngine('audit local admin API', (db) => {
   });
 
   const post = (body: unknown, auth = `Bearer ${token}`): Promise<Response> =>
-    fetch(`${base}/api/local/audit`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${base}/api/local/audit`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('POST /api/local/audit returns the filtered rows as JSON', async () => {
     const res = await post({ role: 'sales' });
@@ -108,7 +115,9 @@ describeEachEngine('audit local admin API', (db) => {
     const body = (await res.json()) as { ok: boolean; entries: { skill: string; action: string; errorType: string }[] };
     expect(body.ok).toBe(true);
     expect(body.entries).toEqual([expect.objectContaining({ skill: 'datatable', action: 'delete_by', errorType: 'config' })]);
-    const since = (await (await post({ since: new Date(NOW.getTime() - 3000).toISOString(), limit: '10' })).json()) as { entries: { skill: string }[] };
+    const since = (await (await post({ since: new Date(NOW.getTime() - 3000).toISOString(), limit: '10' })).json()) as {
+      entries: { skill: string }[];
+    };
     expect(since.entries.map((e) => e.skill)).toEqual(['fresh', 'datatable']);
   });
 

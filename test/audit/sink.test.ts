@@ -110,7 +110,10 @@ describeEachEngine('audit sink: group commit', (db) => {
 
   it('a failed write is logged without parameters and durable() still resolves', async () => {
     const lines: string[] = [];
-    const warnLog = createLogger({ level: 'warn', destination: new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), cb()) }) });
+    const warnLog = createLogger({
+      level: 'warn',
+      destination: new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), cb()) }),
+    });
     const broken = Object.create(db()) as Db;
     broken.query = (() => Promise.reject(new Error('relation is gone'))) as Db['query'];
     const sink = createAuditSink(broken, { log: warnLog, intervalMs: 60_000 });
@@ -132,8 +135,18 @@ describeEachEngine('audit sink: group commit', (db) => {
       log,
     };
     const call = wireSkillCall(services, { auditSink: sink });
-    const defaults = { role_id: 'default', org_id: 'demo', session_id: 'sink', channel: 'cli', chat_mode: true, allow_sql: true, team_role: 'member', is_admin: false };
-    for (let i = 0; i < 3; i++) expect(await call({ skill: 'bench_noop', input: {}, defaults, line: 'cli' })).toMatchObject({ success: true });
+    const defaults = {
+      role_id: 'default',
+      org_id: 'demo',
+      session_id: 'sink',
+      channel: 'cli',
+      chat_mode: true,
+      allow_sql: true,
+      team_role: 'member',
+      is_admin: false,
+    };
+    for (let i = 0; i < 3; i++)
+      expect(await call({ skill: 'bench_noop', input: {}, defaults, line: 'cli' })).toMatchObject({ success: true });
     expect(c.inserts()).toBe(0);
     await sink.durable();
     expect(await skills(db())).toEqual(['bench_noop', 'bench_noop', 'bench_noop']);

@@ -27,7 +27,8 @@ const DIALECTS: { name: string; render: (md: string) => string; format: SplitFor
   { name: 'plain', render: renderPlain, format: 'plain', unit: 'utf16', limit: 4096 },
 ];
 
-const PARAGRAPH = '## 巡检 **泵房三号** 的结果\n\n压力 2.1 bar，温度正常 😀。见 [报告](https://example.com/report/2026-12-01) 与 `pump_3` 的日志；*下一步*：~~停机~~ 继续观察。\n\n| 项目 | 数值 |\n| --- | --- |\n| 压力 | 2.1 |\n| 温度 | 36 |\n\n```python\nprint("ok")\n```\n\n';
+const PARAGRAPH =
+  '## 巡检 **泵房三号** 的结果\n\n压力 2.1 bar，温度正常 😀。见 [报告](https://example.com/report/2026-12-01) 与 `pump_3` 的日志；*下一步*：~~停机~~ 继续观察。\n\n| 项目 | 数值 |\n| --- | --- |\n| 压力 | 2.1 |\n| 温度 | 36 |\n\n```python\nprint("ok")\n```\n\n';
 
 function sample(chars: number): string {
   return PARAGRAPH.repeat(Math.ceil(chars / PARAGRAPH.length)).slice(0, chars);
@@ -56,5 +57,8 @@ export function runChunkBench(sizes = [10_000, 100_000, 1_000_000], runs = 3): C
 /** Print the timings as a table. */
 export function printChunkTable(rows: ChunkTiming[]): void {
   console.log('\nchunking (median ms):');
-  for (const r of rows) console.log(`  ${r.dialect.padEnd(14)} ${String(r.chars).padStart(8)} chars → ${String(r.chunks).padStart(4)} chunks  ${r.ms.toFixed(1).padStart(8)} ms`);
+  for (const r of rows)
+    console.log(
+      `  ${r.dialect.padEnd(14)} ${String(r.chars).padStart(8)} chars → ${String(r.chunks).padStart(4)} chunks  ${r.ms.toFixed(1).padStart(8)} ms`,
+    );
 }

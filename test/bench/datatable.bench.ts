@@ -65,7 +65,8 @@ function withInvalid(rows: Row[]): { rows: Array<Record<string, unknown>>; inval
     const i = k * step + 7;
     invalid.add(i);
     const r = out[i]!;
-    if (k % 100 === 99) r.编号 = `NO-${String(i - 1).padStart(6, '0')}`; // duplicate of the row before
+    if (k % 100 === 99)
+      r.编号 = `NO-${String(i - 1).padStart(6, '0')}`; // duplicate of the row before
     else if (k % 4 === 0) r.数量 = 1.5;
     else if (k % 4 === 1) r.金额 = '3万';
     else if (k % 4 === 2) r.类别 = 'Z';
@@ -167,8 +168,15 @@ export function datatableCases(): BenchCase[] {
     await db.query('TRUNCATE org_data_bench."导入"');
     const r = await runDatatable({ action: 'insert_from_file', payload: { table_name: '导入', file } }, ctx());
     const errors = r.errors as unknown[] | undefined;
-    if (r.inserted !== expectInserted || r.failed !== expectFailed || (errors?.length ?? 0) < expectFailed || r.verified_total !== expectInserted) {
-      throw new Error(`insert_from_file ${file}: inserted ${String(r.inserted)}, failed ${String(r.failed)}, errors ${errors?.length}, verified_total ${String(r.verified_total)}`);
+    if (
+      r.inserted !== expectInserted ||
+      r.failed !== expectFailed ||
+      (errors?.length ?? 0) < expectFailed ||
+      r.verified_total !== expectInserted
+    ) {
+      throw new Error(
+        `insert_from_file ${file}: inserted ${String(r.inserted)}, failed ${String(r.failed)}, errors ${errors?.length}, verified_total ${String(r.verified_total)}`,
+      );
     }
   };
 
@@ -186,7 +194,9 @@ export function datatableCases(): BenchCase[] {
   };
   const printThroughput = () => {
     const ratio = (k: number) => (median(times[k]!.base) / median(times[k]!.subj)).toFixed(3);
-    process.stdout.write(`bench: datatable throughput ratio (COPY time / insert_from_file time, target ≥ 0.5): all valid ${ratio(0)}, 1% invalid ${ratio(1)}\n`);
+    process.stdout.write(
+      `bench: datatable throughput ratio (COPY time / insert_from_file time, target ≥ 0.5): all valid ${ratio(0)}, 1% invalid ${ratio(1)}\n`,
+    );
   };
   const teardown = async () => undefined;
   return [
@@ -196,7 +206,10 @@ export function datatableCases(): BenchCase[] {
       iterations: 1,
       rounds: 5,
       setup,
-      baseline: timed(baseline('valid.csv', () => valid), times[0]!.base),
+      baseline: timed(
+        baseline('valid.csv', () => valid),
+        times[0]!.base,
+      ),
       subject: timed(subject('valid.json', ROWS, 0), times[0]!.subj),
       teardown,
       target: 2,
@@ -207,7 +220,10 @@ export function datatableCases(): BenchCase[] {
       iterations: 1,
       rounds: 5,
       setup,
-      baseline: timed(baseline('valid99.csv', () => bad.rows.filter((_, i) => !bad.invalid.has(i))), times[1]!.base),
+      baseline: timed(
+        baseline('valid99.csv', () => bad.rows.filter((_, i) => !bad.invalid.has(i))),
+        times[1]!.base,
+      ),
       subject: timed(subject('invalid.json', ROWS - 1000, 1000), times[1]!.subj),
       teardown: async () => {
         printThroughput();

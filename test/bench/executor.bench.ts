@@ -91,7 +91,13 @@ export function executorCases(): BenchCase[] {
       baseline: () => noop({}, {}),
       subject: async () => {
         wired ??= wireSkillCall(services, { auditSink: (sink = createAuditSink(db, { log: services.log })) });
-        await wired({ skill: 'bench_noop', input: {}, defaults, line: 'chat', session: { id: 'bench', workspaceDir: join(dataDir, 'ws-bench') } });
+        await wired({
+          skill: 'bench_noop',
+          input: {},
+          defaults,
+          line: 'chat',
+          session: { id: 'bench', workspaceDir: join(dataDir, 'ws-bench') },
+        });
         if (++calls % 50 === 0) await sink!.durable();
       },
       teardown: async () => {

@@ -47,55 +47,72 @@ export async function drive(
   const started = Date.now();
   let sent = 0;
   await Promise.all(
-    Array.from({ length: clients }, (_, i) =>
-      new Promise<void>((resolve) => {
-        const ws = new WebSocket(url, { headers: { origin: new URL(url.replace(/^ws/, 'http')).origin } });
-        let n = 0;
-        let sentAt = 0;
-        let current = '';
-        const next = (): void => {
-          if (Date.now() >= deadline || sent >= maxMessages) {
-            ws.close();
-            return;
-          }
-          sent++;
-          current = `b${run}_${i}_${n++}`;
-          sentAt = Date.now();
-          ws.send(JSON.stringify({ v: 1, type: 'user.message', id: current, client_msg_id: current, text }));
-        };
-        ws.on('open', () => {
-          const h = hello(i);
-          if (h) ws.send(JSON.stringify(h));
-          else next();
-        });
-        ws.on('message', (data) => {
-          const f = JSON.parse(String(data)) as { type: string; reply_to?: string; final?: boolean; code?: string; retry_after_ms?: number };
-          if (f.type === 'hello.ok') next();
-          else if (f.type === 'error') {
-            errors++;
-            if (errors <= 3) process.stderr.write(`bench: ${name}: error frame ${JSON.stringify(f)}\n`);
-            if (f.code === 'rate_limited') setTimeout(next, f.retry_after_ms ?? 500);
+    Array.from(
+      { length: clients },
+      (_, i) =>
+        new Promise<void>((resolve) => {
+          const ws = new WebSocket(url, { headers: { origin: new URL(url.replace(/^ws/, 'http')).origin } });
+          let n = 0;
+          let sentAt = 0;
+          let current = '';
+          const next = (): void => {
+            if (Date.now() >= deadline || sent >= maxMessages) {
+              ws.close();
+              return;
+            }
+            sent++;
+            current = `b${run}_${i}_${n++}`;
+            sentAt = Date.now();
+            ws.send(JSON.stringify({ v: 1, type: 'user.message', id: current, client_msg_id: current, text }));
+          };
+          ws.on('open', () => {
+            const h = hello(i);
+            if (h) ws.send(JSON.stringify(h));
             else next();
-          } else if ((f.type === 'assistant.message' || f.type === 'echo') && f.final !== false && f.reply_to === current) {
-            latencies.push(Date.now() - sentAt);
-            next();
-          }
-        });
-        ws.on('close', () => resolve());
-        ws.on('error', () => {
-          errors++;
-          resolve();
-        });
-      }),
+          });
+          ws.on('message', (data) => {
+            const f = JSON.parse(String(data)) as {
+              type: string;
+              reply_to?: string;
+              final?: boolean;
+              code?: string;
+              retry_after_ms?: number;
+            };
+            if (f.type === 'hello.ok') next();
+            else if (f.type === 'error') {
+              errors++;
+              if (errors <= 3) process.stderr.write(`bench: ${name}: error frame ${JSON.stringify(f)}\n`);
+              if (f.code === 'rate_limited') setTimeout(next, f.retry_after_ms ?? 500);
+              else next();
+            } else if ((f.type === 'assistant.message' || f.type === 'echo') && f.final !== false && f.reply_to === current) {
+              latencies.push(Date.now() - sentAt);
+              next();
+            }
+          });
+          ws.on('close', () => resolve());
+          ws.on('error', () => {
+            errors++;
+            resolve();
+          });
+        }),
     ),
   );
   const elapsed = (Date.now() - started) / 1000;
-  return { name, messages: latencies.length, perSecond: latencies.length / elapsed, p50Ms: pct(latencies, 50), p99Ms: pct(latencies, 99), errors };
+  return {
+    name,
+    messages: latencies.length,
+    perSecond: latencies.length / elapsed,
+    p50Ms: pct(latencies, 50),
+    p99Ms: pct(latencies, 99),
+    errors,
+  };
 }
 
 /** The bare baseline: a ws server storing each message in `db` and echoing it. */
 async function baselineServer(db: Db): Promise<{ url: string; close(): Promise<void> }> {
-  await db.query('CREATE TABLE IF NOT EXISTS public.bench_echo (id bigserial PRIMARY KEY, client text, body jsonb, at timestamptz DEFAULT now())');
+  await db.query(
+    'CREATE TABLE IF NOT EXISTS public.bench_echo (id bigserial PRIMARY KEY, client text, body jsonb, at timestamptz DEFAULT now())',
+  );
   const server = createServer();
   const wss = new WebSocketServer({ server });
   wss.on('connection', (ws) => {
@@ -128,13 +145,18 @@ async function durableFloorServer(db: Db): Promise<{ url: string; close(): Promi
   await db.query(
     'CREATE TABLE IF NOT EXISTS public.bench_floor_in (id bigserial PRIMARY KEY, client text NOT NULL, body jsonb NOT NULL, done boolean NOT NULL DEFAULT false, at timestamptz NOT NULL DEFAULT now())',
   );
-  await db.query('CREATE TABLE IF NOT EXISTS public.bench_floor_out (id bigserial PRIMARY KEY, in_id bigint NOT NULL, body jsonb NOT NULL, delivered_at timestamptz)');
+  await db.query(
+    'CREATE TABLE IF NOT EXISTS public.bench_floor_out (id bigserial PRIMARY KEY, in_id bigint NOT NULL, body jsonb NOT NULL, delivered_at timestamptz)',
+  );
   const server = createServer();
   const wss = new WebSocketServer({ server });
   wss.on('connection', (ws) => {
     ws.on('message', async (data) => {
       const f = JSON.parse(String(data)) as { client_msg_id: string; text: string };
-      const inbound = await db.query<{ id: string }>('INSERT INTO public.bench_floor_in (client, body) VALUES ($1, $2::jsonb) RETURNING id::text AS id', [f.client_msg_id, JSON.stringify(f)]);
+      const inbound = await db.query<{ id: string }>(
+        'INSERT INTO public.bench_floor_in (client, body) VALUES ($1, $2::jsonb) RETURNING id::text AS id',
+        [f.client_msg_id, JSON.stringify(f)],
+      );
       const reply = { type: 'echo', reply_to: f.client_msg_id, text: f.text, final: true };
       const out = await db.query<{ id: string }>(
         `WITH d AS (UPDATE public.bench_floor_in SET done = true WHERE id = $1::bigint)
@@ -142,7 +164,10 @@ async function durableFloorServer(db: Db): Promise<{ url: string; close(): Promi
         [inbound.rows[0]!.id, JSON.stringify(reply)],
       );
       ws.send(JSON.stringify(reply), (err) => {
-        if (!err) void db.query('UPDATE public.bench_floor_out SET delivered_at = now() WHERE id = $1::bigint', [out.rows[0]!.id]).catch(() => undefined);
+        if (!err)
+          void db
+            .query('UPDATE public.bench_floor_out SET delivered_at = now() WHERE id = $1::bigint', [out.rows[0]!.id])
+            .catch(() => undefined);
       });
     });
   });
@@ -219,7 +244,14 @@ export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DA
     await echo.close();
     const floorServer = await durableFloorServer(gateway.db);
     counter.reset();
-    const fl = await drive('durable floor: ws + inbound row, reply row + done, delivered mark', floorServer.url, clients, baselineSeconds, () => null, 'ping');
+    const fl = await drive(
+      'durable floor: ws + inbound row, reply row + done, delivered mark',
+      floorServer.url,
+      clients,
+      baselineSeconds,
+      () => null,
+      'ping',
+    );
     await new Promise((r) => setTimeout(r, 200)); // the last delivered marks
     const floorCost = costOf(counter, fl.messages);
     await floorServer.close();
@@ -237,18 +269,33 @@ export async function runGatewayBench(databaseUrl: string = process.env.BENCH_DA
     const gatewayCost = costOf(counter, s.messages);
     counter.uninstall();
     const head = ['case', 'messages', 'msg/s', 'p50 ms', 'p99 ms', 'errors'];
-    const line = (r: LoadResult): string[] => [r.name, String(r.messages), r.perSecond.toFixed(1), String(r.p50Ms), String(r.p99Ms), String(r.errors)];
+    const line = (r: LoadResult): string[] => [
+      r.name,
+      String(r.messages),
+      r.perSecond.toFixed(1),
+      String(r.p50Ms),
+      String(r.p99Ms),
+      String(r.errors),
+    ];
     const table = [head, line(fl), line(b), line(s)];
     const widths = head.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    console.log(`\ngateway load: ${clients} clients × ${seconds} s each, database ${gateway.db.engine}; web frame limit lifted (SKILLGATE_WEB_MAX_FRAMES_PER_10S)`);
+    console.log(
+      `\ngateway load: ${clients} clients × ${seconds} s each, database ${gateway.db.engine}; web frame limit lifted (SKILLGATE_WEB_MAX_FRAMES_PER_10S)`,
+    );
     for (const row of table) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
-    console.log(`throughput ratio gateway/durable floor: ${(s.perSecond / fl.perSecond).toFixed(3)} (target ≥ 0.5); p99 gateway/floor: ${(s.p99Ms / fl.p99Ms).toFixed(2)} (target ≤ 3)`);
+    console.log(
+      `throughput ratio gateway/durable floor: ${(s.perSecond / fl.perSecond).toFixed(3)} (target ≥ 0.5); p99 gateway/floor: ${(s.p99Ms / fl.p99Ms).toFixed(2)} (target ≤ 3)`,
+    );
     console.log(`throughput ratio gateway/1-INSERT baseline: ${(s.perSecond / b.perSecond).toFixed(3)}`);
     console.log(`durable floor: ${costLine(floorCost)}`);
     console.log(`1-INSERT baseline: ${costLine(insertCost)}`);
     console.log(`gateway: ${costLine(gatewayCost)} (per web turn)`);
     const statements = gatewayQueries.reduce((n, [, c]) => n + c, 0);
-    printQueryBreakdown('gateway', { ...counter, breakdown: () => gatewayQueries, timings: () => gatewayMs, total: () => statements }, s.messages);
+    printQueryBreakdown(
+      'gateway',
+      { ...counter, breakdown: () => gatewayQueries, timings: () => gatewayMs, total: () => statements },
+      s.messages,
+    );
     return {
       baseline: fl,
       insertBaseline: b,

@@ -51,7 +51,10 @@ if (only === 'skillcall') {
   micro.push(await runCase(c));
 }
 const noop = micro.find((m) => m.name === NOOP_CASE);
-if (noop) console.log(`\nskill call (wired once, in-process no-op): ${noop.subjectUs.toFixed(1)} µs per call (the handler alone: ${noop.baselineUs.toFixed(2)} µs; target ≤ 200 µs)`);
+if (noop)
+  console.log(
+    `\nskill call (wired once, in-process no-op): ${noop.subjectUs.toFixed(1)} µs per call (the handler alone: ${noop.baselineUs.toFixed(2)} µs; target ≤ 200 µs)`,
+  );
 
 const chunking: ChunkTiming[] = [];
 if (runs('chunk')) {
@@ -89,11 +92,16 @@ for (const url of engines) {
 }
 
 /** The repeat whose ratio is the median, with every repeat's ratio. */
-function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: string; statementsPerMessage: number; commitsPerMessage?: number; insertBaseline?: LoadResult }>(
-  bench: LoadFigure['bench'],
-  reps: R[],
-  shape: (r: R) => string,
-): LoadFigure {
+function pick<
+  R extends {
+    baseline: LoadResult;
+    subject: LoadResult;
+    engine: string;
+    statementsPerMessage: number;
+    commitsPerMessage?: number;
+    insertBaseline?: LoadResult;
+  },
+>(bench: LoadFigure['bench'], reps: R[], shape: (r: R) => string): LoadFigure {
   const ratios = reps.map((r) => r.subject.perSecond / r.baseline.perSecond);
   const m = median(ratios);
   const mid = reps[ratios.indexOf(m)] ?? reps[Math.floor(reps.length / 2)]!;
@@ -112,7 +120,10 @@ function pick<R extends { baseline: LoadResult; subject: LoadResult; engine: str
 
 if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
   const file = process.env.BENCH_DOCS_PATH?.trim() || fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
-  writeFileSync(file, renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped, chunking, startup }));
+  writeFileSync(
+    file,
+    renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped, chunking, startup }),
+  );
   console.log(`\nwrote ${file}`);
 }
 if (overlaps.length > 0) {

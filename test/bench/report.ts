@@ -50,7 +50,9 @@ export function machineLines(): string[] {
     `- RAM: ${gib(totalmem())} (${gib(freemem())} free at the start)`,
     `- OS: ${osType()} ${release()} (${platform()}/${arch()})`,
     `- Node: ${process.version}`,
-    `- Load average at the start (1/5/15 min): ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`,
+    `- Load average at the start (1/5/15 min): ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' / ')}`,
   ];
 }
 
@@ -79,7 +81,9 @@ export function renderReport(r: BenchReport): string {
 
   out.push('## Load: gateway and webhook ingest', '');
   out.push('Target: throughput ratio ≥ 0.5 of the baseline (issue 5, issue 11 §4).', '');
-  out.push('| bench | database | load | baseline /s | baseline p50 / p99 ms | 1-INSERT /s | skillgate /s | skillgate p50 / p99 ms | statements per message | commits per message | ratio (median) | target |');
+  out.push(
+    '| bench | database | load | baseline /s | baseline p50 / p99 ms | 1-INSERT /s | skillgate /s | skillgate p50 / p99 ms | statements per message | commits per message | ratio (median) | target |',
+  );
   out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const l of r.load) {
     const ratio = med(l.ratios);
@@ -93,7 +97,7 @@ export function renderReport(r: BenchReport): string {
     '- **gateway**: each web client sends `/bench_noop` (an in-process no-op skill) over the web socket',
     '  and waits for the final reply before sending the next: web → inbox → identity → session →',
     '  planner → executor (audit row) → outbox → web frame. Baseline: the durable floor, a bare `ws`',
-    '  server that per message commits the inbound row, then the reply row with the inbound row\'s',
+    "  server that per message commits the inbound row, then the reply row with the inbound row's",
     '  done mark, then (after sending) the delivered mark: 3 statements, 3 commits. The 1-INSERT',
     '  column: a bare `ws` server that stores each message with one INSERT and echoes it.',
     '- **webhook ingest**: concurrent senders POST Telegram updates (10% redeliveries of earlier',
@@ -111,10 +115,10 @@ export function renderReport(r: BenchReport): string {
     '  event of a busy chat, or one arriving with every slot busy, is stored `received` as before.',
     '  The statement that marks an event done also takes the next due events for the slot it frees.',
     '  A taken row carries a lease either way: after a crash it expires and the row is taken again.',
-    '- The outbox INSERT of a reply takes the row the same way when it is its chat\'s head and the',
+    "- The outbox INSERT of a reply takes the row the same way when it is its chat's head and the",
     '  outbox runs; it is sent right after commit (no NOTIFY, no claim). Delivery stays at least',
     '  once, with the idempotency key `outbox:<id>`; per-chat order holds because only a head is taken',
-    '  (on a server under the chat\'s advisory lock, so every earlier row is visible).',
+    "  (on a server under the chat's advisory lock, so every earlier row is visible).",
     '- On a server, NOTIFYs ride in the statements that need them (`pg_notify` in `RETURNING`,',
     '  delivered at commit): an inbox row left `received`, a stored web frame, a new attachment.',
     '- Cached in the process, per database: session records (`last_active_at` is written at most',
@@ -127,7 +131,10 @@ export function renderReport(r: BenchReport): string {
 
   if (r.chunking && r.chunking.length > 0) {
     out.push('## Chunking', '');
-    out.push('A reply rendered by each dialect, split to the platform limit (median of 3 runs, absolute ms; linear = ×10 text ≈ ×10 time; target: 1 M characters under 1 s).', '');
+    out.push(
+      'A reply rendered by each dialect, split to the platform limit (median of 3 runs, absolute ms; linear = ×10 text ≈ ×10 time; target: 1 M characters under 1 s).',
+      '',
+    );
     out.push('| dialect | characters | chunks | ms |', '|---|---:|---:|---:|');
     for (const c of r.chunking) out.push(`| ${c.dialect} | ${c.chars} | ${c.chunks} | ${c.ms.toFixed(1)} |`);
     out.push('');
@@ -138,7 +145,9 @@ export function renderReport(r: BenchReport): string {
     out.push('| case | baseline | calls | baseline µs/call | subject µs/call | ratio | target |');
     out.push('|---|---|---:|---:|---:|---:|---:|');
     for (const m of r.micro) {
-      out.push(`| ${m.name} | ${m.baselineName} | ${m.calls} | ${f1(m.baselineUs)} | ${f1(m.subjectUs)} | ${m.ratio.toFixed(3)} | ${m.target === undefined ? '' : `≤ ${m.target}`} |`);
+      out.push(
+        `| ${m.name} | ${m.baselineName} | ${m.calls} | ${f1(m.baselineUs)} | ${f1(m.subjectUs)} | ${m.ratio.toFixed(3)} | ${m.target === undefined ? '' : `≤ ${m.target}`} |`,
+      );
     }
     out.push('');
   }
@@ -186,7 +195,7 @@ function startupSection(f: StartupFigures): string[] {
     `PGlite's own share (a process that only opens the data dir the same way): ${f.pglite.rssMb.toFixed(0)} MB over a bare node`,
     `process with the PGlite module loaded (${f.pglite.bareNodeRssMb.toFixed(0)} MB): its compiled WASM code and its ${Number.isFinite(f.pglite.wasmMemoryMb) ? f.pglite.wasmMemoryMb.toFixed(0) : '—'} MB WASM`,
     'memory, of which PostgreSQL touches its shared buffers, catalog caches and heap. The web turns',
-    'run with the web channel\'s anti-abuse limits lifted, as in the gateway bench.',
+    "run with the web channel's anti-abuse limits lifted, as in the gateway bench.",
     '',
     ...STARTUP_NOTES,
     '',
@@ -199,7 +208,7 @@ const STARTUP_NOTES = [
   '### Where it goes',
   '',
   'Before this work, measured the same way side by side on the same loaded machine (2 cores, load',
-  'average 15–30, so every wall time is several times a quiet machine\'s): to `/healthz` 28–31 s',
+  "average 15–30, so every wall time is several times a quiet machine's): to `/healthz` 28–31 s",
   'wall / 6.4–6.5 s CPU → 14–16 s / 3.5–3.8 s; RSS after 15 s idle 470–500 MB → 250 MB; `skill run`',
   '16–21 s / 5.6–6.1 s CPU, peak 507 MB → 8–9 s / 2.8–3.0 s CPU, peak 235–250 MB. On a quiet moment',
   'earlier: 3.3 s to `/healthz`, 540 MB idle, 2.2–2.6 s `skill run` before.',
@@ -212,7 +221,7 @@ const STARTUP_NOTES = [
   '  sources through tsx; `npm run build` refreshes it; the test suite always runs the sources',
   '  (`SKILLGATE_FROM_SOURCE=1`). Skill handlers (`handler.ts`) still load through tsx, on first use.',
   '- **PGlite.** Booting PostgreSQL in WASM (compile the 9 MB module, unpack its files, start',
-  '  single-user mode) is about 0.5 s of CPU. PostgreSQL\'s default 128 MB `shared_buffers` is',
+  "  single-user mode) is about 0.5 s of CPU. PostgreSQL's default 128 MB `shared_buffers` is",
   '  initialised in the WASM memory at every start, so it was resident whether used or not: the',
   '  embedded engine starts with 16 MB (`src/store/open.ts`), about 120 MB less RSS.',
   '- **The TypeScript compiler** (9 MB of CommonJS, ~50 MB of heap) parses skill handlers at',
@@ -228,8 +237,8 @@ const STARTUP_NOTES = [
   '  first SQL), sanitize-html with postcss (the first web reply), pino-pretty (a terminal only),',
   '  PGlite itself (never, on the server engine).',
   '- **The rest**: Node itself (~45 MB), express, pg, pg-boss, ajv (schemas compiled at discovery),',
-  '  pino; on the embedded engine PGlite\'s boot is most of the CPU time left. `skill run` opens the',
+  "  pino; on the embedded engine PGlite's boot is most of the CPU time left. `skill run` opens the",
   '  embedded database too (the same PGlite boot) and loads tsx for the handler, so its CPU time is',
-  '  close to a start\'s. The very first start on a new data dir also runs initdb (a second WASM',
+  "  close to a start's. The very first start on a new data dir also runs initdb (a second WASM",
   '  module) and stays larger (~770 MB) until it is restarted.',
 ];

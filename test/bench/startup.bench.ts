@@ -26,7 +26,6 @@ import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'skillgate.js');
 const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
-const MB = 1024 * 1024;
 
 /** The targets of the section (docs/performance.md). */
 export const STARTUP_TARGETS = {
@@ -99,7 +98,10 @@ async function serve(env: Record<string, string>): Promise<Served> {
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   for (;;) {
     if (child.exitCode !== null) throw new Error(`skillgate serve exited (${child.exitCode}): ${stderr}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await sleep(10);
   }
@@ -136,7 +138,7 @@ function pgliteShare(dataDir: string): StartupFigures['pglite'] {
   const rss = 'Number(/VmRSS:\\s+(\\d+)/.exec((await import("node:fs")).readFileSync("/proc/self/status", "utf8"))[1]) / 1024';
   const probe = [
     "const { PGlite } = await import('@electric-sql/pglite');",
-    "const extra = JSON.parse(process.env.EXTRA_PARAMS);",
+    'const extra = JSON.parse(process.env.EXTRA_PARAMS);',
     "const pg = await PGlite.create(process.env.DATA_DIR + '/pgdata', { startParams: [...PGlite.defaultStartParams, ...extra] });",
     "await pg.query('SELECT count(*) FROM skillgate.schema_migrations');",
     // the WASM linear memory PostgreSQL lives in (shared buffers, catalog caches, its heap)
@@ -146,7 +148,11 @@ function pgliteShare(dataDir: string): StartupFigures['pglite'] {
     'console.log(JSON.stringify({ rss, wasm }));',
   ].join('\n');
   const run = (code: string, env: Record<string, string>): { rss: number; wasm?: number } => {
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`pglite probe failed: ${r.stderr}`);
     return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { rss: number; wasm?: number };
   };
@@ -212,7 +218,11 @@ export async function runStartupBench(databaseUrl = process.env.BENCH_DATABASE_U
 
     let server: StartupFigures['server'];
     if (databaseUrl) {
-      const env = { DATABASE_URL: databaseUrl, SKILLGATE_SECRET_KEY: randomBytes(32).toString('base64'), SKILLGATE_DATA_DIR: join(dir, 'server-data') };
+      const env = {
+        DATABASE_URL: databaseUrl,
+        SKILLGATE_SECRET_KEY: randomBytes(32).toString('base64'),
+        SKILLGATE_DATA_DIR: join(dir, 'server-data'),
+      };
       await (await serve(env)).stop(); // the schema exists before the measured starts
       const ss: Served[] = [];
       let serverIdle = NaN;
@@ -241,7 +251,11 @@ export async function runStartupBench(databaseUrl = process.env.BENCH_DATABASE_U
         turnsRssMb,
       },
       pglite,
-      skillRun: { ms: median(runs.map((r) => r.ms)), cpuMs: median(runs.map((r) => r.cpuMs)), maxRssMb: median(runs.map((r) => r.maxRssMb)) },
+      skillRun: {
+        ms: median(runs.map((r) => r.ms)),
+        cpuMs: median(runs.map((r) => r.cpuMs)),
+        maxRssMb: median(runs.map((r) => r.maxRssMb)),
+      },
       server,
     };
     printStartup(figures);
@@ -275,12 +289,28 @@ export function startupRows(f: StartupFigures): Array<[string, string, string]> 
   const t = STARTUP_TARGETS;
   const rows: Array<[string, string, string]> = [
     ['embedded: spawn → first /healthz 200', `${f0(f.embedded.healthzMs)} ms (CPU ${f0(f.embedded.cpuMs)} ms)`, `≤ ${t.healthzMs} ms`],
-    [`embedded: RSS after ${f.idleSeconds} s idle`, `${f0(f.embedded.idleRssMb)} MB (PGlite ${f0(f.pglite.rssMb)} MB of it)`, `≤ ${t.idleRssMb} MB`],
-    [`embedded: RSS after ${f.embedded.turns} web turns (${f0(f.embedded.turnsSeconds)} s)`, `${f0(f.embedded.turnsRssMb)} MB`, `≤ ${t.turnsRssMb} MB`],
-    ['`skill run` of a trivial in-process skill', `${f0(f.skillRun.ms)} ms (CPU ${f0(f.skillRun.cpuMs)} ms, peak RSS ${f0(f.skillRun.maxRssMb)} MB)`, `≤ ${t.skillRunMs} ms`],
+    [
+      `embedded: RSS after ${f.idleSeconds} s idle`,
+      `${f0(f.embedded.idleRssMb)} MB (PGlite ${f0(f.pglite.rssMb)} MB of it)`,
+      `≤ ${t.idleRssMb} MB`,
+    ],
+    [
+      `embedded: RSS after ${f.embedded.turns} web turns (${f0(f.embedded.turnsSeconds)} s)`,
+      `${f0(f.embedded.turnsRssMb)} MB`,
+      `≤ ${t.turnsRssMb} MB`,
+    ],
+    [
+      '`skill run` of a trivial in-process skill',
+      `${f0(f.skillRun.ms)} ms (CPU ${f0(f.skillRun.cpuMs)} ms, peak RSS ${f0(f.skillRun.maxRssMb)} MB)`,
+      `≤ ${t.skillRunMs} ms`,
+    ],
   ];
   if (f.server) {
-    rows.push(['server: spawn → listening (/healthz 200)', `${f0(f.server.healthzMs)} ms (CPU ${f0(f.server.cpuMs)} ms)`, `≤ ${t.serverListenMs} ms`]);
+    rows.push([
+      'server: spawn → listening (/healthz 200)',
+      `${f0(f.server.healthzMs)} ms (CPU ${f0(f.server.cpuMs)} ms)`,
+      `≤ ${t.serverListenMs} ms`,
+    ]);
     rows.push([`server: RSS after ${f.idleSeconds} s idle`, `${f0(f.server.idleRssMb)} MB`, `≤ ${t.serverIdleRssMb} MB`]);
   }
   return rows;
@@ -292,5 +322,7 @@ function printStartup(f: StartupFigures): void {
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(...rows.map((r) => r[1].length));
   for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  target ${c}`);
-  console.log(`PGlite alone: ${f0(f.pglite.rssMb)} MB over a bare node (${f0(f.pglite.bareNodeRssMb)} MB); WASM memory ${f0(f.pglite.wasmMemoryMb)} MB`);
+  console.log(
+    `PGlite alone: ${f0(f.pglite.rssMb)} MB over a bare node (${f0(f.pglite.bareNodeRssMb)} MB); WASM memory ${f0(f.pglite.wasmMemoryMb)} MB`,
+  );
 }

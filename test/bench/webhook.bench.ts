@@ -45,7 +45,15 @@ async function fakeBotApi(): Promise<{ server: Server; url: string; sent: () => 
     const text = await read(req);
     let result: unknown = true;
     if (method === 'getMe') {
-      result = { id: 999, is_bot: true, first_name: 'Bench', username: 'bench_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false };
+      result = {
+        id: 999,
+        is_bot: true,
+        first_name: 'Bench',
+        username: 'bench_bot',
+        can_join_groups: true,
+        can_read_all_group_messages: false,
+        supports_inline_queries: false,
+      };
     } else if (method.startsWith('send')) {
       sent++;
       const chatId = Number((JSON.parse(text || '{}') as { chat_id?: unknown }).chat_id) || 1;
@@ -121,7 +129,15 @@ async function drive(
   const elapsed = (Date.now() - started) / 1000;
   await http.close();
   const round = (x: number): number => Math.round(x * 10) / 10;
-  return { name, messages: latencies.length, perSecond: latencies.length / elapsed, p50Ms: round(pct(latencies, 50)), p99Ms: round(pct(latencies, 99)), errors, redeliveries };
+  return {
+    name,
+    messages: latencies.length,
+    perSecond: latencies.length / elapsed,
+    p50Ms: round(pct(latencies, 50)),
+    p99Ms: round(pct(latencies, 99)),
+    errors,
+    redeliveries,
+  };
 }
 
 /** The bare baseline: express, the same secret check, one INSERT … ON CONFLICT DO NOTHING, 200. */
@@ -150,7 +166,9 @@ async function baselineServer(db: Db): Promise<{ origin: string; close(): Promis
 }
 
 /** Run the webhook ingest bench; print and return its figures. */
-export async function runWebhookBench(databaseUrl: string = process.env.BENCH_DATABASE_URL ?? ''): Promise<{ baseline: LoadResult; subject: LoadResult; senders: number; seconds: number; engine: string; statementsPerMessage: number }> {
+export async function runWebhookBench(
+  databaseUrl: string = process.env.BENCH_DATABASE_URL ?? '',
+): Promise<{ baseline: LoadResult; subject: LoadResult; senders: number; seconds: number; engine: string; statementsPerMessage: number }> {
   const senders = Number(process.env.BENCH_WEBHOOK_SENDERS ?? 50);
   const seconds = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
   const redeliver = Number(process.env.BENCH_WEBHOOK_REDELIVER ?? 0.1);
@@ -174,19 +192,43 @@ export async function runWebhookBench(databaseUrl: string = process.env.BENCH_DA
     const b = await drive('baseline: express + secret check + INSERT', base.origin, '/hook', senders, seconds, redeliver, firstId);
     await base.close();
     counter.reset();
-    const s = await drive('gateway: /webhooks/telegram → inbox (turns run)', gateway.url, '/webhooks/telegram', senders, seconds, redeliver, firstId + 1e9);
+    const s = await drive(
+      'gateway: /webhooks/telegram → inbox (turns run)',
+      gateway.url,
+      '/webhooks/telegram',
+      senders,
+      seconds,
+      redeliver,
+      firstId + 1e9,
+    );
     const breakdown = counter.breakdown();
     const timings = new Map(counter.timings());
     counter.uninstall();
     const head = ['case', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'redelivered', 'errors'];
-    const line = (r: typeof b): string[] => [r.name, String(r.messages), r.perSecond.toFixed(1), String(r.p50Ms), String(r.p99Ms), String(r.redeliveries), String(r.errors)];
+    const line = (r: typeof b): string[] => [
+      r.name,
+      String(r.messages),
+      r.perSecond.toFixed(1),
+      String(r.p50Ms),
+      String(r.p99Ms),
+      String(r.redeliveries),
+      String(r.errors),
+    ];
     const table = [head, line(b), line(s)];
     const widths = head.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    console.log(`\nwebhook ingest: ${senders} senders × ${seconds} s each, ${Math.round(redeliver * 100)}% redeliveries, database ${gateway.db.engine}; turn processing runs`);
+    console.log(
+      `\nwebhook ingest: ${senders} senders × ${seconds} s each, ${Math.round(redeliver * 100)}% redeliveries, database ${gateway.db.engine}; turn processing runs`,
+    );
     for (const row of table) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
-    console.log(`throughput ratio gateway/baseline: ${(s.perSecond / b.perSecond).toFixed(3)} (target ≥ 0.5); replies sent to the fake meanwhile: ${fake.sent()}`);
+    console.log(
+      `throughput ratio gateway/baseline: ${(s.perSecond / b.perSecond).toFixed(3)} (target ≥ 0.5); replies sent to the fake meanwhile: ${fake.sent()}`,
+    );
     const total = breakdown.reduce((n, [, c]) => n + c, 0);
-    printQueryBreakdown('gateway (ingest + the turns that ran)', { ...counter, breakdown: () => breakdown, timings: () => timings, total: () => total }, s.messages);
+    printQueryBreakdown(
+      'gateway (ingest + the turns that ran)',
+      { ...counter, breakdown: () => breakdown, timings: () => timings, total: () => total },
+      s.messages,
+    );
     return { baseline: b, subject: s, senders, seconds, engine: gateway.db.engine, statementsPerMessage: total / Math.max(1, s.messages) };
   } finally {
     await gateway.close();

@@ -8,7 +8,10 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 
 /** The folder screenshots go to. */
-export const SCREENSHOT_DIR = join(process.env.SKILLGATE_TEST_ARTIFACTS ?? resolve(import.meta.dirname, '..', '..', 'test-artifacts'), 'screenshots');
+export const SCREENSHOT_DIR = join(
+  process.env.SKILLGATE_TEST_ARTIFACTS ?? resolve(import.meta.dirname, '..', '..', 'test-artifacts'),
+  'screenshots',
+);
 
 /** Save a full-page screenshot of `page` as `<name>.png`. @returns its path */
 export async function keepScreenshot(page: Page, name: string): Promise<string> {

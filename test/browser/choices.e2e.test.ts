@@ -33,7 +33,10 @@ describe('a completion reply that fits two tickets asks which one (web chat)', (
 
   beforeAll(async () => {
     rig = await startRig('embedded', [], { feishu: false, telegram: false });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     reporter = await open('demo_reporter');
     worker = await open('demo_worker');
   }, 120_000);

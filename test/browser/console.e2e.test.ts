@@ -34,7 +34,12 @@ describe('operators console in a browser (issue 10 §6 acceptance)', () => {
 
   beforeAll(async () => {
     await fake.listen();
-    const tg = { TELEGRAM_BOT_TOKEN: '123456:TEST', TELEGRAM_API_ROOT: fake.url, TELEGRAM_WEBHOOK_SECRET: 'e2e_secret', TELEGRAM_MODE: 'webhook' };
+    const tg = {
+      TELEGRAM_BOT_TOKEN: '123456:TEST',
+      TELEGRAM_API_ROOT: fake.url,
+      TELEGRAM_WEBHOOK_SECRET: 'e2e_secret',
+      TELEGRAM_MODE: 'webhook',
+    };
     // channel factories read process.env (src/gateway.ts); this file runs in its own worker
     Object.assign(process.env, tg);
     const settings = loadSettings({ SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', SKILLGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...tg }, dir);
@@ -144,7 +149,8 @@ describe('operators console in a browser (issue 10 §6 acceptance)', () => {
     );
     const id = rows[0]!.id;
     await db.notify(OUTBOX_CHANNEL, id);
-    const statusOf = async () => (await db.query<{ status: string }>(`SELECT status FROM skillgate.outbox_messages WHERE id = $1::bigint`, [id])).rows[0]?.status;
+    const statusOf = async () =>
+      (await db.query<{ status: string }>(`SELECT status FROM skillgate.outbox_messages WHERE id = $1::bigint`, [id])).rows[0]?.status;
     await expect.poll(statusOf, { timeout: 30_000 }).toBe('failed');
 
     await section('outbox');

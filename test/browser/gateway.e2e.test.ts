@@ -53,7 +53,9 @@ describe('gateway end to end in a browser (issue 5 acceptance)', () => {
   });
 
   it('a datatable command creates a table and another lists it', async () => {
-    await send('/datatable {"action":"create_table","payload":{"table_name":"报修单","fields":[{"title":"描述","uidt":"文本"},{"title":"状态","uidt":"单选","options":["待处理","已完成"]}]}}');
+    await send(
+      '/datatable {"action":"create_table","payload":{"table_name":"报修单","fields":[{"title":"描述","uidt":"文本"},{"title":"状态","uidt":"单选","options":["待处理","已完成"]}]}}',
+    );
     await page.getByTestId('msg-bot').filter({ hasText: '报修单' }).first().waitFor({ timeout: 30_000 });
     const before = await page.getByTestId('msg-bot').count();
     await send('/datatable action=list_tables');

@@ -56,15 +56,25 @@ describe('readable results, help and suggestions in a browser', () => {
   }
 
   it('a query of a 3-row table is an HTML table, not JSON', async () => {
-    await ask('/datatable {"action":"create_table","payload":{"table_name":"工单","fields":[{"title":"描述","uidt":"文本"},{"title":"费用","uidt":"金额"},{"title":"状态","uidt":"单选","options":["待处理","已完成"]}]}}');
-    const inserted = await ask('/datatable {"action":"insert_batch","payload":{"table_name":"工单","records":[{"描述":"3号泵漏水","费用":1200,"状态":"待处理"},{"描述":"灯坏了","费用":35.5,"状态":"已完成"},{"描述":"门锁","状态":"待处理"}]}}');
+    await ask(
+      '/datatable {"action":"create_table","payload":{"table_name":"工单","fields":[{"title":"描述","uidt":"文本"},{"title":"费用","uidt":"金额"},{"title":"状态","uidt":"单选","options":["待处理","已完成"]}]}}',
+    );
+    const inserted = await ask(
+      '/datatable {"action":"insert_batch","payload":{"table_name":"工单","records":[{"描述":"3号泵漏水","费用":1200,"状态":"待处理"},{"描述":"灯坏了","费用":35.5,"状态":"已完成"},{"描述":"门锁","状态":"待处理"}]}}',
+    );
     expect(await inserted.textContent()).toContain('新增 3 条');
     const msg = await ask('/datatable action=query table_name=工单');
     await msg.locator('table').waitFor();
     expect(await msg.locator('pre').count()).toBe(0);
     expect(await msg.locator('thead th').allTextContents()).toEqual(['描述', '费用', '状态', 'id', 'created_at']);
     expect(await msg.locator('tbody tr').count()).toBe(3);
-    expect(await msg.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['门锁', '', '待处理', '3', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)]);
+    expect(await msg.locator('tbody tr').first().locator('td').allTextContents()).toEqual([
+      '门锁',
+      '',
+      '待处理',
+      '3',
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+    ]);
     expect(await msg.locator('tbody tr').last().locator('td').nth(1).textContent()).toBe('1,200.00');
     const body = (await msg.textContent()) ?? '';
     for (const internal of ['pageInfo', 'totalRows', '"list"', '{']) expect(body).not.toContain(internal);
@@ -98,12 +108,20 @@ describe('readable results, help and suggestions in a browser', () => {
     expect(body).not.toMatch(/[\p{L}\p{N}]…/u);
     for (const action of DATATABLE_ACTIONS) {
       expect(await msg.locator('strong', { hasText: new RegExp(`^${action}$`) }).count()).toBe(1);
-      expect(await msg.getByTestId('command-button').filter({ hasText: new RegExp(`^/datatable (action=${action}( |$)|\\{"action":"${action}")`) }).count()).toBe(1);
+      expect(
+        await msg
+          .getByTestId('command-button')
+          .filter({ hasText: new RegExp(`^/datatable (action=${action}( |$)|\\{"action":"${action}")`) })
+          .count(),
+      ).toBe(1);
     }
     expect(body).toContain('limit (可选, 整数, 1–1000)');
     await shot(msg, 'help-datatable');
     // an example put in the box by its button runs as written
-    await msg.getByTestId('command-button').filter({ hasText: /^\/datatable action=list_tables$/ }).click();
+    await msg
+      .getByTestId('command-button')
+      .filter({ hasText: /^\/datatable action=list_tables$/ })
+      .click();
     expect(await page.getByTestId('chat-input').inputValue()).toBe('/datatable action=list_tables');
     await page.getByTestId('chat-input').fill('');
   });

@@ -93,7 +93,14 @@ describe('repair ticket in the web chat, two windows (issue 11, README walkthrou
     await expect.poll(() => img.evaluate((e) => (e as unknown as { naturalWidth: number }).naturalWidth), { timeout: 30_000 }).toBe(1);
 
     const [row] = await tickets(rig);
-    expect(row).toMatchObject({ 状态: '已完成', 报修人: '张三', 维修工: '李四', origin_channel: 'web', origin_openid: 'demo_reporter', 维修工联系方式: 'web:demo_worker' });
+    expect(row).toMatchObject({
+      状态: '已完成',
+      报修人: '张三',
+      维修工: '李四',
+      origin_channel: 'web',
+      origin_openid: 'demo_reporter',
+      维修工联系方式: 'web:demo_worker',
+    });
     expect(Number(row!.费用)).toBe(1200);
     expect(rig.apprise.calls.map((c) => c.fields.title)).toEqual(['新报修 T-1', '维修完成']);
   }, 180_000);

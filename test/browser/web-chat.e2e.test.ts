@@ -47,7 +47,13 @@ describe('web chat page (browser)', () => {
       }
       if (text === 'hostile') return { kind: 'reply', text: 'see below', format: 'markdown', display_md: HOSTILE, final: true };
       const files = msg.attachments.map((a) => a.filename).join(',');
-      return { kind: 'reply', text: files ? `收到文件 ${files}` : `echo: ${text}`, format: 'markdown', reply_to: msg.message_id, final: true };
+      return {
+        kind: 'reply',
+        text: files ? `收到文件 ${files}` : `echo: ${text}`,
+        format: 'markdown',
+        reply_to: msg.message_id,
+        final: true,
+      };
     };
     // A server whose renderer is broken (passes markup through): the page's DOMPurify must hold.
     broken = await startRig(db, { renderHtml: (md) => md, dataDir: rig.dataDir });
@@ -83,7 +89,9 @@ describe('web chat page (browser)', () => {
   });
 
   it('uploads a file: a chip acknowledges it and the next message carries it', async () => {
-    await page.getByTestId('chat-upload').setInputFiles({ name: '报修单.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') });
+    await page
+      .getByTestId('chat-upload')
+      .setInputFiles({ name: '报修单.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') });
     await page.locator('[data-testid="upload-chip"][data-state="uploaded"]').filter({ hasText: '报修单.pdf' }).waitFor();
     await page.getByTestId('chat-input').fill('请处理');
     await page.getByTestId('chat-send').click();
@@ -99,7 +107,11 @@ describe('web chat page (browser)', () => {
     const button = page.getByTestId('confirm-button');
     await button.waitFor();
     await button.click();
-    await expect.poll(() => rig.host.received.some((m) => m.kind === 'callback' && m.callback?.token === 'tok_browser_1' && m.callback.action === 'confirm')).toBe(true);
+    await expect
+      .poll(() =>
+        rig.host.received.some((m) => m.kind === 'callback' && m.callback?.token === 'tok_browser_1' && m.callback.action === 'confirm'),
+      )
+      .toBe(true);
     expect(await button.isDisabled()).toBe(true);
     expect(await page.getByTestId('cancel-button').isDisabled()).toBe(true);
   });

@@ -22,7 +22,10 @@ describe('web page polish (browser, real gateway)', () => {
 
   beforeAll(async () => {
     rig = await startRig('embedded', [], { feishu: false, telegram: false });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     page = await (await browser.newContext({ locale: 'zh-CN', viewport: { width: 390, height: 844 } })).newPage();
     await page.goto(rig.gateway.url);
     await page.getByTestId('signed-in-name').filter({ hasText: /\S/ }).waitFor();
@@ -101,7 +104,10 @@ describe('web page polish (browser, real gateway)', () => {
   it('the countdown shows progress lines; stop answers with one bubble', async () => {
     const before = await page.getByTestId('msg-bot').count();
     await send('/countdown seconds=60');
-    await page.getByTestId('chat-status').filter({ hasText: /倒计时：2\/60 秒/ }).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId('chat-status')
+      .filter({ hasText: /倒计时：2\/60 秒/ })
+      .waitFor({ timeout: 30_000 });
     await keepScreenshot(page, 'web-countdown-progress');
     await page.getByTestId('stop-button').click();
     await bot('已停止').waitFor({ timeout: 30_000 });
@@ -133,7 +139,11 @@ describe('web page polish (browser, real gateway)', () => {
       .poll(
         async () =>
           Number(
-            (await rig.gateway.db.query<{ n: string }>(`SELECT count(DISTINCT payload->>'raw_input')::text AS n FROM skillgate.inbox_events WHERE payload->>'raw_input' LIKE 'rate-%'`)).rows[0]!.n,
+            (
+              await rig.gateway.db.query<{ n: string }>(
+                `SELECT count(DISTINCT payload->>'raw_input')::text AS n FROM skillgate.inbox_events WHERE payload->>'raw_input' LIKE 'rate-%'`,
+              )
+            ).rows[0]!.n,
           ),
         { timeout: 60_000 },
       )

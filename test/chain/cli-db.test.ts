@@ -13,7 +13,6 @@ import { CHAIN_FIXTURES } from './helpers.ts';
 const GOOD = join(CHAIN_FIXTURES, 'chain_samples/good.json');
 const BAD = join(CHAIN_FIXTURES, 'chain_samples/bad.json');
 
-
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
@@ -50,7 +49,13 @@ for (const engine of ENGINES) {
     it('chain run <file>: prints the return object, exit 0', MANY_COMMANDS, async () => {
       const r = await cli('chain', 'run', GOOD, '--input', '{"city":"北京"}');
       expect(r.code).toBe(0);
-      const res = JSON.parse(r.out) as { ok: boolean; steps: Record<string, { input: Record<string, unknown> }>; failed: string[]; error: string; duration_ms: number };
+      const res = JSON.parse(r.out) as {
+        ok: boolean;
+        steps: Record<string, { input: Record<string, unknown> }>;
+        failed: string[];
+        error: string;
+        duration_ms: number;
+      };
       expect(res.ok).toBe(true);
       expect(res.failed).toEqual([]);
       expect(res.steps.show!.input).toEqual({ city: '北京', total: 2, first: '甲' });
@@ -76,12 +81,42 @@ for (const engine of ENGINES) {
     });
 
     it('schedule add / list / remove; a bad cron or unknown target is exit 1', MANY_COMMANDS, async () => {
-      const add = await cli('schedule', 'add', 'morning', '--cron', '0 9 * * 1-5', '--chain', 'daily_report', '--input', '{"city":"杭州"}', '--to', 'notify:ops', '--tz', 'Asia/Shanghai');
+      const add = await cli(
+        'schedule',
+        'add',
+        'morning',
+        '--cron',
+        '0 9 * * 1-5',
+        '--chain',
+        'daily_report',
+        '--input',
+        '{"city":"杭州"}',
+        '--to',
+        'notify:ops',
+        '--tz',
+        'Asia/Shanghai',
+      );
       expect(add.code).toBe(0);
       const list = await cli('schedule', 'list', '--json');
-      const rows = JSON.parse(list.out) as { name: string; cron: string; kind: string; target: string; deliver_to: string; timezone: string }[];
-      expect(rows).toEqual([expect.objectContaining({ name: 'morning', cron: '0 9 * * 1-5', kind: 'chain', target: 'daily_report', deliver_to: 'notify:ops', timezone: 'Asia/Shanghai' })]);
-      expect((rows[0] as unknown as { missed: string; occurrences: unknown[] })).toMatchObject({ missed: 'once', occurrences: [] });
+      const rows = JSON.parse(list.out) as {
+        name: string;
+        cron: string;
+        kind: string;
+        target: string;
+        deliver_to: string;
+        timezone: string;
+      }[];
+      expect(rows).toEqual([
+        expect.objectContaining({
+          name: 'morning',
+          cron: '0 9 * * 1-5',
+          kind: 'chain',
+          target: 'daily_report',
+          deliver_to: 'notify:ops',
+          timezone: 'Asia/Shanghai',
+        }),
+      ]);
+      expect(rows[0] as unknown as { missed: string; occurrences: unknown[] }).toMatchObject({ missed: 'once', occurrences: [] });
       expect((await cli('schedule', 'add', 'catchup', '--cron', '*/1 * * * *', '--skill', 'echo', '--missed', 'all')).code).toBe(0);
       expect((await cli('schedule', 'add', 'bad-missed', '--cron', '*/1 * * * *', '--skill', 'echo', '--missed', 'twice')).code).toBe(1);
       const text = await cli('schedule', 'list');

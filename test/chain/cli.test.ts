@@ -47,7 +47,17 @@ for (const engine of ENGINES) {
       const lines = r.out.trim().split('\n');
       for (const l of lines) expect(l.startsWith(`${BAD}: `)).toBe(true);
       const text = r.out;
-      for (const item of ['name:', 'description:', 'cost_tier:', 'input_schema.properties.org_id:', '{city}:', '{unused}:', '$steps.b:', '$steps.nobody:', '$steps.b.totl:']) {
+      for (const item of [
+        'name:',
+        'description:',
+        'cost_tier:',
+        'input_schema.properties.org_id:',
+        '{city}:',
+        '{unused}:',
+        '$steps.b:',
+        '$steps.nobody:',
+        '$steps.b.totl:',
+      ]) {
         expect(text).toContain(`${BAD}: ${item}`);
       }
       expect(lines.length).toBe(9);
@@ -69,6 +79,5 @@ for (const engine of ENGINES) {
       expect((await cli('chain', 'check', join(CHAIN_FIXTURES, 'no-such.json'))).code).toBe(2);
       expect((await cli('chain', 'check', join(CHAIN_FIXTURES, 'README.md'))).code).toBe(1);
     });
-
   });
 }

@@ -39,7 +39,14 @@ describeEachEngine('chain HTTP routes', (db) => {
     if (server) return;
     services = await chainServices(db());
     const app = express();
-    app.use(createChainRouter({ services, config: parseConfigFile('', { orgId: 'demo', roleId: 'default' }), defaultRoleId: 'default', auth: requireBearer(TOKEN) }));
+    app.use(
+      createChainRouter({
+        services,
+        config: parseConfigFile('', { orgId: 'demo', roleId: 'default' }),
+        defaultRoleId: 'default',
+        auth: requireBearer(TOKEN),
+      }),
+    );
     server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server!.once('listening', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -48,7 +55,11 @@ describeEachEngine('chain HTTP routes', (db) => {
     await new Promise((r) => (server ? server.close(r) : r(undefined)));
   });
   const post = (path: string, body: unknown, token = TOKEN) =>
-    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
 
   it('R-CHAIN-24: a refused chain is 422 with the problems listed; no token is 401', async () => {
     await up();
@@ -79,7 +90,10 @@ describeEachEngine('chain HTTP routes', (db) => {
     expect((await withChainRegistry(services)).registry.tools().map((t) => t.function.name)).not.toContain('http_chain');
     // re-saving its own name is allowed; a chain calling it is refused as nested
     expect((await post('/skills/chain/save', chain())).status).toBe(200);
-    const nested = await post('/skills/chain/save', chain({ name: 'outer', steps: [{ skill_name: 'http_chain', alias: 'x', params: { c: '{city}' } }] }));
+    const nested = await post(
+      '/skills/chain/save',
+      chain({ name: 'outer', steps: [{ skill_name: 'http_chain', alias: 'x', params: { c: '{city}' } }] }),
+    );
     expect(nested.status).toBe(422);
     expect(((await nested.json()) as { problems: { code: string }[] }).problems.map((p) => p.code)).toEqual(['step.nested_chain']);
   });

@@ -40,12 +40,20 @@ function reqServices(db: Db, env: NodeJS.ProcessEnv = {}): Promise<ChainServices
   ]);
 }
 
-function run(services: ChainServices, steps: ChainRunRequest['doc']['steps'], extra: Partial<Omit<ChainRunRequest, 'doc' | 'defaults'>> = {}, defaults = callerDefaults()): Promise<ChainResult> {
+function run(
+  services: ChainServices,
+  steps: ChainRunRequest['doc']['steps'],
+  extra: Partial<Omit<ChainRunRequest, 'doc' | 'defaults'>> = {},
+  defaults = callerDefaults(),
+): Promise<ChainResult> {
   return runChainDocument(services, { doc: { steps }, input: {}, defaults, ...extra });
 }
 
 /** Runs the chain through the product executor and records each step's wall. */
-function recordingWalls(services: ChainServices, req: Omit<ChainRunRequest, 'execute'>): { walls: Record<string, number>; req: ChainRunRequest } {
+function recordingWalls(
+  services: ChainServices,
+  req: Omit<ChainRunRequest, 'execute'>,
+): { walls: Record<string, number>; req: ChainRunRequest } {
   const walls: Record<string, number> = {};
   const inner = pipelineStepExecutor(services, req);
   return {
@@ -90,13 +98,21 @@ describe('chain requirements without a database', () => {
     // run exactly once, never conditionally skipped, repeated or paused.
     const calls: string[] = [];
     const r = await runChain(
-      { steps: [{ skill_name: 'x', alias: 'a', if: 'false', loop: 3, pause: true } as never, { skill_name: 'y', alias: 'b', wait_for: 'reply' } as never] },
+      {
+        steps: [
+          { skill_name: 'x', alias: 'a', if: 'false', loop: 3, pause: true } as never,
+          { skill_name: 'y', alias: 'b', wait_for: 'reply' } as never,
+        ],
+      },
       { lookup: {}, chainWallSec: 5, execute: async (c) => (calls.push(c.alias), { ok: true }) },
     );
     expect(calls).toEqual(['a', 'b']);
     expect(r.ok).toBe(true);
     // A "pause" step without a skill is simply a failed step (on_fail abort): the chain ends at once.
-    const paused = await runChain({ steps: [{ type: 'pause', alias: 'p' } as never, { skill_name: 'y', alias: 'b' }] }, { lookup: {}, chainWallSec: 5, execute: async (c) => (calls.push(c.alias), {}) });
+    const paused = await runChain(
+      { steps: [{ type: 'pause', alias: 'p' } as never, { skill_name: 'y', alias: 'b' }] },
+      { lookup: {}, chainWallSec: 5, execute: async (c) => (calls.push(c.alias), {}) },
+    );
     expect(paused).toMatchObject({ ok: false, failed: ['p'], steps: {} });
     expect(calls).toEqual(['a', 'b']);
   });
@@ -120,7 +136,12 @@ describe('chain requirements without a database', () => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
         const p = join(dir, e.name);
         if (e.isDirectory()) walk(p);
-        else if (e.name.endsWith('.ts') && /env\??\.(TOOL_WALL_SEC|CHAIN_WALL_SEC|CHAIN_STEP_WALL_SEC)|['"](TOOL_WALL_SEC|CHAIN_WALL_SEC|CHAIN_STEP_WALL_SEC)['"]/.test(readFileSync(p, 'utf8'))) {
+        else if (
+          e.name.endsWith('.ts') &&
+          /env\??\.(TOOL_WALL_SEC|CHAIN_WALL_SEC|CHAIN_STEP_WALL_SEC)|['"](TOOL_WALL_SEC|CHAIN_WALL_SEC|CHAIN_STEP_WALL_SEC)['"]/.test(
+            readFileSync(p, 'utf8'),
+          )
+        ) {
           readers.push(p.slice(SRC.length));
         }
       }
@@ -165,7 +186,11 @@ describe('chain requirements without a database', () => {
           { skill_name: 'g', alias: 'c', params: { a0: '$steps.a.0', b: '$steps.b' } },
         ],
       },
-      { lookup: {}, chainWallSec: 5, execute: async (c) => (c.skill === 'f' ? { success: false, error: 'boom' } : (seen.push(c.params), {})) },
+      {
+        lookup: {},
+        chainWallSec: 5,
+        execute: async (c) => (c.skill === 'f' ? { success: false, error: 'boom' } : (seen.push(c.params), {})),
+      },
     );
     expect(r.steps.a).toEqual([1]);
     expect(r.steps.b).toEqual({ success: false, error: 'boom', value: 'x' });
@@ -179,18 +204,37 @@ describe('chain requirements without a database', () => {
     // The parser: Chinese names resolve; a name never continues past one of those characters.
     const scope = { lookup: { 城市: '上海' }, steps: { 查询: { 名称: '甲' } } };
     expect(resolveParams({ a: '$steps.查询.名称', b: '{城市}' }, scope)).toEqual({ a: '甲', b: '上海' });
-    for (const text of ['{a b}', '{a.b}', '{a"b}', "{a'b}", '{a$b}', '$steps.a b', '$steps.a"b']) expect(wholeReference(text), text).toBeNull();
+    for (const text of ['{a b}', '{a.b}', '{a"b}', "{a'b}", '{a$b}', '$steps.a b', '$steps.a"b'])
+      expect(wholeReference(text), text).toBeNull();
     expect(referencesIn('$steps.查询.名称"x"').map((r) => [r.alias, r.path])).toEqual([['查询', ['名称']]]);
     expect(referencesIn('{a b}')).toEqual([]);
     // Save validation refuses such aliases and input names.
     const registry = await discoverSkills([{ dir: CHAIN_FIXTURES, source: 'shared' }]);
     const base = { name: 'names', description: '命名', steps: [] as unknown[] };
     for (const alias of ['a.b', 'a b', 'a{b}', 'a$b', 'a"b', "a'b"]) {
-      expect(validateChain({ ...base, steps: [{ skill_name: 'echo', alias }] }, { registry }).map((p) => p.code), alias).toEqual(['alias.pattern']);
+      expect(
+        validateChain({ ...base, steps: [{ skill_name: 'echo', alias }] }, { registry }).map((p) => p.code),
+        alias,
+      ).toEqual(['alias.pattern']);
     }
-    expect(validateChain({ ...base, steps: [{ skill_name: 'lookup_out', alias: '查询' }, { skill_name: 'echo', alias: '回显', params: { n: '$steps.查询.total' } }] }, { registry })).toEqual([]);
+    expect(
+      validateChain(
+        {
+          ...base,
+          steps: [
+            { skill_name: 'lookup_out', alias: '查询' },
+            { skill_name: 'echo', alias: '回显', params: { n: '$steps.查询.total' } },
+          ],
+        },
+        { registry },
+      ),
+    ).toEqual([]);
     const inputs = validateChain(
-      { ...base, input_schema: { type: 'object', properties: { 'my city': {}, 'a.b': {}, 城市: {} } }, steps: [{ skill_name: 'echo', alias: 'e', params: { c: '{城市}' } }] },
+      {
+        ...base,
+        input_schema: { type: 'object', properties: { 'my city': {}, 'a.b': {}, 城市: {} } },
+        steps: [{ skill_name: 'echo', alias: 'e', params: { c: '{城市}' } }],
+      },
       { registry },
     );
     expect(inputs.map((p) => [p.code, p.item])).toEqual([
@@ -201,7 +245,15 @@ describe('chain requirements without a database', () => {
 
   it('R-CHAIN-39, R-ID-02: external inputs feed only the lookup surface; reserved keys are filtered out of them', () => {
     const runCtx = { org_id: 'demo', session_id: 's1', chat_mode: false, db: {}, call_skill: () => undefined, _meta: { x: 1 } };
-    const lookup = lookupContext(runCtx, { org_id: 'evil', emp_no: 'E9', session_id: 'hijack', db: 'x', _meta: 'y', actor_emp_no: 'A', city: '上海' });
+    const lookup = lookupContext(runCtx, {
+      org_id: 'evil',
+      emp_no: 'E9',
+      session_id: 'hijack',
+      db: 'x',
+      _meta: 'y',
+      actor_emp_no: 'A',
+      city: '上海',
+    });
     expect(lookup).toEqual({ org_id: 'demo', session_id: 's1', chat_mode: false, city: '上海' });
     expect(runCtx).toEqual({ org_id: 'demo', session_id: 's1', chat_mode: false, db: {}, call_skill: runCtx.call_skill, _meta: { x: 1 } });
   });
@@ -220,18 +272,41 @@ describe('chain requirements without a database', () => {
 
   it('R-CHAIN-48: the return shape is exactly {steps, last, failed, ok, error, duration_ms}', async () => {
     let t = 1000;
-    const ok = await runChain({ steps: [{ skill_name: 'a', alias: 'x' }, { skill_name: 'b', alias: 'y' }] }, { ...noSteps, chainWallSec: 5, now: () => (t += 7), execute: async (c) => ({ from: c.alias }) });
+    const ok = await runChain(
+      {
+        steps: [
+          { skill_name: 'a', alias: 'x' },
+          { skill_name: 'b', alias: 'y' },
+        ],
+      },
+      { ...noSteps, chainWallSec: 5, now: () => (t += 7), execute: async (c) => ({ from: c.alias }) },
+    );
     expect(Object.keys(ok).sort()).toEqual(['duration_ms', 'error', 'failed', 'last', 'ok', 'steps']);
-    expect(ok).toEqual({ steps: { x: { from: 'x' }, y: { from: 'y' } }, last: { from: 'y' }, failed: [], ok: true, error: '', duration_ms: 7 });
+    expect(ok).toEqual({
+      steps: { x: { from: 'x' }, y: { from: 'y' } },
+      last: { from: 'y' },
+      failed: [],
+      ok: true,
+      error: '',
+      duration_ms: 7,
+    });
     const bad = await runChain(
-      { steps: [{ skill_name: 'a', alias: 'x' }, { skill_name: 'f', alias: 'y', on_fail: 'skip' }] },
+      {
+        steps: [
+          { skill_name: 'a', alias: 'x' },
+          { skill_name: 'f', alias: 'y', on_fail: 'skip' },
+        ],
+      },
       { ...noSteps, chainWallSec: 5, execute: async (c) => (c.skill === 'f' ? { ok: false, error: 'nope' } : { from: c.alias }) },
     );
     expect(Object.keys(bad).sort()).toEqual(['duration_ms', 'error', 'failed', 'last', 'ok', 'steps']);
     expect(bad).toMatchObject({ steps: { x: { from: 'x' } }, last: { from: 'x' }, failed: ['y'], ok: false });
     expect(bad.error).toContain('nope');
     expect(Number.isInteger(bad.duration_ms) && bad.duration_ms >= 0).toBe(true);
-    const none = await runChain({ steps: [{ skill_name: 'f', alias: 'y' }] }, { ...noSteps, chainWallSec: 5, execute: async () => ({ success: false, error: 'e' }) });
+    const none = await runChain(
+      { steps: [{ skill_name: 'f', alias: 'y' }] },
+      { ...noSteps, chainWallSec: 5, execute: async () => ({ success: false, error: 'e' }) },
+    );
     expect(none).toMatchObject({ steps: {}, last: null, failed: ['y'], ok: false });
   });
 });
@@ -240,7 +315,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
   let services: ChainServices | undefined;
   const svc = async () => (services ??= await reqServices(db()));
 
-  it('R-CHAIN-06, R-CHAIN-05, D-06: TOOL_WALL_SEC or CHAIN_WALL_SEC lengthen chains; a skill\'s own wall takes precedence over the step wall, cut by the chain wall', async () => {
+  it("R-CHAIN-06, R-CHAIN-05, D-06: TOOL_WALL_SEC or CHAIN_WALL_SEC lengthen chains; a skill's own wall takes precedence over the step wall, cut by the chain wall", async () => {
     // The wall each step's skill call actually ran under, from the pipeline's own log line.
     const ranUnder: Record<string, number> = {};
     const log = createLogger({
@@ -258,7 +333,17 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     const wallsOf = async (env: NodeJS.ProcessEnv, extra: Partial<ChainRunRequest> = {}) => {
       const base = await svc();
       const s = withCall({ ...base, log, settings: { ...base.settings, walls: resolveWalls(env) } });
-      const { walls, req } = recordingWalls(s, { doc: { steps: [{ skill_name: 'echo', alias: 'e' }, { skill_name: 'walled', alias: 'w' }] }, input: {}, defaults: callerDefaults(), ...extra });
+      const { walls, req } = recordingWalls(s, {
+        doc: {
+          steps: [
+            { skill_name: 'echo', alias: 'e' },
+            { skill_name: 'walled', alias: 'w' },
+          ],
+        },
+        input: {},
+        defaults: callerDefaults(),
+        ...extra,
+      });
       const r = await runChainDocument(s, req);
       expect(r.ok).toBe(true);
       // The skill call runs under exactly the step wall the runner decided (not SKILL_WALL_DEFAULT 600).
@@ -300,8 +385,17 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     const chained = withCall(await withChainRegistry(s));
 
     const direct = await runChainDocument(chained, { doc, input: { note: '直接' }, defaults: callerDefaults() });
-    const chat = await runSkill(chained, { skill: 'three_ways', input: { note: '对话' }, defaults: callerDefaults(), given: { chat_mode: true, raw_input: '跑链' }, line: 'chat' });
-    const fired = await pipelineFire(chained, () => 'demo')({
+    const chat = await runSkill(chained, {
+      skill: 'three_ways',
+      input: { note: '对话' },
+      defaults: callerDefaults(),
+      given: { chat_mode: true, raw_input: '跑链' },
+      line: 'chat',
+    });
+    const fired = await pipelineFire(
+      chained,
+      () => 'demo',
+    )({
       name: 'three-ways',
       cron: '0 9 * * *',
       timezone: 'UTC',
@@ -332,17 +426,30 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     expect((inChain.steps.n as { error: string }).error).toBe(chatCall.error);
   });
 
-  it('R-CHAIN-39, R-ID-02: chain inputs named org_id / emp_no / session_id / chat_mode / actor_* never reach the steps\' context and do not feed {field}', async () => {
+  it("R-CHAIN-39, R-ID-02: chain inputs named org_id / emp_no / session_id / chat_mode / actor_* never reach the steps' context and do not feed {field}", async () => {
     const s = await svc();
     const defaults = callerDefaults();
     const r = await run(
       s,
       [
         { skill_name: 'ctx_fixed', alias: 'c' },
-        { skill_name: 'echo', alias: 'e', params: { org: '{org_id}', emp: '{emp_no}', sess: '{session_id}', actor: '{actor_emp_no}', mode: '{chat_mode}', city: '{city}' } },
+        {
+          skill_name: 'echo',
+          alias: 'e',
+          params: { org: '{org_id}', emp: '{emp_no}', sess: '{session_id}', actor: '{actor_emp_no}', mode: '{chat_mode}', city: '{city}' },
+        },
       ],
       {
-        input: { org_id: 'evil', emp_no: 'E999', session_id: 'hijack', chat_mode: true, actor_emp_no: 'FORGED', role_id: 'admin', _meta: { a: 1 }, city: '上海' },
+        input: {
+          org_id: 'evil',
+          emp_no: 'E999',
+          session_id: 'hijack',
+          chat_mode: true,
+          actor_emp_no: 'FORGED',
+          role_id: 'admin',
+          _meta: { a: 1 },
+          city: '上海',
+        },
         given: { actor_emp_no: 'E1' },
       },
       defaults,
@@ -375,7 +482,14 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
       actor_key: 'telegram:42',
       actor_id: '42',
     };
-    const r = await run(s, [{ skill_name: 'ctx_fixed', alias: 'a' }, { skill_name: 'ctx_fixed', alias: 'b', params: { after: '$steps.a.org_id' } }], { given });
+    const r = await run(
+      s,
+      [
+        { skill_name: 'ctx_fixed', alias: 'a' },
+        { skill_name: 'ctx_fixed', alias: 'b', params: { after: '$steps.a.org_id' } },
+      ],
+      { given },
+    );
     expect(r.ok).toBe(true);
     for (const alias of ['a', 'b']) {
       const f = (r.steps[alias] as { fixed: Record<string, unknown> }).fixed;
@@ -405,7 +519,17 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     expect((await validateAndSave(db(), s.registry, doc('total'))).ok).toBe(true);
     // Only top-level names are checked; a skill without x-output-schema accepts any field.
     expect((await validateAndSave(db(), s.registry, doc('data.0.anything'))).ok).toBe(true);
-    expect((await validateAndSave(db(), s.registry, { ...doc('x'), steps: [{ skill_name: 'echo', alias: 'q' }, { skill_name: 'echo', alias: 'e', params: { v: '$steps.q.whatever' } }] })).ok).toBe(true);
+    expect(
+      (
+        await validateAndSave(db(), s.registry, {
+          ...doc('x'),
+          steps: [
+            { skill_name: 'echo', alias: 'q' },
+            { skill_name: 'echo', alias: 'e', params: { v: '$steps.q.whatever' } },
+          ],
+        })
+      ).ok,
+    ).toBe(true);
   });
 
   it('R-CHAIN-43: in a chain request is null and no sub-agent starts; a request-dependent skill fails cleanly (also when the chain is started from chat)', async () => {
@@ -413,7 +537,18 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     const request = { headers: { 'user-agent': 'UA/1' } };
     const direct = await runSkill(s, { skill: 'needs_request', input: {}, defaults: callerDefaults(), line: 'chat', request });
     expect(direct).toMatchObject({ user_agent: 'UA/1' });
-    expect((await validateAndSave(db(), s.registry, { name: 'req_chain', description: '依赖 request', steps: [{ skill_name: 'ctx_fixed', alias: 'c' }, { skill_name: 'needs_request', alias: 'r', params: { after: '$steps.c.org_id' } }] })).ok).toBe(true);
+    expect(
+      (
+        await validateAndSave(db(), s.registry, {
+          name: 'req_chain',
+          description: '依赖 request',
+          steps: [
+            { skill_name: 'ctx_fixed', alias: 'c' },
+            { skill_name: 'needs_request', alias: 'r', params: { after: '$steps.c.org_id' } },
+          ],
+        })
+      ).ok,
+    ).toBe(true);
     const chained = withCall(await withChainRegistry(s));
     const env = await runSkill(chained, { skill: 'req_chain', input: {}, defaults: callerDefaults(), line: 'chat', request });
     expect(env).toMatchObject({ ok: false, success: false, failed: ['r'] });
@@ -443,7 +578,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     expect((r.steps.c as { session_id: string }).session_id).toBe(defaults.session_id);
   });
 
-  it('R-CHAIN-46, D-05: chat_mode is set by the line\'s policy — false in chains even for a chat caller; an input cannot change it; a policy with chat_mode true is what changes it', async () => {
+  it("R-CHAIN-46, D-05: chat_mode is set by the line's policy — false in chains even for a chat caller; an input cannot change it; a policy with chat_mode true is what changes it", async () => {
     const s = await svc();
     const steps = [{ skill_name: 'ctx_fixed', alias: 'c', params: { chat_mode: true } }];
     const fromChat = await run(s, steps, { given: { chat_mode: true }, input: { chat_mode: true } });
@@ -480,12 +615,29 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     const defaults = callerDefaults();
     const given = { team_role: 'owner', actor_emp_no: 'E1' };
     const dt = (input: Record<string, unknown>) => runSkill(s, { skill: 'datatable', input, defaults, given, line: 'cli' });
-    const created = await dt({ action: 'create_table', payload: { table_name: '链内删除', fields: [{ title: '组', uidt: '文本' }, { title: '序号', uidt: '整数' }] } });
+    const created = await dt({
+      action: 'create_table',
+      payload: {
+        table_name: '链内删除',
+        fields: [
+          { title: '组', uidt: '文本' },
+          { title: '序号', uidt: '整数' },
+        ],
+      },
+    });
     expect(created, JSON.stringify(created)).toMatchObject({ success: true });
     const tableId = created.id as string;
-    const records = [...Array.from({ length: 10 }, (_, i) => ({ 组: 'small', 序号: i })), ...Array.from({ length: 15 }, (_, i) => ({ 组: 'big', 序号: i })), ...Array.from({ length: 11 }, (_, i) => ({ 组: 'kept', 序号: i }))];
+    const records = [
+      ...Array.from({ length: 10 }, (_, i) => ({ 组: 'small', 序号: i })),
+      ...Array.from({ length: 15 }, (_, i) => ({ 组: 'big', 序号: i })),
+      ...Array.from({ length: 11 }, (_, i) => ({ 组: 'kept', 序号: i })),
+    ];
     expect(await dt({ action: 'insert_batch', payload: { table_id: tableId, records } })).toMatchObject({ success: true, inserted: 36 });
-    const deleteGroup = (alias: string, group: string) => ({ skill_name: 'datatable', alias, params: { action: 'delete_by', payload: { table_id: tableId, filters: [{ field: '组', op: 'eq', value: group }] } } });
+    const deleteGroup = (alias: string, group: string) => ({
+      skill_name: 'datatable',
+      alias,
+      params: { action: 'delete_by', payload: { table_id: tableId, filters: [{ field: '组', op: 'eq', value: group }] } },
+    });
 
     const r = await run(s, [deleteGroup('small', 'small'), deleteGroup('big', 'big')], { given }, defaults);
     expect(r.ok, JSON.stringify(r)).toBe(true);
@@ -493,11 +645,16 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     expect(r.steps.big).toMatchObject({ success: true, deleted: 15 });
     for (const alias of ['small', 'big']) expect(JSON.stringify(r.steps[alias])).not.toContain('confirm_token');
     const count = async (group: string) =>
-      ((await dt({ action: 'query', payload: { table_id: tableId, filters: [{ field: '组', op: 'eq', value: group }], limit: 1 } })).pageInfo as { totalRows: number }).totalRows;
+      (
+        (await dt({ action: 'query', payload: { table_id: tableId, filters: [{ field: '组', op: 'eq', value: group }], limit: 1 } }))
+          .pageInfo as { totalRows: number }
+      ).totalRows;
     expect(await count('small')).toBe(0);
     expect(await count('big')).toBe(0);
     // Backups stay mandatory in chains: the > 10 delete left its file in the shared workspace.
-    const ws = (await run(s, [{ skill_name: 'write_note', alias: 'w', params: { filename: 'probe.txt' } }], {}, defaults)).steps.w as { workspace_dir: string };
+    const ws = (await run(s, [{ skill_name: 'write_note', alias: 'w', params: { filename: 'probe.txt' } }], {}, defaults)).steps.w as {
+      workspace_dir: string;
+    };
     const big = r.steps.big as { backup_file: string };
     expect(big.backup_file).toMatch(/^del_backup_链内删除_\d{8}_\d{6}/);
     expect(JSON.parse(readFileSync(join(ws.workspace_dir, big.backup_file), 'utf8'))).toHaveLength(15);

@@ -44,8 +44,17 @@ describeEachEngine('chain runner', (db) => {
     expect(got.city).toBe('上海');
     expect(got.city2).toBe('上海');
     expect(got.n).toBe(7);
-    expect(got.whole).toMatchObject({ data: [{ name: '甲', qty: 2 }, { name: '乙', qty: 5 }], total: 2 });
-    expect(got.rows).toEqual([{ name: '甲', qty: 2 }, { name: '乙', qty: 5 }]);
+    expect(got.whole).toMatchObject({
+      data: [
+        { name: '甲', qty: 2 },
+        { name: '乙', qty: 5 },
+      ],
+      total: 2,
+    });
+    expect(got.rows).toEqual([
+      { name: '甲', qty: 2 },
+      { name: '乙', qty: 5 },
+    ]);
     expect(got.first).toBe('甲');
     expect(got.total).toBe(2);
     expect(got.text).toBe('n=2; rows=[{"name":"甲","qty":2},{"name":"乙","qty":5}]; c=上海');
@@ -137,7 +146,12 @@ describeEachEngine('chain runner', (db) => {
 
   it('R-CHAIN-15: an empty skill_name is a step failure handled by on_fail', async () => {
     const s = await svc();
-    const r = await run(s, { steps: [{ skill_name: '', alias: 'a', on_fail: 'continue', default_value: { v: 1 } }, { skill_name: 'echo', alias: 'b' }] });
+    const r = await run(s, {
+      steps: [
+        { skill_name: '', alias: 'a', on_fail: 'continue', default_value: { v: 1 } },
+        { skill_name: 'echo', alias: 'b' },
+      ],
+    });
     expect(r.failed).toEqual(['a']);
     expect(r.steps.a).toEqual({ v: 1 });
     expect(r.steps.b).toBeDefined();
@@ -146,7 +160,11 @@ describeEachEngine('chain runner', (db) => {
   it('R-CHAIN-36: six independent steps — the highest number observed running at once is exactly 3', async () => {
     const s = await svc();
     const key = probeKey();
-    const steps = Array.from({ length: 6 }, (_, i) => ({ skill_name: 'probe', alias: `p${i}`, params: { run_id: key, tag: `p${i}`, hold_until: 3 } }));
+    const steps = Array.from({ length: 6 }, (_, i) => ({
+      skill_name: 'probe',
+      alias: `p${i}`,
+      params: { run_id: key, tag: `p${i}`, hold_until: 3 },
+    }));
     const r = await run(s, { steps });
     expect(r.ok).toBe(true);
     expect(Object.keys(r.steps).sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
@@ -195,7 +213,16 @@ describeEachEngine('chain runner', (db) => {
   it('R-CHAIN-05: a step past its own wall fails and follows on_fail', async () => {
     const s = await svc();
     const key = probeKey();
-    const r = await run(s, { steps: [{ skill_name: 'slow', alias: 's', params: { run_id: key }, on_fail: 'skip' }, { skill_name: 'echo', alias: 'e' }] }, { chainWallSec: 60, stepWallSec: 0.3 });
+    const r = await run(
+      s,
+      {
+        steps: [
+          { skill_name: 'slow', alias: 's', params: { run_id: key }, on_fail: 'skip' },
+          { skill_name: 'echo', alias: 'e' },
+        ],
+      },
+      { chainWallSec: 60, stepWallSec: 0.3 },
+    );
     expect(r.failed).toEqual(['s']);
     expect(r.error).toContain('单步墙钟');
     expect(r.steps.e).toBeDefined();
@@ -222,7 +249,14 @@ describeEachEngine('chain runner', (db) => {
     const a = r.steps.a as { input: Record<string, unknown>; ctx: Record<string, unknown> };
     const b = r.steps.b as { ctx: Record<string, unknown> };
     expect(a.input).toEqual({ who: 'demo', x: 1 });
-    expect(a.ctx).toMatchObject({ org_id: 'demo', chat_mode: false, raw_input: '跑一下链', actor_name: '张三', team_role: 'owner', channel: 'cli' });
+    expect(a.ctx).toMatchObject({
+      org_id: 'demo',
+      chat_mode: false,
+      raw_input: '跑一下链',
+      actor_name: '张三',
+      team_role: 'owner',
+      channel: 'cli',
+    });
     expect(b.ctx.session_id).toBe(a.ctx.session_id);
     expect(b.ctx.workspace_dir).toBe(a.ctx.workspace_dir);
   });
@@ -231,7 +265,8 @@ describeEachEngine('chain runner', (db) => {
     const s = await svc();
     await seedDemoDirectory(db(), 'demo');
     const doc = { steps: [{ skill_name: 'echo', alias: 'e' }] };
-    const role = async (given: Record<string, unknown>) => ((await run(s, doc, { given })).steps.e as { ctx: { team_role: unknown } }).ctx.team_role;
+    const role = async (given: Record<string, unknown>) =>
+      ((await run(s, doc, { given })).steps.e as { ctx: { team_role: unknown } }).ctx.team_role;
     expect(await role({ team_role: 'admin', user_id: 'demo_worker' })).toBe('admin');
     expect(await role({ user_id: 'demo_worker' })).toBe('owner');
     expect(await role({ user_id: 'nobody_here' })).toBe('member');
@@ -239,7 +274,12 @@ describeEachEngine('chain runner', (db) => {
 
   it('R-CHAIN-45: a step failing with ok:false counts as failed; a step returning {} counts as success', async () => {
     const s = await svc();
-    const r = await run(s, { steps: [{ skill_name: 'unknown_skill_x', alias: 'u', on_fail: 'skip' }, { skill_name: 'echo', alias: 'e' }] });
+    const r = await run(s, {
+      steps: [
+        { skill_name: 'unknown_skill_x', alias: 'u', on_fail: 'skip' },
+        { skill_name: 'echo', alias: 'e' },
+      ],
+    });
     expect(r.failed).toEqual(['u']);
     expect(r.error).toContain('unknown_skill_x');
   });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { apiRootSetting, channelAccounts, numberSetting, requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
+import {
+  apiRootSetting,
+  channelAccounts,
+  numberSetting,
+  requireSetting,
+  setting,
+  settingError,
+  settingName,
+  webhookPath,
+  type ChannelAccount,
+} from '../../src/channel/accounts.ts';
 import { ConfigError } from '../../src/config/errors.ts';
 
 const env = (values: Record<string, string>): ChannelAccount => ({ channel: 'telegram', id: 'default', role: 'r', source: 'env', values });
@@ -29,7 +39,9 @@ describe('channel account settings (CONTRACTS.md §11)', () => {
     expect(e).toBeInstanceOf(ConfigError);
     expect(e.key).toBe('accounts[ops].app_key');
     expect(e.message).toBe('dingtalk account ops: accounts[ops].app_key is required');
-    expect(() => requireSetting(env({}), 'bot_token', { problem: 'the bot token is missing' })).toThrow('telegram account default: the bot token is missing');
+    expect(() => requireSetting(env({}), 'bot_token', { problem: 'the bot token is missing' })).toThrow(
+      'telegram account default: the bot token is missing',
+    );
     expect(settingError(env({}), 'mode', 'bad').key).toBe('TELEGRAM_MODE');
   });
 
@@ -45,7 +57,11 @@ describe('channel account settings (CONTRACTS.md §11)', () => {
 
 describe('channel factory accounts and webhook routes', () => {
   it('the .env block counts when <CHANNEL>_<required key> is set; config accounts always', () => {
-    const ctx = { env: { WECOM_CORP_ID: 'c', WECOM_SECRET: 's' }, config: { accounts: [{ channel: 'wecom', id: 'b', role: 'ops', corp_id: 'd' }] }, defaultRoleId: 'default' };
+    const ctx = {
+      env: { WECOM_CORP_ID: 'c', WECOM_SECRET: 's' },
+      config: { accounts: [{ channel: 'wecom', id: 'b', role: 'ops', corp_id: 'd' }] },
+      defaultRoleId: 'default',
+    };
     const got = channelAccounts(ctx as never, 'wecom', 'corp_id');
     expect(got.map((a) => [a.id, a.role, a.source, a.values.corp_id])).toEqual([
       ['default', 'default', 'env', 'c'],

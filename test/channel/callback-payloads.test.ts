@@ -25,7 +25,9 @@ describeEachEngine('issue 7 callback payloads', (db) => {
     expect(Buffer.byteLength(ref)).toBeLessThanOrEqual(64);
     expect(ref).toMatch(/^~[A-Za-z0-9_-]{22}$/);
     expect(await store().decode(ref)).toBe(long);
-    const { rows } = await db().query<{ ref_hash: string; payload_enc: Uint8Array }>('SELECT ref_hash, payload_enc FROM skillgate.callback_payloads');
+    const { rows } = await db().query<{ ref_hash: string; payload_enc: Uint8Array }>(
+      'SELECT ref_hash, payload_enc FROM skillgate.callback_payloads',
+    );
     const dump = JSON.stringify(rows.map((r) => [r.ref_hash, Buffer.from(r.payload_enc).toString('latin1')]));
     expect(dump).not.toContain('tok_xxx');
     expect(dump).not.toContain(ref.slice(1));

@@ -6,7 +6,13 @@
 import { expect, it } from 'vitest';
 import { LeaseLostError } from '../../src/channel/errors.ts';
 import { listLeases, pgLeaseStore, type LeaseStore } from '../../src/channel/leases.ts';
-import { leaseTiming, leaseTimingFromEnv, longConnectionKey, runLongConnection, type LeaseTiming } from '../../src/channel/long-connection.ts';
+import {
+  leaseTiming,
+  leaseTimingFromEnv,
+  longConnectionKey,
+  runLongConnection,
+  type LeaseTiming,
+} from '../../src/channel/long-connection.ts';
 import type { AdapterHost, ChannelAdapter, InboundMessage } from '../../src/channel/types.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';
@@ -104,7 +110,12 @@ describeEachEngine('long connection leases', (db) => {
     expect(lease.holder).toBe(holderName === 'a' ? 'B' : 'A');
     await other.stop();
     expect(active.max).toBe(1);
-    expect(events).toEqual([`${holderName}:start`, `${holderName}:stop`, `${holderName === 'a' ? 'b' : 'a'}:start`, `${holderName === 'a' ? 'b' : 'a'}:stop`]);
+    expect(events).toEqual([
+      `${holderName}:start`,
+      `${holderName}:stop`,
+      `${holderName === 'a' ? 'b' : 'a'}:start`,
+      `${holderName === 'a' ? 'b' : 'a'}:stop`,
+    ]);
   });
 
   it('a holder cut off from the database stops its transport before the other replica starts, and its late events are refused', async () => {
@@ -126,12 +137,28 @@ describeEachEngine('long connection leases', (db) => {
       holds: async (...args) => (await down(), real.holds(...args)),
       release: async (...args) => (await down(), real.release(...args)),
     };
-    const ra = runLongConnection({ adapter: a.adapter, key: KEY, host: core, store: storeA, holder: 'A', timing: TIMING, log: captureLog().log });
+    const ra = runLongConnection({
+      adapter: a.adapter,
+      key: KEY,
+      host: core,
+      store: storeA,
+      holder: 'A',
+      timing: TIMING,
+      log: captureLog().log,
+    });
     await until(() => ra.held(), 'A holds');
     await a.host()!.receive(message('1'));
     expect(received).toEqual(['telegram:update:1']);
     const lateHost = a.host()!;
-    const rb = runLongConnection({ adapter: b.adapter, key: KEY, host: core, store: real, holder: 'B', timing: TIMING, log: captureLog().log });
+    const rb = runLongConnection({
+      adapter: b.adapter,
+      key: KEY,
+      host: core,
+      store: real,
+      holder: 'B',
+      timing: TIMING,
+      log: captureLog().log,
+    });
     cut = true;
     await until(() => rb.held(), 'B takes over after expiry');
     expect(events.slice(0, 3)).toEqual(['a:start', 'a:stop', 'b:start']); // A stopped before B started

@@ -26,7 +26,9 @@ describe('perAccountChannel: the factory shape of every platform channel (CONTRA
       return { adapter: adapterOf(a.id), report: {} };
     });
     const config = { accounts: [{ channel: 'wecom', id: 'b', role: 'ops' }] };
-    await expect(factory.create({ log: cap.log, env: { WECOM_CORP_ID: 'c' }, config, defaultRoleId: 'default' } as never)).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      factory.create({ log: cap.log, env: { WECOM_CORP_ID: 'c' }, config, defaultRoleId: 'default' } as never),
+    ).rejects.toBeInstanceOf(ConfigError);
     expect(cap.lines()).toEqual([]);
   });
 });

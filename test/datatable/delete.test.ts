@@ -13,7 +13,10 @@ it('A-57: backup timestamps are UTC YYYYMMDD_HHMMSS', () => {
 describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (db) => {
   let t: RowsEnv;
   let id: string;
-  const backups = () => readdirSync(t.ws).filter((f) => f.startsWith('del_backup_')).sort();
+  const backups = () =>
+    readdirSync(t.ws)
+      .filter((f) => f.startsWith('del_backup_'))
+      .sort();
   const fill = async (group: string, n: number) => {
     const records = Array.from({ length: n }, (_, i) => ({ 组: group, 序号: i + 1 }));
     const r = await t.call({ action: 'insert_batch', payload: { table_id: id, records } });
@@ -25,7 +28,10 @@ describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (
   };
   beforeAll(async () => {
     t = await rowsEnv(db());
-    id = await t.table('任务', [{ title: '组', uidt: '文本' }, { title: '序号', uidt: '整数' }]);
+    id = await t.table('任务', [
+      { title: '组', uidt: '文本' },
+      { title: '序号', uidt: '整数' },
+    ]);
   });
   beforeEach(() => {
     t.clock.now = new Date(t.clock.now.getTime() + 3_600_000); // distinct backup names per test
@@ -61,7 +67,10 @@ describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (
     await fill('gB', 12);
     const first = await t.call({ action: 'delete_by', payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'gA' }] } });
     const token = first.confirm_token as string;
-    const changed = await t.call({ action: 'delete_by', payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'gB' }], confirm_token: token } });
+    const changed = await t.call({
+      action: 'delete_by',
+      payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'gB' }], confirm_token: token },
+    });
     expect(changed).toMatchObject({ success: false, error_type: 'recoverable', token_refused: 'mismatch', need_confirm: true });
     expect(changed.confirm_token).not.toBe(token);
     expect(await groupCount('gB')).toBe(12);
@@ -93,7 +102,10 @@ describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (
 
   it('D-05: chat_mode false executes > 10 rows without a token, and still backs up', async () => {
     await fill('gC', 15);
-    const r = await t.call({ action: 'delete_by', payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'gC' }] } }, { chat_mode: false });
+    const r = await t.call(
+      { action: 'delete_by', payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'gC' }] } },
+      { chat_mode: false },
+    );
     expect(r).toMatchObject({ success: true, deleted: 15 });
     expect(JSON.parse(readFileSync(join(t.ws, String(r.backup_file)), 'utf8'))).toHaveLength(15);
   });
@@ -106,11 +118,19 @@ describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (
     expect(big).toMatchObject({ need_confirm: true, affected: 11 });
     const small = await t.call({ action: 'delete_batch', payload: { table_id: id, row_ids: [...ids.slice(0, 3), 99999999] } });
     expect(small).toMatchObject({ success: true, deleted: 3, requested: 4 });
-    expect(JSON.parse(readFileSync(join(t.ws, String(small.backup_file)), 'utf8')).map((r: { id: number }) => r.id)).toEqual(ids.slice(0, 3));
+    expect(JSON.parse(readFileSync(join(t.ws, String(small.backup_file)), 'utf8')).map((r: { id: number }) => r.id)).toEqual(
+      ids.slice(0, 3),
+    );
     // the same ids (in any order) with the token: the rows still there are deleted
-    const withToken = await t.call({ action: 'delete_batch', payload: { table_id: id, row_ids: ids.slice(0, 11).reverse(), confirm_token: big.confirm_token } });
+    const withToken = await t.call({
+      action: 'delete_batch',
+      payload: { table_id: id, row_ids: ids.slice(0, 11).reverse(), confirm_token: big.confirm_token },
+    });
     expect(withToken).toMatchObject({ success: true, deleted: 8, requested: 11 });
-    const other = await t.call({ action: 'delete_batch', payload: { table_id: id, row_ids: ids.slice(0, 11), confirm_token: big.confirm_token } });
+    const other = await t.call({
+      action: 'delete_batch',
+      payload: { table_id: id, row_ids: ids.slice(0, 11), confirm_token: big.confirm_token },
+    });
     expect(other).toMatchObject({ success: false, token_refused: 'consumed' });
   });
 
@@ -119,7 +139,11 @@ describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (
     const q = await t.call({ action: 'query', payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'gS' }] } });
     const rowId = (q.list as Array<{ id: number }>)[0]!.id;
     const before = backups();
-    expect(await t.call({ action: 'delete', payload: { table_id: id, row_id: rowId } })).toEqual({ success: true, result: true, display_md: expect.stringContaining(`的记录 id ${rowId}。`) });
+    expect(await t.call({ action: 'delete', payload: { table_id: id, row_id: rowId } })).toEqual({
+      success: true,
+      result: true,
+      display_md: expect.stringContaining(`的记录 id ${rowId}。`),
+    });
     expect(backups()).toEqual(before);
     expect(await t.call({ action: 'delete', payload: { table_id: id, row_id: rowId } })).toMatchObject({ success: false, not_found: true });
   });
@@ -139,7 +163,19 @@ describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (
     writeFileSync(ro, 'x');
     const missing = join(tmpdir(), 'sg-no-such-dir', 'x');
     for (const ws of [missing, ro]) {
-      const r = await t.call({ action: 'delete_by', payload: { table_id: id, filters: [{ field: '组', op: 'eq', value: 'gR' }, { field: '序号', op: 'eq', value: ws === ro ? 2 : 1 }] } }, { workspace_dir: ws });
+      const r = await t.call(
+        {
+          action: 'delete_by',
+          payload: {
+            table_id: id,
+            filters: [
+              { field: '组', op: 'eq', value: 'gR' },
+              { field: '序号', op: 'eq', value: ws === ro ? 2 : 1 },
+            ],
+          },
+        },
+        { workspace_dir: ws },
+      );
       expect(r).toMatchObject({ success: true, deleted: 1, backup_file: null });
       expect(typeof r.backup_error).toBe('string');
     }

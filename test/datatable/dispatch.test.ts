@@ -11,8 +11,34 @@ it('R-DT-28: the dispatch table is exactly the 20 actions', () => {
 });
 
 it('R-DT-24/D-09: the caller comes from the context only; emp_no is a legacy fallback', () => {
-  const c = callerFromContext({ org_id: 'acme', role_id: 'r', actor_emp_no: 'E1', emp_no: 'OLD', team_role: 'admin', allow_sql: false, chat_mode: false, session_id: 's', actor_key: 'k', workspace_dir: '/w', channel: 'web', is_admin: true });
-  expect(c).toEqual({ orgId: 'acme', roleIds: ['r'], empNo: 'E1', teamRole: 'admin', allowSql: false, chatMode: false, sessionId: 's', actorKey: 'k', workspaceDir: '/w', channel: 'web', isAdmin: true, lang: 'zh-CN' });
+  const c = callerFromContext({
+    org_id: 'acme',
+    role_id: 'r',
+    actor_emp_no: 'E1',
+    emp_no: 'OLD',
+    team_role: 'admin',
+    allow_sql: false,
+    chat_mode: false,
+    session_id: 's',
+    actor_key: 'k',
+    workspace_dir: '/w',
+    channel: 'web',
+    is_admin: true,
+  });
+  expect(c).toEqual({
+    orgId: 'acme',
+    roleIds: ['r'],
+    empNo: 'E1',
+    teamRole: 'admin',
+    allowSql: false,
+    chatMode: false,
+    sessionId: 's',
+    actorKey: 'k',
+    workspaceDir: '/w',
+    channel: 'web',
+    isAdmin: true,
+    lang: 'zh-CN',
+  });
   expect(callerFromContext({ emp_no: 'OLD' }).empNo).toBe('OLD');
   expect(callerFromContext({ team_role: 'boss' })).toMatchObject({ teamRole: 'member', allowSql: true, chatMode: true });
 });
@@ -37,8 +63,11 @@ describeEachEngine('datatable dispatcher', (db) => {
     await migrate(db());
   });
 
-  it('A-31, R-DT-06: an org whose id normalises to another org\'s schema is refused for every action, the SQL channel too', async () => {
-    const made = await runDatatable({ action: 'create_table', table_name: '机密', fields: [{ title: 'v', uidt: '文本' }] }, ctx({ org_id: 'x_y' }));
+  it("A-31, R-DT-06: an org whose id normalises to another org's schema is refused for every action, the SQL channel too", async () => {
+    const made = await runDatatable(
+      { action: 'create_table', table_name: '机密', fields: [{ title: 'v', uidt: '文本' }] },
+      ctx({ org_id: 'x_y' }),
+    );
     expect(made.success).toBe(true);
     await runDatatable({ action: 'insert', table_name: '机密', data: { v: 'secret of x_y' } }, ctx({ org_id: 'x_y' }));
     for (const input of [
@@ -57,7 +86,10 @@ describeEachEngine('datatable dispatcher', (db) => {
 
   it('R-DT-96: sessions are opened only through db_factory', async () => {
     opened = 0;
-    const r = await runDatatable({ action: 'create_table', payload: { table_name: '记录', fields: [{ title: '内容', uidt: '文本' }] } }, ctx());
+    const r = await runDatatable(
+      { action: 'create_table', payload: { table_name: '记录', fields: [{ title: '内容', uidt: '文本' }] } },
+      ctx(),
+    );
     expect(r.success, JSON.stringify(r)).toBe(true);
     const q = await runDatatable({ action: 'insert', table_id: r.id, data: { 内容: 'x' } }, ctx());
     expect(q.success).toBe(true);
@@ -114,11 +146,23 @@ describeEachEngine('datatable: field names never steer the result', (db) => {
       db_factory: <T>(fn: (tx: Tx) => Promise<T>) => db().transaction(fn),
     };
     const made = await runDatatable(
-      { action: 'create_table', table_name: '怪字段', fields: [{ title: 'display_md', uidt: '文本' }, { title: 'error_type', uidt: '文本' }, { title: 'files', uidt: 'JSON' }, { title: '名称', uidt: '文本' }] },
+      {
+        action: 'create_table',
+        table_name: '怪字段',
+        fields: [
+          { title: 'display_md', uidt: '文本' },
+          { title: 'error_type', uidt: '文本' },
+          { title: 'files', uidt: 'JSON' },
+          { title: '名称', uidt: '文本' },
+        ],
+      },
       ctx,
     );
     expect(made.success).toBe(true);
-    const r = await runDatatable({ action: 'insert', table_name: '怪字段', data: { display_md: 'see attached', error_type: 'config', files: ['x.txt'], 名称: 'a' } }, ctx);
+    const r = await runDatatable(
+      { action: 'insert', table_name: '怪字段', data: { display_md: 'see attached', error_type: 'config', files: ['x.txt'], 名称: 'a' } },
+      ctx,
+    );
     expect(r.success).toBe(true);
     expect(r.display_md).not.toBe('see attached'); // the call's own display, not the record's field
     expect(r.display_md).toMatch(/^已在 \*\*怪字段\*\* 新增 1 条记录/);

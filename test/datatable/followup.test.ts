@@ -50,7 +50,14 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
   it('R-DT-32/R-DT-55 (item 1): max/min on 日期 and 日期时间 come back as the strings query returns, independent of the time zone', async () => {
     const r = await t.call({
       action: 'aggregate',
-      payload: { table_id: id, metrics: [{ field: '日', op: 'max', alias: '最晚日' }, { field: '日', op: 'min', alias: '最早日' }, { field: '时刻', op: 'max', alias: '最晚时刻' }] },
+      payload: {
+        table_id: id,
+        metrics: [
+          { field: '日', op: 'max', alias: '最晚日' },
+          { field: '日', op: 'min', alias: '最早日' },
+          { field: '时刻', op: 'max', alias: '最晚时刻' },
+        ],
+      },
     });
     expect(r, JSON.stringify(r)).toMatchObject({ success: true });
     const row = (r.rows as Array<Record<string, unknown>>)[0]!;
@@ -97,11 +104,18 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
   });
 
   it('R-DT-100 (item 8): file-system errors (EISDIR, ENOENT) are recoverable without the absolute path; 57014 is a recoverable timeout', () => {
-    const eisdir = Object.assign(new Error('EISDIR: illegal operation on a directory, read /srv/secret/ws/x'), { code: 'EISDIR', syscall: 'read' });
+    const eisdir = Object.assign(new Error('EISDIR: illegal operation on a directory, read /srv/secret/ws/x'), {
+      code: 'EISDIR',
+      syscall: 'read',
+    });
     const r = dbErrorEnvelope(eisdir, 'insert_from_file', 'zh-CN');
     expect(r).toMatchObject({ success: false, error_type: 'recoverable', file_error: 'EISDIR' });
     expect(JSON.stringify(r)).not.toContain('/srv/secret');
-    const timeout = dbErrorEnvelope(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }), 'sql_query', 'zh-CN');
+    const timeout = dbErrorEnvelope(
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+      'sql_query',
+      'zh-CN',
+    );
     expect(timeout).toMatchObject({ success: false, error_type: 'recoverable', timeout: true, sqlstate: '57014' });
     expect(String(timeout.user_message)).toContain('超时');
     expect(dbErrorEnvelope(Object.assign(new Error('x'), { code: '40001' }), 'q', 'zh-CN').error_type).toBe('transient');
@@ -120,7 +134,9 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
   });
 
   it('R-DT-42 (item 4): a value over the size cap never travels to the gateway — the crossing row comes without its text, later rows not at all', async () => {
-    const { rows } = await db().query<{ r: string | null; len: number }>(wrapSelectBounded("SELECT g, repeat('x', 3000) AS pad FROM generate_series(1, 3) AS g", 1000, 5000));
+    const { rows } = await db().query<{ r: string | null; len: number }>(
+      wrapSelectBounded("SELECT g, repeat('x', 3000) AS pad FROM generate_series(1, 3) AS g", 1000, 5000),
+    );
     expect(rows.map((x) => x.r === null)).toEqual([false, true]);
     expect(Number(rows[1]!.len)).toBeGreaterThan(3000);
     const env = sqlEnv(db(), 'acme');
@@ -130,7 +146,7 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
 
   it('R-DT-42 (item 4): the result size is capped too', async () => {
     const env = sqlEnv(db(), 'acme');
-    const r = await runSqlQuery(env, 'SELECT g, repeat(\'x\', 1000) AS pad FROM generate_series(1, 50) AS g', { maxResultChars: 5000 });
+    const r = await runSqlQuery(env, "SELECT g, repeat('x', 1000) AS pad FROM generate_series(1, 50) AS g", { maxResultChars: 5000 });
     expect(r).toMatchObject({ success: true, truncated: true, truncated_by: 'size' });
     expect((r.rows as unknown[]).length).toBeLessThan(5);
     expect((r.rows as unknown[]).length).toBeGreaterThan(0);
@@ -151,7 +167,10 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
       const refused = await t.call({ action: 'sql_query', sql: selfJoin });
       expect(refused, JSON.stringify(refused)).toMatchObject({ success: false, error_type: 'recoverable', refused: 'unbounded' });
       expect(String(refused.user_message)).toContain('预估代价');
-      const modest = await t.call({ action: 'sql_query', sql: 'WITH s AS (SELECT generate_series(1, 300) AS g) SELECT count(*) AS n FROM s a, s b' });
+      const modest = await t.call({
+        action: 'sql_query',
+        sql: 'WITH s AS (SELECT generate_series(1, 300) AS g) SELECT count(*) AS n FROM s a, s b',
+      });
       expect(modest).toMatchObject({ success: true, rows: [{ n: 90000 }] });
     } else {
       const env = sqlEnv(db(), 'acme');
@@ -163,7 +182,10 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
   });
 
   it('R-DT-05 (item 5): payload given as the JSON text of an object is accepted; other strings are refused clearly', async () => {
-    const r = await t.call({ action: 'query', payload: JSON.stringify({ table_name: '台账', filters: [{ field: '数量', op: 'eq', value: 2 }] }) });
+    const r = await t.call({
+      action: 'query',
+      payload: JSON.stringify({ table_name: '台账', filters: [{ field: '数量', op: 'eq', value: 2 }] }),
+    });
     expect(r, JSON.stringify(r)).toMatchObject({ success: true, pageInfo: { totalRows: 1 } });
     const bad = await t.call({ action: 'query', payload: 'table_name=台账' });
     expect(bad).toMatchObject({ success: false, error_type: 'recoverable', need_param: 'payload' });
@@ -177,16 +199,35 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
       action: 'insert_batch',
       payload: {
         table_id: id,
-        records: [{ 名称: 'ok' }, { 名称: 'x\u0000' }, { 数量: '9223372036854775808' }, { 金额: '1' + '0'.repeat(400) }, { 金额: '0.' + '1'.repeat(20000) }, { 标签: ['a\u0000'] }],
+        records: [
+          { 名称: 'ok' },
+          { 名称: 'x\u0000' },
+          { 数量: '9223372036854775808' },
+          { 金额: '1' + '0'.repeat(400) },
+          { 金额: '0.' + '1'.repeat(20000) },
+          { 标签: ['a\u0000'] },
+        ],
       },
     });
     expect(batch, JSON.stringify(batch).slice(0, 400)).toMatchObject({ success: true, inserted: 1, failed: 5 });
     const errs = batch.errors as Array<{ row: number; field?: string; sqlstate?: string }>;
-    expect(errs.map((e) => [e.row, e.field])).toEqual([[2, '名称'], [3, '数量'], [4, '金额'], [5, '金额'], [6, '标签']]);
+    expect(errs.map((e) => [e.row, e.field])).toEqual([
+      [2, '名称'],
+      [3, '数量'],
+      [4, '金额'],
+      [5, '金额'],
+      [6, '标签'],
+    ]);
     expect(errs.every((e) => e.sqlstate === undefined)).toBe(true);
-    const filt = await t.call({ action: 'query', payload: { table_id: id, filters: [{ field: '数量', op: 'gt', value: '99999999999999999999' }] } });
+    const filt = await t.call({
+      action: 'query',
+      payload: { table_id: id, filters: [{ field: '数量', op: 'gt', value: '99999999999999999999' }] },
+    });
     expect(filt).toMatchObject({ success: false, error_type: 'recoverable', need_param: 'filters' });
-    const filtNul = await t.call({ action: 'query', payload: { table_id: id, filters: [{ field: '名称', op: 'contains', value: 'a\u0000' }] } });
+    const filtNul = await t.call({
+      action: 'query',
+      payload: { table_id: id, filters: [{ field: '名称', op: 'contains', value: 'a\u0000' }] },
+    });
     expect(filtNul).toMatchObject({ success: false, error_type: 'recoverable', need_param: 'filters' });
   });
 
@@ -198,10 +239,18 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     expect(first).toMatchObject({ need_confirm: true });
     await t.call({ action: 'insert_batch', payload: { table_id: tid, records: Array.from({ length: 1 }, () => ({ 组: 'h' })) } });
     // expired (injectable clock) while the matching rows shrank to 3
-    await db().query(`DELETE FROM org_data_acme."清理" WHERE id IN (SELECT id FROM org_data_acme."清理" WHERE "组" = 'g' ORDER BY id LIMIT 9)`);
+    await db().query(
+      `DELETE FROM org_data_acme."清理" WHERE id IN (SELECT id FROM org_data_acme."清理" WHERE "组" = 'g' ORDER BY id LIMIT 9)`,
+    );
     t.clock.now = new Date(t.clock.now.getTime() + 6 * 60_000);
     const stale = await t.call({ ...call, payload: { ...call.payload, confirm_token: first.confirm_token } });
-    expect(stale, JSON.stringify(stale)).toMatchObject({ success: false, error_type: 'recoverable', token_refused: 'expired', confirmation_needed: false, affected: 3 });
+    expect(stale, JSON.stringify(stale)).toMatchObject({
+      success: false,
+      error_type: 'recoverable',
+      token_refused: 'expired',
+      confirmation_needed: false,
+      affected: 3,
+    });
     expect(stale.need_confirm).toBeUndefined();
     expect(stale.confirm_token).toBeUndefined();
     expect(String(stale.user_message)).toContain('不需要确认');
@@ -212,7 +261,10 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
   });
 
   it('R-DT-98/R-DT-103 (item 12): a chunked import reports in-file duplicates (found in the application) and conflicts with existing rows (found by the database) row by row', async () => {
-    const tid = await t.table('唯一导入', [{ title: '码', uidt: '文本', unique: true }, { title: '序', uidt: '整数' }]);
+    const tid = await t.table('唯一导入', [
+      { title: '码', uidt: '文本', unique: true },
+      { title: '序', uidt: '整数' },
+    ]);
     await t.call({ action: 'insert_batch', payload: { table_id: tid, records: [{ 码: 'c100' }, { 码: 'c7000' }] } });
     const recs: Array<Record<string, unknown>> = Array.from({ length: 12_000 }, (_, i) => ({ 码: `c${i}`, 序: i + 1 }));
     recs[9000] = { 码: 'c5', 序: 9001 }; // in-file duplicate of row 6
@@ -220,7 +272,11 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     const r = await t.call({ action: 'insert_from_file', payload: { table_id: tid, file: 'uniq.json' } });
     expect(r, JSON.stringify(r).slice(0, 400)).toMatchObject({ success: true, inserted: 11_997, failed: 3, verified_total: 11_999 });
     const errs = r.errors as Array<{ row: number; sqlstate?: string; field?: string; error: string }>;
-    expect(errs.map((e) => [e.row, e.sqlstate])).toEqual([[101, '23505'], [7001, '23505'], [9001, '23505']]);
+    expect(errs.map((e) => [e.row, e.sqlstate])).toEqual([
+      [101, '23505'],
+      [7001, '23505'],
+      [9001, '23505'],
+    ]);
     expect(errs[2]).toMatchObject({ field: '码' });
     expect(errs[2]!.error).toContain('第 6 行');
     const { rows } = await db().query<{ n: string }>(`SELECT count(*)::text AS n FROM org_data_acme."唯一导入" WHERE "序" = 9001`);
@@ -231,7 +287,10 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     const sql = await t.call({ action: 'sql_query', sql: 'SELECT 1' }, { allow_sql: false });
     expect(sql).toMatchObject({ success: false, permission_denied: true });
     expect(zhOnly(sql.user_message)).toMatch(HAN_ONLY);
-    const structural = await t.call({ action: 'add_field', payload: { table_id: id, field: { title: '备注', uidt: '文本' } } }, { team_role: 'member' });
+    const structural = await t.call(
+      { action: 'add_field', payload: { table_id: id, field: { title: '备注', uidt: '文本' } } },
+      { team_role: 'member' },
+    );
     expect(zhOnly(structural.user_message)).toMatch(HAN_ONLY);
     const en = await t.call({ action: 'sql_query', sql: 'SELECT 1' }, { allow_sql: false, lang: 'en' });
     expect(String(en.user_message)).not.toMatch(/[\u4e00-\u9fa5]/);
@@ -247,7 +306,10 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     const names = async (filters: unknown) => {
       const r = await t.call({ action: 'query', payload: { table_id: id, filters, sort: '名称', limit: 100 } });
       expect(r, JSON.stringify(r)).toMatchObject({ success: true });
-      return (r.list as Array<Record<string, unknown>>).map((x) => String(x.名称)).filter((n) => ['100%纯', '1000纯', 'AB_C'].includes(n)).sort();
+      return (r.list as Array<Record<string, unknown>>)
+        .map((x) => String(x.名称))
+        .filter((n) => ['100%纯', '1000纯', 'AB_C'].includes(n))
+        .sort();
     };
     expect(await names([{ field: '名称', op: 'like', value: '纯' }])).toEqual(['100%纯', '1000纯']);
     expect(await names([{ field: '名称', op: 'like', value: '100%纯' }])).toEqual(['100%纯', '1000纯']);
@@ -292,8 +354,17 @@ describeEachEngine('datatable issue 4 follow-up through the skill pipeline (item
     };
     const config = parseConfigFile('roles:\n  - id: default\n    org_id: pipefu\n', { orgId: 'pipefu', roleId: 'default' });
     const run = (input: Record<string, unknown>) =>
-      runFromCli(withCall(services), config, 'default', { target: 'datatable', input, context: { team_role: 'owner', actor_emp_no: 'A0' }, workspace: ws, cwd: process.cwd() });
-    const created = await run({ action: 'create_table', payload: JSON.stringify({ table_name: '导入表', fields: [{ title: '名称', uidt: '文本' }] }) });
+      runFromCli(withCall(services), config, 'default', {
+        target: 'datatable',
+        input,
+        context: { team_role: 'owner', actor_emp_no: 'A0' },
+        workspace: ws,
+        cwd: process.cwd(),
+      });
+    const created = await run({
+      action: 'create_table',
+      payload: JSON.stringify({ table_name: '导入表', fields: [{ title: '名称', uidt: '文本' }] }),
+    });
     expect(created, JSON.stringify(created)).toMatchObject({ success: true });
     mkdirSync(join(ws, 'imports'), { recursive: true });
     writeFileSync(join(ws, 'imports', 'x.json'), JSON.stringify([{ 名称: 'a' }, { 名称: 'b' }, { 名称: 'c' }]));

@@ -67,7 +67,19 @@ for (const engine of ENGINES) {
     });
 
     it('CONTRACTS §11, R-DT-16: grant <title> --role --actions --row-scope own --owner-field stores an own-scope grant', async () => {
-      const r = await run(['datatable', 'grant', '工单', '--role', 'sales', '--actions', 'query,insert,update', '--row-scope', 'own', '--owner-field', '负责人工号']);
+      const r = await run([
+        'datatable',
+        'grant',
+        '工单',
+        '--role',
+        'sales',
+        '--actions',
+        'query,insert,update',
+        '--row-scope',
+        'own',
+        '--owner-field',
+        '负责人工号',
+      ]);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
       expect(r.out).toBe(`granted on 工单 (${tableId}): role sales: actions query,insert,update; row scope own (owner field 负责人工号)\n`);
@@ -117,7 +129,10 @@ for (const engine of ENGINES) {
       const r = await run(['datatable', 'revoke', '工单', '--role', 'sales']);
       expect(r.code).toBe(0);
       expect(r.out).toBe(`revoked the grant of role sales on 工单 (${tableId})\n`);
-      expect(await withDb(async (db) => effectiveAccess(db, { id: tableId }, ['sales']))).toMatchObject({ actions: 'all', rowScope: 'all' });
+      expect(await withDb(async (db) => effectiveAccess(db, { id: tableId }, ['sales']))).toMatchObject({
+        actions: 'all',
+        rowScope: 'all',
+      });
       const again = await run(['datatable', 'revoke', '工单', '--role', 'sales']);
       expect(again.code).toBe(1);
       expect(again.err).toMatch(/no grant/);

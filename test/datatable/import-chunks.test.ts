@@ -27,7 +27,12 @@ describeEachEngine('datatable column-wise batches (spec 000 §7.8)', (db) => {
       { title: 'constructor', uidt: '文本' },
     ]);
     expect(await t.call({ action: 'insert', payload: { table_id: f, data: { 序: 0, 码: 'dup' } } })).toMatchObject({ success: true });
-    const records: Array<Record<string, unknown>> = Array.from({ length: 100 }, (_, i) => ({ 序: i + 1, 码: `k${i}`, 额: '1.5', ...(i % 2 ? { constructor: 'c' } : {}) }));
+    const records: Array<Record<string, unknown>> = Array.from({ length: 100 }, (_, i) => ({
+      序: i + 1,
+      码: `k${i}`,
+      额: '1.5',
+      ...(i % 2 ? { constructor: 'c' } : {}),
+    }));
     records[20]!.码 = 'dup'; // only the database sees this one
     records[50]!.额 = '999.999'; // passes validation, overflows numeric(5,2) after rounding (22003)
     records[80]!.码 = 'k3'; // repeats row 4
@@ -35,9 +40,16 @@ describeEachEngine('datatable column-wise batches (spec 000 §7.8)', (db) => {
     const r = await t.call({ action: 'insert_batch', payload: { table_id: f, records } });
     expect(r).toMatchObject({ success: true, partial: true, inserted: 96, skipped: 0, failed: 4, verified_total: 97 });
     const errors = r.errors as Array<{ row: number; sqlstate?: string; error: string }>;
-    expect(errors.map((e) => [e.row, e.sqlstate])).toEqual([[21, '23505'], [51, '22003'], [81, '23505'], [91, undefined]]);
+    expect(errors.map((e) => [e.row, e.sqlstate])).toEqual([
+      [21, '23505'],
+      [51, '22003'],
+      [81, '23505'],
+      [91, undefined],
+    ]);
     expect(errors[2]!.error).toMatch(/第 4 行/);
-    const { rows } = await db().query<{ seq: string; c: string | null }>(`SELECT "序"::text AS seq, "constructor" AS c FROM org_data_acme."分块" WHERE "序" > 0 ORDER BY id`);
+    const { rows } = await db().query<{ seq: string; c: string | null }>(
+      `SELECT "序"::text AS seq, "constructor" AS c FROM org_data_acme."分块" WHERE "序" > 0 ORDER BY id`,
+    );
     expect(rows.map((x) => Number(x.seq))).toEqual(records.map((_, i) => i + 1).filter((n) => ![21, 51, 81, 91].includes(n)));
     expect(rows.filter((x) => x.c === 'c').length).toBe(50); // the odd rows; the four failing rows are even
     expect(rows.some((x) => x.c !== null && x.c !== 'c')).toBe(false);
@@ -50,7 +62,18 @@ describeEachEngine('datatable column-wise batches (spec 000 §7.8)', (db) => {
       { title: '码', uidt: '文本', unique: true },
       { title: '号', uidt: '整数', unique: true },
     ]);
-    expect(await t.call({ action: 'insert_batch', payload: { table_id: f, records: [{ 码: 'a', 号: 1 }, { 码: 'b', 号: 2 }] } })).toMatchObject({ inserted: 2 });
+    expect(
+      await t.call({
+        action: 'insert_batch',
+        payload: {
+          table_id: f,
+          records: [
+            { 码: 'a', 号: 1 },
+            { 码: 'b', 号: 2 },
+          ],
+        },
+      }),
+    ).toMatchObject({ inserted: 2 });
     const sql: string[] = [];
     const wrap = (tx: Tx): Tx =>
       Object.assign(Object.create(tx) as Tx, {
@@ -65,7 +88,11 @@ describeEachEngine('datatable column-wise batches (spec 000 §7.8)', (db) => {
     const r = await t.call({ action: 'insert_batch', payload: { table_id: f, records: records.slice(0, 30) } }, { db_factory });
     expect(r).toMatchObject({ inserted: 27, failed: 3, verified_total: 29 });
     const errors = r.errors as Array<{ row: number; sqlstate?: string; error: string }>;
-    expect(errors.map((e) => [e.row, e.sqlstate])).toEqual([[4, '23505'], [18, '23505'], [26, '23505']]);
+    expect(errors.map((e) => [e.row, e.sqlstate])).toEqual([
+      [4, '23505'],
+      [18, '23505'],
+      [26, '23505'],
+    ]);
     expect(errors[0]!.error).toBe('违反唯一约束（重复值）（唯一字段：码、号）（SQLSTATE 23505）');
     expect(sql.filter((q) => q.startsWith('INSERT')).length).toBe(5); // one per chunk of 7, none redone
     expect(sql.filter((q) => q.includes('ON CONFLICT'))).toEqual([]);

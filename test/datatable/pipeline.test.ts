@@ -50,15 +50,35 @@ describeEachEngine('datatable through the skill pipeline and call_skill', (db) =
       secretKey: randomBytes(32),
       log: createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }), level: 'warn' }),
     };
-    const config = parseConfigFile('roles:\n  - id: default\n    org_id: acme\n  - id: sales\n    org_id: acme\n', { orgId: 'acme', roleId: 'default' });
-    run = (target, input, context) => runFromCli(withCall(services), config, 'default', { target, input, context, workspace: ws, cwd: process.cwd() });
+    const config = parseConfigFile('roles:\n  - id: default\n    org_id: acme\n  - id: sales\n    org_id: acme\n', {
+      orgId: 'acme',
+      roleId: 'default',
+    });
+    run = (target, input, context) =>
+      runFromCli(withCall(services), config, 'default', { target, input, context, workspace: ws, cwd: process.cwd() });
 
-    const created = await run('datatable', { action: 'create_table', payload: { table_name: '商机', fields: [{ title: '名称', uidt: '文本' }, { title: '负责人', uidt: '文本' }] } }, admin);
+    const created = await run(
+      'datatable',
+      {
+        action: 'create_table',
+        payload: {
+          table_name: '商机',
+          fields: [
+            { title: '名称', uidt: '文本' },
+            { title: '负责人', uidt: '文本' },
+          ],
+        },
+      },
+      admin,
+    );
     expect(created, JSON.stringify(created)).toMatchObject({ success: true });
     tableId = created.id as string;
     const table = (await getTable(db(), 'acme', tableId))!;
     expect((await grant(db(), table, { tableId, roleId: 'sales', rowScope: 'own', ownerField: '负责人' })).ok).toBe(true);
-    for (const [who, n] of [[e1, 2], [e2, 11]] as const) {
+    for (const [who, n] of [
+      [e1, 2],
+      [e2, 11],
+    ] as const) {
       const records = Array.from({ length: n }, (_, i) => ({ 名称: `${who.actor_emp_no}-${i}` }));
       const r = await run('datatable', { action: 'insert_batch', table_name: '商机', records }, who);
       expect(r, JSON.stringify(r)).toMatchObject({ success: true, inserted: n });
@@ -90,19 +110,34 @@ describeEachEngine('datatable through the skill pipeline and call_skill', (db) =
     const inner = r.result as Envelope;
     expect(inner.pageInfo, JSON.stringify(inner)).toMatchObject({ totalRows: 2 });
     expect((inner.list as Array<Record<string, unknown>>).every((x) => x.负责人 === 'E1')).toBe(true);
-    const viaAlias = await run('caller', { target: 'nocodb', input: { action: 'aggregate', table_name: '商机', metrics: [{ op: 'count' }] } }, e2);
+    const viaAlias = await run(
+      'caller',
+      { target: 'nocodb', input: { action: 'aggregate', table_name: '商机', metrics: [{ op: 'count' }] } },
+      e2,
+    );
     expect((viaAlias.result as Envelope).rows).toEqual([{ count: 11 }]);
   });
 
   it('R-DT-20 (acceptance): own scope fails closed without actor_emp_no, also through call_skill', async () => {
     const direct = await run('datatable', { action: 'query', payload: { table_name: '商机' } }, { ...e1, actor_emp_no: '' });
     expect(direct).toMatchObject({ success: false, error_type: 'config', non_retriable: true });
-    const nested = await run('caller', { target: 'datatable', input: { action: 'query', table_name: '商机', actor_emp_no: 'E1' } }, { ...e1, actor_emp_no: '' });
+    const nested = await run(
+      'caller',
+      { target: 'datatable', input: { action: 'query', table_name: '商机', actor_emp_no: 'E1' } },
+      { ...e1, actor_emp_no: '' },
+    );
     expect(nested.result).toMatchObject({ success: false, error_type: 'config' });
   });
 
   it('R-DT-16/R-DT-87/R-DT-94 (acceptance): update_by and delete_by stay in the own rows; 11 rows ⇒ token, then deleted with a backup artifact', async () => {
-    const u = await run('datatable', { action: 'update_by', payload: { table_name: '商机', filters: [{ field: '名称', op: 'contains', value: '-' }], data: { 名称: '已跟进' } } }, e1);
+    const u = await run(
+      'datatable',
+      {
+        action: 'update_by',
+        payload: { table_name: '商机', filters: [{ field: '名称', op: 'contains', value: '-' }], data: { 名称: '已跟进' } },
+      },
+      e1,
+    );
     expect(u).toMatchObject({ success: true, updated: 2 });
     const call = { action: 'delete_by', payload: { table_name: '商机', filters: [{ field: '名称', op: 'contains', value: '-' }] } };
     const first = await run('datatable', call, e2);

@@ -88,7 +88,12 @@ describeEachEngine('datatable reads: query, aggregate, filters (spec 000 §7.3/�
     expect(await count([{ field: '标签', op: 'contains', value: 'c' }])).toBe(60);
     expect(await count([{ field: '入职', op: 'gte', value: '2025-12-01' }])).toBe(10);
     // R-DT-49: two filters ⇒ intersection
-    expect(await count([{ field: '部门', op: 'eq', value: '研发' }, { field: '薪资', op: 'lt', value: 6000 }])).toBe(4);
+    expect(
+      await count([
+        { field: '部门', op: 'eq', value: '研发' },
+        { field: '薪资', op: 'lt', value: 6000 },
+      ]),
+    ).toBe(4);
     // full-width digits in a number filter (R-DT-68)
     expect(await count([{ field: '薪资', op: 'eq', value: '５，０００' }])).toBe(1);
   });
@@ -143,7 +148,13 @@ describeEachEngine('datatable reads: query, aggregate, filters (spec 000 §7.3/�
       payload: {
         table_id: id,
         group_by: '部门',
-        metrics: [{ op: 'count', alias: '人数' }, { field: '薪资', op: 'sum', alias: '总薪资' }, { field: '薪资', op: 'max' }, { field: '奖金', op: 'avg', alias: '平均奖金' }, { field: '薪资', op: 'min' }],
+        metrics: [
+          { op: 'count', alias: '人数' },
+          { field: '薪资', op: 'sum', alias: '总薪资' },
+          { field: '薪资', op: 'max' },
+          { field: '奖金', op: 'avg', alias: '平均奖金' },
+          { field: '薪资', op: 'min' },
+        ],
       },
     });
     expect(r.success, JSON.stringify(r)).toBe(true);
@@ -162,23 +173,39 @@ describeEachEngine('datatable reads: query, aggregate, filters (spec 000 §7.3/�
     expect(yf.总薪资).toBe(Array.from({ length: 40 }, (_, k) => 5000 + k * 3 * 100).reduce((a, b) => a + b, 0));
     expect(yf.min_薪资).toBe(5000);
     expect(typeof yf.平均奖金).toBe('number');
-    const all = await t.call({ action: 'aggregate', payload: { table_id: id, metrics: [{ op: 'count' }], filters: [{ field: '部门', op: 'eq', value: '销售' }] } });
+    const all = await t.call({
+      action: 'aggregate',
+      payload: { table_id: id, metrics: [{ op: 'count' }], filters: [{ field: '部门', op: 'eq', value: '销售' }] },
+    });
     expect(all.rows).toEqual([{ count: 40 }]);
   });
 
   it('R-DT-55: bad metrics are recoverable errors (missing, unknown op, sum of text)', async () => {
-    for (const metrics of [undefined, [], [{ field: '薪资', op: 'median' }], [{ field: '姓名', op: 'sum' }], [{ op: 'sum' }], [{ field: '不存在', op: 'max' }]]) {
+    for (const metrics of [
+      undefined,
+      [],
+      [{ field: '薪资', op: 'median' }],
+      [{ field: '姓名', op: 'sum' }],
+      [{ op: 'sum' }],
+      [{ field: '不存在', op: 'max' }],
+    ]) {
       const r = await t.call({ action: 'aggregate', payload: { table_id: id, metrics } });
       expect(r, JSON.stringify(metrics)).toMatchObject({ success: false, need_param: 'metrics' });
     }
   });
 
   it('R-DT-58/A-28: aggregate limit default 1000, 20000 clamped to 10000 with a note', async () => {
-    const r = await t.call({ action: 'aggregate', payload: { table_id: id, group_by: ['姓名'], metrics: [{ op: 'count' }], limit: 20000 } });
+    const r = await t.call({
+      action: 'aggregate',
+      payload: { table_id: id, group_by: ['姓名'], metrics: [{ op: 'count' }], limit: 20000 },
+    });
     expect(r.success).toBe(true);
     expect((r.rows as unknown[]).length).toBe(120);
     expect(r.action_note).toMatch(/limit 20000 → 10000/);
-    const small = await t.call({ action: 'aggregate', payload: { table_id: id, group_by: ['姓名'], metrics: [{ op: 'count', alias: 'n' }], limit: 5, sort: '-n' } });
+    const small = await t.call({
+      action: 'aggregate',
+      payload: { table_id: id, group_by: ['姓名'], metrics: [{ op: 'count', alias: 'n' }], limit: 5, sort: '-n' },
+    });
     expect((small.rows as unknown[]).length).toBe(5);
   });
 });

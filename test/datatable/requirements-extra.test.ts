@@ -90,21 +90,37 @@ describeEachEngine('datatable: remaining requirements', (db) => {
     expect(next.success, JSON.stringify(next)).toBe(true);
     const upd = await t.call({ action: 'update', payload: { table_name: '客户', row_id: next.id, data: { 编号: 'C1' } } });
     expect(upd).toMatchObject({ success: false, sqlstate: '23505', table: '客户', fields: ['编号'] });
-    const updBy = await t.call({ action: 'update_by', payload: { table_name: '客户', filters: [{ field: '编号', op: 'eq', value: 'C2' }], data: { 编号: 'C1' } } });
+    const updBy = await t.call({
+      action: 'update_by',
+      payload: { table_name: '客户', filters: [{ field: '编号', op: 'eq', value: 'C2' }], data: { 编号: 'C1' } },
+    });
     expect(updBy).toMatchObject({ success: false, sqlstate: '23505', table: '客户', fields: ['编号'] });
     expect(await count('客户')).toBe(2);
   });
 
   it('R-DT-101: an upsert row that fails in the database names its field in errors', async () => {
     // Matched on 名称 (no constraint there); the new row's 编号 collides with C1.
-    const r = await t.call({ action: 'upsert', payload: { table_name: '客户', key_fields: ['名称'], records: [{ 名称: '丁', 编号: 'C1' }, { 名称: '戊', 编号: 'C5' }] } });
+    const r = await t.call({
+      action: 'upsert',
+      payload: {
+        table_name: '客户',
+        key_fields: ['名称'],
+        records: [
+          { 名称: '丁', 编号: 'C1' },
+          { 名称: '戊', 编号: 'C5' },
+        ],
+      },
+    });
     expect(r, JSON.stringify(r)).toMatchObject({ success: true, inserted: 1, failed: 1, partial: true });
     expect(r.errors).toEqual([expect.objectContaining({ row: 1, field: '编号', sqlstate: '23505' })]);
   });
 
   it('R-DT-102: on_conflict=skip on a table without a unique constraint is refused, nothing written', async () => {
     const before = await count('流水');
-    const r = await t.call({ action: 'insert_batch', payload: { table_name: '流水', on_conflict: 'skip', records: [{ 单号: 'A' }, { 单号: 'A' }] } });
+    const r = await t.call({
+      action: 'insert_batch',
+      payload: { table_name: '流水', on_conflict: 'skip', records: [{ 单号: 'A' }, { 单号: 'A' }] },
+    });
     expect(r).toMatchObject({ success: false, error_type: 'recoverable', need_param: 'on_conflict' });
     expect(String(r.user_message)).toMatch(/唯一约束/);
     expect(await count('流水')).toBe(before);
@@ -114,9 +130,21 @@ describeEachEngine('datatable: remaining requirements', (db) => {
     expect(await uniqueIndexes('流水')).toBe(0);
     const a = await t.call({ action: 'upsert', payload: { table_name: '流水', key_fields: ['单号'], data: { 单号: 'U1', 金额: 10 } } });
     expect(a, JSON.stringify(a)).toMatchObject({ success: true, inserted: 1, updated: 0 });
-    const b = await t.call({ action: 'upsert', payload: { table_name: '流水', key_fields: ['单号'], records: [{ 单号: 'U1', 金额: 25 }, { 单号: 'U2', 金额: 5 }] } });
+    const b = await t.call({
+      action: 'upsert',
+      payload: {
+        table_name: '流水',
+        key_fields: ['单号'],
+        records: [
+          { 单号: 'U1', 金额: 25 },
+          { 单号: 'U2', 金额: 5 },
+        ],
+      },
+    });
     expect(b).toMatchObject({ success: true, inserted: 1, updated: 1, failed: 0 });
-    const { rows } = await db().query<{ 单号: string; 金额: string }>(`SELECT "单号", "金额"::text AS "金额" FROM org_data_acme."流水" WHERE "单号" LIKE 'U%' ORDER BY "单号"`);
+    const { rows } = await db().query<{ 单号: string; 金额: string }>(
+      `SELECT "单号", "金额"::text AS "金额" FROM org_data_acme."流水" WHERE "单号" LIKE 'U%' ORDER BY "单号"`,
+    );
     expect(rows.map((x) => [x.单号, Number(x.金额)])).toEqual([
       ['U1', 25],
       ['U2', 5],
@@ -127,14 +155,25 @@ describeEachEngine('datatable: remaining requirements', (db) => {
   const SCRIPT = `INSERT INTO 脚本表 (名称, 数量) VALUES ('a', 1); INSERT INTO 脚本表 (名称, 数量) VALUES ('b', 2); UPDATE 脚本表 SET 数量 = 数量 + 10 WHERE 名称 = 'a'`;
 
   it('R-DT-27 (A-27): a batch script outside the admin line is refused with error_type config; nothing runs', async () => {
-    for (const ctx of [{ channel: 'web', is_admin: false }, { channel: 'web', is_admin: true }, { channel: 'web_admin', is_admin: false }, { channel: 'telegram' }]) {
+    for (const ctx of [
+      { channel: 'web', is_admin: false },
+      { channel: 'web', is_admin: true },
+      { channel: 'web_admin', is_admin: false },
+      { channel: 'telegram' },
+    ]) {
       const r = await t.call({ action: 'sql_execute', payload: { sql: SCRIPT } }, ctx);
       expect(r, JSON.stringify(ctx)).toMatchObject({ success: false, error_type: 'config', refused: 'batch_script', statements: 3 });
     }
     expect(await count('脚本表')).toBe(0);
     // One statement per call stays the rule elsewhere, and sql_query never runs scripts (R-DT-76).
-    expect(await t.call({ action: 'sql_execute', payload: { sql: `INSERT INTO 脚本表 (名称) VALUES ('x')` } })).toMatchObject({ success: true, affected: 1 });
-    expect(await t.call({ action: 'sql_query', payload: { sql: 'SELECT 1; SELECT 2' } }, ADMIN_LINE)).toMatchObject({ success: false, refused: 'multi_statement' });
+    expect(await t.call({ action: 'sql_execute', payload: { sql: `INSERT INTO 脚本表 (名称) VALUES ('x')` } })).toMatchObject({
+      success: true,
+      affected: 1,
+    });
+    expect(await t.call({ action: 'sql_query', payload: { sql: 'SELECT 1; SELECT 2' } }, ADMIN_LINE)).toMatchObject({
+      success: false,
+      refused: 'multi_statement',
+    });
     await db().query(`DELETE FROM org_data_acme."脚本表"`);
   });
 

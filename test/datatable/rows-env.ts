@@ -50,7 +50,8 @@ export async function rowsEnv(db: Db, base: Record<string, unknown> = {}): Promi
     db_factory: <T>(fn: (tx: import('../../src/store/db.ts').Tx) => Promise<T>) => db.transaction(fn),
     ...base,
   };
-  const call = (input: Record<string, unknown>, ctx: Record<string, unknown> = {}) => runDatatable(input, { ...ctx0, ...ctx }, { now: () => clock.now, log });
+  const call = (input: Record<string, unknown>, ctx: Record<string, unknown> = {}) =>
+    runDatatable(input, { ...ctx0, ...ctx }, { now: () => clock.now, log });
   return {
     ws,
     logs: () => logs,

@@ -22,7 +22,10 @@ describe('skills/datatable and skills/nocodb on disk', () => {
   it('R-LOAD-15: skill check passes for both folders (importing the gateway src/ is not a cross-skill import)', async () => {
     for (const name of ['datatable', 'nocodb']) {
       const issues = await preflight(`${SKILLS}${name}`, { mode: 'create' });
-      expect(issues.filter((i) => i.severity === 'error'), name).toEqual([]);
+      expect(
+        issues.filter((i) => i.severity === 'error'),
+        name,
+      ).toEqual([]);
     }
   });
 });

@@ -40,9 +40,7 @@ describe('SQL channel corpora (issue 4 acceptance)', () => {
   });
 
   it('R-DT-76..84: every hostile statement is refused, each for its own rule (100%)', () => {
-    const wrong = hostile
-      .map((e) => ({ sql: e.sql, want: e.expect, got: refusedCode(e.sql) }))
-      .filter((x) => x.got !== x.want);
+    const wrong = hostile.map((e) => ({ sql: e.sql, want: e.expect, got: refusedCode(e.sql) })).filter((x) => x.got !== x.want);
     expect(wrong).toEqual([]);
   });
 
@@ -91,10 +89,12 @@ describe('SQL channel checker rules', () => {
     expect(!zh.ok && zh.reason.zh).toMatch(/public/);
   });
 
-  it('R-DT-81: an explicit pg_catalog type is refused while the parser\'s own pg_catalog names (integer, EXTRACT, TRIM …) pass', () => {
+  it("R-DT-81: an explicit pg_catalog type is refused while the parser's own pg_catalog names (integer, EXTRACT, TRIM …) pass", () => {
     expect(refusedCode('SELECT 1::pg_catalog.int4')).toBe('schema');
     expect(refusedCode('SELECT 1::"pg_catalog".int4')).toBe('schema');
-    accepted("SELECT CAST(1 AS integer), 2::bigint, extract(epoch FROM now()), trim(' a '), substring('abc' FROM 2), position('b' IN 'abc'), now() AT TIME ZONE 'UTC'");
+    accepted(
+      "SELECT CAST(1 AS integer), 2::bigint, extract(epoch FROM now()), trim(' a '), substring('abc' FROM 2), position('b' IN 'abc'), now() AT TIME ZONE 'UTC'",
+    );
   });
 
   it('R-DT-79: UPDATE and DELETE need WHERE; TRUNCATE is a whole-table delete and refused', () => {
@@ -105,7 +105,16 @@ describe('SQL channel checker rules', () => {
   });
 
   it('R-DT-80: BEGIN / COMMIT / ROLLBACK / SAVEPOINT / RELEASE are refused as transaction control', () => {
-    for (const s of ['BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT a', 'RELEASE SAVEPOINT a', 'ROLLBACK TO SAVEPOINT a', 'ABORT', 'PREPARE TRANSACTION \'x\'']) {
+    for (const s of [
+      'BEGIN',
+      'COMMIT',
+      'ROLLBACK',
+      'SAVEPOINT a',
+      'RELEASE SAVEPOINT a',
+      'ROLLBACK TO SAVEPOINT a',
+      'ABORT',
+      "PREPARE TRANSACTION 'x'",
+    ]) {
       expect(refusedCode(s)).toBe('transaction_control');
     }
   });
@@ -115,10 +124,18 @@ describe('SQL channel checker rules', () => {
     expect(accepted('CREATE INDEX i ON 客户 (名称)').kind).toBe('create_index');
     expect(accepted('CREATE VIEW v AS SELECT 1 AS a').kind).toBe('create_view');
     const others = [
-      'CREATE SEQUENCE s', 'CREATE TYPE t AS (a int)', "CREATE TYPE e AS ENUM ('a')", 'CREATE MATERIALIZED VIEW m AS SELECT 1',
-      'CREATE DOMAIN d AS text', 'CREATE POLICY p ON t USING (true)', 'CREATE RULE r AS ON INSERT TO t DO INSTEAD NOTHING',
-      'CREATE DATABASE x', 'CREATE SERVER s FOREIGN DATA WRAPPER w', 'CREATE PROCEDURE p() LANGUAGE sql AS $$ SELECT 1 $$',
-      'CREATE AGGREGATE a (int) (sfunc = int4pl, stype = int)', 'CREATE CAST (text AS int) WITH INOUT',
+      'CREATE SEQUENCE s',
+      'CREATE TYPE t AS (a int)',
+      "CREATE TYPE e AS ENUM ('a')",
+      'CREATE MATERIALIZED VIEW m AS SELECT 1',
+      'CREATE DOMAIN d AS text',
+      'CREATE POLICY p ON t USING (true)',
+      'CREATE RULE r AS ON INSERT TO t DO INSTEAD NOTHING',
+      'CREATE DATABASE x',
+      'CREATE SERVER s FOREIGN DATA WRAPPER w',
+      'CREATE PROCEDURE p() LANGUAGE sql AS $$ SELECT 1 $$',
+      'CREATE AGGREGATE a (int) (sfunc = int4pl, stype = int)',
+      'CREATE CAST (text AS int) WITH INOUT',
     ];
     for (const s of others) expect([s, refusedCode(s)]).toEqual([s, 'create_kind']);
   });
@@ -128,7 +145,9 @@ describe('SQL channel checker rules', () => {
     expect(refusedCode('CREATE TABLE t (Created_At date)')).toBe('system_column');
     expect(refusedCode('CREATE TABLE t (a text, CONSTRAINT pk PRIMARY KEY (a))')).toBe('primary_key');
     const plan = accepted('CREATE TABLE "库存" (物料 text)');
-    expect(plan.rewrittenSql).toBe('CREATE TABLE "库存" ("id" bigserial PRIMARY KEY, "created_at" timestamptz NOT NULL DEFAULT now(), 物料 text)');
+    expect(plan.rewrittenSql).toBe(
+      'CREATE TABLE "库存" ("id" bigserial PRIMARY KEY, "created_at" timestamptz NOT NULL DEFAULT now(), 物料 text)',
+    );
   });
 
   it('R-DT-84: created column and table names follow the identifier rule; data values are not restricted', () => {
@@ -186,7 +205,9 @@ describe('SQL channel checker rules', () => {
   });
 
   it('D-02, A-30: ALTER supports ADD COLUMN, SET/DROP DEFAULT, SET/DROP NOT NULL, RENAME COLUMN (DROP COLUMN goes to delete_field) and reports the metadata steps', () => {
-    const plan = accepted('ALTER TABLE 库存 ADD COLUMN 仓库 text NOT NULL DEFAULT \'A\', ALTER COLUMN 数量 SET NOT NULL, ALTER COLUMN 数量 SET DEFAULT 0');
+    const plan = accepted(
+      "ALTER TABLE 库存 ADD COLUMN 仓库 text NOT NULL DEFAULT 'A', ALTER COLUMN 数量 SET NOT NULL, ALTER COLUMN 数量 SET DEFAULT 0",
+    );
     expect(plan.alter).toEqual({
       table: '库存',
       steps: [
@@ -196,7 +217,9 @@ describe('SQL channel checker rules', () => {
       ],
     });
     expect(plan.structural).toBe(true);
-    expect(accepted('ALTER TABLE 库存 RENAME COLUMN 仓库 TO 库位').alter?.steps).toEqual([{ op: 'rename_column', column: '仓库', to: '库位' }]);
+    expect(accepted('ALTER TABLE 库存 RENAME COLUMN 仓库 TO 库位').alter?.steps).toEqual([
+      { op: 'rename_column', column: '仓库', to: '库位' },
+    ]);
     expect(refusedCode('ALTER TABLE 库存 RENAME TO 仓储')).toBe('ddl_not_supported');
     expect(refusedCode('ALTER TABLE 库存 DROP COLUMN id')).toBe('system_column');
     expect(refusedCode('ALTER TABLE 库存 ADD CONSTRAINT u UNIQUE (物料)')).toBe('ddl_not_supported');
@@ -212,12 +235,16 @@ describe('SQL channel checker rules', () => {
     expect(refusedCode('DROP VIEW public.v')).toBe('schema');
   });
 
-  it('R-DT-89: the DELETE pre-check reuses the statement\'s own target, USING and WHERE text and counts distinct target rows', () => {
-    const plan = accepted("WITH w AS (SELECT 1 AS x) DELETE FROM ONLY 客户 AS k USING 订单 o WHERE o.客户id = k.id AND k.备注 = 'a:b' -- tail\nRETURNING k.id");
-    expect(plan.delete?.countSql).toBe("WITH w AS (SELECT 1 AS x) SELECT count(DISTINCT \"k\".ctid) AS n FROM  ONLY 客户 AS k \n,  订单 o \nWHERE  o.客户id = k.id AND k.备注 = 'a:b' -- tail\n\n");
+  it("R-DT-89: the DELETE pre-check reuses the statement's own target, USING and WHERE text and counts distinct target rows", () => {
+    const plan = accepted(
+      "WITH w AS (SELECT 1 AS x) DELETE FROM ONLY 客户 AS k USING 订单 o WHERE o.客户id = k.id AND k.备注 = 'a:b' -- tail\nRETURNING k.id",
+    );
+    expect(plan.delete?.countSql).toBe(
+      'WITH w AS (SELECT 1 AS x) SELECT count(DISTINCT "k".ctid) AS n FROM  ONLY 客户 AS k \n,  订单 o \nWHERE  o.客户id = k.id AND k.备注 = \'a:b\' -- tail\n\n',
+    );
     for (const q of [plan.delete!.countSql, plan.delete!.rowsSql]) expect(check(q).ok).toBe(true);
-    const simple = accepted('DELETE FROM 客户 WHERE 名称 = \'x\' -- trailing comment');
-    expect(simple.delete?.rowsSql).toBe("SELECT \"客户\".* FROM  客户 \nWHERE  名称 = 'x' -- trailing comment\n");
+    const simple = accepted("DELETE FROM 客户 WHERE 名称 = 'x' -- trailing comment");
+    expect(simple.delete?.rowsSql).toBe('SELECT "客户".* FROM  客户 \nWHERE  名称 = \'x\' -- trailing comment\n');
   });
 
   it('the walk is an allowlist: unknown syntax is refused rather than passed', () => {

@@ -21,7 +21,10 @@ async function seeded(db: Db, n: number, over: Parameters<typeof sqlEnv>[2] = {}
   const env = sqlEnv(db, `del${++orgSeq}`, over);
   const create = await runSqlExecute(env, 'CREATE TABLE 工单 (编号 bigint, 状态 text, 日 date)');
   if (create.success !== true) throw new Error(JSON.stringify(create));
-  const ins = await runSqlExecute(env, `INSERT INTO 工单 (编号, 状态, 日) SELECT g, '关闭', '2024-03-01' FROM generate_series(1, ${n}) AS g`);
+  const ins = await runSqlExecute(
+    env,
+    `INSERT INTO 工单 (编号, 状态, 日) SELECT g, '关闭', '2024-03-01' FROM generate_series(1, ${n}) AS g`,
+  );
   if (ins.success !== true) throw new Error(JSON.stringify(ins));
   return env;
 }

@@ -62,7 +62,11 @@ describeEachEngine('datatable SQL channel: corpora on the database', (db) => {
   it('R-DT-81: every hostile statement is refused by sql_execute with its rule and changes nothing', async () => {
     const snapshot = async () => ({
       schemas: (await db().query<{ n: string }>("SELECT nspname AS n FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' ORDER BY 1")).rows,
-      tables: (await db().query<{ t: string }>("SELECT schemaname || '.' || tablename AS t FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1")).rows,
+      tables: (
+        await db().query<{ t: string }>(
+          "SELECT schemaname || '.' || tablename AS t FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
+        )
+      ).rows,
       acme: (await runSqlQuery(env, 'SELECT * FROM 客户 ORDER BY id')).rows,
       pub: (await db().query('SELECT * FROM public."客户"')).rows,
       meta: (await listTables(db(), 'acme')).map((t) => [t.title, t.fields.length]),
@@ -113,7 +117,12 @@ describeEachEngine('datatable SQL channel: results, errors and DDL', (db, engine
   beforeAll(async () => {
     await migrate(db());
     env = sqlEnv(db(), 'beta', { chatMode: false });
-    await ok(runSqlExecute(env, 'CREATE TABLE 记录 (名称 text UNIQUE, 日 date, 时刻 timestamp, 点 time, 金额 numeric(38,18), 大数 bigint, 好 boolean, 档案 json)'));
+    await ok(
+      runSqlExecute(
+        env,
+        'CREATE TABLE 记录 (名称 text UNIQUE, 日 date, 时刻 timestamp, 点 time, 金额 numeric(38,18), 大数 bigint, 好 boolean, 档案 json)',
+      ),
+    );
     await ok(
       runSqlExecute(
         env,
@@ -129,7 +138,16 @@ describeEachEngine('datatable SQL channel: results, errors and DDL', (db, engine
     expect(r.row_count).toBe(2);
     expect(r.sql).toBe('SELECT 名称, 日, 时刻, 点, 金额, 大数, 好, 档案 FROM 记录 ORDER BY 名称');
     expect(r.rows).toEqual([
-      { 名称: 'a', 日: '2024-03-01', 时刻: '2024-03-01T10:30:00', 点: '08:15:00', 金额: '12345678901234567890.123456789012345678', 大数: '9007199254740993', 好: true, 档案: { v: [1, 2] } },
+      {
+        名称: 'a',
+        日: '2024-03-01',
+        时刻: '2024-03-01T10:30:00',
+        点: '08:15:00',
+        金额: '12345678901234567890.123456789012345678',
+        大数: '9007199254740993',
+        好: true,
+        档案: { v: [1, 2] },
+      },
       { 名称: 'b', 日: null, 时刻: null, 点: null, 金额: 1.5, 大数: 7, 好: false, 档案: null },
     ]);
   });
@@ -140,9 +158,15 @@ describeEachEngine('datatable SQL channel: results, errors and DDL', (db, engine
     expect((await ok(runSqlQuery(env, "SELECT count(*) AS n FROM 记录 WHERE 名称 = 'a'"))).rows).toEqual([{ n: 1 }]);
   });
 
-  it('R-DT-43: INSERT / UPDATE report affected rows; RETURNING rows come back in PostgreSQL\'s forms', async () => {
+  it("R-DT-43: INSERT / UPDATE report affected rows; RETURNING rows come back in PostgreSQL's forms", async () => {
     const ins = await ok(runSqlExecute(env, "INSERT INTO 记录 (名称, 日) VALUES ('c', '2025-12-31'), ('d', NULL) RETURNING 名称, 日"));
-    expect(ins).toMatchObject({ affected: 2, rows: [{ 名称: 'c', 日: '2025-12-31' }, { 名称: 'd', 日: null }] });
+    expect(ins).toMatchObject({
+      affected: 2,
+      rows: [
+        { 名称: 'c', 日: '2025-12-31' },
+        { 名称: 'd', 日: null },
+      ],
+    });
     const upd = await ok(runSqlExecute(env, "UPDATE 记录 SET 好 = true WHERE 名称 IN ('c', 'd')"));
     expect(upd).toMatchObject({ affected: 2 });
     expect(upd.rows).toBeUndefined();
@@ -155,7 +179,7 @@ describeEachEngine('datatable SQL channel: results, errors and DDL', (db, engine
     expect(r.rows).toEqual([{ 名称: text }]);
   });
 
-  it('R-DT-42: the statement\'s ORDER BY survives the JSON wrapper', async () => {
+  it("R-DT-42: the statement's ORDER BY survives the JSON wrapper", async () => {
     const r = await ok(runSqlQuery(env, 'SELECT n FROM generate_series(1, 5) AS g(n) ORDER BY n DESC'));
     expect(r.rows).toEqual([{ n: 5 }, { n: 4 }, { n: 3 }, { n: 2 }, { n: 1 }]);
   });
@@ -173,7 +197,7 @@ describeEachEngine('datatable SQL channel: results, errors and DDL', (db, engine
     expect((await ok(runSqlQuery(env, "SELECT count(*) AS n FROM 记录 WHERE 名称 = 'a'"))).rows).toEqual([{ n: 1 }]);
   });
 
-  it('an unknown table is answered with the organisation\'s table list, not a database error', async () => {
+  it("an unknown table is answered with the organisation's table list, not a database error", async () => {
     const r = await runSqlQuery(env, 'SELECT * FROM 不存在 JOIN 记录 ON true');
     expect(r).toMatchObject({ success: false, error_type: 'recoverable', missing_tables: ['不存在'], tables: ['记录'] });
   });
@@ -197,14 +221,24 @@ describeEachEngine('datatable SQL channel: results, errors and DDL', (db, engine
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'org_data_beta' AND table_name = '库存' ORDER BY ordinal_position",
     );
     expect(cols.rows.map((c) => c.column_name)).toEqual(['id', 'created_at', '物料', '数量', '单价']);
-    expect(await ok(runSqlExecute(env, 'CREATE TABLE IF NOT EXISTS 库存 (x text)'))).toMatchObject({ created: false, already_exists: true, table_id: meta?.id });
-    expect(await runSqlExecute(env, 'CREATE TABLE 库存 (x text)')).toMatchObject({ success: false, already_exists: true, table_id: meta?.id });
+    expect(await ok(runSqlExecute(env, 'CREATE TABLE IF NOT EXISTS 库存 (x text)'))).toMatchObject({
+      created: false,
+      already_exists: true,
+      table_id: meta?.id,
+    });
+    expect(await runSqlExecute(env, 'CREATE TABLE 库存 (x text)')).toMatchObject({
+      success: false,
+      already_exists: true,
+      table_id: meta?.id,
+    });
   });
 
-  it('D-02, A-36: ALTER TABLE through SQL keeps the metadata and the grants\' owner field in step', async () => {
+  it("D-02, A-36: ALTER TABLE through SQL keeps the metadata and the grants' owner field in step", async () => {
     const before = await findTableByTitle(db(), 'beta', '库存');
     await grant(db(), before!, { tableId: before!.id, roleId: 'sales', rowScope: 'own', ownerField: '物料' });
-    const r = await ok(runSqlExecute(env, 'ALTER TABLE 库存 ADD COLUMN 仓库 text, ALTER COLUMN 数量 SET NOT NULL, ALTER COLUMN 数量 SET DEFAULT 0'));
+    const r = await ok(
+      runSqlExecute(env, 'ALTER TABLE 库存 ADD COLUMN 仓库 text, ALTER COLUMN 数量 SET NOT NULL, ALTER COLUMN 数量 SET DEFAULT 0'),
+    );
     expect(r).toMatchObject({ altered: true, table_id: before?.id });
     await ok(runSqlExecute(env, 'ALTER TABLE 库存 RENAME COLUMN 物料 TO 料号'));
     const after = await findTableByTitle(db(), 'beta', '库存');

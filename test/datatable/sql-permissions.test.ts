@@ -45,15 +45,24 @@ describeEachEngine('datatable SQL channel permissions', (db) => {
     expect(r).toMatchObject({ success: false, error_type: 'config', non_retriable: true });
     expect(String(r.user_message)).toContain('客户');
     // A second role without a grant row opens the table, so SQL is allowed again.
-    expect(await runSqlQuery(sqlEnv(db(), 'perm', { roleIds: ['sales', 'default'] }), 'SELECT count(*) AS n FROM 客户')).toMatchObject({ success: true, rows: [{ n: 2 }] });
+    expect(await runSqlQuery(sqlEnv(db(), 'perm', { roleIds: ['sales', 'default'] }), 'SELECT count(*) AS n FROM 客户')).toMatchObject({
+      success: true,
+      rows: [{ n: 2 }],
+    });
   });
 
   it('R-DT-13: table grants apply per touched table — sql_query needs the action on every granted table it reads', async () => {
     const viewer = sqlEnv(db(), 'perm', { roleIds: ['viewer'] });
     expect(await runSqlQuery(viewer, 'SELECT count(*) AS n FROM 客户')).toMatchObject({ success: true, rows: [{ n: 2 }] });
-    expect(await runSqlExecute(viewer, "UPDATE 客户 SET 名称 = 'x' WHERE 名称 = '甲'")).toMatchObject({ success: false, permission_denied: true });
+    expect(await runSqlExecute(viewer, "UPDATE 客户 SET 名称 = 'x' WHERE 名称 = '甲'")).toMatchObject({
+      success: false,
+      permission_denied: true,
+    });
     const reader = sqlEnv(db(), 'perm', { roleIds: ['reader'] });
-    expect(await runSqlQuery(reader, 'SELECT k.名称 FROM 公告 g JOIN 客户 k ON true')).toMatchObject({ success: false, permission_denied: true });
+    expect(await runSqlQuery(reader, 'SELECT k.名称 FROM 公告 g JOIN 客户 k ON true')).toMatchObject({
+      success: false,
+      permission_denied: true,
+    });
     expect(await runSqlQuery(reader, 'SELECT 标题 FROM 公告')).toMatchObject({ success: true, rows: [{ 标题: '通知' }] });
   });
 
@@ -67,7 +76,13 @@ describeEachEngine('datatable SQL channel permissions', (db) => {
 
   it('D-02, R-DT-25: DDL through SQL needs team_role owner/admin; DML does not; the switch turns the rule off', async () => {
     const member = sqlEnv(db(), 'perm', { teamRole: 'member' });
-    for (const s of ['CREATE TABLE 新表 (a text)', 'CREATE INDEX 公告_标题 ON 公告 (标题)', 'CREATE VIEW 视图 AS SELECT 1 AS a', 'ALTER TABLE 公告 ADD COLUMN 正文 text', 'DROP VIEW IF EXISTS 视图']) {
+    for (const s of [
+      'CREATE TABLE 新表 (a text)',
+      'CREATE INDEX 公告_标题 ON 公告 (标题)',
+      'CREATE VIEW 视图 AS SELECT 1 AS a',
+      'ALTER TABLE 公告 ADD COLUMN 正文 text',
+      'DROP VIEW IF EXISTS 视图',
+    ]) {
       expect([s, await runSqlExecute(member, s)]).toMatchObject([s, { success: false, error_type: 'config', permission_denied: true }]);
     }
     expect(await findTableByTitle(db(), 'perm', '新表')).toBeNull();
@@ -80,8 +95,15 @@ describeEachEngine('datatable SQL channel permissions', (db) => {
 
   it('the dispatcher handlers take {sql} (and confirm_token) from the payload', async () => {
     const env = sqlEnv(db(), 'perm');
-    expect(await sqlQueryAction(env, { sql: 'SELECT 标题 FROM 公告 ORDER BY id LIMIT 1' })).toMatchObject({ success: true, rows: [{ 标题: '通知' }], row_count: 1 });
-    expect(await sqlExecuteAction(env, { sql: "UPDATE 公告 SET 标题 = '通知' WHERE 标题 = '通知'" })).toMatchObject({ success: true, affected: 1 });
+    expect(await sqlQueryAction(env, { sql: 'SELECT 标题 FROM 公告 ORDER BY id LIMIT 1' })).toMatchObject({
+      success: true,
+      rows: [{ 标题: '通知' }],
+      row_count: 1,
+    });
+    expect(await sqlExecuteAction(env, { sql: "UPDATE 公告 SET 标题 = '通知' WHERE 标题 = '通知'" })).toMatchObject({
+      success: true,
+      affected: 1,
+    });
     expect(await sqlQueryAction(env, {})).toMatchObject({ success: false, need_param: 'sql' });
   });
 });

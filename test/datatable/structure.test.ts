@@ -96,7 +96,9 @@ describeEachEngine('datatable structure actions', (getDb) => {
       链接列: 'text',
       JSON列: 'text',
     });
-    const fk = await db.query("SELECT 1 FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = 'org_data_acme' AND c.contype = 'f'");
+    const fk = await db.query(
+      "SELECT 1 FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = 'org_data_acme' AND c.contype = 'f'",
+    );
     expect(fk.rowCount).toBe(0);
     const pk = await db.query<{ def: string }>(
       "SELECT pg_get_constraintdef(c.oid) AS def FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid WHERE r.relname = '全类型' AND c.contype = 'p'",
@@ -130,7 +132,10 @@ describeEachEngine('datatable structure actions', (getDb) => {
     const cols = Object.keys(rec.values);
     const sql = `INSERT INTO "org_data_acme"."全类型" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})
       RETURNING "整数列", "数字列"::text AS n, "日期列"::text AS d, "日期时间列"::text AS dt, "时间列"::text AS t, "勾选列", "多选列", "JSON列"`;
-    const { rows } = await db.query(sql, cols.map((c) => rec.values[c]));
+    const { rows } = await db.query(
+      sql,
+      cols.map((c) => rec.values[c]),
+    );
     expect(rows[0]).toMatchObject({
       整数列: '9223',
       n: '1234.57',
@@ -151,11 +156,22 @@ describeEachEngine('datatable structure actions', (getDb) => {
   });
 
   it('R-DT-10, R-DT-84, R-DT-08: bad table and field names and system columns are refused with need_param', async () => {
-    expect(await createTableAction(env, { table_name: '1表', fields: [] })).toMatchObject({ success: false, need_param: 'table_name', error_type: 'recoverable' });
+    expect(await createTableAction(env, { table_name: '1表', fields: [] })).toMatchObject({
+      success: false,
+      need_param: 'table_name',
+      error_type: 'recoverable',
+    });
     expect(await createTableAction(env, { table_name: '容差%', fields: [] })).toMatchObject({ success: false, need_param: 'table_name' });
     const r = await createTableAction(env, {
       table_name: '坏字段',
-      fields: [{ title: '容差%', uidt: '数字' }, { title: 'id', uidt: '整数' }, { title: 'x', uidt: '金钱' }, { title: '状态', uidt: '单选' }, { title: 'y', uidt: '文本' }, { title: 'y', uidt: '文本' }],
+      fields: [
+        { title: '容差%', uidt: '数字' },
+        { title: 'id', uidt: '整数' },
+        { title: 'x', uidt: '金钱' },
+        { title: '状态', uidt: '单选' },
+        { title: 'y', uidt: '文本' },
+        { title: 'y', uidt: '文本' },
+      ],
     });
     expect(r).toMatchObject({ success: false, need_param: 'fields' });
     const errors = r.errors as string[];
@@ -207,7 +223,7 @@ describeEachEngine('datatable structure actions', (getDb) => {
     await expect(db.query(`INSERT INTO "${t.schema}"."唯一表" ("编号") VALUES ('A')`)).rejects.toMatchObject({ code: '23505' });
   });
 
-  it('R-DT-29: list_tables returns [{id, title, schema, qualified}] of the caller\'s org only', async () => {
+  it("R-DT-29: list_tables returns [{id, title, schema, qualified}] of the caller's org only", async () => {
     const other = makeEnv(db, { orgId: 'Other-Org' });
     await create(other, '客户', []);
     const r = await listTablesAction(env, {});
@@ -228,7 +244,11 @@ describeEachEngine('datatable structure actions', (getDb) => {
     expect((await resolveTable(env, { table_id: id.table.id })) as unknown).toMatchObject({ ok: true, table: { title: '客户' } });
     expect(await resolveTable(env, { table: '客户' })).toMatchObject({ ok: true, table: { id: id.table.id } });
     expect(await resolveTable(env, { table_title: '客户' })).toMatchObject({ ok: true, table: { id: id.table.id } });
-    expect(await resolveTable(env, { table_id: '客户' })).toMatchObject({ ok: true, table: { id: id.table.id }, note: expect.stringContaining('title') });
+    expect(await resolveTable(env, { table_id: '客户' })).toMatchObject({
+      ok: true,
+      table: { id: id.table.id },
+      note: expect.stringContaining('title'),
+    });
     const missing = await resolveTable(env, {});
     expect(missing).toMatchObject({ ok: false, envelope: { success: false, need_param: 'table_id', error_type: 'recoverable' } });
     const tables = (missing as unknown as { envelope: { tables: Array<{ title: string }> } }).envelope.tables;
@@ -247,9 +267,18 @@ describeEachEngine('datatable structure actions', (getDb) => {
     const r = await run(env, 'add_field', id, { field: { title: '金额', uidt: '金额', required: true } });
     expect(r).toEqual({ success: true, title: '金额', uidt: '数字', required: true, unique: false, options: [], precision: 18, scale: 2 });
     expect((await columns(db, 'org_data_acme', '订单')).金额).toBe('numeric');
-    expect((await getTable(db, 'acme', id))!.fields.map((f) => [f.title, f.position])).toEqual([['单号', 0], ['金额', 1]]);
-    expect(await run(env, 'add_field', id, { field: { title: '金额', uidt: '整数' } })).toMatchObject({ success: false, need_param: 'field' });
-    expect(await run(env, 'add_field', id, { field: { title: 'created_at', uidt: '日期' } })).toMatchObject({ success: false, need_param: 'field' });
+    expect((await getTable(db, 'acme', id))!.fields.map((f) => [f.title, f.position])).toEqual([
+      ['单号', 0],
+      ['金额', 1],
+    ]);
+    expect(await run(env, 'add_field', id, { field: { title: '金额', uidt: '整数' } })).toMatchObject({
+      success: false,
+      need_param: 'field',
+    });
+    expect(await run(env, 'add_field', id, { field: { title: 'created_at', uidt: '日期' } })).toMatchObject({
+      success: false,
+      need_param: 'field',
+    });
     expect(await run(env, 'add_field', id, {})).toMatchObject({ success: false, need_param: 'field' });
   });
 
@@ -266,7 +295,10 @@ describeEachEngine('datatable structure actions', (getDb) => {
     expect(renamed).toMatchObject({ success: true, title: '库存量', unique: true, ignored: ['color'] });
     expect(Object.keys(await columns(db, 'org_data_acme', '库存'))).toContain('库存量');
     await expect(db.query(`INSERT INTO "org_data_acme"."库存" ("库存量") VALUES (12)`)).rejects.toMatchObject({ code: '23505' });
-    expect(await run(env, 'update_field', id, { field_title: '库存量', patch: { unique: false } })).toMatchObject({ success: true, unique: false });
+    expect(await run(env, 'update_field', id, { field_title: '库存量', patch: { unique: false } })).toMatchObject({
+      success: true,
+      unique: false,
+    });
     await db.query(`INSERT INTO "org_data_acme"."库存" ("库存量") VALUES (12)`);
     const opts = await run(env, 'update_field', id, { field_title: '状态', patch: { options: ['有', '无'] } });
     expect(opts).toMatchObject({ success: true, options: ['有', '无'] });
@@ -281,17 +313,31 @@ describeEachEngine('datatable structure actions', (getDb) => {
     expect(r).toMatchObject({ success: false, error_type: 'recoverable', sqlstate: '22P02' });
     expect((await columns(db, 'org_data_acme', '备忘')).内容).toBe('text');
     expect((await getTable(db, 'acme', id))!.fields[0]).toMatchObject({ title: '内容', uidt: '文本' });
-    expect(await run(env, 'update_field', id, { field_title: '没有', patch: { title: 'x' } })).toMatchObject({ success: false, need_param: 'field_title' });
+    expect(await run(env, 'update_field', id, { field_title: '没有', patch: { title: 'x' } })).toMatchObject({
+      success: false,
+      need_param: 'field_title',
+    });
     expect(await run(env, 'update_field', id, { field_title: '内容' })).toMatchObject({ success: false, need_param: 'patch' });
-    expect(await run(env, 'update_field', id, { field_title: '内容', patch: { uidt: '单选' } })).toMatchObject({ success: false, need_param: 'patch' });
+    expect(await run(env, 'update_field', id, { field_title: '内容', patch: { uidt: '单选' } })).toMatchObject({
+      success: false,
+      need_param: 'patch',
+    });
   });
 
   it('R-DT-47, A-30: delete_field backs the column up to the workspace root, drops it, and returns {deleted, field}', async () => {
     const e = makeEnv(db);
-    const id = await create(e, '员工', [{ title: '姓名', uidt: '文本' }, { title: '工号', uidt: '文本' }]);
+    const id = await create(e, '员工', [
+      { title: '姓名', uidt: '文本' },
+      { title: '工号', uidt: '文本' },
+    ]);
     await db.query(`INSERT INTO "org_data_acme"."员工" ("姓名", "工号") VALUES ('甲', 'E1'), ('乙', NULL)`);
     const r = await run(e, 'delete_field', id, { field_title: '工号' });
-    expect(r).toMatchObject({ success: true, deleted: true, field: { title: '工号', uidt: '文本' }, backup_file: 'del_backup_员工_工号_20260102_030405.json' });
+    expect(r).toMatchObject({
+      success: true,
+      deleted: true,
+      field: { title: '工号', uidt: '文本' },
+      backup_file: 'del_backup_员工_工号_20260102_030405.json',
+    });
     const backup = JSON.parse(readFileSync(join(e.caller.workspaceDir, r.backup_file as string), 'utf8')) as Array<Record<string, unknown>>;
     expect(backup).toHaveLength(1);
     expect(backup[0]).toMatchObject({ 工号: 'E1' });
@@ -300,11 +346,17 @@ describeEachEngine('datatable structure actions', (getDb) => {
   });
 
   it('R-DT-19, R-DT-47: the owner field of an own-scope grant cannot be deleted; a rename carries the grant along', async () => {
-    const id = await create(env, '工单', [{ title: '负责人工号', uidt: '文本' }, { title: '描述', uidt: '长文本' }]);
+    const id = await create(env, '工单', [
+      { title: '负责人工号', uidt: '文本' },
+      { title: '描述', uidt: '长文本' },
+    ]);
     const t = (await getTable(db, 'acme', id))!;
     expect(await grant(db, t, { tableId: id, roleId: 'sales', rowScope: 'own', ownerField: '负责人工号' })).toMatchObject({ ok: true });
     expect(await run(env, 'delete_field', id, { field_title: '负责人工号' })).toMatchObject({ success: false, error_type: 'config' });
-    expect(await run(env, 'update_field', id, { field_title: '负责人工号', patch: { title: '负责人' } })).toMatchObject({ success: true, title: '负责人' });
+    expect(await run(env, 'update_field', id, { field_title: '负责人工号', patch: { title: '负责人' } })).toMatchObject({
+      success: true,
+      title: '负责人',
+    });
     expect((await listGrants(db, id))[0]).toMatchObject({ roleId: 'sales', ownerField: '负责人' });
   });
 
@@ -333,8 +385,12 @@ describeEachEngine('datatable structure actions', (getDb) => {
 
   it('R-DT-25, D-01: a member is refused every structural action; the switch enforceStructuralRoles=false lets it through', async () => {
     const member = makeEnv(db, { teamRole: 'member' });
-    expect(await createTableAction(member, { table_name: '成员表', fields: [] })).toMatchObject({ success: false, error_type: 'config', non_retriable: true });
-    const id = (await resolveTable(env, { table_name: '客户' }) as { ok: true; table: TableMeta }).table.id;
+    expect(await createTableAction(member, { table_name: '成员表', fields: [] })).toMatchObject({
+      success: false,
+      error_type: 'config',
+      non_retriable: true,
+    });
+    const id = ((await resolveTable(env, { table_name: '客户' })) as { ok: true; table: TableMeta }).table.id;
     for (const [action, payload] of [
       ['add_field', { field: { title: 'x', uidt: '文本' } }],
       ['update_field', { field_title: '客户名', patch: { required: false } }],
@@ -351,11 +407,14 @@ describeEachEngine('datatable structure actions', (getDb) => {
     expect(await createTableAction(open, { table_name: '成员表', fields: [] })).toMatchObject({ success: true });
   });
 
-  it('R-DT-13, R-DT-25: a grant restricting a role\'s actions refuses a structural action not granted, even to an owner', async () => {
+  it("R-DT-13, R-DT-25: a grant restricting a role's actions refuses a structural action not granted, even to an owner", async () => {
     const id = await create(env, '受限', [{ title: 'a', uidt: '文本' }]);
     const t = (await getTable(db, 'acme', id))!;
     await grant(db, t, { tableId: id, roleId: 'default', actions: ['query', 'list_columns'] });
-    expect(await run(env, 'add_field', id, { field: { title: 'b', uidt: '文本' } })).toMatchObject({ success: false, permission_denied: true });
+    expect(await run(env, 'add_field', id, { field: { title: 'b', uidt: '文本' } })).toMatchObject({
+      success: false,
+      permission_denied: true,
+    });
     expect(await run(env, 'list_columns', id)).toMatchObject({ success: true });
   });
 
@@ -377,7 +436,10 @@ describeEachEngine('datatable structure actions', (getDb) => {
   });
 
   it('R-DT-104: reserved words and quotes in titles are quoted correctly', async () => {
-    const id = await create(env, 'select', [{ title: 'from', uidt: '文本' }, { title: 'order', uidt: '整数' }]);
+    const id = await create(env, 'select', [
+      { title: 'from', uidt: '文本' },
+      { title: 'order', uidt: '整数' },
+    ]);
     expect((await run(env, 'list_columns', id)).result).toHaveLength(2);
     await db.query('INSERT INTO "org_data_acme"."select" ("from", "order") VALUES ($1, $2)', ['x', 1]);
   });

@@ -3,7 +3,17 @@ import { coerceRecord, coerceValue, toHalfWidth } from '../../src/datatable/valu
 import type { FieldMeta, LogicalType } from '../../src/datatable/types.ts';
 
 function f(uidt: LogicalType, over: Partial<FieldMeta> = {}): FieldMeta {
-  return { title: `f_${uidt}`, uidt, required: false, unique: false, options: [], precision: uidt === '数字' ? 38 : null, scale: uidt === '数字' ? 2 : null, position: 0, ...over };
+  return {
+    title: `f_${uidt}`,
+    uidt,
+    required: false,
+    unique: false,
+    options: [],
+    precision: uidt === '数字' ? 38 : null,
+    scale: uidt === '数字' ? 2 : null,
+    position: 0,
+    ...over,
+  };
 }
 const ok = (field: FieldMeta, v: unknown) => {
   const r = coerceValue(field, v);

@@ -27,7 +27,13 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
   });
 
   it('R-DT-33/R-DT-08/R-DT-73/R-DT-74/R-DT-85b: insert returns the complete record; id ignored, unknown dropped, "" → NULL, JSON round-trips', async () => {
-    const r = await t.call({ action: 'insert', payload: { table_id: id, data: { id: 999, 名称: '螺丝', 数量: '１，２００', 金额: '12.5', 状态: '', 附加: { k: ['v', 1] }, 颜色: '红', 日期: '2026-01-02' } } });
+    const r = await t.call({
+      action: 'insert',
+      payload: {
+        table_id: id,
+        data: { id: 999, 名称: '螺丝', 数量: '１，２００', 金额: '12.5', 状态: '', 附加: { k: ['v', 1] }, 颜色: '红', 日期: '2026-01-02' },
+      },
+    });
     expect(r.success, JSON.stringify(r)).toBe(true);
     expect(r).toMatchObject({ 名称: '螺丝', 数量: 1200, 金额: 12.5, 状态: null, 附加: { k: ['v', 1] }, 日期: '2026-01-02' });
     expect(r.id).not.toBe(999);
@@ -65,14 +71,36 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
     const row = await t.call({ action: 'insert', payload: { table_id: id, data: { 名称: '弹簧', 数量: 1 } } });
     const u = await t.call({ action: 'update', payload: { table_id: id, row_id: String(row.id), data: { 状态: '完成', 金额: 3 } } });
     expect(u).toMatchObject({ success: true, id: row.id, 名称: '弹簧', 数量: 1, 状态: '完成', 金额: 3 });
-    expect(await t.call({ action: 'update', payload: { table_id: id, row_id: 987654, data: { 数量: 1 } } })).toMatchObject({ success: false, not_found: true });
-    expect(await t.call({ action: 'update', payload: { table_id: id, row_id: 'abc', data: { 数量: 1 } } })).toMatchObject({ success: false, need_param: 'row_id' });
-    expect(await t.call({ action: 'update', payload: { table_id: id, row_id: row.id, data: { 颜色: 'x' } } })).toMatchObject({ success: false, need_param: 'data' });
+    expect(await t.call({ action: 'update', payload: { table_id: id, row_id: 987654, data: { 数量: 1 } } })).toMatchObject({
+      success: false,
+      not_found: true,
+    });
+    expect(await t.call({ action: 'update', payload: { table_id: id, row_id: 'abc', data: { 数量: 1 } } })).toMatchObject({
+      success: false,
+      need_param: 'row_id',
+    });
+    expect(await t.call({ action: 'update', payload: { table_id: id, row_id: row.id, data: { 颜色: 'x' } } })).toMatchObject({
+      success: false,
+      need_param: 'data',
+    });
   });
 
   it('R-DT-38/D-11: update_by → {updated}; empty or unparsable filters refused', async () => {
-    await t.call({ action: 'insert_batch', payload: { table_id: id, records: [{ 名称: 'ub', 数量: 1 }, { 名称: 'ub', 数量: 2 }, { 名称: 'ub2', 数量: 3 }] } });
-    const r = await t.call({ action: 'update_by', payload: { table_id: id, filters: [{ field: '名称', op: 'eq', value: 'ub' }], data: { 状态: '完成' } } });
+    await t.call({
+      action: 'insert_batch',
+      payload: {
+        table_id: id,
+        records: [
+          { 名称: 'ub', 数量: 1 },
+          { 名称: 'ub', 数量: 2 },
+          { 名称: 'ub2', 数量: 3 },
+        ],
+      },
+    });
+    const r = await t.call({
+      action: 'update_by',
+      payload: { table_id: id, filters: [{ field: '名称', op: 'eq', value: 'ub' }], data: { 状态: '完成' } },
+    });
     expect(r).toEqual({ success: true, updated: 2, display_md: expect.stringMatching(/^已更新 \*\*.+\*\* 中的 2 条记录。$/) });
     for (const filters of [undefined, [], ['']]) {
       const bad = await t.call({ action: 'update_by', payload: { table_id: id, filters, data: { 状态: '新建' } } });
@@ -86,7 +114,10 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
     const before = await count();
     const r = await t.call({
       action: 'insert_batch',
-      payload: { table_id: id, records: [{ 名称: 'b1' }, { 名称: 'b2', 数量: 'x' }, { 名称: 'b3' }, 'not an object', { 名称: 'b5', 日期: '2026/1/2' }] },
+      payload: {
+        table_id: id,
+        records: [{ 名称: 'b1' }, { 名称: 'b2', 数量: 'x' }, { 名称: 'b3' }, 'not an object', { 名称: 'b5', 日期: '2026/1/2' }],
+      },
     });
     expect(r).toMatchObject({ success: true, inserted: 2, skipped: 0, failed: 3, partial: true });
     expect((r.errors as Array<{ row: number }>).map((e) => e.row)).toEqual([2, 4, 5]);
@@ -95,11 +126,23 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
   });
 
   it('R-DT-59/R-DT-62/D-10: records must be an array; > 100 ⇒ redirect insert_from_file; data array ≤ 100 accepted as a batch', async () => {
-    expect(await t.call({ action: 'insert_batch', payload: { table_id: id, records: { 名称: 'x' } } })).toMatchObject({ success: false, need_param: 'records' });
+    expect(await t.call({ action: 'insert_batch', payload: { table_id: id, records: { 名称: 'x' } } })).toMatchObject({
+      success: false,
+      need_param: 'records',
+    });
     const many = Array.from({ length: 101 }, (_, i) => ({ 名称: `m${i}` }));
-    expect(await t.call({ action: 'insert_batch', payload: { table_id: id, records: many } })).toMatchObject({ success: false, redirect: 'insert_from_file' });
-    expect(await t.call({ action: 'insert', payload: { table_id: id, data: many } })).toMatchObject({ success: false, redirect: 'insert_from_file' });
-    expect(await t.call({ action: 'upsert', payload: { table_id: id, key_fields: ['名称'], records: many } })).toMatchObject({ success: false, redirect: 'insert_from_file' });
+    expect(await t.call({ action: 'insert_batch', payload: { table_id: id, records: many } })).toMatchObject({
+      success: false,
+      redirect: 'insert_from_file',
+    });
+    expect(await t.call({ action: 'insert', payload: { table_id: id, data: many } })).toMatchObject({
+      success: false,
+      redirect: 'insert_from_file',
+    });
+    expect(await t.call({ action: 'upsert', payload: { table_id: id, key_fields: ['名称'], records: many } })).toMatchObject({
+      success: false,
+      redirect: 'insert_from_file',
+    });
     const arr = await t.call({ action: 'insert', payload: { table_id: id, data: [{ 名称: 'd1' }, { 名称: 'd2' }] } });
     expect(arr).toMatchObject({ success: true, inserted: 2 });
     expect(arr.action_note).toMatch(/D-10/);
@@ -108,9 +151,15 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
   it('R-DT-60: on_conflict=skip needs a unique constraint; then duplicates are skipped', async () => {
     const r = await t.call({ action: 'insert_batch', payload: { table_id: id, records: [{ 名称: 'x' }], on_conflict: 'skip' } });
     expect(r).toMatchObject({ success: false, need_param: 'on_conflict', error_type: 'recoverable' });
-    const u = await t.table('编码表', [{ title: '编码', uidt: '文本', unique: true }, { title: '说明', uidt: '文本' }]);
+    const u = await t.table('编码表', [
+      { title: '编码', uidt: '文本', unique: true },
+      { title: '说明', uidt: '文本' },
+    ]);
     await t.call({ action: 'insert', payload: { table_id: u, data: { 编码: 'A' } } });
-    const s = await t.call({ action: 'insert_batch', payload: { table_id: u, records: [{ 编码: 'A' }, { 编码: 'B' }, { 编码: 'B' }], on_conflict: 'skip' } });
+    const s = await t.call({
+      action: 'insert_batch',
+      payload: { table_id: u, records: [{ 编码: 'A' }, { 编码: 'B' }, { 编码: 'B' }], on_conflict: 'skip' },
+    });
     expect(s).toMatchObject({ success: true, inserted: 1, skipped: 2, failed: 0, verified_total: 2 });
     // without skip a duplicate is a failed row with its SQLSTATE; the others are inserted
     const d = await t.call({ action: 'insert_batch', payload: { table_id: u, records: [{ 编码: 'C' }, { 编码: 'A' }, { 编码: 'D' }] } });
@@ -136,10 +185,24 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
   });
 
   it('R-DT-35/R-DT-64: insert_from_file with mapping and defaults; the file is kept', async () => {
-    const f = await t.table('导入表', [{ title: '姓名', uidt: '文本' }, { title: '城市', uidt: '文本' }, { title: '分数', uidt: '整数' }]);
+    const f = await t.table('导入表', [
+      { title: '姓名', uidt: '文本' },
+      { title: '城市', uidt: '文本' },
+      { title: '分数', uidt: '整数' },
+    ]);
     mkdirSync(join(t.ws, 'imports'), { recursive: true });
-    writeFileSync(join(t.ws, 'imports', 'a.json'), JSON.stringify([{ name: '甲', score: 1 }, { name: '乙', score: '2', 城市: '上海' }, { name: '丙', score: 2.5 }]));
-    const r = await t.call({ action: 'insert_from_file', payload: { table_id: f, file: 'imports/a.json', mapping: { 姓名: 'name', 分数: 'score' }, defaults: { 城市: '北京' } } });
+    writeFileSync(
+      join(t.ws, 'imports', 'a.json'),
+      JSON.stringify([
+        { name: '甲', score: 1 },
+        { name: '乙', score: '2', 城市: '上海' },
+        { name: '丙', score: 2.5 },
+      ]),
+    );
+    const r = await t.call({
+      action: 'insert_from_file',
+      payload: { table_id: f, file: 'imports/a.json', mapping: { 姓名: 'name', 分数: 'score' }, defaults: { 城市: '北京' } },
+    });
     expect(r).toMatchObject({ success: true, inserted: 2, failed: 1, verified_total: 2 });
     expect(r.errors).toMatchObject([{ row: 3, field: '分数' }]);
     const q = await t.call({ action: 'query', payload: { table_id: f, sort: '姓名' } });
@@ -149,13 +212,24 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
     ]);
     expect(existsSync(join(t.ws, 'imports', 'a.json'))).toBe(true);
     writeFileSync(join(t.ws, 'b.jsonl'), '{"姓名":"丁"}\n\n{"姓名":"戊"}\n');
-    expect(await t.call({ action: 'insert_from_file', payload: { table_id: f, file: join(t.ws, 'b.jsonl') } })).toMatchObject({ success: true, inserted: 2 });
+    expect(await t.call({ action: 'insert_from_file', payload: { table_id: f, file: join(t.ws, 'b.jsonl') } })).toMatchObject({
+      success: true,
+      inserted: 2,
+    });
   });
 
   it('R-DT-35/R-DT-98: a multi-chunk import keeps input order in ids and reports every bad row', async () => {
-    const f = await t.table('大表', [{ title: '序', uidt: '整数' }, { title: '标签', uidt: '多选', options: ['x', 'y"z', 'a,b'] }, { title: '码', uidt: '文本', unique: true }]);
+    const f = await t.table('大表', [
+      { title: '序', uidt: '整数' },
+      { title: '标签', uidt: '多选', options: ['x', 'y"z', 'a,b'] },
+      { title: '码', uidt: '文本', unique: true },
+    ]);
     const n = 12_345;
-    const recs: Array<Record<string, unknown>> = Array.from({ length: n }, (_, i) => ({ 序: i + 1, 标签: i % 2 ? ['x', 'y"z'] : ['a,b'], 码: `c${i}` }));
+    const recs: Array<Record<string, unknown>> = Array.from({ length: n }, (_, i) => ({
+      序: i + 1,
+      标签: i % 2 ? ['x', 'y"z'] : ['a,b'],
+      码: `c${i}`,
+    }));
     recs[100] = { 序: '1万', 码: 'bad1' };
     recs[7000] = { 序: 7001, 码: 'c0' }; // duplicate only the database sees
     recs[12000] = { 序: 12001, 标签: ['nope'], 码: 'bad3' };
@@ -174,8 +248,25 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
   });
 
   it('R-DT-34: tricky text values survive the set-wise insert unchanged', async () => {
-    const f = await t.table('怪字符', [{ title: '值', uidt: '文本' }, { title: '多', uidt: '多选', options: ['a b', 'NULL', 'q"\\', '{x}', 'c,d'] }]);
-    const texts = ['NULL', 'null', ' lead', 'trail ', 'a"b', 'back\\slash', '{brace}', 'c,d', 'line\nbreak', 'tab\tx', '中文，标点', '😀', "'quote'"];
+    const f = await t.table('怪字符', [
+      { title: '值', uidt: '文本' },
+      { title: '多', uidt: '多选', options: ['a b', 'NULL', 'q"\\', '{x}', 'c,d'] },
+    ]);
+    const texts = [
+      'NULL',
+      'null',
+      ' lead',
+      'trail ',
+      'a"b',
+      'back\\slash',
+      '{brace}',
+      'c,d',
+      'line\nbreak',
+      'tab\tx',
+      '中文，标点',
+      '😀',
+      "'quote'",
+    ];
     const records = texts.map((v, i) => ({ 值: v, 多: i % 2 ? ['a b', 'NULL'] : ['q"\\', '{x}', 'c,d'] }));
     const r = await t.call({ action: 'insert_batch', payload: { table_id: f, records } });
     expect(r).toMatchObject({ success: true, inserted: texts.length });
@@ -194,18 +285,38 @@ describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
   });
 
   it('R-DT-36/R-DT-61/A-34: upsert on a table without constraints: insert, then update on the second run', async () => {
-    const recs = [{ 名称: 'u1', 数量: 1 }, { 名称: 'u2', 数量: 2 }];
+    const recs = [
+      { 名称: 'u1', 数量: 1 },
+      { 名称: 'u2', 数量: 2 },
+    ];
     const first = await t.call({ action: 'upsert', payload: { table_id: id, key_fields: ['名称'], records: recs } });
     expect(first).toMatchObject({ success: true, inserted: 2, updated: 0, failed: 0 });
-    const second = await t.call({ action: 'upsert', payload: { table_id: id, key_fields: '名称', records: [{ 名称: 'u1', 数量: 10 }, { 名称: 'u3', 数量: 3 }, { 名称: 'u2', 数量: 'bad' }] } });
+    const second = await t.call({
+      action: 'upsert',
+      payload: {
+        table_id: id,
+        key_fields: '名称',
+        records: [
+          { 名称: 'u1', 数量: 10 },
+          { 名称: 'u3', 数量: 3 },
+          { 名称: 'u2', 数量: 'bad' },
+        ],
+      },
+    });
     expect(second).toMatchObject({ success: true, inserted: 1, updated: 1, failed: 1 });
     expect(second.verified_total).toBe(await count());
     const { rows } = await db().query<{ 数量: string }>(`SELECT "数量"::text FROM org_data_acme."货品" WHERE "名称" = 'u1'`);
     expect(rows).toEqual([{ 数量: '10' }]);
     const one = await t.call({ action: 'upsert', payload: { table_id: id, key_fields: ['名称'], data: { 名称: 'u3', 金额: 1 } } });
     expect(one).toMatchObject({ inserted: 0, updated: 1 });
-    expect(await t.call({ action: 'upsert', payload: { table_id: id, records: recs } })).toMatchObject({ success: false, need_param: 'key_fields' });
-    expect(await t.call({ action: 'upsert', payload: { table_id: id, key_fields: ['x'], records: recs } })).toMatchObject({ success: false, need_param: 'key_fields' });
+    expect(await t.call({ action: 'upsert', payload: { table_id: id, records: recs } })).toMatchObject({
+      success: false,
+      need_param: 'key_fields',
+    });
+    expect(await t.call({ action: 'upsert', payload: { table_id: id, key_fields: ['x'], records: recs } })).toMatchObject({
+      success: false,
+      need_param: 'key_fields',
+    });
     const amb = await t.call({ action: 'upsert', payload: { table_id: id, key_fields: ['名称'], data: { 名称: 'ub', 数量: 9 } } });
     expect(amb).toMatchObject({ success: false, failed: 1 });
     expect(String((amb.errors as Array<{ error: string }>)[0]!.error)).toMatch(/2 行匹配/);

@@ -37,21 +37,38 @@ for (const engine of ENGINES) {
 
     /** Feishu messages (create or reply) whose JSON content contains `text`. */
     const feishuSays = (text: string) =>
-      rig.feishu.calls(/^\/open-apis\/im\/v1\/messages(\/[^/]+\/reply)?$/, 'POST').filter((r) => JSON.stringify(contentOf(r)?.content ?? '').includes(text));
+      rig.feishu
+        .calls(/^\/open-apis\/im\/v1\/messages(\/[^/]+\/reply)?$/, 'POST')
+        .filter((r) => JSON.stringify(contentOf(r)?.content ?? '').includes(text));
     /** Bot API messages to the worker (typing indicators are not messages). */
     const toWorker = () =>
-      rig.telegram.calls('/bot:token/:method', 'POST').filter((r) => /^send(?!ChatAction)/.test(r.params.method!) && String(telegramBody(r).chat_id) === String(WORKER_TG));
+      rig.telegram
+        .calls('/bot:token/:method', 'POST')
+        .filter((r) => /^send(?!ChatAction)/.test(r.params.method!) && String(telegramBody(r).chat_id) === String(WORKER_TG));
 
     it('R-ACT-05 R-MSG-01 R-MSG-02 R-MSG-07 R-MSG-09: report with photo → ops alert, worker ticket with photo, reporter ticket number; worker reply with photo → ticket 已完成 1200, reporter photo on Feishu, ops 维修完成', async () => {
       // The owner's first use creates the tables; the worker (a member) puts himself on duty from Telegram.
       expect((await feishuMessage(rig, REPORTER, { type: 'text', content: { text: '/repair_ticket action=查询' } })).status).toBe(200);
       await until(() => feishuSays('还没有工单').length > 0, 60_000, 'tables created');
-      expect((await telegramUpdate(rig, WORKER_TG, { text: '/repair_ticket action=值班设置', entities: [{ type: 'bot_command', offset: 0, length: 14 }] })).status).toBe(200);
+      expect(
+        (
+          await telegramUpdate(rig, WORKER_TG, {
+            text: '/repair_ticket action=值班设置',
+            entities: [{ type: 'bot_command', offset: 0, length: 14 }],
+          })
+        ).status,
+      ).toBe(200);
       await until(() => toWorker().some((s) => JSON.stringify(telegramBody(s)).includes('现在值班')), 60_000, 'duty ack');
       expect(JSON.stringify(telegramBody(toWorker().at(-1)!))).toContain('telegram:777');
 
       // The report: a post with the command line and an inline photo.
-      const post = { title: '', content: [[{ tag: 'text', text: '/repair_ticket action=report 描述="3号泵漏水" 位置=泵房' }], [{ tag: 'img', image_key: 'img_v3_pump3' }]] };
+      const post = {
+        title: '',
+        content: [
+          [{ tag: 'text', text: '/repair_ticket action=report 描述="3号泵漏水" 位置=泵房' }],
+          [{ tag: 'img', image_key: 'img_v3_pump3' }],
+        ],
+      };
       expect((await feishuMessage(rig, REPORTER, { type: 'post', content: post })).status).toBe(200);
       await until(() => feishuSays('T-1').length > 0, 60_000, 'report ack');
       const ack = JSON.stringify(contentOf(feishuSays('T-1')[0]!)!.content);
@@ -75,7 +92,14 @@ for (const engine of ENGINES) {
       expect(photoSend.parts.some((p) => p.filename !== null && Buffer.compare(p.data, PNG) === 0)).toBe(true);
 
       let row = (await tickets(rig))[0]!;
-      expect(row).toMatchObject({ 状态: '处理中', 报修人: '张三', origin_channel: 'feishu', origin_openid: REPORTER, 维修工: '李四', 维修工联系方式: 'telegram:777' });
+      expect(row).toMatchObject({
+        状态: '处理中',
+        报修人: '张三',
+        origin_channel: 'feishu',
+        origin_openid: REPORTER,
+        维修工: '李四',
+        维修工联系方式: 'telegram:777',
+      });
       expect(String(row.origin_session_id)).not.toBe('');
 
       // The worker's reply: caption + photo, downloaded through getFile.
@@ -104,7 +128,9 @@ for (const engine of ENGINES) {
       // The reporter hears back on Feishu, with the photo, addressed by open_id (from the ticket).
       await until(() => feishuSays('已维修完成').length > 0, 30_000, 'reporter message');
       const toReporter = rig.feishu.calls('/open-apis/im/v1/messages', 'POST');
-      expect(toReporter.every((r) => r.query.receive_id_type === 'open_id' && (r.json as { receive_id?: string }).receive_id === REPORTER)).toBe(true);
+      expect(
+        toReporter.every((r) => r.query.receive_id_type === 'open_id' && (r.json as { receive_id?: string }).receive_id === REPORTER),
+      ).toBe(true);
       expect(toReporter.map((r) => contentOf(r)!.msg_type)).toContain('image');
       const uploads = rig.feishu.calls('/open-apis/im/v1/images', 'POST');
       expect(uploads.some((u) => u.parts.some((p) => p.filename !== null && Buffer.compare(p.data, done) === 0))).toBe(true);
@@ -117,7 +143,7 @@ for (const engine of ENGINES) {
       expect(rig.apprise.calls[1]!.files.map((f) => f.data.equals(done))).toEqual([true]);
     }, 180_000);
 
-    it('R-ACT-05 no action → need_param with the action list and nothing written; 查询 lists the ticket; after completion the worker\'s next message is no reply to it', async () => {
+    it("R-ACT-05 no action → need_param with the action list and nothing written; 查询 lists the ticket; after completion the worker's next message is no reply to it", async () => {
       await feishuMessage(rig, REPORTER, { type: 'text', content: { text: '/repair_ticket 描述=漏水' } });
       await until(() => feishuSays('请指定操作 action').length > 0, 30_000, 'need action');
       const listAnswer = JSON.stringify(contentOf(feishuSays('请指定操作 action')[0]!)!.content);
@@ -133,7 +159,12 @@ for (const engine of ENGINES) {
       const before = toWorker().length;
       await telegramUpdate(rig, WORKER_TG, { text: '费用 900 元' });
       await until(() => toWorker().length > before, 30_000, 'planner answer');
-      expect(toWorker().slice(before).map((s) => JSON.stringify(telegramBody(s))).join('')).not.toContain('T-1');
+      expect(
+        toWorker()
+          .slice(before)
+          .map((s) => JSON.stringify(telegramBody(s)))
+          .join(''),
+      ).not.toContain('T-1');
       expect(Number((await tickets(rig))[0]!.费用)).toBe(1200);
       expect(rig.apprise.calls.length).toBe(n);
     }, 120_000);

@@ -25,7 +25,10 @@ import { FakeAppriseApi } from '../fixtures/apprise/fake-apprise-api.ts';
 import { serverDatabaseUrl } from '../helpers/db.ts';
 
 /** A small PNG (1×1) used as the photos. */
-export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+export const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** The running rig. */
 export interface Rig {
@@ -72,7 +75,12 @@ export async function startRig(
     });
   }
   if (opts.telegram !== false) {
-    Object.assign(process.env, { TELEGRAM_BOT_TOKEN: TG_TOKEN, TELEGRAM_WEBHOOK_SECRET: TG_SECRET, TELEGRAM_API_ROOT: telegram.baseUrl, TELEGRAM_MODE: 'webhook' });
+    Object.assign(process.env, {
+      TELEGRAM_BOT_TOKEN: TG_TOKEN,
+      TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+      TELEGRAM_API_ROOT: telegram.baseUrl,
+      TELEGRAM_MODE: 'webhook',
+    });
   }
   process.env.APPRISE_API_URL = apprise.url;
   delete process.env.SKILLGATE_PUBLIC_URL;
@@ -81,7 +89,13 @@ export async function startRig(
   if (engine === 'server') Object.assign(env, { DATABASE_URL: await serverDatabaseUrl('_repair', true), SKILLGATE_SECRET_KEY: KEY });
   const gateway = await startGateway(loadSettings(env, dir), opts.log ?? createLogger({ level: 'silent' }), { ...opts.env });
   if (directory.length > 0) {
-    const rep = await importDirectory(gateway.db, { orgId: 'demo', roleId: 'default', data: JSON.stringify({ contacts: directory }), format: 'json', channels: BUILD_DIRECTORY_CHANNELS });
+    const rep = await importDirectory(gateway.db, {
+      orgId: 'demo',
+      roleId: 'default',
+      data: JSON.stringify({ contacts: directory }),
+      format: 'json',
+      channels: BUILD_DIRECTORY_CHANNELS,
+    });
     if (rep.errors.length > 0) throw new Error(`directory import: ${JSON.stringify(rep.errors)}`);
   }
   await putNotifyTarget(gateway.db, 'ops', { kind: 'urls', urls: ['json://ops.example.test/alerts'] });
@@ -102,15 +116,37 @@ export async function startRig(
 let seq = 0;
 
 /** POST a signed, encrypted Feishu `im.message.receive_v1` event from `openId` (p2p). */
-export async function feishuMessage(rig: Rig, openId: string, message: { type: 'text' | 'post' | 'image'; content: Record<string, unknown> }): Promise<Response> {
+export async function feishuMessage(
+  rig: Rig,
+  openId: string,
+  message: { type: 'text' | 'post' | 'image'; content: Record<string, unknown> },
+): Promise<Response> {
   const n = ++seq;
   const now = Date.now();
   const event = {
     schema: '2.0',
-    header: { event_id: `e2e_evt_${now}_${n}`, token: SECRETS.verification_token, create_time: String(now), event_type: 'im.message.receive_v1', tenant_key: 'tenant_test_0001', app_id: SECRETS.app_id },
+    header: {
+      event_id: `e2e_evt_${now}_${n}`,
+      token: SECRETS.verification_token,
+      create_time: String(now),
+      event_type: 'im.message.receive_v1',
+      tenant_key: 'tenant_test_0001',
+      app_id: SECRETS.app_id,
+    },
     event: {
-      sender: { sender_id: { open_id: openId, union_id: `on_${openId}`, user_id: `u_${n}` }, sender_type: 'user', tenant_key: 'tenant_test_0001' },
-      message: { message_id: `om_e2e_${now}_${n}`, create_time: String(now), chat_id: 'oc_test_p2p_000000000000000000001', chat_type: 'p2p', message_type: message.type, content: JSON.stringify(message.content) },
+      sender: {
+        sender_id: { open_id: openId, union_id: `on_${openId}`, user_id: `u_${n}` },
+        sender_type: 'user',
+        tenant_key: 'tenant_test_0001',
+      },
+      message: {
+        message_id: `om_e2e_${now}_${n}`,
+        create_time: String(now),
+        chat_id: 'oc_test_p2p_000000000000000000001',
+        chat_type: 'p2p',
+        message_type: message.type,
+        content: JSON.stringify(message.content),
+      },
     },
   };
   const req = encryptedRequest(JSON.stringify(event), { timestampS: Math.floor(now / 1000), nonce: `n${n}` });
@@ -122,7 +158,13 @@ export async function telegramUpdate(rig: Rig, userId: number, message: Record<s
   const n = 700000 + ++seq;
   const update = {
     update_id: n,
-    message: { message_id: n, date: Math.floor(Date.now() / 1000), chat: { id: userId, type: 'private', first_name: '四' }, from: { id: userId, is_bot: false, first_name: '四', language_code: 'zh-hans' }, ...message },
+    message: {
+      message_id: n,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: userId, type: 'private', first_name: '四' },
+      from: { id: userId, is_bot: false, first_name: '四', language_code: 'zh-hans' },
+      ...message,
+    },
   };
   return fetch(`${rig.gateway.url}/webhooks/telegram`, {
     method: 'POST',

@@ -29,14 +29,34 @@ for (const engine of ENGINES) {
     const { log, lines } = captureLog();
     beforeAll(async () => {
       rig = await startRig(engine, DIRECTORY, { feishu: false, env: { SKILLGATE_SKILL_DIRS: SKILLS, SKILLGATE_SECRET_KEY: KEY }, log });
-      const saved = await setSkillConfig(rig.gateway.db, Buffer.from(KEY, 'base64'), { roleId: 'default', skill: 'echo_secret', key: 'api_key', value: SECRET, encrypt: true, via: 'operator', logger: log });
+      const saved = await setSkillConfig(rig.gateway.db, Buffer.from(KEY, 'base64'), {
+        roleId: 'default',
+        skill: 'echo_secret',
+        key: 'api_key',
+        value: SECRET,
+        encrypt: true,
+        via: 'operator',
+        logger: log,
+      });
       expect(saved.ok).toBe(true);
       rig.telegram.route('POST', '/bot:token/sendMessage', (req) => {
         const b = telegramBody(req);
         if (String(b.chat_id) === String(BOB_TG)) {
-          return { status: 400, json: { ok: false, error_code: 400, description: `Bad Request: upstream refused https://api.telegram.org/bot${TOKEN}/sendMessage?chat_id=${BOB_TG}` } };
+          return {
+            status: 400,
+            json: {
+              ok: false,
+              error_code: 400,
+              description: `Bad Request: upstream refused https://api.telegram.org/bot${TOKEN}/sendMessage?chat_id=${BOB_TG}`,
+            },
+          };
         }
-        return { json: { ok: true, result: { message_id: 1, date: 1736928000, chat: { id: Number(b.chat_id), type: 'private' }, text: String(b.text ?? '') } } };
+        return {
+          json: {
+            ok: true,
+            result: { message_id: 1, date: 1736928000, chat: { id: Number(b.chat_id), type: 'private' }, text: String(b.text ?? '') },
+          },
+        };
       });
     }, 120_000);
     afterAll(async () => {
@@ -46,7 +66,9 @@ for (const engine of ENGINES) {
     const reached = () => JSON.stringify(rig.telegram.calls('/bot:token/:method', 'POST').map((r) => telegramBody(r)));
 
     it('a skill echoing its secret: the reply reaches Telegram with the value redacted; nowhere in logs, outbox or audit', async () => {
-      expect((await telegramUpdate(rig, ANN_TG, { text: '/echo_secret', entities: [{ type: 'bot_command', offset: 0, length: 12 }] })).status).toBe(200);
+      expect(
+        (await telegramUpdate(rig, ANN_TG, { text: '/echo_secret', entities: [{ type: 'bot_command', offset: 0, length: 12 }] })).status,
+      ).toBe(200);
       await until(() => reached().includes('<b>key</b>: [redacted]'), 60_000, 'reply sent');
       expect(reached()).toContain('v1?key=%5Bredacted%5D'); // inside the link too
       expect(reached()).not.toContain(SECRET);
@@ -60,9 +82,22 @@ for (const engine of ENGINES) {
     });
 
     it('a failed send whose error quotes a URL with the bot token: stored and logged without it; chat_key logged as itself', async () => {
-      expect((await telegramUpdate(rig, BOB_TG, { text: '/help', entities: [{ type: 'bot_command', offset: 0, length: 5 }] })).status).toBe(200);
-      await until(async () => (await rig.gateway.db.query(`SELECT 1 FROM skillgate.outbox_messages WHERE chat_key LIKE $1 AND status = 'failed'`, [`telegram:default:${BOB_TG}%`])).rows.length > 0, 60_000, 'send failed');
-      const { rows } = await rig.gateway.db.query<{ last_error: string }>(`SELECT last_error FROM skillgate.outbox_messages WHERE status = 'failed'`);
+      expect((await telegramUpdate(rig, BOB_TG, { text: '/help', entities: [{ type: 'bot_command', offset: 0, length: 5 }] })).status).toBe(
+        200,
+      );
+      await until(
+        async () =>
+          (
+            await rig.gateway.db.query(`SELECT 1 FROM skillgate.outbox_messages WHERE chat_key LIKE $1 AND status = 'failed'`, [
+              `telegram:default:${BOB_TG}%`,
+            ])
+          ).rows.length > 0,
+        60_000,
+        'send failed',
+      );
+      const { rows } = await rig.gateway.db.query<{ last_error: string }>(
+        `SELECT last_error FROM skillgate.outbox_messages WHERE status = 'failed'`,
+      );
       expect(rows[0]!.last_error).toContain('https://api.telegram.org/bot[redacted]/sendMessage');
       const logged = JSON.stringify(lines());
       expect(logged).not.toContain(TOKEN);

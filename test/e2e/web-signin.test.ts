@@ -25,13 +25,22 @@ for (const engine of ENGINES) {
     });
 
     const sentTo = (chat: number) =>
-      rig.telegram.calls('/bot:token/:method', 'POST').filter((r) => r.params.method === 'sendMessage' && String(telegramBody(r).chat_id) === String(chat)).map((r) => String(telegramBody(r).text ?? ''));
+      rig.telegram
+        .calls('/bot:token/:method', 'POST')
+        .filter((r) => r.params.method === 'sendMessage' && String(telegramBody(r).chat_id) === String(chat))
+        .map((r) => String(telegramBody(r).text ?? ''));
     const linkIn = (texts: string[]): string[] => texts.flatMap((t) => [...t.matchAll(/#signin=(wl_[A-Za-z0-9_-]+)/g)].map((m) => m[1]!));
     const signin = (link: string) =>
-      fetch(`${rig.gateway.url}/api/web/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ link }) });
+      fetch(`${rig.gateway.url}/api/web/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ link }),
+      });
 
     it('/web from a directory contact: the link comes only to their chat and signs li_si in once, and only once', async () => {
-      expect((await telegramUpdate(rig, LI_SI_TG, { text: '/web', entities: [{ type: 'bot_command', offset: 0, length: 4 }] })).status).toBe(200);
+      expect(
+        (await telegramUpdate(rig, LI_SI_TG, { text: '/web', entities: [{ type: 'bot_command', offset: 0, length: 4 }] })).status,
+      ).toBe(200);
       await until(() => linkIn(sentTo(LI_SI_TG)).length > 0, 60_000, 'link sent');
       await until(() => sentTo(LI_SI_TG).some((t) => t.includes('单独发给你')), 60_000, 'confirmation');
       const [code] = linkIn(sentTo(LI_SI_TG));
@@ -43,7 +52,9 @@ for (const engine of ENGINES) {
       expect(first.status).toBe(200);
       expect(((await first.json()) as { user: { contact_key: string } }).user.contact_key).toBe('li_si');
       const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
-      const cfg = (await (await fetch(`${rig.gateway.url}/api/web/config`, { headers: { cookie } })).json()) as { me: { contact_key: string } | null };
+      const cfg = (await (await fetch(`${rig.gateway.url}/api/web/config`, { headers: { cookie } })).json()) as {
+        me: { contact_key: string } | null;
+      };
       expect(cfg.me?.contact_key).toBe('li_si');
 
       // Once only: the same link again, also at the same moment twice, is refused.
@@ -61,10 +72,14 @@ for (const engine of ENGINES) {
       const before = linkIn(sentTo(LI_SI_TG)).length;
       expect((await telegramUpdate(rig, LI_SI_TG, { text: '网页登录' })).status).toBe(200);
       await until(() => linkIn(sentTo(LI_SI_TG)).length > before, 60_000, 'second link');
-      expect((await telegramUpdate(rig, STRANGER_TG, { text: '/web', entities: [{ type: 'bot_command', offset: 0, length: 4 }] })).status).toBe(200);
+      expect(
+        (await telegramUpdate(rig, STRANGER_TG, { text: '/web', entities: [{ type: 'bot_command', offset: 0, length: 4 }] })).status,
+      ).toBe(200);
       await until(() => sentTo(STRANGER_TG).some((t) => t.includes('不在通讯录')), 60_000, 'refusal');
       expect(linkIn(sentTo(STRANGER_TG))).toEqual([]);
-      const { rows } = await rig.gateway.db.query<{ contact_key: string; issued_via: string }>(`SELECT contact_key, issued_via FROM skillgate.web_signin_links ORDER BY created_at`);
+      const { rows } = await rig.gateway.db.query<{ contact_key: string; issued_via: string }>(
+        `SELECT contact_key, issued_via FROM skillgate.web_signin_links ORDER BY created_at`,
+      );
       expect(rows).toEqual([
         { contact_key: 'li_si', issued_via: 'chat:telegram' },
         { contact_key: 'li_si', issued_via: 'chat:telegram' },

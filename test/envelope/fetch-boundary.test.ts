@@ -10,7 +10,13 @@ import { networkInterfaces } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { processArtifacts, snapshotWorkspace } from '../../src/envelope/artifacts/index.ts';
-import { addressRange, compileFetchPolicy, guardUrl, interfaceAddresses, isBlockedAddress } from '../../src/envelope/artifacts/net-guard.ts';
+import {
+  addressRange,
+  compileFetchPolicy,
+  guardUrl,
+  interfaceAddresses,
+  isBlockedAddress,
+} from '../../src/envelope/artifacts/net-guard.ts';
 import { PNG, captureLogger, removeDir, tempDir } from './helpers.ts';
 
 /** A server on `host` answering a PNG at /img.png and a 302 to `?to=` at /go; records the paths it saw. */
@@ -36,10 +42,11 @@ async function serve(host: string): Promise<{ url: (path: string) => string; see
   return {
     url: (path) => `http://${h}:${port}${path}`,
     seen,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -53,10 +60,38 @@ describe('address ranges (ipaddr.js special-purpose registries)', () => {
   it('every reserved or special range is refused, also IPv4 inside IPv6 forms; public unicast passes', () => {
     const none = new Set<string>();
     for (const ip of [
-      '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
-      '255.255.255.255', '192.0.2.2', '198.51.100.7', '203.0.113.9', '198.18.0.1', '192.0.0.8', '240.0.0.1', '192.88.99.1',
-      '::1', '::', 'fc00::1', 'fd00::2', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:192.0.2.2', '64:ff9b::a00:1',
-      '2002:a00:1::1', '2001::1', '2001:db8::1', '100::1', 'fec0::1', '4000::1', 'not-an-ip',
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '192.0.2.2',
+      '198.51.100.7',
+      '203.0.113.9',
+      '198.18.0.1',
+      '192.0.0.8',
+      '240.0.0.1',
+      '192.88.99.1',
+      '::1',
+      '::',
+      'fc00::1',
+      'fd00::2',
+      'fe80::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:192.0.2.2',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+      '2001::1',
+      '2001:db8::1',
+      '100::1',
+      'fec0::1',
+      '4000::1',
+      'not-an-ip',
     ]) {
       expect(isBlockedAddress(ip, none), ip).toBe(true);
     }
@@ -72,7 +107,12 @@ describe('address ranges (ipaddr.js special-purpose registries)', () => {
     expect(isBlockedAddress('8.8.4.4', own)).toBe(true);
     const policy = compileFetchPolicy([]);
     const resolve = async () => [{ address: '8.8.4.4', family: 4 as const }];
-    expect(await guardUrl(new URL('http://me.example/x.png'), policy, resolve, own)).toEqual({ ok: false, reason: 'refused', host: 'me.example', address: '8.8.4.4' });
+    expect(await guardUrl(new URL('http://me.example/x.png'), policy, resolve, own)).toEqual({
+      ok: false,
+      reason: 'refused',
+      host: 'me.example',
+      address: '8.8.4.4',
+    });
     // The default set is read from os.networkInterfaces(): loopback and every listed address.
     const real = interfaceAddresses();
     expect(real.has('127.0.0.1')).toBe(true);
@@ -98,7 +138,10 @@ describe("never fetched: this machine's own addresses, directly or after a redir
   });
   const run = async (file_url: string, fetchAllow: string[]) => {
     const { log } = captureLogger();
-    return processArtifacts({ success: true, file_url }, { workspaceDir: ws, before: await snapshotWorkspace(ws), log, fetchAllow, lang: 'en' });
+    return processArtifacts(
+      { success: true, file_url },
+      { workspaceDir: ws, before: await snapshotWorkspace(ws), log, fetchAllow, lang: 'en' },
+    );
   };
 
   it('a result URL on an own non-loopback address is not requested; a redirect there from an allowed server is not followed', async () => {

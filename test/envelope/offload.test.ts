@@ -25,7 +25,7 @@ function sized(points: number, ch: string, extra: Envelope = {}): Envelope {
 }
 
 describe('offloadIfLarge (R-OFF-01..05, A-17, A-18)', () => {
-  it('R-OFF-01: the platform\'s artifacts list is not counted — a 12000-point result with artifacts stays inline', async () => {
+  it("R-OFF-01: the platform's artifacts list is not counted — a 12000-point result with artifacts stays inline", async () => {
     const own = sized(12000, 'x');
     const withArtifacts: Envelope = { ...own, artifacts: [{ filename: 'a.png', local_path: '/w/a.png', media: 'image' }] };
     expect(await offloadIfLarge(withArtifacts, { skill: 'demo', workspaceDir: ws, clock })).toBe(withArtifacts);

@@ -47,7 +47,11 @@ afterAll(async () => {
 });
 
 function ctxFor(ws: string, extra: Record<string, unknown> = {}) {
-  return makeCtx(ws, { skill_configs: { API_BASE: base, http_post: { API_TOKEN: 'tok-http-777' } }, skill_args: { CLIENT_NAME: 'tests' }, ...extra });
+  return makeCtx(ws, {
+    skill_configs: { API_BASE: base, http_post: { API_TOKEN: 'tok-http-777' } },
+    skill_args: { CLIENT_NAME: 'tests' },
+    ...extra,
+  });
 }
 
 describe('HTTP skills (R-FORM-11, A-47)', () => {
@@ -80,7 +84,12 @@ describe('HTTP skills (R-FORM-11, A-47)', () => {
   it('A-47: GET sends the input as a query string appended to the configured one', async () => {
     const ws = await tempWorkspace();
     seen.length = 0;
-    const outcome = await executeSkill(await loadFixture('http_get'), { symbol: 'MSFT', ids: [1, 2], opts: { a: 1 } }, ctxFor(ws), execOptions());
+    const outcome = await executeSkill(
+      await loadFixture('http_get'),
+      { symbol: 'MSFT', ids: [1, 2], opts: { a: 1 } },
+      ctxFor(ws),
+      execOptions(),
+    );
     expect(outcome.kind).toBe('returned');
     const url = new URL(seen[0]!.url, base);
     expect(seen[0]!.method).toBe('GET');

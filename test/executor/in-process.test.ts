@@ -110,7 +110,14 @@ describe('in-process handlers (R-FORM-05, R-FORM-06, R-ENTRY-01..05)', () => {
     const { outcome, ws } = await run('slow_abort', { marker: 'timeout.txt' }, {}, { wallSec: 0.3 });
     expect(outcome).toMatchObject({ kind: 'failed', error_type: 'transient' });
     expect((outcome as { error: string }).error).toMatch(/skill "slow_abort" timed out after 0\.3 s/);
-    expect(await eventually(() => stat(join(ws, 'timeout.txt')).then(() => true, () => false))).toBe(true);
+    expect(
+      await eventually(() =>
+        stat(join(ws, 'timeout.txt')).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('R-WALL-05: the caller abort (user stop) fires the handler signal; its answer of what it did so far is kept', async () => {
@@ -144,7 +151,7 @@ describe('in-process handlers (R-FORM-05, R-FORM-06, R-ENTRY-01..05)', () => {
     const ctx = makeCtx(root);
     expect(value(await executeSkill(skill, { v: 1 }, ctx, opts))).toEqual({ args: 1, input: { v: 1 } });
     const file = join(dir, 'handler.ts');
-    await writeFile(file, "export function execute(input: { v: number }) { return { edited: true, v: input.v }; }\n");
+    await writeFile(file, 'export function execute(input: { v: number }) { return { edited: true, v: input.v }; }\n');
     const later = new Date(Date.now() + 5000);
     await utimes(file, later, later);
     expect(value(await executeSkill(skill, { v: 2 }, ctx, opts))).toEqual({ edited: true, v: 2 });

@@ -74,17 +74,27 @@ describe('child environment (R-SUB-01, R-SUB-02, R-SUB-07)', () => {
   it('R-SUB-02: SKILL_CONTEXT drops db, db_factory, call_skill, abort_signal and _ keys; gateway secrets are not inherited', async () => {
     const ctx = makeCtx('/tmp/ws', { db: { live: true }, db_factory: () => null, call_skill: async () => ({}), _meta: { x: 1 } });
     const env = childEnv(
-      { PATH: '/bin', HOME: '/root', SKILLGATE_ADMIN_TOKEN: 'adm', DATABASE_URL: 'postgres://u:p@h/db', TELEGRAM_BOT_TOKEN: 't', MY_APP_SECRET: 's', LLM_API_KEY: 'k' },
+      {
+        PATH: '/bin',
+        HOME: '/root',
+        SKILLGATE_ADMIN_TOKEN: 'adm',
+        DATABASE_URL: 'postgres://u:p@h/db',
+        TELEGRAM_BOT_TOKEN: 't',
+        MY_APP_SECRET: 's',
+        LLM_API_KEY: 'k',
+      },
       { input: { a: 1 }, ctx, secretEnv: { API_TOKEN: 'sek' } },
     );
     const sent = JSON.parse(env.SKILL_CONTEXT!);
-    for (const k of ['db', 'db_factory', 'call_skill', 'abort_signal', '_meta', 'channel_registry', 'request']) expect(sent).not.toHaveProperty(k);
+    for (const k of ['db', 'db_factory', 'call_skill', 'abort_signal', '_meta', 'channel_registry', 'request'])
+      expect(sent).not.toHaveProperty(k);
     expect(sent.workspace_dir).toBe('/tmp/ws');
     expect(JSON.parse(env.SKILL_INPUT!)).toEqual({ a: 1 });
     expect(env.API_TOKEN).toBe('sek');
     expect(env.PATH).toBe('/bin');
     expect(env.HOME).toBe('/root');
-    for (const k of ['SKILLGATE_ADMIN_TOKEN', 'DATABASE_URL', 'TELEGRAM_BOT_TOKEN', 'MY_APP_SECRET', 'LLM_API_KEY']) expect(env).not.toHaveProperty(k);
+    for (const k of ['SKILLGATE_ADMIN_TOKEN', 'DATABASE_URL', 'TELEGRAM_BOT_TOKEN', 'MY_APP_SECRET', 'LLM_API_KEY'])
+      expect(env).not.toHaveProperty(k);
     expect(isGatewaySecretVar('FEISHU_APP_ID')).toBe(true);
     expect(isGatewaySecretVar('LANG')).toBe(false);
   });

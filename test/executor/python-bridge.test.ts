@@ -38,7 +38,11 @@ describe('Python bridge (A-04, D-15, R-PCTX-11)', () => {
     const ws = await tempWorkspace();
     const outcome = await executeSkill(await loadFixture('py_echo'), {}, makeCtx(ws), execOptions());
     expect(outcome.kind).toBe('returned');
-    expect((outcome as { value: Record<string, unknown> }).value.called).toEqual({ ok: false, error: 'call_skill unavailable', skill: 'other' });
+    expect((outcome as { value: Record<string, unknown> }).value.called).toEqual({
+      ok: false,
+      error: 'call_skill unavailable',
+      skill: 'other',
+    });
   });
 
   it("A-04: the handler's own prints (sys.stdout and fd 1) do not corrupt the protocol; non-JSON values become strings", async () => {
@@ -70,7 +74,9 @@ describe('Python bridge (A-04, D-15, R-PCTX-11)', () => {
     const ws = await tempWorkspace();
     const outcome = await executeSkill(await loadFixture('py_sysexit'), {}, makeCtx(ws), execOptions());
     expect(outcome).toMatchObject({ kind: 'failed', error_type: 'config', non_retriable: true });
-    expect((outcome as { error: string }).error).toMatch(/^skill "py_sysexit": the handler raised SystemExit\(2\); the handler looks like a command-line script/);
+    expect((outcome as { error: string }).error).toMatch(
+      /^skill "py_sysexit": the handler raised SystemExit\(2\); the handler looks like a command-line script/,
+    );
   });
 
   it('R-WALL-01: the bridge process is killed at the wall', async () => {

@@ -21,7 +21,13 @@ describe('subprocess skills (R-SUB-01..07, R-FORM-06, A-05)', () => {
   it('R-SUB-01, R-SUB-02, R-FORM-07: a shell child gets SKILL_INPUT and SKILL_CONTEXT; the context has no db, db_factory, call_skill or _ keys', async () => {
     const ws = await tempWorkspace();
     const skill = await loadFixture('sh_echo');
-    const ctx = makeCtx(ws, { db: { live: true }, db_factory: async () => null, call_skill: async () => ({}), _meta: { trace: 'x' }, _internal: 1 });
+    const ctx = makeCtx(ws, {
+      db: { live: true },
+      db_factory: async () => null,
+      call_skill: async () => ({}),
+      _meta: { trace: 'x' },
+      _internal: 1,
+    });
     const v = returned(await executeSkill(skill, { city: 'Paris', days: 3 }, ctx, execOptions()));
     expect(v.input).toEqual({ city: 'Paris', days: 3 });
     const sent = v.context as Record<string, unknown>;
@@ -86,7 +92,11 @@ describe('subprocess skills (R-SUB-01..07, R-FORM-06, A-05)', () => {
   it('R-SUB-05: a non-zero exit is a failure naming the skill, the code and the last stderr line', async () => {
     const ws = await tempWorkspace();
     const outcome = await executeSkill(await loadFixture('exit3'), {}, makeCtx(ws), execOptions());
-    expect(outcome).toMatchObject({ kind: 'failed', error: 'skill "exit3" exited with code 3: fatal: disk on fire', details: { exit_code: 3 } });
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      error: 'skill "exit3" exited with code 3: fatal: disk on fire',
+      details: { exit_code: 3 },
+    });
   });
 
   it('R-SUB-06, R-WALL-01: on timeout the WHOLE process tree is killed (the grandchild too)', async () => {
@@ -104,7 +114,14 @@ describe('subprocess skills (R-SUB-01..07, R-FORM-06, A-05)', () => {
     const pidfile = join(ws, 'gc.pid');
     const ac = new AbortController();
     const pending = executeSkill(await loadFixture('sleeper'), { pidfile }, makeCtx(ws), execOptions({ abortSignal: ac.signal }));
-    expect(await eventually(() => readFile(pidfile, 'utf8').then((t) => t.trim() !== '', () => false))).toBe(true);
+    expect(
+      await eventually(() =>
+        readFile(pidfile, 'utf8').then(
+          (t) => t.trim() !== '',
+          () => false,
+        ),
+      ),
+    ).toBe(true);
     ac.abort('user pressed stop');
     const outcome = await pending;
     expect(outcome).toMatchObject({ kind: 'failed', error: 'skill "sleeper" was stopped (user pressed stop)' });
@@ -115,7 +132,12 @@ describe('subprocess skills (R-SUB-01..07, R-FORM-06, A-05)', () => {
   it('D-06: the subprocess timeout never exceeds the wall', async () => {
     const ws = await tempWorkspace();
     const pidfile = join(ws, 'gc.pid');
-    const outcome = await executeSkill(await loadFixture('sleeper'), { pidfile }, makeCtx(ws), execOptions({ subprocessTimeoutSec: 60, wallSec: 1 }));
+    const outcome = await executeSkill(
+      await loadFixture('sleeper'),
+      { pidfile },
+      makeCtx(ws),
+      execOptions({ subprocessTimeoutSec: 60, wallSec: 1 }),
+    );
     expect(outcome).toMatchObject({ kind: 'failed', error: 'skill "sleeper" timed out after 1 s' });
   });
 
@@ -123,7 +145,9 @@ describe('subprocess skills (R-SUB-01..07, R-FORM-06, A-05)', () => {
     const ws = await tempWorkspace();
     const opts = execOptions();
     expect(returned(await executeSkill(await loadFixture('inline_pretty'), {}, makeCtx(ws), opts))).toEqual({ a: 1, b: [1, 2] });
-    expect(returned(await executeSkill(await loadFixture('inline_plain'), {}, makeCtx(ws), opts))).toEqual({ output: 'hello\nplain world' });
+    expect(returned(await executeSkill(await loadFixture('inline_plain'), {}, makeCtx(ws), opts))).toEqual({
+      output: 'hello\nplain world',
+    });
     const media = await loadFixture('media_out');
     expect(returned(await executeSkill(media, { dir: ws, name: 'chart.png' }, makeCtx(ws), opts))).toEqual({
       local_path: join(ws, 'chart.png'),
@@ -146,7 +170,10 @@ describe('subprocess skills (R-SUB-01..07, R-FORM-06, A-05)', () => {
     const cli = await loadFixture('cli_main_js');
     expect(cli.execType).toBe('NODE');
     expect(returned(await executeSkill(cli, { x: 'y' }, makeCtx(ws), opts))).toEqual({ ranAs: 'cli', argv: ['--x', 'y'] });
-    expect(returned(await executeSkill(await loadFixture('go_prebuilt'), { n: 1 }, makeCtx(ws), opts))).toEqual({ ran: 'prebuilt', args: '--n 1' });
+    expect(returned(await executeSkill(await loadFixture('go_prebuilt'), { n: 1 }, makeCtx(ws), opts))).toEqual({
+      ran: 'prebuilt',
+      args: '--n 1',
+    });
   });
 
   it('a missing interpreter is a configuration failure naming it', async () => {

@@ -19,7 +19,12 @@ describe('skills this gateway does not execute (R-FORM-08, CONTRACTS §2)', () =
   });
 
   it('R-FORM-08: an MCP skill too', async () => {
-    expect(await runFixture('mcp_skill')).toMatchObject({ kind: 'failed', error_type: 'config', non_retriable: true, error: expect.stringContaining('MCP is not implemented') });
+    expect(await runFixture('mcp_skill')).toMatchObject({
+      kind: 'failed',
+      error_type: 'config',
+      non_retriable: true,
+      error: expect.stringContaining('MCP is not implemented'),
+    });
   });
 
   it('R-LOAD-09: exec_mode shell (container skill) is not run on the host', async () => {
@@ -43,12 +48,19 @@ describe('skills this gateway does not execute (R-FORM-08, CONTRACTS §2)', () =
   });
 
   it('a knowledge skill is not executable', async () => {
-    expect(await runFixture('knowledge_skill')).toMatchObject({ kind: 'failed', error: 'skill "knowledge_skill" is a knowledge skill and is not executable' });
+    expect(await runFixture('knowledge_skill')).toMatchObject({
+      kind: 'failed',
+      error: 'skill "knowledge_skill" is a knowledge skill and is not executable',
+    });
   });
 
   it('D-14: a broken skill fails naming its problem', async () => {
     const ws = await tempWorkspace();
-    const skill = { ...(await loadFixture('ts_echo')), status: 'broken' as const, issues: [{ severity: 'error' as const, code: 'x', message: 'handler.ts does not parse' }] };
+    const skill = {
+      ...(await loadFixture('ts_echo')),
+      status: 'broken' as const,
+      issues: [{ severity: 'error' as const, code: 'x', message: 'handler.ts does not parse' }],
+    };
     expect(await executeSkill(skill, {}, makeCtx(ws), execOptions())).toMatchObject({
       kind: 'failed',
       error: 'skill "ts_echo" is broken and cannot run: handler.ts does not parse',

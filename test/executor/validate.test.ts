@@ -115,7 +115,9 @@ describe('validateInput: required semantics (R-SCH-04, R-SCH-05, A-08)', () => {
     const zh = validateInput(s, { seconds: 99999 }, { skill: 'countdown' })!;
     expect(zh.user_message).toBe('参数不完整或格式不正确：参数 seconds 格式不正确。seconds 应为整数，1–600。示例：/countdown seconds=1');
     const en = validateInput(s, { seconds: 99999 }, { skill: 'countdown', lang: 'en' })!;
-    expect(en.user_message).toBe('Some parameters are missing or invalid (invalid seconds). seconds must be integer, 1–600. Example: /countdown seconds=1.');
+    expect(en.user_message).toBe(
+      'Some parameters are missing or invalid (invalid seconds). seconds must be integer, 1–600. Example: /countdown seconds=1.',
+    );
     const e: JsonSchema = { type: 'object', properties: { mode: { type: 'string', enum: ['fast', 'slow'] } } };
     expect(validateInput(e, { mode: 'medium' }, { skill: 'x' })!.user_message).toContain('mode 应为文本，可选值：fast、slow');
   });

@@ -69,17 +69,22 @@ describeEachEngine('wall clocks: traced requirements', (db, engine) => {
     // Through the trial-run path itself: a held async skill is stopped at the 0.5 s hard cap.
     const tag = `w4-${engine}-${Date.now()}`;
     gate(tag);
-    const env = await runFromCli(withCall(withWalls({ skillWallDefaultSec: 0.5, skillWallHardcapSec: 0.5 })), parseConfigFile('', { orgId: 'demo', roleId: 'default' }), 'default', {
-      target: 'long_async',
-      input: { tag },
-      context: {},
-      cwd: process.cwd(),
-      workspace: mkdtempSync(join(tmpdir(), 'sg-wallreq-ws-')),
-    });
+    const env = await runFromCli(
+      withCall(withWalls({ skillWallDefaultSec: 0.5, skillWallHardcapSec: 0.5 })),
+      parseConfigFile('', { orgId: 'demo', roleId: 'default' }),
+      'default',
+      {
+        target: 'long_async',
+        input: { tag },
+        context: {},
+        cwd: process.cwd(),
+        workspace: mkdtempSync(join(tmpdir(), 'sg-wallreq-ws-')),
+      },
+    );
     expect(env).toMatchObject({ success: false, error_type: 'transient', timeout: true, wall_sec: 0.5 });
   });
 
-  it('R-WALL-06: a subprocess that declares no wall gets 60 s, never more than the call\'s wall', () => {
+  it("R-WALL-06: a subprocess that declares no wall gets 60 s, never more than the call's wall", () => {
     const none = { frontmatter: {} } as Pick<SkillRecord, 'frontmatter'>;
     expect(SUBPROCESS_DEFAULT_SEC).toBe(60);
     expect(subprocessTimeoutFor(none, 600)).toBe(60);
@@ -87,12 +92,19 @@ describeEachEngine('wall clocks: traced requirements', (db, engine) => {
     expect(subprocessTimeoutFor({ frontmatter: { timeoutSec: 90 } } as Pick<SkillRecord, 'frontmatter'>, 600)).toBe(90);
   });
 
-  it('R-WALL-06, R-ASYNC-09: a call_skill child spends what is left of the parent\'s wall, even an async skill with a far larger own wall', async () => {
+  it("R-WALL-06, R-ASYNC-09: a call_skill child spends what is left of the parent's wall, even an async skill with a far larger own wall", async () => {
     const s = withWalls({});
     // Its own wall would be SKILL_WALL_HARDCAP × 2 (A-48) …
     expect(wallFor(s, record('long_async'), 'call_skill')).toBe(2 * resolveWalls({}).skillWallHardcapSec);
     // … but the parent has 1 s left.
-    const parent = { role_id: 'default', org_id: 'demo', session_id: `wall-parent-${engine}`, channel: 'web', workspace_dir: mkdtempSync(join(tmpdir(), 'sg-wallreq-parent-')), abort_signal: null } as unknown as RuntimeContext;
+    const parent = {
+      role_id: 'default',
+      org_id: 'demo',
+      session_id: `wall-parent-${engine}`,
+      channel: 'web',
+      workspace_dir: mkdtempSync(join(tmpdir(), 'sg-wallreq-parent-')),
+      abort_signal: null,
+    } as unknown as RuntimeContext;
     const call = makeCallSkill(s, { caller: 'async_caller', depth: 1, deadline: Date.now() + 1000, parent: () => parent, lang: 'zh-CN' });
     const tag = `w6-${engine}-${Date.now()}`;
     gate(tag);
@@ -105,14 +117,26 @@ describeEachEngine('wall clocks: traced requirements', (db, engine) => {
     // With the gate open it runs synchronously and hands back the callee's own result.
     const tag2 = `w6b-${engine}-${Date.now()}`;
     gate(tag2)();
-    const call2 = makeCallSkill(s, { caller: 'async_caller', depth: 1, deadline: Date.now() + 60_000, parent: () => parent, lang: 'zh-CN' });
+    const call2 = makeCallSkill(s, {
+      caller: 'async_caller',
+      depth: 1,
+      deadline: Date.now() + 60_000,
+      parent: () => parent,
+      lang: 'zh-CN',
+    });
     expect(await call2('long_async', { tag: tag2 })).toMatchObject({ success: true, user_message: `长任务 ${tag2} 完成` });
   });
 
   it('R-WALL-07: a handler polling abort_signal returns at its first poll after the stop, with what it did', async () => {
     resetTicks();
     const stop = new AbortController();
-    const run = runSkill(services, { skill: 'poll_ticks', input: {}, defaults: { ...DEFAULTS, session_id: `wall-ticks-${engine}` }, line: 'chat', abortSignal: stop.signal });
+    const run = runSkill(services, {
+      skill: 'poll_ticks',
+      input: {},
+      defaults: { ...DEFAULTS, session_id: `wall-ticks-${engine}` },
+      line: 'chat',
+      abortSignal: stop.signal,
+    });
     await expect.poll(() => ticks().polls === 1 && typeof ticks().tick === 'function', POLL).toBe(true);
     stop.abort('user pressed stop');
     ticks().tick!(); // exactly one poll interval passes

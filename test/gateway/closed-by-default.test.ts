@@ -86,7 +86,11 @@ describe('a gateway started with the defaults', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sg-closed-lo-'));
 
   beforeAll(async () => {
-    gateway = await startGateway(loadSettings({ SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0' }, dir), createLogger({ level: 'silent' }), {});
+    gateway = await startGateway(
+      loadSettings({ SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0' }, dir),
+      createLogger({ level: 'silent' }),
+      {},
+    );
     // An imported administrator besides the demo contacts.
     await gateway.db.query(
       `INSERT INTO skillgate.contacts (org_id, contact_key, name, team_role, is_admin) VALUES ('demo', 'boss', '老板', 'owner', true)`,
@@ -94,7 +98,7 @@ describe('a gateway started with the defaults', () => {
   }, 120_000);
   afterAll(async () => gateway?.close());
 
-  it('listens on loopback only: this machine\'s other addresses are refused', async () => {
+  it("listens on loopback only: this machine's other addresses are refused", async () => {
     expect(await reachable('127.0.0.1', gateway.port)).toBe(true);
     for (const a of ownAddresses()) expect(await reachable(a, gateway.port), a).toBe(false);
   });
@@ -145,8 +149,14 @@ describe('a demo contact signing in with a link (asked for from a demo session)'
     });
     expect(admin.status).toBe(401);
     await gateway.close();
-    gateway = await startGateway(loadSettings({ SKILLGATE_DATA_DIR: data, PORT: '0', HOST: '0.0.0.0' }, dir), createLogger({ level: 'silent' }), {});
-    const cfg = (await (await fetch(`${gateway.url}/api/web/config`, { headers: { cookie: `sg_web=${encodeURIComponent(token)}` } })).json()) as { me: unknown };
+    gateway = await startGateway(
+      loadSettings({ SKILLGATE_DATA_DIR: data, PORT: '0', HOST: '0.0.0.0' }, dir),
+      createLogger({ level: 'silent' }),
+      {},
+    );
+    const cfg = (await (
+      await fetch(`${gateway.url}/api/web/config`, { headers: { cookie: `sg_web=${encodeURIComponent(token)}` } })
+    ).json()) as { me: unknown };
     expect(cfg.me).toBeNull();
   }, 240_000);
 });
@@ -156,7 +166,11 @@ describe('a gateway started with HOST=0.0.0.0', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sg-closed-any-'));
 
   beforeAll(async () => {
-    gateway = await startGateway(loadSettings({ SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', HOST: '0.0.0.0' }, dir), createLogger({ level: 'silent' }), {});
+    gateway = await startGateway(
+      loadSettings({ SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', HOST: '0.0.0.0' }, dir),
+      createLogger({ level: 'silent' }),
+      {},
+    );
   }, 120_000);
   afterAll(async () => gateway?.close());
 

@@ -26,14 +26,22 @@ describe.runIf(TEST_DATABASE_URL)('Feishu long connection across two replicas', 
     installOpenApi(api);
     const ws = await startFakeFeishuWs(api, APP_ID);
     const url = await serverDatabaseUrl('_fsws', true);
-    const env = { DATABASE_URL: url, SKILLGATE_SECRET_KEY: KEY, FEISHU_APP_ID: APP_ID, FEISHU_APP_SECRET: 'fs_secret_do_not_use', FEISHU_DOMAIN: api.baseUrl, FEISHU_MODE: 'ws' };
+    const env = {
+      DATABASE_URL: url,
+      SKILLGATE_SECRET_KEY: KEY,
+      FEISHU_APP_ID: APP_ID,
+      FEISHU_APP_SECRET: 'fs_secret_do_not_use',
+      FEISHU_DOMAIN: api.baseUrl,
+      FEISHU_MODE: 'ws',
+    };
     const a = startServe({ cwd: mkdtempSync(join(tmpdir(), 'sg-fsa-')), env });
     const b = startServe({ cwd: mkdtempSync(join(tmpdir(), 'sg-fsb-')), env });
     const db = openServerDb(url, { max: 1 });
     const messages: string[] = [];
     const answered = () => {
       const counts = new Map<string, number>();
-      for (const r of api.calls(/^\/open-apis\/im\/v1\/messages\/(?<id>[^/]+)\/reply$/, 'POST')) counts.set(r.params.id!, (counts.get(r.params.id!) ?? 0) + 1);
+      for (const r of api.calls(/^\/open-apis\/im\/v1\/messages\/(?<id>[^/]+)\/reply$/, 'POST'))
+        counts.set(r.params.id!, (counts.get(r.params.id!) ?? 0) + 1);
       return counts;
     };
     const allAnswered = () => messages.every((m) => answered().has(m));
@@ -55,13 +63,17 @@ describe.runIf(TEST_DATABASE_URL)('Feishu long connection across two replicas', 
       const killedAt = Date.now();
       for (let i = 0; i < 3; i++) messages.push(ws.push(`ou_ws_user_${i}`, '/help'));
       await until(() => ws.connectedAt().some((t) => t > killedAt), 'the other replica connects', 15_000);
-      console.info(`feishu long-connection takeover after SIGKILL: ${ws.connectedAt().find((t) => t > killedAt)! - killedAt} ms (default lease TTL 10 s)`);
+      console.info(
+        `feishu long-connection takeover after SIGKILL: ${ws.connectedAt().find((t) => t > killedAt)! - killedAt} ms (default lease TTL 10 s)`,
+      );
       await until(allAnswered, 'every message answered', 60_000);
       await new Promise((r) => setTimeout(r, 1000)); // a late duplicate would show here
       const counts = answered();
       for (const m of messages) expect(counts.get(m), `message ${m}`).toBe(1);
       expect(ws.overlaps()).toBe(0);
-      const lease = await db.query<{ holder: string; generation: string }>(`SELECT holder, generation::text FROM skillgate.channel_leases WHERE key = 'feishu:default'`);
+      const lease = await db.query<{ holder: string; generation: string }>(
+        `SELECT holder, generation::text FROM skillgate.channel_leases WHERE key = 'feishu:default'`,
+      );
       expect(Number(lease.rows[0]!.holder.split(':')[1])).toBe(other.child.pid);
       expect(Number(lease.rows[0]!.generation)).toBe(2);
       const events = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM skillgate.inbox_events WHERE channel = 'feishu'`);

@@ -21,7 +21,13 @@ describe.runIf(TEST_DATABASE_URL)('Telegram long polling across two replicas', (
   it('one replica polls at a time; after SIGKILL of the holder the other polls within 15 s; no update lost or answered twice', async () => {
     const fake = await startFakePolling();
     const url = await serverDatabaseUrl('_tgpoll', true);
-    const env = { DATABASE_URL: url, SKILLGATE_SECRET_KEY: KEY, TELEGRAM_BOT_TOKEN: POLL_TOKEN, TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_MODE: 'polling' };
+    const env = {
+      DATABASE_URL: url,
+      SKILLGATE_SECRET_KEY: KEY,
+      TELEGRAM_BOT_TOKEN: POLL_TOKEN,
+      TELEGRAM_API_ROOT: fake.apiRoot,
+      TELEGRAM_MODE: 'polling',
+    };
     const a = startServe({ cwd: mkdtempSync(join(tmpdir(), 'sg-tga-')), env });
     const b = startServe({ cwd: mkdtempSync(join(tmpdir(), 'sg-tgb-')), env });
     const db = openServerDb(url, { max: 1 });
@@ -50,16 +56,22 @@ describe.runIf(TEST_DATABASE_URL)('Telegram long polling across two replicas', (
       const killedAt = Date.now();
       for (let i = 0; i < 3; i++) messages.push(fake.push(3000 + i, `/help`));
       await until(() => fake.polls().some((t) => t > killedAt), 'the other replica polls', 15_000);
-      console.info(`telegram polling takeover after SIGKILL: ${fake.polls().find((t) => t > killedAt)! - killedAt} ms (default lease TTL 10 s)`);
+      console.info(
+        `telegram polling takeover after SIGKILL: ${fake.polls().find((t) => t > killedAt)! - killedAt} ms (default lease TTL 10 s)`,
+      );
       await until(allAnswered, 'every update answered', 60_000);
       await new Promise((r) => setTimeout(r, 1000)); // a late duplicate would show here
       const counts = answered();
       for (const m of messages) expect(counts.get(m), `message ${m}`).toBe(1);
       expect(fake.conflicts()).toBe(0);
-      const lease = await db.query<{ holder: string; generation: string }>(`SELECT holder, generation::text FROM skillgate.channel_leases WHERE key = 'telegram:default'`);
+      const lease = await db.query<{ holder: string; generation: string }>(
+        `SELECT holder, generation::text FROM skillgate.channel_leases WHERE key = 'telegram:default'`,
+      );
       expect(Number(lease.rows[0]!.holder.split(':')[1])).toBe(other.child.pid);
       expect(Number(lease.rows[0]!.generation)).toBe(2);
-      const events = await db.query<{ n: number; done: number }>(`SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'done')::int AS done FROM skillgate.inbox_events WHERE channel = 'telegram'`);
+      const events = await db.query<{ n: number; done: number }>(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'done')::int AS done FROM skillgate.inbox_events WHERE channel = 'telegram'`,
+      );
       expect(events.rows[0]).toEqual({ n: messages.length, done: messages.length });
     } finally {
       await Promise.all([a.stop(), b.stop()]);

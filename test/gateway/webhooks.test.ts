@@ -46,7 +46,15 @@ async function fakeBotApi(): Promise<{ server: Server; url: string; calls: Call[
     calls.push({ method, body });
     let result: unknown = true;
     if (method === 'getMe') {
-      result = { id: 999, is_bot: true, first_name: 'Gate', username: 'gate_test_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false };
+      result = {
+        id: 999,
+        is_bot: true,
+        first_name: 'Gate',
+        username: 'gate_test_bot',
+        can_join_groups: true,
+        can_read_all_group_messages: false,
+        supports_inline_queries: false,
+      };
     } else if (method.startsWith('send')) {
       result = { message_id: 100 + calls.length, date: 0, chat: { id: Number(body.chat_id) || 1, type: 'private' } };
     }
@@ -103,7 +111,11 @@ describe('gateway: a platform channel configured from .env (issue 7 §5, CONTRAC
   });
 
   const post = (body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(`${gateway.url}/webhooks/telegram`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    fetch(`${gateway.url}/webhooks/telegram`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
 
   it('a missing or wrong secret token is refused with 401 and starts no turn', async () => {
     expect((await post(update(1, '/help'))).status).toBe(401);
@@ -126,7 +138,9 @@ describe('gateway: a platform channel configured from .env (issue 7 §5, CONTRAC
     await until(() => sends().length > 0);
     await new Promise((r) => setTimeout(r, 1500)); // every chunk of the one reply has gone out
     const once = sends().length;
-    const text = sends().map((s) => String(s.body.text)).join('\n');
+    const text = sends()
+      .map((s) => String(s.body.text))
+      .join('\n');
     expect(text).toContain('datatable'); // the help lists the role's skills
     for (const s of sends()) expect(String(s.body.chat_id)).toBe('4242');
     const again = await Promise.all([1, 2, 3].map(() => post(u, { 'x-telegram-bot-api-secret-token': SECRET })));

@@ -29,7 +29,10 @@ export function childEnv(extra: Record<string, string | undefined>): NodeJS.Proc
 }
 
 /** Run `skillgate <args>` to completion (`timeoutMs`, default 60 s). */
-export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number }): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number },
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,

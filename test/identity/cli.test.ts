@@ -36,7 +36,9 @@ for (const engine of ENGINES) {
       const r = await runCli(['directory', 'import', 'contacts.csv'], { cwd, env });
       expect(r.stderr).not.toMatch(/at .*\.ts:\d+/);
       expect(r.code).toBe(1);
-      expect(r.stdout).toBe(['通讯录 acme：联系人新增 3、更新 0；部门新增 3', '1 行未导入：', '  第 4 行 email 无效：carol@example', ''].join('\n'));
+      expect(r.stdout).toBe(
+        ['通讯录 acme：联系人新增 3、更新 0；部门新增 3', '1 行未导入：', '  第 4 行 email 无效：carol@example', ''].join('\n'),
+      );
       const db = await openDb();
       try {
         expect((await listContacts(db, 'acme')).map((c) => c.contactKey)).toEqual(['alice', 'bob', 'dave']);
@@ -98,7 +100,12 @@ describe('skillgate directory import while serve holds the embedded data dir', (
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // /总部/ and /总部/工程部/ exist already from the demo seed of the embedded default
-    expect(JSON.parse(r.stdout)).toMatchObject({ orgId: 'demo', contacts: { inserted: 1, updated: 0 }, departments: { inserted: 0 }, errors: [] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      orgId: 'demo',
+      contacts: { inserted: 1, updated: 0 },
+      departments: { inserted: 0 },
+      errors: [],
+    });
     expect(await server.stop()).toBe(0);
     server = undefined;
     const db = await openEmbeddedDb(join(cwd, 'data'));

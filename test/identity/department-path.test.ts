@@ -11,7 +11,8 @@ import { importJson } from './helpers.ts';
 const ORG = 'deptorg';
 
 describeEachEngine('identity: department path', (db) => {
-  const actor = (id: string) => resolveActor(db(), { orgId: ORG, roleId: 'default', channel: 'telegram', platformId: id, nickname: 'nick' });
+  const actor = (id: string) =>
+    resolveActor(db(), { orgId: ORG, roleId: 'default', channel: 'telegram', platformId: id, nickname: 'nick' });
 
   beforeAll(async () => {
     await migrate(db());
@@ -28,14 +29,22 @@ describeEachEngine('identity: department path', (db) => {
     expect(r.errors).toEqual([]);
     // Dirty data: A → C → B → A (each the parent of the previous), the contact sits in C.
     const ins = async (name: string, path: string) =>
-      (await db().query<{ id: string }>(`INSERT INTO skillgate.departments (org_id, name, path) VALUES ($1, $2, $3) RETURNING id::text AS id`, [ORG, name, path])).rows[0]!.id;
+      (
+        await db().query<{ id: string }>(
+          `INSERT INTO skillgate.departments (org_id, name, path) VALUES ($1, $2, $3) RETURNING id::text AS id`,
+          [ORG, name, path],
+        )
+      ).rows[0]!.id;
     const a = await ins('环A', '/环A/');
     const b = await ins('环B', '/环A/环B/');
     const c = await ins('环C', '/环A/环B/环C/');
     await db().query('UPDATE skillgate.departments SET parent_id = $2::bigint WHERE id = $1::bigint', [b, a]);
     await db().query('UPDATE skillgate.departments SET parent_id = $2::bigint WHERE id = $1::bigint', [c, b]);
     await db().query('UPDATE skillgate.departments SET parent_id = $2::bigint WHERE id = $1::bigint', [a, c]);
-    await db().query(`UPDATE skillgate.contacts SET department_id = $2::bigint, department = '环C' WHERE org_id = $1 AND contact_key = 'cyclic'`, [ORG, c]);
+    await db().query(
+      `UPDATE skillgate.contacts SET department_id = $2::bigint, department = '环C' WHERE org_id = $1 AND contact_key = 'cyclic'`,
+      [ORG, c],
+    );
   });
 
   it('R-DEPT-01, R-DEPT-02, R-DEPT-03: a 3-level tree gives /top/…/own/, own last, no org root', async () => {
@@ -49,7 +58,10 @@ describeEachEngine('identity: department path', (db) => {
   });
 
   it('R-DEPT-06: a disabled middle department stays in the path', async () => {
-    const { rows } = await db().query<{ disabled: boolean }>(`SELECT disabled FROM skillgate.departments WHERE org_id = $1 AND path = '/总部/研发中心/'`, [ORG]);
+    const { rows } = await db().query<{ disabled: boolean }>(
+      `SELECT disabled FROM skillgate.departments WHERE org_id = $1 AND path = '/总部/研发中心/'`,
+      [ORG],
+    );
     expect(rows[0]!.disabled).toBe(true);
     expect((await actor('2')).fields.actor_department_path).toBe('/总部/研发中心/平台组/');
   });

@@ -4,7 +4,14 @@
  */
 import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { beforeAll, expect, it } from 'vitest';
-import { DirectoryFormatError, findContact, importDirectory, listContacts, resolveActor, seedDemoDirectory } from '../../src/identity/index.ts';
+import {
+  DirectoryFormatError,
+  findContact,
+  importDirectory,
+  listContacts,
+  resolveActor,
+  seedDemoDirectory,
+} from '../../src/identity/index.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { fixture, importJson } from './helpers.ts';
@@ -15,7 +22,13 @@ describeEachEngine('identity: directory import', (db) => {
   });
 
   it('CSV: Chinese names, department paths created, tags split on 、 and ;, several ids per cell; a bad email is refused by row and column', async () => {
-    const r = await importDirectory(db(), { orgId: 'csvorg', roleId: 'default', data: fixture('contacts.csv'), format: 'csv', channels: BUILD_DIRECTORY_CHANNELS });
+    const r = await importDirectory(db(), {
+      orgId: 'csvorg',
+      roleId: 'default',
+      data: fixture('contacts.csv'),
+      format: 'csv',
+      channels: BUILD_DIRECTORY_CHANNELS,
+    });
     expect(r.orgId).toBe('csvorg');
     expect(r.contacts).toEqual({ inserted: 3, updated: 0 });
     // /总部/, /总部/销售中心/, /总部/销售中心/销售一部/
@@ -47,7 +60,13 @@ describeEachEngine('identity: directory import', (db) => {
 
   it('CSV re-import updates by contact_key: changed fields written, absent columns kept, ids replaced per channel', async () => {
     const csv = ['contact_key,name,department,telegram', 'alice,王小明（新）,/总部/销售中心/销售二部/,2001', 'zoe,佐伊,,'].join('\n');
-    const r = await importDirectory(db(), { orgId: 'csvorg', roleId: 'default', data: csv, format: 'csv', channels: BUILD_DIRECTORY_CHANNELS });
+    const r = await importDirectory(db(), {
+      orgId: 'csvorg',
+      roleId: 'default',
+      data: csv,
+      format: 'csv',
+      channels: BUILD_DIRECTORY_CHANNELS,
+    });
     expect(r).toMatchObject({ contacts: { inserted: 1, updated: 1 }, departments: { inserted: 1 }, errors: [] });
     const alice = await findContact(db(), 'csvorg', 'alice');
     expect(alice).toMatchObject({ name: '王小明（新）', department: '销售二部', empNo: 'E0001', email: 'alice@example.com' });
@@ -60,8 +79,22 @@ describeEachEngine('identity: directory import', (db) => {
   });
 
   it('an id held by another contact, a repeated key and a bad team_role are refused with row and column; the other rows are imported', async () => {
-    const csv = ['contact_key,name,telegram,team_role', 'mallory,M,1002,', 'nina,N,3001,', 'nina,N2,3002,', 'oscar,O,,boss', 'paul,P,3003,'].join('\n');
-    const r = await importDirectory(db(), { orgId: 'csvorg', roleId: 'default', data: csv, format: 'csv', channels: BUILD_DIRECTORY_CHANNELS, lang: 'en' });
+    const csv = [
+      'contact_key,name,telegram,team_role',
+      'mallory,M,1002,',
+      'nina,N,3001,',
+      'nina,N2,3002,',
+      'oscar,O,,boss',
+      'paul,P,3003,',
+    ].join('\n');
+    const r = await importDirectory(db(), {
+      orgId: 'csvorg',
+      roleId: 'default',
+      data: csv,
+      format: 'csv',
+      channels: BUILD_DIRECTORY_CHANNELS,
+      lang: 'en',
+    });
     expect(r.contacts).toEqual({ inserted: 2, updated: 0 });
     expect(r.errors.map((e) => [e.row, e.column])).toEqual([
       [2, 'telegram'],
@@ -77,14 +110,34 @@ describeEachEngine('identity: directory import', (db) => {
   });
 
   it('JSON: departments with disabled, bare department name resolved, several Feishu ids, nested channels, is_admin; bad item refused', async () => {
-    const r = await importDirectory(db(), { orgId: 'jsonorg', roleId: 'default', data: fixture('directory.json'), format: 'json', channels: BUILD_DIRECTORY_CHANNELS });
+    const r = await importDirectory(db(), {
+      orgId: 'jsonorg',
+      roleId: 'default',
+      data: fixture('directory.json'),
+      format: 'json',
+      channels: BUILD_DIRECTORY_CHANNELS,
+    });
     expect(r.contacts).toEqual({ inserted: 2, updated: 0 });
     expect(r.departments).toEqual({ inserted: 4 });
     expect(r.errors).toEqual([{ row: 2, column: 'team_role', message: '第 2 项 team_role 无效：boss', section: 'contacts' }]);
-    const erin = await resolveActor(db(), { orgId: 'jsonorg', roleId: 'default', channel: 'feishu', platformId: 'ou_new', platformIds: { open_id: 'ou_new', user_id: 'erin_uid' }, nickname: '' });
+    const erin = await resolveActor(db(), {
+      orgId: 'jsonorg',
+      roleId: 'default',
+      channel: 'feishu',
+      platformId: 'ou_new',
+      platformIds: { open_id: 'ou_new', user_id: 'erin_uid' },
+      nickname: '',
+    });
     expect(erin).toMatchObject({ known: true, contactKey: 'erin', isAdmin: true });
-    expect(erin.fields).toMatchObject({ actor_name: '赵敏', actor_department: '平台组', actor_department_path: '/总部/研发中心/平台组/', actor_tags: ['后端', '值班'] });
-    const { rows } = await db().query<{ path: string; disabled: boolean }>(`SELECT path, disabled FROM skillgate.departments WHERE org_id = 'jsonorg' ORDER BY path`);
+    expect(erin.fields).toMatchObject({
+      actor_name: '赵敏',
+      actor_department: '平台组',
+      actor_department_path: '/总部/研发中心/平台组/',
+      actor_tags: ['后端', '值班'],
+    });
+    const { rows } = await db().query<{ path: string; disabled: boolean }>(
+      `SELECT path, disabled FROM skillgate.departments WHERE org_id = 'jsonorg' ORDER BY path`,
+    );
     expect(rows).toEqual([
       { path: '/总部/', disabled: false },
       { path: '/总部/研发中心/', disabled: true },
@@ -100,7 +153,13 @@ describeEachEngine('identity: directory import', (db) => {
       { contact_key: 'u1', name: '一', department: '运维' },
       { contact_key: 'u2', name: '二', department: '不存在部' },
     ];
-    const r = await importDirectory(db(), { orgId: 'amb', roleId: 'default', data: JSON.stringify(doc), format: 'json', channels: BUILD_DIRECTORY_CHANNELS });
+    const r = await importDirectory(db(), {
+      orgId: 'amb',
+      roleId: 'default',
+      data: JSON.stringify(doc),
+      format: 'json',
+      channels: BUILD_DIRECTORY_CHANNELS,
+    });
     expect(r).toMatchObject({ contacts: { inserted: 2, updated: 0 }, errors: [] });
     expect(r.warnings.map((w) => [w.row, w.column])).toEqual([
       [1, 'department'],
@@ -111,14 +170,38 @@ describeEachEngine('identity: directory import', (db) => {
     expect(r.warnings[1]!.message).toBe('第 2 项 department「不存在部」不在组织树中，部门路径将为 /不存在部/');
     const u1 = await resolveActor(db(), { orgId: 'amb', roleId: 'default', channel: 'web', platformId: 'u1', nickname: '' });
     expect(u1.fields.actor_department_path).toBe('/乙/运维/');
-    const again = await importDirectory(db(), { orgId: 'amb', roleId: 'default', data: JSON.stringify(doc), format: 'json', channels: BUILD_DIRECTORY_CHANNELS });
+    const again = await importDirectory(db(), {
+      orgId: 'amb',
+      roleId: 'default',
+      data: JSON.stringify(doc),
+      format: 'json',
+      channels: BUILD_DIRECTORY_CHANNELS,
+    });
     expect(again.contacts).toEqual({ inserted: 0, updated: 2 });
   });
 
   it('a file that is not a directory is refused as a whole and writes nothing', async () => {
-    await expect(importDirectory(db(), { orgId: 'bad', roleId: 'default', data: '{"contacts": [', format: 'json', channels: BUILD_DIRECTORY_CHANNELS })).rejects.toBeInstanceOf(DirectoryFormatError);
-    await expect(importDirectory(db(), { orgId: 'bad', roleId: 'default', data: 'a,b\n1,2\n', format: 'csv', channels: BUILD_DIRECTORY_CHANNELS })).rejects.toBeInstanceOf(DirectoryFormatError);
-    await expect(importDirectory(db(), { orgId: 'bad', roleId: 'default', data: '{"contacts": {"a": 1}}', format: 'json', channels: BUILD_DIRECTORY_CHANNELS })).rejects.toBeInstanceOf(DirectoryFormatError);
+    await expect(
+      importDirectory(db(), {
+        orgId: 'bad',
+        roleId: 'default',
+        data: '{"contacts": [',
+        format: 'json',
+        channels: BUILD_DIRECTORY_CHANNELS,
+      }),
+    ).rejects.toBeInstanceOf(DirectoryFormatError);
+    await expect(
+      importDirectory(db(), { orgId: 'bad', roleId: 'default', data: 'a,b\n1,2\n', format: 'csv', channels: BUILD_DIRECTORY_CHANNELS }),
+    ).rejects.toBeInstanceOf(DirectoryFormatError);
+    await expect(
+      importDirectory(db(), {
+        orgId: 'bad',
+        roleId: 'default',
+        data: '{"contacts": {"a": 1}}',
+        format: 'json',
+        channels: BUILD_DIRECTORY_CHANNELS,
+      }),
+    ).rejects.toBeInstanceOf(DirectoryFormatError);
     expect(await listContacts(db(), 'bad')).toEqual([]);
   });
 
@@ -143,8 +226,19 @@ describeEachEngine('identity: directory import', (db) => {
       ['demo_worker', 'owner', { web: ['demo_worker'] }],
     ]);
     const worker = await resolveActor(db(), { orgId: 'demo', roleId: 'default', channel: 'web', platformId: 'demo_worker', nickname: '' });
-    expect(worker.fields).toMatchObject({ actor_name: '李四', actor_emp_no: 'E2001', actor_title: 'P9', actor_department_path: '/总部/工程部/维修班/' });
-    const reporter = await resolveActor(db(), { orgId: 'demo', roleId: 'default', channel: 'web', platformId: 'demo_reporter', nickname: '' });
+    expect(worker.fields).toMatchObject({
+      actor_name: '李四',
+      actor_emp_no: 'E2001',
+      actor_title: 'P9',
+      actor_department_path: '/总部/工程部/维修班/',
+    });
+    const reporter = await resolveActor(db(), {
+      orgId: 'demo',
+      roleId: 'default',
+      channel: 'web',
+      platformId: 'demo_reporter',
+      nickname: '',
+    });
     expect(reporter.fields).toMatchObject({ actor_name: '张三', actor_emp_no: 'E1001', actor_department_path: '/总部/行政部/' });
     const { rows } = await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM skillgate.departments WHERE org_id = 'demo'`);
     expect(rows[0]!.n).toBe(4);

@@ -11,10 +11,20 @@ import { describeEachEngine } from '../helpers/db.ts';
 import { importJson } from './helpers.ts';
 
 const ORG = 'acme';
-const role = (access: RoleConfig['access'], allow: string[] = [], org_id = ORG): RoleConfig => ({ id: 'default', org_id, skills: ['*'], access, allow });
+const role = (access: RoleConfig['access'], allow: string[] = [], org_id = ORG): RoleConfig => ({
+  id: 'default',
+  org_id,
+  skills: ['*'],
+  access,
+  allow,
+});
 
 describeEachEngine('identity: resolve actor', (db) => {
-  const resolve = (channel: string, platformId: string, extra: { platformIds?: Record<string, string>; nickname?: string; orgId?: string; roleId?: string } = {}) =>
+  const resolve = (
+    channel: string,
+    platformId: string,
+    extra: { platformIds?: Record<string, string>; nickname?: string; orgId?: string; roleId?: string } = {},
+  ) =>
     resolveActor(db(), {
       orgId: extra.orgId ?? ORG,
       roleId: extra.roleId ?? 'default',
@@ -44,7 +54,16 @@ describeEachEngine('identity: resolve actor', (db) => {
           feishu: ['ou_alice', 'on_alice', 'uid_alice'],
         },
         { contact_key: 'noname', emp_no: 'E0009', telegram: '1009' },
-        { contact_key: 'boss', name: '管理员', title: 'M9', department: '/总部/', phone: '010-8888', email: 'boss@example.com', is_admin: true, team_role: 'admin' },
+        {
+          contact_key: 'boss',
+          name: '管理员',
+          title: 'M9',
+          department: '/总部/',
+          phone: '010-8888',
+          email: 'boss@example.com',
+          is_admin: true,
+          team_role: 'admin',
+        },
       ],
     });
     expect(r.errors).toEqual([]);
@@ -96,7 +115,10 @@ describeEachEngine('identity: resolve actor', (db) => {
   });
 
   it('Feishu: any of open_id / union_id / user_id matches the contact; an id of another channel does not', async () => {
-    for (const ids of [{ open_id: 'ou_other', union_id: 'on_alice' }, { open_id: 'ou_x', user_id: 'uid_alice' }] as Record<string, string>[]) {
+    for (const ids of [
+      { open_id: 'ou_other', union_id: 'on_alice' },
+      { open_id: 'ou_x', user_id: 'uid_alice' },
+    ] as Record<string, string>[]) {
       const a = await resolve('feishu', ids.open_id!, { platformIds: ids });
       expect(a.known).toBe(true);
       expect(a.contactKey).toBe('alice');
@@ -179,22 +201,42 @@ describeEachEngine('identity: resolve actor', (db) => {
     // the same admin on the web chat, or not acting as admin: no proxy-fill
     const web = actorFieldsFor(await resolve('web', 'boss'), { channel: 'web', actingAsAdmin: true });
     expect(web).toMatchObject({ actor_is_admin: false, actor_title: 'M9', actor_department_path: '/总部/', actor_key: 'boss' });
-    expect(actorFieldsFor(boss, { channel: 'web_admin', actingAsAdmin: false })).toMatchObject({ actor_is_admin: false, actor_title: 'M9' });
+    expect(actorFieldsFor(boss, { channel: 'web_admin', actingAsAdmin: false })).toMatchObject({
+      actor_is_admin: false,
+      actor_title: 'M9',
+    });
     // a contact without is_admin cannot proxy-fill even on web_admin
     const alice = await resolve('web_admin', 'alice');
-    expect(actorFieldsFor(alice, { channel: 'web_admin', actingAsAdmin: true })).toMatchObject({ actor_is_admin: false, actor_emp_no: 'E0001' });
+    expect(actorFieldsFor(alice, { channel: 'web_admin', actingAsAdmin: true })).toMatchObject({
+      actor_is_admin: false,
+      actor_emp_no: 'E0001',
+    });
 
     // the runtime context builder keeps it so
     const ctx = buildRuntimeContext({
       given: filled,
-      defaults: { role_id: 'default', org_id: ORG, session_id: 's', workspace_dir: '/tmp', channel: 'web_admin', chat_mode: true, allow_sql: true, team_role: 'member', is_admin: false },
+      defaults: {
+        role_id: 'default',
+        org_id: ORG,
+        session_id: 's',
+        workspace_dir: '/tmp',
+        channel: 'web_admin',
+        chat_mode: true,
+        allow_sql: true,
+        team_role: 'member',
+        is_admin: false,
+      },
       clock: null,
     });
     expect(ctx).toMatchObject({ actor_is_admin: true, actor_title: '', actor_name: '管理员', team_role: 'admin', user_id: 'boss' });
   });
 
   it('actorFieldsFor: user_id is the contact key, or the platform id for an unknown sender', async () => {
-    expect(actorFieldsFor(await resolve('telegram', '1001'), { channel: 'telegram', actingAsAdmin: false })).toMatchObject({ user_id: 'alice', team_id: 'sales', team_role: 'owner' });
+    expect(actorFieldsFor(await resolve('telegram', '1001'), { channel: 'telegram', actingAsAdmin: false })).toMatchObject({
+      user_id: 'alice',
+      team_id: 'sales',
+      team_role: 'owner',
+    });
     const u = actorFieldsFor(await resolve('telegram', '555', { nickname: 'n' }), { channel: 'telegram', actingAsAdmin: false });
     expect(u).toMatchObject({ user_id: '555', actor_name: 'n', actor_key: '', actor_is_admin: false, team_role: 'member', team_id: '' });
   });

@@ -26,7 +26,14 @@ it('Telegram: an album item carries media_group_id (not an edit)', () => {
   const bot = { id: 99, username: 'bot' };
   const update = {
     update_id: 7,
-    message: { message_id: 5, date: 1, chat: { id: 1, type: 'private' }, from: { id: 1, is_bot: false, first_name: 'A' }, media_group_id: '1372', photo: [{ file_id: 'p', file_unique_id: 'u', width: 10, height: 10, file_size: 10 }] },
+    message: {
+      message_id: 5,
+      date: 1,
+      chat: { id: 1, type: 'private' },
+      from: { id: 1, is_bot: false, first_name: 'A' },
+      media_group_id: '1372',
+      photo: [{ file_id: 'p', file_unique_id: 'u', width: 10, height: 10, file_size: 10 }],
+    },
   };
   const n = normalizeUpdate(update as never, 'default', bot as never, new Date(0));
   expect(n.type).toBe('message');

@@ -52,7 +52,13 @@ describeEachEngine('the reply carries the done mark', (db) => {
     inbox.start(async (ev: InboxEvent) => {
       handled.push(ev.message.raw_input ?? '');
       const r = await outbox.enqueueFinal(
-        [{ target: { channel: 'test', account: 'default', chat_id: 'c1' }, message: { kind: 'reply', text: `re ${ev.message.raw_input}`, format: 'plain', final: true }, idempotency_key: `fr-turn:${ev.id}` }],
+        [
+          {
+            target: { channel: 'test', account: 'default', chat_id: 'c1' },
+            message: { kind: 'reply', text: `re ${ev.message.raw_input}`, format: 'plain', final: true },
+            idempotency_key: `fr-turn:${ev.id}`,
+          },
+        ],
         { inboxEventId: ev.id, leaseOwner: ev.lease_owner },
       );
       outcomes.push(r.completed);
@@ -81,7 +87,13 @@ describeEachEngine('the reply carries the done mark', (db) => {
     await inbox.receive(message('b1', 'c2'));
     const { rows } = await db().query<{ id: string }>(`SELECT id::text AS id FROM skillgate.inbox_events WHERE dedupe_key = 'fr:b1'`);
     const r = await outbox.enqueueFinal(
-      [{ target: { channel: 'test', account: 'default', chat_id: 'c2' }, message: { kind: 'reply', text: 'x', format: 'plain', final: true }, idempotency_key: 'fr-b1' }],
+      [
+        {
+          target: { channel: 'test', account: 'default', chat_id: 'c2' },
+          message: { kind: 'reply', text: 'x', format: 'plain', final: true },
+          idempotency_key: 'fr-b1',
+        },
+      ],
       { inboxEventId: rows[0]!.id, leaseOwner: 'somebody-else' },
     );
     expect(r.completed).toBe(false);
@@ -100,18 +112,43 @@ describeEachEngine('the reply carries the done mark', (db) => {
     );
     await db().query(`UPDATE skillgate.inbox_events SET status = 'processing', lease_owner = 'me' WHERE dedupe_key IN ('fr:d1', 'fr:d2')`);
     const entry = {
-      at: new Date('2026-07-01T08:00:00Z'), orgId: 'demo', roleId: 'default', channel: 'test', line: 'chat', sessionId: 'fr-session',
-      actorEmpNo: 'E1', actorName: 'P', skill: 'fr_skill', action: 'query', paramsHash: 'b'.repeat(64), paramKeys: ['x'],
-      success: true, errorType: null, durationMs: 3, confirmTokenHash: null,
+      at: new Date('2026-07-01T08:00:00Z'),
+      orgId: 'demo',
+      roleId: 'default',
+      channel: 'test',
+      line: 'chat',
+      sessionId: 'fr-session',
+      actorEmpNo: 'E1',
+      actorName: 'P',
+      skill: 'fr_skill',
+      action: 'query',
+      paramsHash: 'b'.repeat(64),
+      paramKeys: ['x'],
+      success: true,
+      errorType: null,
+      durationMs: 3,
+      confirmTokenHash: null,
     };
-    const item = (chat: string, key: string) => ({ target: { channel: 'test', account: 'default', chat_id: chat }, message: { kind: 'reply' as const, text: 'x', format: 'plain' as const, final: true }, idempotency_key: key });
-    const ok = await outbox.enqueueFinal([item('c4', 'fr-d1')], { inboxEventId: evs[0]!.id, leaseOwner: 'me', alongside: auditRowsWrite([entry]) });
+    const item = (chat: string, key: string) => ({
+      target: { channel: 'test', account: 'default', chat_id: chat },
+      message: { kind: 'reply' as const, text: 'x', format: 'plain' as const, final: true },
+      idempotency_key: key,
+    });
+    const ok = await outbox.enqueueFinal([item('c4', 'fr-d1')], {
+      inboxEventId: evs[0]!.id,
+      leaseOwner: 'me',
+      alongside: auditRowsWrite([entry]),
+    });
     expect(ok.completed).toBe(true);
-    const audit = await db().query<{ skill: string; action: string }>(`SELECT skill, action FROM skillgate.audit_log WHERE session_id = 'fr-session'`);
+    const audit = await db().query<{ skill: string; action: string }>(
+      `SELECT skill, action FROM skillgate.audit_log WHERE session_id = 'fr-session'`,
+    );
     expect(audit.rows).toEqual([{ skill: 'fr_skill', action: 'query' }]);
     // A carried write that fails takes the reply and the done mark with it.
     const broken = { sql: () => `INSERT INTO skillgate.audit_log (at) VALUES (NULL)`, params: [] };
-    await expect(outbox.enqueueFinal([item('c5', 'fr-d2')], { inboxEventId: evs[1]!.id, leaseOwner: 'me', alongside: broken })).rejects.toThrow();
+    await expect(
+      outbox.enqueueFinal([item('c5', 'fr-d2')], { inboxEventId: evs[1]!.id, leaseOwner: 'me', alongside: broken }),
+    ).rejects.toThrow();
     const left = await db().query<{ status: string; replies: string }>(
       `SELECT e.status, (SELECT count(*) FROM skillgate.outbox_messages WHERE idempotency_key = 'fr-d2')::text AS replies
          FROM skillgate.inbox_events e WHERE e.id = $1::bigint`,

@@ -32,7 +32,11 @@ describeEachEngine('inbox flood control', (db) => {
     });
     inbox.start(async (e) => void handled.push(e.message.raw_input ?? ''));
     try {
-      const from = (who: string, key: string, lang?: 'en'): InboundMessage => ({ ...inbound(`chat-${who}`, key, `${who} ${key}`), actor: { id: who, display_name: who }, lang });
+      const from = (who: string, key: string, lang?: 'en'): InboundMessage => ({
+        ...inbound(`chat-${who}`, key, `${who} ${key}`),
+        actor: { id: who, display_name: who },
+        lang,
+      });
       const results: string[] = [];
       for (const k of ['1', '2', '3', '4', '5']) {
         results.push(await inbox.receive(from('ann', k)));
@@ -46,7 +50,9 @@ describeEachEngine('inbox flood control', (db) => {
       expect(await inbox.receive(from('ann', '1'))).toBe('duplicate');
       // Another sender is not limited; a button press does not count.
       expect(await inbox.receive(from('bob', 'b1'))).toBe('accepted');
-      expect(await inbox.receive({ ...from('ann', 'cb1'), kind: 'callback', callback: { action: 'confirm', token: 't' } })).toBe('accepted');
+      expect(await inbox.receive({ ...from('ann', 'cb1'), kind: 'callback', callback: { action: 'confirm', token: 't' } })).toBe(
+        'accepted',
+      );
       await until(async () => (await inbox.backlog()) === 0 && handled.length === 5, 'taken messages handled');
       expect(handled.sort()).toEqual(['ann 1', 'ann 2', 'ann 3', 'ann cb1', 'bob b1']);
       const { rows } = await db().query<{ dedupe_key: string; status: string }>(

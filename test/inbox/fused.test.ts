@@ -62,7 +62,9 @@ describeEachEngine('issue 5 inbox fast paths', (db) => {
     expect(rec.claims()).toBe(claimsBefore);
     expect(seen.map((e) => e.message.dedupe_key).sort()).toEqual(msgs.map((m) => m.dedupe_key).sort());
     expect(seen.every((e) => e.attempts === 1)).toBe(true);
-    const { rows } = await db().query<{ status: string; attempts: number }>('SELECT status, attempts FROM skillgate.inbox_events ORDER BY id');
+    const { rows } = await db().query<{ status: string; attempts: number }>(
+      'SELECT status, attempts FROM skillgate.inbox_events ORDER BY id',
+    );
     expect(rows).toEqual(msgs.map(() => ({ status: 'done', attempts: 1 })));
   });
 
@@ -94,7 +96,10 @@ describeEachEngine('issue 5 inbox fast paths', (db) => {
     await until(() => order.length === 1, 'the first event runs');
     expect(await inbox.receive(a2)).toBe('accepted'); // its chat is busy: stored `received`
     expect(await inbox.receive(b1)).toBe('accepted'); // no free slot: stored `received`
-    const { rows: waiting } = await db().query<{ status: string }>("SELECT status FROM skillgate.inbox_events WHERE dedupe_key <> $1 ORDER BY id", [a1.dedupe_key]);
+    const { rows: waiting } = await db().query<{ status: string }>(
+      'SELECT status FROM skillgate.inbox_events WHERE dedupe_key <> $1 ORDER BY id',
+      [a1.dedupe_key],
+    );
     expect(waiting.map((r) => r.status)).toEqual(['received', 'received']);
 
     gate.resolve();

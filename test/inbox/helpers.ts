@@ -24,7 +24,15 @@ export function inbound(chat: string, key: string, text = `hello ${key}`, channe
 export function captureLog(): { log: Logger; lines: () => Record<string, unknown>[] } {
   const raw: string[] = [];
   const log = createLogger({ level: 'debug', destination: { write: (s: string) => void raw.push(s) }, pretty: false });
-  return { log, lines: () => raw.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    log,
+    lines: () =>
+      raw
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 /** Resolve once `check()` is true; reject after `limitMs` (a guard against hangs, not a timing assertion). */

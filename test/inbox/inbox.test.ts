@@ -17,7 +17,9 @@ describeEachEngine('issue 5 inbox', (db) => {
     await db().query('TRUNCATE skillgate.inbox_events, skillgate.outbox_messages');
   });
 
-  const statusOf = async (dedupe: string): Promise<{ status: string; attempts: number; error: string | null; lease_owner: string | null }> => {
+  const statusOf = async (
+    dedupe: string,
+  ): Promise<{ status: string; attempts: number; error: string | null; lease_owner: string | null }> => {
     const { rows } = await db().query<{ status: string; attempts: number; error: string | null; lease_owner: string | null }>(
       'SELECT status, attempts, error, lease_owner FROM skillgate.inbox_events WHERE dedupe_key = $1',
       [dedupe],
@@ -140,7 +142,10 @@ describeEachEngine('issue 5 inbox', (db) => {
     const aStarted = latch();
     const bStarted = latch();
     const guard = (p: Promise<void>, what: string): Promise<void> =>
-      Promise.race([p, new Promise<void>((_, rej) => setTimeout(() => rej(new Error(`never saw ${what}: chats were not concurrent`)), 15_000))]);
+      Promise.race([
+        p,
+        new Promise<void>((_, rej) => setTimeout(() => rej(new Error(`never saw ${what}: chats were not concurrent`)), 15_000)),
+      ]);
     let sawEachOther = 0;
 
     inbox.start(
@@ -206,7 +211,10 @@ describeEachEngine('issue 5 inbox', (db) => {
     const y2 = inbound('Y', 'Y2');
     await inbox.receive(y1);
     await inbox.receive(y2);
-    await until(async () => (await statusOf(y1.dedupe_key)).attempts === 1 && (await statusOf(y1.dedupe_key)).status === 'received', 'Y1 first failure');
+    await until(
+      async () => (await statusOf(y1.dedupe_key)).attempts === 1 && (await statusOf(y1.dedupe_key)).status === 'received',
+      'Y1 first failure',
+    );
     now += 60_000;
     await until(async () => (await statusOf(y2.dedupe_key)).status === 'done', 'Y2 runs after Y1 failed for good');
     await inbox.stop();

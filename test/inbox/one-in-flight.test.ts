@@ -42,7 +42,10 @@ describeEachEngine('one in flight per chat', (db) => {
     expect(second?.claimed).toBe(false);
     let err: unknown;
     try {
-      await db().query(`UPDATE skillgate.inbox_events SET status = 'processing', lease_owner = 'b' WHERE chat_key = 'telegram:default:cx' AND id <> $1::bigint`, [first!.id]);
+      await db().query(
+        `UPDATE skillgate.inbox_events SET status = 'processing', lease_owner = 'b' WHERE chat_key = 'telegram:default:cx' AND id <> $1::bigint`,
+        [first!.id],
+      );
     } catch (e) {
       err = e;
     }
@@ -74,7 +77,9 @@ describe.runIf(TEST_DATABASE_URL)('one in flight per chat across processes (serv
   it('16 events of one chat stored at once through four pools: all stored, exactly one taken', async () => {
     const key = 'telegram:default:race';
     const results = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => insertEvent(dbs[i % 4]!, message(`r${i}`, 'race'), key, Date.now(), claim(`owner${i % 4}`), 'skillgate_test_inbox')),
+      Array.from({ length: 16 }, (_, i) =>
+        insertEvent(dbs[i % 4]!, message(`r${i}`, 'race'), key, Date.now(), claim(`owner${i % 4}`), 'skillgate_test_inbox'),
+      ),
     );
     expect(results.every((r) => r !== null)).toBe(true);
     expect(results.filter((r) => r!.claimed)).toHaveLength(1);
@@ -92,7 +97,12 @@ describe.runIf(TEST_DATABASE_URL)('one in flight per chat across processes (serv
     const target = { channel: 'telegram', account: 'default', chat_id: 'race2', thread_id: null, chat_type: 'direct' as const };
     const results = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        insertMessage(dbs[i % 4]!, { target, message: { kind: 'reply', text: `m${i}`, format: 'plain', final: true }, idempotency_key: `race2:${i}` }, Date.now(), claim(`o${i % 4}`)),
+        insertMessage(
+          dbs[i % 4]!,
+          { target, message: { kind: 'reply', text: `m${i}`, format: 'plain', final: true }, idempotency_key: `race2:${i}` },
+          Date.now(),
+          claim(`o${i % 4}`),
+        ),
       ),
     );
     expect(new Set(results.map((r) => r.id)).size).toBe(16);

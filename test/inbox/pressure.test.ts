@@ -16,7 +16,9 @@ it('thresholds: 0.85 / 0.75 by default; SKILLGATE_MEMORY_PAUSE_AT and _RESUME_AT
   expect(pressureFromEnv({ SKILLGATE_MEMORY_PAUSE_AT: '0.7' })).toEqual({ pauseAt: 0.7, resumeAt: expect.closeTo(0.6, 10) });
   expect(pressureFromEnv({ SKILLGATE_MEMORY_PAUSE_AT: '0.9', SKILLGATE_MEMORY_RESUME_AT: '0.5' })).toEqual({ pauseAt: 0.9, resumeAt: 0.5 });
   expect(() => pressureFromEnv({ SKILLGATE_MEMORY_PAUSE_AT: 'high' })).toThrow(/SKILLGATE_MEMORY_PAUSE_AT/);
-  expect(() => pressureFromEnv({ SKILLGATE_MEMORY_PAUSE_AT: '0.5', SKILLGATE_MEMORY_RESUME_AT: '0.6' })).toThrow(/SKILLGATE_MEMORY_RESUME_AT/);
+  expect(() => pressureFromEnv({ SKILLGATE_MEMORY_PAUSE_AT: '0.5', SKILLGATE_MEMORY_RESUME_AT: '0.6' })).toThrow(
+    /SKILLGATE_MEMORY_RESUME_AT/,
+  );
   const h = v8Heap();
   expect(h.used).toBeGreaterThan(0);
   expect(h.limit).toBeGreaterThan(h.used);
@@ -44,7 +46,12 @@ describeEachEngine('inbox under memory pressure', (db) => {
     await db().query('TRUNCATE skillgate.inbox_events');
     const { log, lines } = captureLog();
     let used = 900;
-    const guard = startMemoryGuard({ thresholds: { pauseAt: 0.85, resumeAt: 0.75 }, log, heap: () => ({ used, limit: 1000 }), sampleMs: 3_600_000 });
+    const guard = startMemoryGuard({
+      thresholds: { pauseAt: 0.85, resumeAt: 0.75 },
+      log,
+      heap: () => ({ used, limit: 1000 }),
+      sampleMs: 3_600_000,
+    });
     const inbox = createInbox(db(), { log, pollMs: 50, admit: () => !guard.pressured() });
     const seen: InboxEvent[] = [];
     inbox.start(async (ev) => void seen.push(ev), { concurrency: 4 });
@@ -65,7 +72,11 @@ describeEachEngine('inbox under memory pressure', (db) => {
       guard.sample();
       expect(guard.pressured()).toBe(false);
       await until(() => seen.length === 4, 'the stored events run');
-      expect(seen.filter((e) => e.message.chat.id === 'chat1').map((e) => e.message.dedupe_key)).toEqual(['telegram:update:m1', 'telegram:update:m2', 'telegram:update:m3']);
+      expect(seen.filter((e) => e.message.chat.id === 'chat1').map((e) => e.message.dedupe_key)).toEqual([
+        'telegram:update:m1',
+        'telegram:update:m2',
+        'telegram:update:m3',
+      ]);
       expect(lines().some((l) => /memory pressure: the inbox takes no new turns/.test(String(l.msg)))).toBe(true);
       expect(lines().some((l) => /memory pressure over/.test(String(l.msg)))).toBe(true);
     } finally {

@@ -19,8 +19,12 @@ describeEachEngine('inbox quarantine', (db) => {
     await db().query('TRUNCATE skillgate.inbox_events');
   });
   const row = async (dedupe: string) =>
-    (await db().query<{ id: string; status: string; attempts: number; error: string | null }>(
-      'SELECT id::text AS id, status, attempts, error FROM skillgate.inbox_events WHERE dedupe_key = $1', [dedupe])).rows[0]!;
+    (
+      await db().query<{ id: string; status: string; attempts: number; error: string | null }>(
+        'SELECT id::text AS id, status, attempts, error FROM skillgate.inbox_events WHERE dedupe_key = $1',
+        [dedupe],
+      )
+    ).rows[0]!;
 
   it('an event failing 5 times is quarantined; a restart is healthy with it stored; the chat goes on; retry runs it, discard keeps it', async () => {
     const { log } = captureLog();
@@ -43,20 +47,20 @@ describeEachEngine('inbox quarantine', (db) => {
     const b = createInbox(db(), { log, pollMs: 10, retryBaseMs: 1 });
     b.start(async (e) => void handled.push(e.message.raw_input ?? ''));
     try {
-    await b.receive(inbound('c1', 'n1', 'next'));
-    await until(async () => (await b.backlog()) === 0, 'next message handled and done');
-    expect(handled).toEqual(['next']);
-    expect(runs).toBe(5);
-    const listed = await listQuarantined(db());
-    expect(listed.map((q) => [q.chat_key, q.preview, q.attempts, q.sender])).toEqual([['telegram:default:c1', 'poison', 5, 'u1']]);
+      await b.receive(inbound('c1', 'n1', 'next'));
+      await until(async () => (await b.backlog()) === 0, 'next message handled and done');
+      expect(handled).toEqual(['next']);
+      expect(runs).toBe(5);
+      const listed = await listQuarantined(db());
+      expect(listed.map((q) => [q.chat_key, q.preview, q.attempts, q.sender])).toEqual([['telegram:default:c1', 'poison', 5, 'u1']]);
 
-    // Retry: runs once more (this handler accepts it); discard only touches a quarantined event.
-    const id = listed[0]!.id;
-    expect(await retryQuarantined(db(), id)).toBe(true);
-    await until(() => handled.includes('poison'), 'retried event handled');
-    await until(async () => (await row('telegram:update:p1')).status === 'done', 'retried event done');
-    expect(await retryQuarantined(db(), id)).toBe(false);
-    expect(await discardQuarantined(db(), id)).toBe(false);
+      // Retry: runs once more (this handler accepts it); discard only touches a quarantined event.
+      const id = listed[0]!.id;
+      expect(await retryQuarantined(db(), id)).toBe(true);
+      await until(() => handled.includes('poison'), 'retried event handled');
+      await until(async () => (await row('telegram:update:p1')).status === 'done', 'retried event done');
+      expect(await retryQuarantined(db(), id)).toBe(false);
+      expect(await discardQuarantined(db(), id)).toBe(false);
     } finally {
       await b.stop();
     }
@@ -87,18 +91,18 @@ describeEachEngine('inbox quarantine', (db) => {
       handled.push(e.message.raw_input ?? '');
     });
     try {
-    await y.receive(inbound('c2', 'h2', 'after'));
-    await until(() => handled.includes('after'), 'the chat goes on');
-    expect(started).toBe(5); // not run a sixth time
-    const r = await row('telegram:update:h1');
-    expect(r.status).toBe('failed');
-    expect(r.error).toMatch(/^abandoned: 5 runs ended without a result/);
-    // Listed and discardable through the CLI's request handler.
-    const out = await runInboxCommand(db(), { op: 'list' });
-    expect(out.ok && out.events?.map((e) => e.id)).toEqual([r.id]);
-    expect(await runInboxCommand(db(), { op: 'discard', id: r.id })).toEqual({ ok: true, id: r.id });
-    expect((await row('telegram:update:h1')).status).toBe('discarded');
-    expect(await runInboxCommand(db(), { op: 'retry', id: r.id })).toMatchObject({ ok: false });
+      await y.receive(inbound('c2', 'h2', 'after'));
+      await until(() => handled.includes('after'), 'the chat goes on');
+      expect(started).toBe(5); // not run a sixth time
+      const r = await row('telegram:update:h1');
+      expect(r.status).toBe('failed');
+      expect(r.error).toMatch(/^abandoned: 5 runs ended without a result/);
+      // Listed and discardable through the CLI's request handler.
+      const out = await runInboxCommand(db(), { op: 'list' });
+      expect(out.ok && out.events?.map((e) => e.id)).toEqual([r.id]);
+      expect(await runInboxCommand(db(), { op: 'discard', id: r.id })).toEqual({ ok: true, id: r.id });
+      expect((await row('telegram:update:h1')).status).toBe('discarded');
+      expect(await runInboxCommand(db(), { op: 'retry', id: r.id })).toMatchObject({ ok: false });
     } finally {
       await y.stop();
     }

@@ -21,7 +21,10 @@ const part = (chat: string, key: string, text: string, actor = 'u1'): InboundMes
 
 it('Telegram: a text within 10 % of 4096 is marked near_limit; a short one is not', () => {
   const bot = { id: 99, username: 'bot' };
-  const update = (id: number, text: string) => ({ update_id: id, message: { message_id: id, date: 1, chat: { id: 1, type: 'private' }, from: { id: 1, is_bot: false, first_name: 'A' }, text } });
+  const update = (id: number, text: string) => ({
+    update_id: id,
+    message: { message_id: id, date: 1, chat: { id: 1, type: 'private' }, from: { id: 1, is_bot: false, first_name: 'A' }, text },
+  });
   const long = normalizeUpdate(update(1, 'y'.repeat(4096)) as never, 'default', bot as never, new Date(0));
   const short = normalizeUpdate(update(2, 'hello') as never, 'default', bot as never, new Date(0));
   expect(long.type === 'message' && long.msg.near_limit).toBe(true);
@@ -60,7 +63,9 @@ describeEachEngine('inbox split pastes', (db) => {
     expect(texts).toEqual(['chat1:新的问题', 'chat1:粘贴的后半段', `chat2:${'x'.repeat(6)}`, 'chat2:别人的消息'].sort());
     const merged = seen.find((e) => e.message.message_id === 's1')!;
     expect(merged.message.raw_input).toBe(`${first}\n粘贴的后半段`);
-    const { rows } = await db().query<{ dedupe_key: string; error: string | null }>(`SELECT dedupe_key, error FROM skillgate.inbox_events WHERE dedupe_key LIKE '%s2'`);
+    const { rows } = await db().query<{ dedupe_key: string; error: string | null }>(
+      `SELECT dedupe_key, error FROM skillgate.inbox_events WHERE dedupe_key LIKE '%s2'`,
+    );
     expect(rows[0]!.error).toMatch(/^merged into split paste event/);
   });
 });

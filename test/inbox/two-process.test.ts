@@ -88,7 +88,9 @@ describe.runIf(TEST_DATABASE_URL)('issue 5 inbox: two gateway processes on one P
         expect(ids).toEqual([...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))); // receive (id) order
       }
       const workers = new Set(starts.map((l) => l.worker));
-      console.info(`two-process inbox: ${N} events, handled by ${[...workers].join(', ')} (${starts.filter((s) => s.worker === 'gw-a').length} by gw-a)`);
+      console.info(
+        `two-process inbox: ${N} events, handled by ${[...workers].join(', ')} (${starts.filter((s) => s.worker === 'gw-a').length} by gw-a)`,
+      );
     } finally {
       await db.close();
     }

@@ -91,7 +91,10 @@ describe('JS/TS handler inspection (TypeScript compiler API, nothing executed)',
 
   describe('A-04: isCli = reads process.argv AND runs itself as main', () => {
     it.each([
-      ['import.meta.url vs argv', `import { pathToFileURL } from 'node:url';\nexport function main(a) {}\nif (import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));`],
+      [
+        'import.meta.url vs argv',
+        `import { pathToFileURL } from 'node:url';\nexport function main(a) {}\nif (import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));`,
+      ],
       ['require.main === module', `exports.run = (x) => x;\nif (require.main === module) { console.log(process.argv); }`],
       ['reversed module === require.main', `const a = process.argv;\nif (module === require.main) {}`],
       ['top-level entry call with argv', `export async function main(args) {}\nmain(process.argv.slice(2)).catch(() => process.exit(1));`],
@@ -101,7 +104,10 @@ describe('JS/TS handler inspection (TypeScript compiler API, nothing executed)',
     });
 
     it.each([
-      ['argv read inside an in-process entry', `export async function execute(input_data, runtime_context) { return process.argv.length; }`],
+      [
+        'argv read inside an in-process entry',
+        `export async function execute(input_data, runtime_context) { return process.argv.length; }`,
+      ],
       ['main guard without argv', `export async function main() {}\nif (require.main === module) main();`],
       ['entry called with argv only inside a function', `export async function run(x) {}\nfunction later() { run(process.argv); }`],
     ])('%s ⇒ not CLI', (_title, source) => {
@@ -178,7 +184,14 @@ describe('JS/TS handler inspection (TypeScript compiler API, nothing executed)',
         '}',
       ].join('\n'),
     );
-    expect(await listImports(file)).toEqual(['node:fs', '../other_skill/types.ts', './lib/y.ts', 'zlib', '../sibling/mod.js', './local.cjs']);
+    expect(await listImports(file)).toEqual([
+      'node:fs',
+      '../other_skill/types.ts',
+      './lib/y.ts',
+      'zlib',
+      '../sibling/mod.js',
+      './local.cjs',
+    ]);
   });
 
   it('inspectHandler dispatches by extension and rejects unsupported ones', async () => {

@@ -50,7 +50,9 @@ describe('Python handler inspection (python3 + ast, nothing imported or executed
   });
 
   it('D-14: no module-level entry ⇒ entry null (nested or class methods do not count)', async () => {
-    const ins = await inspectHandler(py('class K:\n    async def execute(self, a, b):\n        pass\n\ndef outer():\n    def run():\n        pass\n'));
+    const ins = await inspectHandler(
+      py('class K:\n    async def execute(self, a, b):\n        pass\n\ndef outer():\n    def run():\n        pass\n'),
+    );
     expect(ins.parsed).toBe(true);
     expect(ins.entry).toBeNull();
   });
@@ -66,8 +68,14 @@ describe('Python handler inspection (python3 + ast, nothing imported or executed
     });
 
     it.each([
-      ['__main__ guard without argparse', 'import sys\n\nasync def execute(input_data, runtime_context):\n    pass\n\nif __name__ == "__main__":\n    print(sys.argv)\n'],
-      ['argparse without __main__ guard', 'import argparse\n\nasync def execute(input_data, runtime_context):\n    argparse.ArgumentParser()\n'],
+      [
+        '__main__ guard without argparse',
+        'import sys\n\nasync def execute(input_data, runtime_context):\n    pass\n\nif __name__ == "__main__":\n    print(sys.argv)\n',
+      ],
+      [
+        'argparse without __main__ guard',
+        'import argparse\n\nasync def execute(input_data, runtime_context):\n    argparse.ArgumentParser()\n',
+      ],
     ])('%s ⇒ not CLI', async (_t, source) => {
       expect((await inspectHandler(py(source))).isCli).toBe(false);
     });
@@ -110,7 +118,9 @@ describe('Python handler inspection (python3 + ast, nothing imported or executed
   });
 
   it('R-LOAD-15: reports imported module names, relative ones with their dots', async () => {
-    const scan = await scanHandler(py('import os, json\nfrom ..other_skill.util import f\nfrom . import local\n\ndef execute():\n    import requests\n'));
+    const scan = await scanHandler(
+      py('import os, json\nfrom ..other_skill.util import f\nfrom . import local\n\ndef execute():\n    import requests\n'),
+    );
     expect(scan.imports).toEqual(expect.arrayContaining(['os', 'json', '..other_skill.util', '.', 'requests']));
     expect(scan.imports).toHaveLength(5);
   });

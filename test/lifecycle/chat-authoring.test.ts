@@ -44,7 +44,10 @@ describe('create_skill / edit_skill through a running gateway (web channel, comm
 
   beforeAll(async () => {
     // create_skill / edit_skill are opt-in: `*` does not give them, the role names them.
-    writeFileSync(join(dir, 'skillgate.config.yaml'), 'roles:\n  - id: default\n    org_id: demo\n    skills: ["*", create_skill, edit_skill]\n');
+    writeFileSync(
+      join(dir, 'skillgate.config.yaml'),
+      'roles:\n  - id: default\n    org_id: demo\n    skills: ["*", create_skill, edit_skill]\n',
+    );
     const settings = loadSettings({ SKILLGATE_DATA_DIR: dataDir, PORT: '0' }, dir);
     gateway = await startGateway(settings, createLogger({ level: 'silent' }), {});
     client = await Client.open(`ws://127.0.0.1:${gateway.port}/ws`);
@@ -67,7 +70,12 @@ describe('create_skill / edit_skill through a running gateway (web channel, comm
   }
 
   it('R-PRE-08 / R-PRE-06: /create_skill writes only SKILL.md and the handler of the files given, and the next turn /greet answers', async () => {
-    const files = { ...(await greetFiles()), 'notes.txt': 'not part of the skill', 'schema.json': '{"type":"object"}', 'references/usage.md': '# usage' };
+    const files = {
+      ...(await greetFiles()),
+      'notes.txt': 'not part of the skill',
+      'schema.json': '{"type":"object"}',
+      'references/usage.md': '# usage',
+    };
     const reply = await say(`/create_skill ${JSON.stringify({ name: 'greet', full_files: files })}`);
     expect(reply).toContain('已新建技能「greet」');
     expect(reply).toContain('notes.txt');
@@ -89,7 +97,9 @@ describe('create_skill / edit_skill through a running gateway (web channel, comm
 
     const hello = await fixtureFiles('hello_sh');
     const toml = hello['skill.toml']!.replace(/^version = .*\n/m, '');
-    const created = await say(`/create_skill ${JSON.stringify({ name: 'hello_sh', full_files: { 'SKILL.md': hello['SKILL.md']!, 'skill.toml': toml } })}`);
+    const created = await say(
+      `/create_skill ${JSON.stringify({ name: 'hello_sh', full_files: { 'SKILL.md': hello['SKILL.md']!, 'skill.toml': toml } })}`,
+    );
     expect(created).toContain('已新建技能「hello_sh」');
     expect(created).toMatch(/notice: .*version/);
     expect(await say('/hello_sh')).toContain('hello');
@@ -104,7 +114,9 @@ describe('create_skill / edit_skill through a running gateway (web channel, comm
     expect(await say('/greet name=老李')).toContain('你好，老李');
 
     const handler = (await greetFiles())['handler.ts']!.replace('你好，', '您好，');
-    const edited = await say(`/edit_skill ${JSON.stringify({ name: 'greet', full_files: { 'handler.ts': handler, 'references/usage.md': '# 用法\n' } })}`);
+    const edited = await say(
+      `/edit_skill ${JSON.stringify({ name: 'greet', full_files: { 'handler.ts': handler, 'references/usage.md': '# 用法\n' } })}`,
+    );
     expect(edited).toContain('已修改技能「greet」');
     expect(await tree(join(roleDir, 'greet'))).toEqual(['SKILL.md', 'handler.ts', 'references/', 'references/usage.md']);
     expect(await say('/greet name=老李')).toContain('您好，老李');
@@ -112,7 +124,9 @@ describe('create_skill / edit_skill through a running gateway (web channel, comm
 
   it('R-PRE-09: editing the built-in help (or creating a skill of its name) is refused with a zh-CN reason; help is untouched', async () => {
     const before = await readFile(join(BUILTIN_SKILLS_DIR, 'help', 'SKILL.md'), 'utf8');
-    const edit = await say(`/edit_skill ${JSON.stringify({ name: 'help', full_files: { 'SKILL.md': '---\nname: help\ndescription: x\n---\n' } })}`);
+    const edit = await say(
+      `/edit_skill ${JSON.stringify({ name: 'help', full_files: { 'SKILL.md': '---\nname: help\ndescription: x\n---\n' } })}`,
+    );
     expect(edit).toContain('「help」是内置技能，不能修改');
     const create = await say(`/create_skill ${JSON.stringify({ name: 'help', full_files: await greetFiles() })}`);
     expect(create).toContain('「help」是内置技能');
@@ -142,7 +156,16 @@ describeEachEngine('create_skill through the model planner (fake LLM, real turn,
       { dir: TURN_FIXTURES, source: 'shared' as const },
       { dir: PLANNER_FIXTURES, source: 'shared' as const },
     ];
-    lifecycle = await createSkillLifecycle({ db: db(), settings: { dataDir: h.services.settings.dataDir, skillRoots }, config: parseConfigFile('roles:\n  - id: default\n    skills: ["*", create_skill, edit_skill]\n', { orgId: 'demo', roleId: 'default' }), log, watch: false });
+    lifecycle = await createSkillLifecycle({
+      db: db(),
+      settings: { dataDir: h.services.settings.dataDir, skillRoots },
+      config: parseConfigFile('roles:\n  - id: default\n    skills: ["*", create_skill, edit_skill]\n', {
+        orgId: 'demo',
+        roleId: 'default',
+      }),
+      log,
+      watch: false,
+    });
     // what the gateway does: the turn reads the live registry after every reload
     h.services.lifecycle = lifecycle;
     h.services.skillsFor = lifecycle.skillsFor;
@@ -154,10 +177,17 @@ describeEachEngine('create_skill through the model planner (fake LLM, real turn,
     llm.script(
       {
         check: (req) => expect(req.tools?.map((t) => t.function.name)).toEqual(expect.arrayContaining(['create_skill', 'edit_skill'])),
-        reply: callTools(['create_skill', { name: 'greet_m', full_files: { ...(await greetFiles()), 'SKILL.md': (await greetFiles())['SKILL.md']!.replace('name: greet', 'name: greet_m') } }]),
+        reply: callTools([
+          'create_skill',
+          {
+            name: 'greet_m',
+            full_files: { ...(await greetFiles()), 'SKILL.md': (await greetFiles())['SKILL.md']!.replace('name: greet', 'name: greet_m') },
+          },
+        ]),
       },
       {
-        check: (req) => expect(lastToolResult(req)).toMatchObject({ success: true, skill: 'greet_m', live: true, written: ['SKILL.md', 'handler.ts'] }),
+        check: (req) =>
+          expect(lastToolResult(req)).toMatchObject({ success: true, skill: 'greet_m', live: true, written: ['SKILL.md', 'handler.ts'] }),
         reply: say('已创建 greet_m'),
       },
     );
@@ -186,9 +216,15 @@ describe('the authoring services in the runtime context', () => {
     expect(refused).toMatchObject({ success: false, error_type: 'config', user_message: '此处不能新建或修改技能（没有平台服务）。' });
   });
 
-  it('R-PRE-09: a saved chain of that name is refused with its own reason, not as another role\'s skill', async () => {
+  it("R-PRE-09: a saved chain of that name is refused with its own reason, not as another role's skill", async () => {
     const registry = makeRegistry([chainSkillRecord({ name: 'daily', description: 'd', steps: [] } as never)], []);
-    const r = await createRoleSkill({ dataDir: await tempDataDir(), roleId: 'default', name: 'daily', files: await greetFiles(), registry });
+    const r = await createRoleSkill({
+      dataDir: await tempDataDir(),
+      roleId: 'default',
+      name: 'daily',
+      files: await greetFiles(),
+      registry,
+    });
     expect(r.refusal).toMatchObject({ code: 'scope.chain' });
     expect(r.refusal?.message['zh-CN']).toContain('已保存的技能链');
   });

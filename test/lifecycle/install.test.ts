@@ -44,7 +44,10 @@ async function installed(): Promise<string[]> {
 describe('refused packages leave nothing behind', () => {
   it('R-PRE-01 a zip with a "../evil" entry is refused naming the entry; nothing is written outside (or inside)', async () => {
     const before = await readdir(tmpdir());
-    const zip = await zipFile('evil.zip', [...Object.entries(skillFiles('evil', '1')).map(([name, data]) => ({ name: `evil/${name}`, data })), { name: '../evil.txt', data: 'pwned' }]);
+    const zip = await zipFile('evil.zip', [
+      ...Object.entries(skillFiles('evil', '1')).map(([name, data]) => ({ name: `evil/${name}`, data })),
+      { name: '../evil.txt', data: 'pwned' },
+    ]);
     const r = await h.lifecycle.install(zip);
     expect(r.ok).toBe(false);
     expect(r.error).toMatch(/\.\.\/evil\.txt/);
@@ -56,7 +59,10 @@ describe('refused packages leave nothing behind', () => {
 
   it('R-PRE-01 absolute and backslash entries are refused', async () => {
     for (const bad of ['/tmp/abs.txt', 'x\\..\\..\\y.txt']) {
-      const zip = await zipFile('bad.zip', [...Object.entries(skillFiles('bad', '1')).map(([name, data]) => ({ name, data })), { name: bad, data: 'x' }]);
+      const zip = await zipFile('bad.zip', [
+        ...Object.entries(skillFiles('bad', '1')).map(([name, data]) => ({ name, data })),
+        { name: bad, data: 'x' },
+      ]);
       const r = await h.lifecycle.install(zip);
       expect(r.ok, bad).toBe(false);
     }
@@ -64,7 +70,10 @@ describe('refused packages leave nothing behind', () => {
   });
 
   it('R-PRE-01 a zip with a symbolic link entry is refused', async () => {
-    const zip = await zipFile('link.zip', [...Object.entries(skillFiles('linky', '1')).map(([name, data]) => ({ name, data })), { name: 'passwd', data: '/etc/passwd', mode: 0o120777 }]);
+    const zip = await zipFile('link.zip', [
+      ...Object.entries(skillFiles('linky', '1')).map(([name, data]) => ({ name, data })),
+      { name: 'passwd', data: '/etc/passwd', mode: 0o120777 },
+    ]);
     const r = await h.lifecycle.install(zip);
     expect(r).toMatchObject({ ok: false });
     expect(r.error).toMatch(/"passwd".*符号链接/);
@@ -106,9 +115,13 @@ describe('a good package', () => {
   it('R-PRE-06 a zip under one top folder is unwrapped, installs with its preflight problems as warnings, registers as shared and runs', async () => {
     // A synchronous execute: an error in create mode, a warning in install mode (R-PRE-04, R-PRE-06).
     const files = skillFiles('pkg_echo', 'v1', {
-      'handler.ts': 'export function execute(input_data: Record<string, unknown>, runtime_context: { role_id: string }) {\n  return { version: "v1", role: runtime_context.role_id };\n}\n',
+      'handler.ts':
+        'export function execute(input_data: Record<string, unknown>, runtime_context: { role_id: string }) {\n  return { version: "v1", role: runtime_context.role_id };\n}\n',
     });
-    const zip = await zipFile('pkg.zip', Object.entries(files).map(([name, data]) => ({ name: `pkg_echo-main/${name}`, data })));
+    const zip = await zipFile(
+      'pkg.zip',
+      Object.entries(files).map(([name, data]) => ({ name: `pkg_echo-main/${name}`, data })),
+    );
     const r = await h.lifecycle.install(zip);
     expect(r.error).toBeUndefined();
     expect(r).toMatchObject({ ok: true, skill: 'pkg_echo', dir: join(h.dataDir, 'skills', 'pkg_echo') });
@@ -139,7 +152,10 @@ describe('a good package', () => {
   });
 
   it('a package named like a built-in skill is refused; the built-in is untouched', async () => {
-    const zip = await zipFile('help.zip', Object.entries(skillFiles('help', 'fake')).map(([name, data]) => ({ name, data })));
+    const zip = await zipFile(
+      'help.zip',
+      Object.entries(skillFiles('help', 'fake')).map(([name, data]) => ({ name, data })),
+    );
     for (const roleId of [undefined, 'ops']) {
       const r = await h.lifecycle.install(zip, { roleId });
       expect(r.ok).toBe(false);
@@ -165,8 +181,9 @@ describe('skillgate skill install (CLI, in process)', () => {
     delete process.env.SKILLGATE_ROLE_ID;
   });
   afterAll(() => {
-    for (const v of vars) if (saved[v] === undefined) delete process.env[v];
-    else process.env[v] = saved[v];
+    for (const v of vars)
+      if (saved[v] === undefined) delete process.env[v];
+      else process.env[v] = saved[v];
   });
   const cli = async (...args: string[]) => {
     let out = '';
@@ -176,13 +193,19 @@ describe('skillgate skill install (CLI, in process)', () => {
   };
 
   it('R-PRE-06 install --role --json prints the result; skill run --role runs it; a hostile zip exits 1 naming the entry', async () => {
-    const zip = await zipFile('cli_tool.zip', Object.entries(skillFiles('cli_tool', 'cli')).map(([name, data]) => ({ name, data })));
+    const zip = await zipFile(
+      'cli_tool.zip',
+      Object.entries(skillFiles('cli_tool', 'cli')).map(([name, data]) => ({ name, data })),
+    );
     const done = await cli('skill', 'install', zip, '--role', 'ops', '--json');
     expect(done.code, done.err).toBe(0);
     expect(JSON.parse(done.out)).toMatchObject({ ok: true, skill: 'cli_tool', dir: join(dataDir, 'role-skills', 'ops', 'cli_tool') });
     const ran = await cli('skill', 'run', 'cli_tool', '--role', 'ops');
     expect(JSON.parse(ran.out)).toMatchObject({ version: 'cli', role: 'ops' });
-    const evil = await zipFile('evil2.zip', [{ name: 'SKILL.md', data: skillFiles('evil2', '1')['SKILL.md']! }, { name: '../../evil2.txt', data: 'x' }]);
+    const evil = await zipFile('evil2.zip', [
+      { name: 'SKILL.md', data: skillFiles('evil2', '1')['SKILL.md']! },
+      { name: '../../evil2.txt', data: 'x' },
+    ]);
     const refused = await cli('skill', 'install', evil);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/\.\.\/\.\.\/evil2\.txt/);
@@ -190,7 +213,10 @@ describe('skillgate skill install (CLI, in process)', () => {
   });
 
   it('install --role <unknown role> exits 1 with the zh-CN/en refusal and writes no role-skills/<role>/ folder', async () => {
-    const zip = await zipFile('typo_tool.zip', Object.entries(skillFiles('typo_tool', 't')).map(([name, data]) => ({ name, data })));
+    const zip = await zipFile(
+      'typo_tool.zip',
+      Object.entries(skillFiles('typo_tool', 't')).map(([name, data]) => ({ name, data })),
+    );
     const refused = await cli('skill', 'install', zip, '--role', 'typo_role');
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/未知角色 "typo_role"（已配置：.*sales, ops）\/ unknown role "typo_role" \(roles: .*sales, ops\)/);

@@ -92,7 +92,16 @@ export const TWO_ROLES = 'roles:\n  - {id: sales, access: open, skills: ["*"]}\n
 
 /** Run defaults for role `roleId` (chat line). */
 export function defaultsFor(roleId: string): RunSkillRequest['defaults'] {
-  return { role_id: roleId, org_id: 'demo', session_id: `lc-${roleId}`, channel: 'web', chat_mode: true, allow_sql: false, team_role: 'member', is_admin: false };
+  return {
+    role_id: roleId,
+    org_id: 'demo',
+    session_id: `lc-${roleId}`,
+    channel: 'web',
+    chat_mode: true,
+    allow_sql: false,
+    team_role: 'member',
+    is_admin: false,
+  };
 }
 
 /** A migrated database, a fresh data dir and a lifecycle over the built-in skills. */
@@ -111,14 +120,26 @@ export async function openHarness(db: Db, opts: { configText?: string; reloadMs?
   const dataDir = await tempDataDir();
   const config = parseConfigFile(opts.configText ?? TWO_ROLES, { orgId: 'demo', roleId: 'sales' }, {});
   const log = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
-  const skillRoots = [{ dir: BUILTIN, source: 'builtin' as const }, ...(opts.extraRoots ?? []).map((dir) => ({ dir, source: 'shared' as const }))];
+  const skillRoots = [
+    { dir: BUILTIN, source: 'builtin' as const },
+    ...(opts.extraRoots ?? []).map((dir) => ({ dir, source: 'shared' as const })),
+  ];
   const lifecycle = await createSkillLifecycle({ db, settings: { dataDir, skillRoots }, config, log, reloadMs: opts.reloadMs ?? 0 });
   const secretKey = randomBytes(32);
   return {
     dataDir,
     config,
     lifecycle,
-    services: () => ({ db, registry: lifecycle.registry(), settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined }, secretKey, log, lifecycle, skillsFor: lifecycle.skillsFor }) as unknown as OneShotServices,
+    services: () =>
+      ({
+        db,
+        registry: lifecycle.registry(),
+        settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined },
+        secretKey,
+        log,
+        lifecycle,
+        skillsFor: lifecycle.skillsFor,
+      }) as unknown as OneShotServices,
     close: () => lifecycle.close(),
   };
 }

@@ -12,7 +12,12 @@ describe('opt-in skills are not given by "*" (R-PRE-09, issue 10 §3)', () => {
   it('create_skill and edit_skill are opt-in; "*" gives every other built-in; naming them or an override enables them', async () => {
     const registry = await discoverSkills([{ dir: BUILTIN_SKILLS_DIR, source: 'builtin' }]);
     const all = registry.all();
-    expect(all.filter(isOptIn).map((r) => r.name).sort()).toEqual(['create_skill', 'edit_skill']);
+    expect(
+      all
+        .filter(isOptIn)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['create_skill', 'edit_skill']);
     const none = new Map();
     const star = scopeNames(all, 'default', ['*'], none);
     expect(star).not.toContain('create_skill');

@@ -25,7 +25,8 @@ async function writeSkill(dir: string, files: Record<string, string>): Promise<v
   for (const [n, c] of Object.entries(files)) await writeFile(join(dir, n), c);
 }
 
-const run = async (skill: string, roleId = 'sales') => runSkill(h.services(), { skill, input: {}, defaults: defaultsFor(roleId), line: 'chat' });
+const run = async (skill: string, roleId = 'sales') =>
+  runSkill(h.services(), { skill, input: {}, defaults: defaultsFor(roleId), line: 'chat' });
 
 beforeAll(async () => {
   db = await openEmbeddedDb();
@@ -41,7 +42,10 @@ afterAll(async () => {
 
 it('R-LOAD-01 a skill edited on disk is live without a restart (registry and handler), listeners get the report', async () => {
   expect(await run('hot')).toMatchObject({ version: 'v1' });
-  await writeSkill(join(shared, 'hot'), skillFiles('hot', 'v22', { 'SKILL.md': skillFiles('hot', '')['SKILL.md']!.replace('lifecycle test skill hot', 'edited description') }));
+  await writeSkill(
+    join(shared, 'hot'),
+    skillFiles('hot', 'v22', { 'SKILL.md': skillFiles('hot', '')['SKILL.md']!.replace('lifecycle test skill hot', 'edited description') }),
+  );
   await expect.poll(() => h.lifecycle.registry().get('hot')?.frontmatter.description, POLL).toBe('edited description');
   expect(reports.some((r) => r.changed.includes('hot'))).toBe(true);
   expect(await run('hot')).toMatchObject({ version: 'v22' });
@@ -54,13 +58,23 @@ it('R-LOAD-04 a broken edit keeps the last good version serving and reports why 
   expect(kept.dir).toBe(join(shared, 'hot'));
   expect(kept.issues.length).toBeGreaterThan(0);
   expect(h.lifecycle.registry().get('hot')).toMatchObject({ status: 'ok', frontmatter: { description: 'edited description' } });
-  expect(h.lifecycle.registry().issues().some((i) => i.skill === 'hot' && i.severity === 'error')).toBe(true);
+  expect(
+    h.lifecycle
+      .registry()
+      .issues()
+      .some((i) => i.skill === 'hot' && i.severity === 'error'),
+  ).toBe(true);
   // The handler module loaded before the broken edit keeps answering.
   expect(await run('hot')).toMatchObject({ version: 'v22' });
   // A fixed edit replaces it.
   await writeFile(join(shared, 'hot', 'handler.ts'), skillFiles('hot', 'v333')['handler.ts']!);
   await expect.poll(async () => (await run('hot')).version, POLL).toBe('v333');
-  expect(h.lifecycle.registry().issues().some((i) => i.skill === 'hot' && i.severity === 'error')).toBe(false);
+  expect(
+    h.lifecycle
+      .registry()
+      .issues()
+      .some((i) => i.skill === 'hot' && i.severity === 'error'),
+  ).toBe(false);
 });
 
 it('R-LOAD-04 issue 10 §4: a good handler never called before a broken edit still answers (syntax error, then a top-level throw)', async () => {
@@ -69,7 +83,12 @@ it('R-LOAD-04 issue 10 §4: a good handler never called before a broken edit sti
   // Never called; now a syntax error is saved.
   await writeFile(join(shared, 'cold', 'handler.ts'), 'export async function execute( {\n  return { version: ;\n');
   await expect.poll(() => reports.flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold'), POLL).toBeDefined();
-  expect(reports.flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold')!.issues.map((i) => i.code)).toContain('handler.parse');
+  expect(
+    reports
+      .flatMap((r) => r.keptLastGood)
+      .find((k) => k.skill === 'cold')!
+      .issues.map((i) => i.code),
+  ).toContain('handler.parse');
   expect(h.lifecycle.keptIssues('cold').map((i) => i.code)).toContain('handler.parse');
   expect(await run('cold')).toMatchObject({ version: 'good1' });
   // A good edit, never called, then one that parses but throws while loading: the good one answers.
@@ -77,17 +96,46 @@ it('R-LOAD-04 issue 10 §4: a good handler never called before a broken edit sti
   await expect.poll(() => h.lifecycle.keptIssues('cold').length, POLL).toBe(0);
   const n = reports.length;
   await writeFile(join(shared, 'cold', 'handler.ts'), `throw new Error('boom at load');\n${skillFiles('cold', 'bad')['handler.ts']!}`);
-  await expect.poll(() => reports.slice(n).flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold'), POLL).toBeDefined();
-  const issue = reports.slice(n).flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold')!.issues[0]!;
+  await expect
+    .poll(
+      () =>
+        reports
+          .slice(n)
+          .flatMap((r) => r.keptLastGood)
+          .find((k) => k.skill === 'cold'),
+      POLL,
+    )
+    .toBeDefined();
+  const issue = reports
+    .slice(n)
+    .flatMap((r) => r.keptLastGood)
+    .find((k) => k.skill === 'cold')!.issues[0]!;
   expect(issue).toMatchObject({ code: 'handler.load_failed' });
   expect(issue.message).toContain('boom at load');
   expect(await run('cold')).toMatchObject({ version: 'good2' });
   expect(h.lifecycle.registry().get('cold')).toMatchObject({ status: 'ok' });
   // A top-level process.exit in a new version fails its import, not the gateway (A-04).
   const m = reports.length;
-  await writeFile(join(shared, 'cold', 'handler.ts'), `if (Date.now() > 0) process.exit(3);\n${skillFiles('cold', 'exits')['handler.ts']!}`);
-  await expect.poll(() => reports.slice(m).flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold'), POLL).toBeDefined();
-  expect(reports.slice(m).flatMap((r) => r.keptLastGood).find((k) => k.skill === 'cold')!.issues[0]!.message).toContain('process.exit(3)');
+  await writeFile(
+    join(shared, 'cold', 'handler.ts'),
+    `if (Date.now() > 0) process.exit(3);\n${skillFiles('cold', 'exits')['handler.ts']!}`,
+  );
+  await expect
+    .poll(
+      () =>
+        reports
+          .slice(m)
+          .flatMap((r) => r.keptLastGood)
+          .find((k) => k.skill === 'cold'),
+      POLL,
+    )
+    .toBeDefined();
+  expect(
+    reports
+      .slice(m)
+      .flatMap((r) => r.keptLastGood)
+      .find((k) => k.skill === 'cold')!.issues[0]!.message,
+  ).toContain('process.exit(3)');
   expect(await run('cold')).toMatchObject({ version: 'good2' });
 });
 

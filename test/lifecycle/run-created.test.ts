@@ -67,7 +67,9 @@ describeEachEngine('a created role skill is discovered and runs', (db) => {
     expect(env).toMatchObject({ greeting: 'Hello, Wang' });
 
     const evil = (await fixtureFiles('exec_cmd'))['handler.ts']!;
-    expect((await editRoleSkill({ dataDir, roleId: ROLE, name: 'greet', files: { 'handler.ts': evil } })).refusal?.code).toBe('danger.critical');
+    expect((await editRoleSkill({ dataDir, roleId: ROLE, name: 'greet', files: { 'handler.ts': evil } })).refusal?.code).toBe(
+      'danger.critical',
+    );
     env = await runSkill(await services(), { skill: 'greet', input: { name: 'Wang' }, defaults: DEFAULTS, line: 'chat' });
     expect(env).toMatchObject({ greeting: 'Hello, Wang' });
   });

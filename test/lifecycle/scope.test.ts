@@ -51,7 +51,10 @@ describeEachEngine('role scope', (db) => {
 
   it('a role skill never replaces a built-in of the same name: the built-in serves, the clash is an issue', () => {
     expect(h.lifecycle.registry().get('help')).toMatchObject({ source: 'builtin' });
-    const clash = h.lifecycle.registry().issues().find((i) => i.code === 'lifecycle.role_shadows');
+    const clash = h.lifecycle
+      .registry()
+      .issues()
+      .find((i) => i.code === 'lifecycle.role_shadows');
     expect(clash).toMatchObject({ severity: 'error', skill: 'help', dir: join(h.dataDir, 'role-skills', 'sales', 'help') });
   });
 
@@ -60,7 +63,10 @@ describeEachEngine('role scope', (db) => {
     await h.lifecycle.setEnabled('ops', 'notify', true);
     expect([...h.lifecycle.skillsFor('ops')].sort()).toEqual(['datatable', 'notify']);
     expect(h.lifecycle.skillsFor('sales')).toContain('help');
-    const tools = h.lifecycle.registry().tools({ skills: h.lifecycle.skillsFor('ops') }).map((t) => t.function.name);
+    const tools = h.lifecycle
+      .registry()
+      .tools({ skills: h.lifecycle.skillsFor('ops') })
+      .map((t) => t.function.name);
     expect(tools).not.toContain('help');
     // `help` lists what the role can do: it follows the published scope.
     publishCatalog(h.lifecycle.registry(), h.config, h.lifecycle.skillsFor);
@@ -79,14 +85,26 @@ describeEachEngine('role scope', (db) => {
 
   it("call_skill applies the caller role's scope: ops may not reach sales' own skill, sales may", async () => {
     const callAs = (roleId: string) =>
-      makeCallSkill(h.services(), { caller: 'caller', depth: 1, deadline: Date.now() + 60_000, parent: () => ({ role_id: roleId, session_id: 's', workspace_dir: '' }) as unknown as RuntimeContext, lang: 'en' });
+      makeCallSkill(h.services(), {
+        caller: 'caller',
+        depth: 1,
+        deadline: Date.now() + 60_000,
+        parent: () => ({ role_id: roleId, session_id: 's', workspace_dir: '' }) as unknown as RuntimeContext,
+        lang: 'en',
+      });
     expect(await callAs('ops')('sales_only', {})).toMatchObject({ ok: false, error: 'role "ops" does not enable skill "sales_only"' });
     expect(JSON.stringify(await callAs('sales')('sales_only', {}))).not.toMatch(/does not enable/);
   });
 
   it('the overrides live in the database: a second process (replica, CLI) reads the same scope', async () => {
     const log = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
-    const other = await createSkillLifecycle({ db: db(), settings: { dataDir: h.dataDir, skillRoots: [{ dir: BUILTIN, source: 'builtin' }] }, config: h.config, log, watch: false });
+    const other = await createSkillLifecycle({
+      db: db(),
+      settings: { dataDir: h.dataDir, skillRoots: [{ dir: BUILTIN, source: 'builtin' }] },
+      config: h.config,
+      log,
+      watch: false,
+    });
     try {
       expect([...other.skillsFor('ops')].sort()).toEqual(['datatable', 'notify']);
       expect(other.skillsFor('sales')).toContain('sales_only');

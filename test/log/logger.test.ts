@@ -53,7 +53,10 @@ describe('logging redacts secrets by known field name and by value', () => {
     secrets.add('123456:AAE-bot-token/x+y');
     const log = createLogger({ destination: stream, level: 'info', secrets });
     const url = `https://api.telegram.org/bot${encodeURIComponent('123456:AAE-bot-token/x+y')}/sendMessage`;
-    log.warn({ err: new Error(`fetch failed: ${url}`), raw_url: 'https://h/bot123456:AAE-bot-token/x+y/getMe' }, 'send failed at 123456:AAE-bot-token/x+y');
+    log.warn(
+      { err: new Error(`fetch failed: ${url}`), raw_url: 'https://h/bot123456:AAE-bot-token/x+y/getMe' },
+      'send failed at 123456:AAE-bot-token/x+y',
+    );
     const out = text();
     expect(out).not.toContain('AAE-bot-token');
     expect(out).toContain(REDACTED);

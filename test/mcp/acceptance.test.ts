@@ -97,7 +97,9 @@ describeEachEngine('MCP acceptance: the model planner calls an MCP tool', (db) =
   let source: McpSkillSource;
   beforeAll(async () => {
     await llm.start();
-    source = createMcpSource([EVERYTHING], { log: createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) }) });
+    source = createMcpSource([EVERYTHING], {
+      log: createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) }),
+    });
     await source.ready();
   }, 120_000);
   afterAll(async () => {
@@ -152,9 +154,14 @@ describe('MCP acceptance: the web chat of a gateway', () => {
     // The gateway connects to the server in the background: its own /mcp shows when the tool is there.
     const { token } = await issueMcpToken(gateway.db, { orgId: 'demo', roleId: 'default', contactKey: 'demo_reporter' });
     const agent = new McpClient({ name: 'agent', version: '1' });
-    await agent.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await agent.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     try {
-      await vi.waitFor(async () => expect((await agent.listTools()).tools.map((t) => t.name)).toContain('everything__echo'), { timeout: 60_000, interval: 200 });
+      await vi.waitFor(async () => expect((await agent.listTools()).tools.map((t) => t.name)).toContain('everything__echo'), {
+        timeout: 60_000,
+        interval: 200,
+      });
       const viaMcp = await agent.callTool({ name: 'everything__echo', arguments: { message: '你好' } });
       expect(JSON.stringify(viaMcp.content)).toContain('你好');
     } finally {

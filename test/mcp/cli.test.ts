@@ -21,13 +21,21 @@ describe('skillgate mcp token', () => {
     const issued = await cli(['mcp', 'token', 'zhangsan', '--json']);
     expect(issued.code, issued.stderr).toBe(0);
     const doc = JSON.parse(issued.stdout) as Record<string, string>;
-    expect(doc).toMatchObject({ contact_key: 'zhangsan', name: '张三', role_id: 'default', org_id: 'demo', url: 'http://localhost:8787/mcp' });
+    expect(doc).toMatchObject({
+      contact_key: 'zhangsan',
+      name: '张三',
+      role_id: 'default',
+      org_id: 'demo',
+      url: 'http://localhost:8787/mcp',
+    });
     expect(doc.token).toMatch(/^mcp_[A-Za-z0-9_-]{43}$/);
 
     const listed = await cli(['mcp', 'tokens', '--json']);
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(doc.token!);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ tokenId: doc.token_id, contactKey: 'zhangsan', roleId: 'default', revokedAt: null })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ tokenId: doc.token_id, contactKey: 'zhangsan', roleId: 'default', revokedAt: null }),
+    ]);
 
     expect((await cli(['mcp', 'revoke', doc.token_id!])).code).toBe(0);
     expect((await cli(['mcp', 'revoke', doc.token_id!])).code).toBe(1);

@@ -36,7 +36,17 @@ async function stdioBed(): Promise<Bed> {
   const file = join(dir, 'events.log');
   writeFileSync(file, '');
   return {
-    config: { name: 't', transport: 'stdio', command: process.execPath, args: [RUN_TS, STDIO_SERVER], env: { MCP_EVENTS: file }, headers: {}, roles: ['*'], tools: ['*'], timeout_sec: 30 },
+    config: {
+      name: 't',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [RUN_TS, STDIO_SERVER],
+      env: { MCP_EVENTS: file },
+      headers: {},
+      roles: ['*'],
+      tools: ['*'],
+      timeout_sec: 30,
+    },
     events: () => readFileSync(file, 'utf8').split('\n').filter(Boolean),
     close: async () => undefined,
   };
@@ -58,14 +68,23 @@ afterEach(async () => {
 
 async function sourceFor(bed: Bed, extra: Partial<McpServerConfig> = {}): Promise<McpSkillSource> {
   const source = createMcpSource([{ ...bed.config, ...extra }], { log });
-  cleanups.push(() => bed.close(), () => source.close());
+  cleanups.push(
+    () => bed.close(),
+    () => source.close(),
+  );
   await source.ready();
   return source;
 }
 
 function record(source: McpSkillSource, name: string): SkillRecord {
   const rec = source.records().find((r) => r.name === name);
-  if (!rec) throw new Error(`no record ${name}: ${source.records().map((r) => r.name).join(', ')}`);
+  if (!rec)
+    throw new Error(
+      `no record ${name}: ${source
+        .records()
+        .map((r) => r.name)
+        .join(', ')}`,
+    );
   return rec;
 }
 
@@ -73,8 +92,18 @@ function ctxFor(): RuntimeContext {
   return { workspace_dir: mkdtempSync(join(tmpdir(), 'sg-mcp-ws-')), abort_signal: null } as unknown as RuntimeContext;
 }
 
-function run(rec: SkillRecord, input: Record<string, unknown>, o: { wallSec?: number; abortSignal?: AbortSignal; onProgress?: (n: string) => void } = {}): Promise<RawOutcome> {
-  return executeSkill(rec, input, ctxFor(), { wallSec: o.wallSec ?? 30, subprocessTimeoutSec: 30, abortSignal: o.abortSignal, log, onProgress: o.onProgress });
+function run(
+  rec: SkillRecord,
+  input: Record<string, unknown>,
+  o: { wallSec?: number; abortSignal?: AbortSignal; onProgress?: (n: string) => void } = {},
+): Promise<RawOutcome> {
+  return executeSkill(rec, input, ctxFor(), {
+    wallSec: o.wallSec ?? 30,
+    subprocessTimeoutSec: 30,
+    abortSignal: o.abortSignal,
+    log,
+    onProgress: o.onProgress,
+  });
 }
 
 function value(o: RawOutcome): Record<string, unknown> {
@@ -98,7 +127,16 @@ describe.each([
 ] as const)('MCP client over %s', (_label, makeBed) => {
   it('lists the tools as skills <server>__<tool> with the server schema, and calls one', async () => {
     const source = await sourceFor(await makeBed());
-    expect(source.records().map((r) => r.name)).toEqual(['t__echo', 't__slow', 't__crash', 't__fail', 't__picture', 't__add_tool', 't__progress', 't__release']);
+    expect(source.records().map((r) => r.name)).toEqual([
+      't__echo',
+      't__slow',
+      't__crash',
+      't__fail',
+      't__picture',
+      't__add_tool',
+      't__progress',
+      't__release',
+    ]);
     const echo = record(source, 't__echo');
     expect(echo.execType).toBe('MCP');
     expect(echo.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
@@ -143,7 +181,11 @@ describe.each([
 
   it('isError becomes success:false with the server message', async () => {
     const source = await sourceFor(await makeBed());
-    expect(value(await run(record(source, 't__fail'), {}))).toEqual({ success: false, error: 'the table is locked', error_type: 'recoverable' });
+    expect(value(await run(record(source, 't__fail'), {}))).toEqual({
+      success: false,
+      error: 'the table is locked',
+      error_type: 'recoverable',
+    });
   });
 
   it('an image block becomes a declared image file in the workspace', async () => {
@@ -167,7 +209,12 @@ describe.each([
     const changes: string[][] = [];
     lifecycle.onChange((r) => void changes.push(r.added));
     expect(lifecycle.registry().get('t__extra')).toBeUndefined();
-    expect(lifecycle.registry().tools({ skills: lifecycle.skillsFor('default') }).map((t) => t.function.name)).toContain('t__echo');
+    expect(
+      lifecycle
+        .registry()
+        .tools({ skills: lifecycle.skillsFor('default') })
+        .map((t) => t.function.name),
+    ).toContain('t__echo');
     value(await run(record(source, 't__add_tool'), {}));
     await vi.waitFor(() => expect(lifecycle.registry().get('t__extra')).toBeDefined(), { timeout: 10_000 });
     await vi.waitFor(() => expect(changes).toContainEqual(['t__extra']), { timeout: 10_000 });
@@ -177,7 +224,12 @@ describe.each([
   it('a server that crashes mid-call fails the call clearly; later calls fail at once while it is down', async () => {
     const source = await sourceFor(await makeBed());
     const v = value(await run(record(source, 't__crash'), {}));
-    expect(v).toMatchObject({ success: false, error: 'MCP server "t" closed the connection during the call of "crash"', error_type: 'transient', details: { mcp_server: 't' } });
+    expect(v).toMatchObject({
+      success: false,
+      error: 'MCP server "t" closed the connection during the call of "crash"',
+      error_type: 'transient',
+      details: { mcp_server: 't' },
+    });
     expect(String(v.user_message)).toContain('MCP 服务「t」暂时不可用');
     await vi.waitFor(() => expect(source.status()[0]!.state).toBe('down'), { timeout: 10_000 });
     const again = value(await run(record(source, 't__echo'), { message: 'x' }));
@@ -192,7 +244,10 @@ describe('MCP client: a server that is down', () => {
   it('does not stop the others, fails at once during its backoff, and reconnects after it', async () => {
     const bed = await stdioBed();
     let now = 1_000_000;
-    const source = createMcpSource([{ ...bed.config, name: 'dead', command: join(tmpdir(), 'no-such-mcp-server') }, bed.config], { log, now: () => now });
+    const source = createMcpSource([{ ...bed.config, name: 'dead', command: join(tmpdir(), 'no-such-mcp-server') }, bed.config], {
+      log,
+      now: () => now,
+    });
     cleanups.push(() => source.close());
     await source.ready();
     expect(source.status().map((s) => s.state)).toEqual(['down', 'ready']);
@@ -224,10 +279,32 @@ describe('MCP progress and errors through the whole skill call', () => {
     const db = await openEmbeddedDb();
     cleanups.push(() => db.close());
     await migrate(db);
-    const services = { db, registry: lifecycle.registry(), settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined }, secretKey: randomBytes(32), log };
+    const services = {
+      db,
+      registry: lifecycle.registry(),
+      settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined },
+      secretKey: randomBytes(32),
+      log,
+    };
     const notes: string[] = [];
-    const defaults = { role_id: 'default', org_id: 'demo', session_id: 'mcp-progress', channel: 'web', chat_mode: true, allow_sql: false, team_role: 'member', is_admin: false };
-    const call = runSkill(services, { skill: 't__progress', input: {}, defaults, line: 'chat', lang: 'en', onProgress: (n) => notes.push(n) });
+    const defaults = {
+      role_id: 'default',
+      org_id: 'demo',
+      session_id: 'mcp-progress',
+      channel: 'web',
+      chat_mode: true,
+      allow_sql: false,
+      team_role: 'member',
+      is_admin: false,
+    };
+    const call = runSkill(services, {
+      skill: 't__progress',
+      input: {},
+      defaults,
+      line: 'chat',
+      lang: 'en',
+      onProgress: (n) => notes.push(n),
+    });
     await vi.waitFor(() => expect(notes).toEqual(['t__progress: half way (50%)']), { timeout: 15_000 });
     await runSkill(services, { skill: 't__release', input: {}, defaults, line: 'chat' });
     expect(await call).toMatchObject({ success: true, result: 'progress done' });

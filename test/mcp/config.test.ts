@@ -21,8 +21,28 @@ mcp_servers:
       { K: 'k1', TOK: 'secret-token' },
     );
     expect(c.mcp_servers).toEqual([
-      { name: 'everything', transport: 'stdio', command: 'npx', args: ['-y', 'pkg'], env: { API_KEY: 'k1' }, headers: {}, roles: ['*'], tools: ['*'], timeout_sec: 60 },
-      { name: 'tickets', transport: 'http', url: 'https://t.example/mcp', args: [], env: {}, headers: { Authorization: 'Bearer secret-token' }, roles: ['ops'], tools: ['create'], timeout_sec: 5 },
+      {
+        name: 'everything',
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', 'pkg'],
+        env: { API_KEY: 'k1' },
+        headers: {},
+        roles: ['*'],
+        tools: ['*'],
+        timeout_sec: 60,
+      },
+      {
+        name: 'tickets',
+        transport: 'http',
+        url: 'https://t.example/mcp',
+        args: [],
+        env: {},
+        headers: { Authorization: 'Bearer secret-token' },
+        roles: ['ops'],
+        tools: ['create'],
+        timeout_sec: 5,
+      },
     ]);
     expect(parseConfigFile('', D).mcp_servers).toBeUndefined();
   });

@@ -37,7 +37,10 @@ export async function startHttpToolServer(): Promise<HttpToolServer> {
       let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
       const parsed = req.method === 'POST' ? await body(req) : undefined;
       if (!transport) {
-        const t = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, t) });
+        const t = new StreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (id) => void sessions.set(id, t),
+        });
         await buildToolServer({ events: (l) => void events.push(l), onCrash: crash }).connect(t);
         transport = t;
       }

@@ -47,7 +47,12 @@ for (const engine of ENGINES) {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'sg-mcp-srv-'));
       writeFileSync(join(dir, 'skillgate.config.yaml'), CONFIG);
-      const env: Record<string, string> = { SKILLGATE_DATA_DIR: join(dir, 'data'), PORT: '0', SKILLGATE_CONFIG: join(dir, 'skillgate.config.yaml'), SKILLGATE_SKILL_DIRS: TURN_FIXTURES };
+      const env: Record<string, string> = {
+        SKILLGATE_DATA_DIR: join(dir, 'data'),
+        PORT: '0',
+        SKILLGATE_CONFIG: join(dir, 'skillgate.config.yaml'),
+        SKILLGATE_SKILL_DIRS: TURN_FIXTURES,
+      };
       if (engine === 'server') Object.assign(env, { DATABASE_URL: await serverDatabaseUrl('_mcpsrv', true), SKILLGATE_SECRET_KEY: KEY });
       delete process.env.SKILLGATE_PUBLIC_URL;
       gateway = await startGateway(loadSettings(env, dir), createLogger({ level: 'silent' }), {});
@@ -109,7 +114,10 @@ for (const engine of ENGINES) {
         const stop = new AbortController();
         const call = client.callTool({ name: 'slow_stop', arguments: {} }, undefined, { signal: stop.signal });
         const session = () => getSession(gateway.db, mcpSessionId('demo', 'default', 'zhangsan'));
-        await vi.waitFor(async () => expect(existsSync(join((await session())!.workspaceDir, 'started.txt'))).toBe(true), { timeout: 20_000, interval: 100 });
+        await vi.waitFor(async () => expect(existsSync(join((await session())!.workspaceDir, 'started.txt'))).toBe(true), {
+          timeout: 20_000,
+          interval: 100,
+        });
         stop.abort('user pressed stop');
         await expect(call).rejects.toThrow();
         const ws = (await session())!.workspaceDir;
@@ -138,11 +146,20 @@ for (const engine of ENGINES) {
 
     it('a revoked token, an unknown token and no token get 401', async () => {
       const { token, tokenId } = await issueMcpToken(gateway.db, { orgId: 'demo', roleId: 'default', contactKey: 'zhangsan' });
-      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+      const init = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      };
       const post = (auth?: string) =>
         fetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(auth ? { authorization: auth } : {}) },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(auth ? { authorization: auth } : {}),
+          },
           body: JSON.stringify(init),
         });
       expect((await post(`Bearer ${token}`)).status).toBe(200);
@@ -157,10 +174,21 @@ for (const engine of ENGINES) {
 
     it('a request from a foreign Origin is refused (DNS rebinding), loopback origins pass', async () => {
       const { token } = await issueMcpToken(gateway.db, { orgId: 'demo', roleId: 'default', contactKey: 'zhangsan' });
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      });
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+      };
       expect((await fetch(url, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body })).status).toBe(403);
-      expect((await fetch(url, { method: 'POST', headers: { ...headers, origin: `http://localhost:${gateway.port}` }, body })).status).toBe(200);
+      expect((await fetch(url, { method: 'POST', headers: { ...headers, origin: `http://localhost:${gateway.port}` }, body })).status).toBe(
+        200,
+      );
     });
   });
 }

@@ -26,12 +26,20 @@ function appricePython(): string {
   for (const py of candidates) {
     if (spawnSync(py, ['-c', 'import apprise'], { stdio: 'ignore' }).status === 0) return py;
   }
-  throw new Error(`no python3 here can import apprise (tried ${candidates.join(', ')}): install Debian's apprise package (apt-get install -y apprise)`);
+  throw new Error(
+    `no python3 here can import apprise (tried ${candidates.join(', ')}): install Debian's apprise package (apt-get install -y apprise)`,
+  );
 }
 
 interface Received {
   path: string;
-  body: { version?: string; title?: string; message?: string; type?: string; attachments?: { filename: string; base64: string; mimetype: string }[] };
+  body: {
+    version?: string;
+    title?: string;
+    message?: string;
+    type?: string;
+    attachments?: { filename: string; base64: string; mimetype: string }[];
+  };
 }
 
 describeEachEngine('issue 9 notify through the real Apprise library', (db) => {
@@ -78,13 +86,18 @@ describeEachEngine('issue 9 notify through the real Apprise library', (db) => {
   it('R-MSG-01 R-MSG-03 alias → Apprise API → apprise json:// → the loopback receiver gets title, body and the attachment', async () => {
     received.length = 0;
     writeFileSync(join(env.workspace, 'report.txt'), '维修报告：3号机已修复');
-    const r = await runNotify({ message: '3号机维修完成，费用 1200 元', title: '维修完成', target: 'ops', type: 'success', attach: 'report.txt' }, env.ctx());
+    const r = await runNotify(
+      { message: '3号机维修完成，费用 1200 元', title: '维修完成', target: 'ops', type: 'success', attach: 'report.txt' },
+      env.ctx(),
+    );
     expect(r).toMatchObject({ sent: true, ok: true, status: 'sent' });
     expect(received).toHaveLength(1);
     expect(received[0]!.path).toBe('/ops-hook');
     expect(received[0]!.body).toMatchObject({ title: '维修完成', message: '3号机维修完成，费用 1200 元', type: 'success' });
     const att = received[0]!.body.attachments ?? [];
-    expect(att.map((a) => [a.filename, Buffer.from(a.base64, 'base64').toString('utf8')])).toEqual([['report.txt', '维修报告：3号机已修复']]);
+    expect(att.map((a) => [a.filename, Buffer.from(a.base64, 'base64').toString('utf8')])).toEqual([
+      ['report.txt', '维修报告：3号机已修复'],
+    ]);
   });
 
   it('R-MSG-04 a target apprise cannot reach gives sent:false with the server reason', async () => {

@@ -40,7 +40,12 @@ describeEachEngine('issue 9 notify', (db) => {
     expect(apprise.calls).toHaveLength(1);
     expect(apprise.calls[0]).toMatchObject({
       path: '/notify/',
-      fields: { urls: 'json://ops.example/hook mailto://bot:pw@mail.example', title: '维修完成', body: '3号机维修完成，费用 1200 元', type: 'info' },
+      fields: {
+        urls: 'json://ops.example/hook mailto://bot:pw@mail.example',
+        title: '维修完成',
+        body: '3号机维修完成，费用 1200 元',
+        type: 'info',
+      },
     });
     const row = await env.outbox.get(String(r.outbox_id));
     expect(row?.status).toBe('sent');
@@ -69,7 +74,10 @@ describeEachEngine('issue 9 notify', (db) => {
     mkdirSync(join(env.workspace, 'out'), { recursive: true });
     writeFileSync(join(env.workspace, 'out', '报告.pdf'), Buffer.from('%PDF-1.4 fake'));
     writeFileSync(join(env.workspace, 'photo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-    const r = await runNotify({ message: '见附件', target: 'ops', attach: [join(env.workspace, 'out', '报告.pdf'), 'photo.png'] }, env.ctx());
+    const r = await runNotify(
+      { message: '见附件', target: 'ops', attach: [join(env.workspace, 'out', '报告.pdf'), 'photo.png'] },
+      env.ctx(),
+    );
     expect(r).toMatchObject({ sent: true, attachments: 2 });
     const call = apprise.calls[0]!;
     expect(call.contentType).toMatch(/^multipart\/form-data; boundary=/);
@@ -124,12 +132,17 @@ describeEachEngine('issue 9 notify', (db) => {
     expect(String(unknown.error)).toContain('ops');
     expect(await runNotify({ message: 'x' }, env.ctx())).toMatchObject({ sent: false, need_param: 'target' });
     expect(await runNotify({ message: 'x', target: 'ops' }, {})).toMatchObject({ sent: false, error_type: 'config' });
-    const noApprise = await runNotify({ message: 'x', target: 'ops' }, env.ctx({ messaging: { ...env.messaging, adapterFor: () => undefined } }));
+    const noApprise = await runNotify(
+      { message: 'x', target: 'ops' },
+      env.ctx({ messaging: { ...env.messaging, adapterFor: () => undefined } }),
+    );
     expect(String(noApprise.error)).toContain('APPRISE_API_URL');
 
     const down = createNotifyAdapter({ baseUrl: 'http://127.0.0.1:9' });
     const res = await down.send({ channel: 'notify', account: 'default', chat_id: 'x' }, {
-      kind: 'notice', text: 'x', format: 'plain',
+      kind: 'notice',
+      text: 'x',
+      format: 'plain',
       apprise: { urls: ['json://x'], body: 'x' },
     } as never);
     expect(res).toMatchObject({ ok: false, retryable: true, code: 'network' });

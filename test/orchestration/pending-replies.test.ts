@@ -11,7 +11,13 @@ import { describeEachEngine } from '../helpers/db.ts';
 import { makeTurnHarness, type TurnHarness } from '../turn/helpers.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { seedDemoDirectory } from '../../src/identity/index.ts';
-import { PendingRepliesRouter, resolvePendingReply, registerPendingReply, pickPendingReply, namesRef } from '../../src/orchestration/pending-replies.ts';
+import {
+  PendingRepliesRouter,
+  resolvePendingReply,
+  registerPendingReply,
+  pickPendingReply,
+  namesRef,
+} from '../../src/orchestration/pending-replies.ts';
 import { messagingEnv, type MessagingEnv } from './helpers.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/orchestration/', import.meta.url));
@@ -46,12 +52,22 @@ describeEachEngine('issue 9 pending replies', (db) => {
     runSkill(h.services, {
       skill: 'open_ticket',
       input: { ticket, worker: WORKER, ...extra },
-      defaults: { role_id: 'default', org_id: 'demo', session_id: 'sess-reporter', channel: 'web', chat_mode: true, allow_sql: true, team_role: 'member', is_admin: false },
+      defaults: {
+        role_id: 'default',
+        org_id: 'demo',
+        session_id: 'sess-reporter',
+        channel: 'web',
+        chat_mode: true,
+        allow_sql: true,
+        team_role: 'member',
+        is_admin: false,
+      },
       line: 'cli',
     });
   const fromWorker = (text: string) => h.turn(h.message(text, { actor: { id: 'demo_worker', display_name: '维修工' } }));
   const openRows = async () =>
-    (await db().query<{ ref: string; resolution: string | null }>('SELECT ref, resolution FROM skillgate.pending_replies ORDER BY id')).rows;
+    (await db().query<{ ref: string; resolution: string | null }>('SELECT ref, resolution FROM skillgate.pending_replies ORDER BY id'))
+      .rows;
 
   it('R-MSG-09 A-24 two open tickets for one worker: the reply naming the second ticket reaches the second, the next reply the first', async () => {
     const t1 = await openTicket('T-1001');
@@ -97,7 +113,7 @@ describeEachEngine('issue 9 pending replies', (db) => {
     expect(await openRows()).toEqual([{ ref: 'T-3001', resolution: 'cancelled' }]);
   });
 
-  it('another person\'s message never consumes the worker\'s record', async () => {
+  it("another person's message never consumes the worker's record", async () => {
     await openTicket('T-4001');
     const out = JSON.stringify(await h.turn(h.message('T-4001 好了', { actor: { id: 'demo_reporter', display_name: '报修人' } })));
     expect(out).not.toContain('收到回复');
@@ -105,7 +121,12 @@ describeEachEngine('issue 9 pending replies', (db) => {
   });
 
   it('consumed once: two events racing for one record — exactly one wins; a redelivery of the winner may take it again', async () => {
-    const reg = await registerPendingReply(db(), { to: WORKER, skill: 'ticket_reply', state: { ticket: 'T-5001' }, ref: 'T-5001' }, { org_id: 'demo', role_id: 'default', session_id: 's', skill: 'x' }, { now: clock });
+    const reg = await registerPendingReply(
+      db(),
+      { to: WORKER, skill: 'ticket_reply', state: { ticket: 'T-5001' }, ref: 'T-5001' },
+      { org_id: 'demo', role_id: 'default', session_id: 's', skill: 'x' },
+      { now: clock },
+    );
     expect(reg.ok).toBe(true);
     const id = reg.ok ? reg.id : '';
     const wins = await Promise.all(['ev-a', 'ev-b', 'ev-c', 'ev-d'].map((ev) => resolvePendingReply(db(), id, 'consumed', ev, now)));
@@ -119,8 +140,13 @@ describeEachEngine('issue 9 pending replies', (db) => {
     const origin = { org_id: 'demo', role_id: 'default', session_id: 's', skill: 'x' };
     const skillExists = (n: string) => n === 'ticket_reply';
     expect(await registerPendingReply(db(), { to: 'nobody', skill: 'ticket_reply' }, origin, { skillExists })).toMatchObject({ ok: false });
-    expect(await registerPendingReply(db(), { to: WORKER, skill: 'nope' }, origin, { skillExists })).toMatchObject({ ok: false, error: '没有名为「nope」的技能' });
-    expect(await registerPendingReply(db(), { to: WORKER, skill: 'ticket_reply', expires_in_s: 0 }, origin, { skillExists })).toMatchObject({ ok: false });
+    expect(await registerPendingReply(db(), { to: WORKER, skill: 'nope' }, origin, { skillExists })).toMatchObject({
+      ok: false,
+      error: '没有名为「nope」的技能',
+    });
+    expect(await registerPendingReply(db(), { to: WORKER, skill: 'ticket_reply', expires_in_s: 0 }, origin, { skillExists })).toMatchObject(
+      { ok: false },
+    );
     expect(await openRows()).toEqual([]);
   });
 

@@ -92,7 +92,10 @@ describeEachEngine('issue 9 send_message', (db) => {
 
   it('R-MSG-03 attachments become media of the last part; a long text is split to the channel limit', async () => {
     writeFileSync(join(env.workspace, 'photo.jpg'), Buffer.from([0xff, 0xd8, 0xff]));
-    const r = await runSendMessage({ to: 'telegram:42', message: '第一段很长的说明文字。第二段也很长的说明文字。', format: 'text', attach: ['photo.jpg'] }, env.ctx());
+    const r = await runSendMessage(
+      { to: 'telegram:42', message: '第一段很长的说明文字。第二段也很长的说明文字。', format: 'text', attach: ['photo.jpg'] },
+      env.ctx(),
+    );
     expect(r).toMatchObject({ ok: true, sent: 1 });
     expect(tg.sent.length).toBeGreaterThan(1);
     expect(tg.sent.map((s) => s.message.text).join('')).toBe('第一段很长的说明文字。第二段也很长的说明文字。');
@@ -119,24 +122,34 @@ describeEachEngine('issue 9 send_message', (db) => {
     expect((r.results as { error: string }[])[0]!.error).toBe('notify 渠道请用 notify 技能');
   });
 
-  it('R-MSG-02 a web contact key not in the directory of the role\'s org fails as an unknown recipient; nothing is queued for it', async () => {
+  it("R-MSG-02 a web contact key not in the directory of the role's org fails as an unknown recipient; nothing is queued for it", async () => {
     const r = await runSendMessage({ to: 'web:nobody_here', message: 'hi' }, env.ctx());
     expect(r).toMatchObject({ ok: false, sent: 0, queued: 0, failed: 1, total: 1 });
     expect(r.results).toEqual([{ to: 'web:nobody_here', status: 'failed', error: '未知收件人：通讯录里没有 web 联系人 nobody_here' }]);
     expect(String(r.user_message)).toBe('共 1 位收件人：已送达 0，排队中 0，失败 1。');
     // Another role's directory (pseudo org r_<role> for an empty org) does not hold demo_worker.
-    const other = await runSendMessage({ to: ['web:demo_worker', 'web:nobody_here'], message: 'hi', lang: 'en' }, env.ctx({ org_id: '', role_id: 'ops' }));
+    const other = await runSendMessage(
+      { to: ['web:demo_worker', 'web:nobody_here'], message: 'hi', lang: 'en' },
+      env.ctx({ org_id: '', role_id: 'ops' }),
+    );
     expect((other.results as { error: string }[]).map((x) => x.error)).toEqual([
       'unknown recipient: no web contact demo_worker in the directory',
       'unknown recipient: no web contact nobody_here in the directory',
     ]);
     expect(web.sent).toEqual([]);
-    const { rows } = await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM skillgate.outbox_messages WHERE idempotency_key LIKE '%:nobody_here:%'`);
+    const { rows } = await db().query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM skillgate.outbox_messages WHERE idempotency_key LIKE '%:nobody_here:%'`,
+    );
     expect(rows[0]!.n).toBe(0);
   });
 
   it('recipient addresses', () => {
-    expect(parseRecipient('telegram@ops_bot:-100123')).toEqual({ to: 'telegram@ops_bot:-100123', channel: 'telegram', account: 'ops_bot', id: '-100123' });
+    expect(parseRecipient('telegram@ops_bot:-100123')).toEqual({
+      to: 'telegram@ops_bot:-100123',
+      channel: 'telegram',
+      account: 'ops_bot',
+      id: '-100123',
+    });
     expect(parseRecipient('discord:998877')).toMatchObject({ channel: 'discord', account: null, id: '998877' });
     expect(parseRecipient('feishu:')).toBeNull();
     expect(recipientList('web:a, web:b，web:a')).toEqual(['web:a', 'web:b']);

@@ -87,8 +87,13 @@ export class FakeTelegram {
       req.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { chat_id: string; text: string };
         let reply: FakeReply;
-        if (!/^\/bot[^/]+\/sendMessage$/.test(req.url ?? '')) reply = { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
-        else reply = this.scripts.get(body.text)?.shift() ?? { status: 200, body: { ok: true, result: { message_id: this.nextId++, chat: { id: body.chat_id } } } };
+        if (!/^\/bot[^/]+\/sendMessage$/.test(req.url ?? ''))
+          reply = { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
+        else
+          reply = this.scripts.get(body.text)?.shift() ?? {
+            status: 200,
+            body: { ok: true, result: { message_id: this.nextId++, chat: { id: body.chat_id } } },
+          };
         this.requests.push({ chat_id: String(body.chat_id), text: body.text, status: reply.status });
         res.writeHead(reply.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(reply.body));

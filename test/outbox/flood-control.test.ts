@@ -31,7 +31,10 @@ describeEachEngine('outbox flood control', (db) => {
         return [String(j.chat_id), String(j.text)];
       });
   const adapter = () =>
-    new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl }, { db: db(), log: silent });
+    new TelegramAdapter(
+      { account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl },
+      { db: db(), log: silent },
+    );
   const drain = async (o: { deliverDue(): Promise<number> }): Promise<void> => {
     while ((await o.deliverDue()) > 0) {
       /* everything due now */
@@ -43,8 +46,18 @@ describeEachEngine('outbox flood control', (db) => {
     const { log } = captureLog();
     const a = adapter();
     const outbox = createOutbox(db(), { log, clock, adapterFor: () => a });
-    await outbox.enqueue(db(), [1, 2, 3, 4, 5].map((i) => msg('100', `busy ${i}`)));
-    await outbox.enqueue(db(), [msg('200', 'other'), msg('300', 'third'), msg('-400', 'group 1', 'group'), msg('-400', 'group 2', 'group'), msg('-400', 'group 3', 'group'), msg('-400', 'group 4', 'group')]);
+    await outbox.enqueue(
+      db(),
+      [1, 2, 3, 4, 5].map((i) => msg('100', `busy ${i}`)),
+    );
+    await outbox.enqueue(db(), [
+      msg('200', 'other'),
+      msg('300', 'third'),
+      msg('-400', 'group 1', 'group'),
+      msg('-400', 'group 2', 'group'),
+      msg('-400', 'group 3', 'group'),
+      msg('-400', 'group 4', 'group'),
+    ]);
     await drain(outbox);
     const first = sent();
     expect(first.filter(([c]) => c === '100').map(([, t]) => t)).toEqual(['busy 1', 'busy 2', 'busy 3']); // the burst
@@ -59,12 +72,19 @@ describeEachEngine('outbox flood control', (db) => {
     expect(sent().slice(first.length)).toEqual([['100', 'busy 4']]);
     clock.advance(1000);
     await drain(outbox);
-    expect(sent().slice(first.length)).toEqual([['100', 'busy 4'], ['100', 'busy 5']]);
+    expect(sent().slice(first.length)).toEqual([
+      ['100', 'busy 4'],
+      ['100', 'busy 5'],
+    ]);
     // the group: one more every 3 s
     expect(sent().filter(([c]) => c === '-400')).toHaveLength(3);
     clock.advance(1000);
     await drain(outbox);
-    expect(sent().filter(([c]) => c === '-400').map(([, t]) => t)).toEqual(['group 1', 'group 2', 'group 3', 'group 4']);
+    expect(
+      sent()
+        .filter(([c]) => c === '-400')
+        .map(([, t]) => t),
+    ).toEqual(['group 1', 'group 2', 'group 3', 'group 4']);
   });
 
   it('answers to the person in a private chat are not held by its pace but move it; a message of the bot itself then waits; group answers stay paced', async () => {
@@ -72,12 +92,25 @@ describeEachEngine('outbox flood control', (db) => {
     const { log } = captureLog();
     const a = adapter();
     const outbox = createOutbox(db(), { log, clock, adapterFor: () => a });
-    const answer = (chat: string, text: string, event: string, chat_type: ChatType = 'direct'): OutboxItem => ({ ...msg(chat, text, chat_type), origin: { inbox_event_id: event } });
-    await outbox.enqueue(db(), [1, 2, 3, 4, 5].map((i) => answer('500', `answer ${i}`, `e${i}`)));
+    const answer = (chat: string, text: string, event: string, chat_type: ChatType = 'direct'): OutboxItem => ({
+      ...msg(chat, text, chat_type),
+      origin: { inbox_event_id: event },
+    });
+    await outbox.enqueue(
+      db(),
+      [1, 2, 3, 4, 5].map((i) => answer('500', `answer ${i}`, `e${i}`)),
+    );
     await outbox.enqueue(db(), [msg('500', 'own 1')]);
-    await outbox.enqueue(db(), [1, 2, 3, 4].map((i) => answer('-600', `group answer ${i}`, `g${i}`, 'group')));
+    await outbox.enqueue(
+      db(),
+      [1, 2, 3, 4].map((i) => answer('-600', `group answer ${i}`, `g${i}`, 'group')),
+    );
     await drain(outbox);
-    expect(sent().filter(([c]) => c === '500').map(([, t]) => t)).toEqual(['answer 1', 'answer 2', 'answer 3', 'answer 4', 'answer 5']);
+    expect(
+      sent()
+        .filter(([c]) => c === '500')
+        .map(([, t]) => t),
+    ).toEqual(['answer 1', 'answer 2', 'answer 3', 'answer 4', 'answer 5']);
     expect(sent().filter(([c]) => c === '-600')).toHaveLength(3); // the group's burst
     // Five answers moved the schedule 5 s ahead (burst 3: the next one 3 s from now).
     clock.advance(2999);
@@ -85,7 +118,12 @@ describeEachEngine('outbox flood control', (db) => {
     expect(sent().filter(([c]) => c === '500')).toHaveLength(5);
     clock.advance(1);
     await drain(outbox);
-    expect(sent().filter(([c]) => c === '500').map(([, t]) => t).slice(5)).toEqual(['own 1']);
+    expect(
+      sent()
+        .filter(([c]) => c === '500')
+        .map(([, t]) => t)
+        .slice(5),
+    ).toEqual(['own 1']);
   });
 
   it("a chat's pace is shared by every replica: a second outbox does not send what the first one's pace holds back", async () => {
@@ -94,7 +132,10 @@ describeEachEngine('outbox flood control', (db) => {
     const a = adapter();
     const one = createOutbox(db(), { log, clock, instanceId: 'replica-1', adapterFor: () => a });
     const two = createOutbox(db(), { log, clock, instanceId: 'replica-2', adapterFor: () => a });
-    await one.enqueue(db(), [1, 2, 3, 4].map((i) => msg('500', `m${i}`)));
+    await one.enqueue(
+      db(),
+      [1, 2, 3, 4].map((i) => msg('500', `m${i}`)),
+    );
     await drain(one);
     expect(sent().map(([, t]) => t)).toEqual(['m1', 'm2', 'm3']);
     await drain(two); // a fresh process: its own pacers, the same database
@@ -110,7 +151,15 @@ describeEachEngine('outbox flood control', (db) => {
     const a = adapter();
     const one = createOutbox(db(), { log, clock, instanceId: 'replica-1', adapterFor: () => a, random: () => 0 });
     const two = createOutbox(db(), { log, clock, instanceId: 'replica-2', adapterFor: () => a, random: () => 0 });
-    platform().script('POST', /\/sendMessage$/, { status: 429, json: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 5', parameters: { retry_after: 5 } } }, 1);
+    platform().script(
+      'POST',
+      /\/sendMessage$/,
+      {
+        status: 429,
+        json: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 5', parameters: { retry_after: 5 } },
+      },
+      1,
+    );
     await one.enqueue(db(), [msg('600', 'limited')]);
     await drain(one);
     expect(sent()).toEqual([['600', 'limited']]); // refused once, not retried inside grammY
@@ -124,9 +173,19 @@ describeEachEngine('outbox flood control', (db) => {
     clock.advance(1);
     await drain(two);
     await drain(one);
-    expect(sent().slice(1).map(([c]) => c).sort()).toEqual(['600', '700']);
-    const rows = await db().query<{ status: string; attempts: number }>('SELECT status, attempts FROM skillgate.outbox_messages ORDER BY id');
-    expect(rows.rows).toEqual([{ status: 'sent', attempts: 2 }, { status: 'sent', attempts: 1 }]);
+    expect(
+      sent()
+        .slice(1)
+        .map(([c]) => c)
+        .sort(),
+    ).toEqual(['600', '700']);
+    const rows = await db().query<{ status: string; attempts: number }>(
+      'SELECT status, attempts FROM skillgate.outbox_messages ORDER BY id',
+    );
+    expect(rows.rows).toEqual([
+      { status: 'sent', attempts: 2 },
+      { status: 'sent', attempts: 1 },
+    ]);
   });
 
   it('typing and other non-message calls never take from the chat budget', async () => {
@@ -138,7 +197,10 @@ describeEachEngine('outbox flood control', (db) => {
     for (let i = 0; i < 20; i++) await a.typing(target);
     expect(platform().calls(/\/sendChatAction$/)).toHaveLength(20);
     expect((await db().query('SELECT 1 FROM skillgate.delivery_pace')).rows).toEqual([]);
-    await outbox.enqueue(db(), [1, 2, 3].map((i) => msg('800', `after typing ${i}`)));
+    await outbox.enqueue(
+      db(),
+      [1, 2, 3].map((i) => msg('800', `after typing ${i}`)),
+    );
     await drain(outbox);
     expect(sent().map(([, t]) => t)).toEqual(['after typing 1', 'after typing 2', 'after typing 3']); // the full burst
   });
@@ -149,7 +211,11 @@ describeEachEngine('outbox flood control', (db) => {
     const { log } = captureLog();
     let release: () => void = () => undefined;
     const held = new Promise<void>((r) => (release = r));
-    const slow = telegramLikeAdapter(() => bot.url, { now: () => Date.now() }, { beforeSend: (m) => (m.text === 'slow' ? held : Promise.resolve()) });
+    const slow = telegramLikeAdapter(
+      () => bot.url,
+      { now: () => Date.now() },
+      { beforeSend: (m) => (m.text === 'slow' ? held : Promise.resolve()) },
+    );
     const outbox = createOutbox(db(), { log, adapterFor: () => slow, pollMs: 50 });
     outbox.start();
     try {

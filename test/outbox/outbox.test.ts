@@ -11,7 +11,12 @@ import type { OutboundTarget } from '../../src/channel/types.ts';
 import { captureLog, latch, until } from '../inbox/helpers.ts';
 import { CHAT_NOT_FOUND, FakeClock, FakeTelegram, INTERNAL, TOO_MANY, telegramLikeAdapter } from './fakes.ts';
 
-const target = (chat: string, channel = 'telegram'): OutboundTarget => ({ channel, account: 'default', chat_id: chat, chat_type: 'direct' });
+const target = (chat: string, channel = 'telegram'): OutboundTarget => ({
+  channel,
+  account: 'default',
+  chat_id: chat,
+  chat_type: 'direct',
+});
 const item = (chat: string, text: string, extra: Partial<OutboxItem> = {}): OutboxItem => ({
   target: target(chat),
   message: { kind: 'reply', text, format: 'plain', final: true },
@@ -91,7 +96,10 @@ describeEachEngine('issue 5 outbox', (db, engine) => {
       onStatus: (channel, status, info) => statuses.push([channel, status, info.error]),
     });
     platform.script('secret plan 42', [CHAT_NOT_FOUND]);
-    const [bad, next] = await outbox.enqueue(db(), [item('gone', 'secret plan 42', { origin: { inbox_event_id: '9' } }), item('gone', 'after')]);
+    const [bad, next] = await outbox.enqueue(db(), [
+      item('gone', 'secret plan 42', { origin: { inbox_event_id: '9' } }),
+      item('gone', 'after'),
+    ]);
     await outbox.deliverDue();
     expect(await outbox.get(bad!)).toMatchObject({
       status: 'failed',
@@ -138,7 +146,12 @@ describeEachEngine('issue 5 outbox', (db, engine) => {
       clock.advance(10_000);
     }
     expect(await outbox.get(off!)).toMatchObject({ status: 'failed', error_code: 'no_adapter', attempts: 1 });
-    expect(await outbox.get(thrown!)).toMatchObject({ status: 'failed', error_code: 'adapter_threw', attempts: 3, last_error: 'Error: socket hang up' });
+    expect(await outbox.get(thrown!)).toMatchObject({
+      status: 'failed',
+      error_code: 'adapter_threw',
+      attempts: 3,
+      last_error: 'Error: socket hang up',
+    });
     expect(calls).toBe(3);
   });
 
@@ -156,7 +169,9 @@ describeEachEngine('issue 5 outbox', (db, engine) => {
         throw new Error('turn failed');
       }),
     ).rejects.toThrow('turn failed');
-    const { rows } = await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM skillgate.outbox_messages WHERE idempotency_key = 'k-rb'`);
+    const { rows } = await db().query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM skillgate.outbox_messages WHERE idempotency_key = 'k-rb'`,
+    );
     expect(rows[0]!.n).toBe(0);
     expect(await outbox.backlog()).toBe(3);
     expect(await outbox.get('999999999')).toBeUndefined();
@@ -167,8 +182,17 @@ describeEachEngine('issue 5 outbox', (db, engine) => {
     const clock = new FakeClock(Date.parse('2030-01-01T00:00:00Z'));
     const { log } = captureLog();
     const adapter = telegramLikeAdapter(() => platform.url, clock);
-    const outbox = createOutbox(db(), { log, clock, batchSize: 4, adapterFor: () => adapter, rateLimits: { telegram: { perSecond: 5, burst: 1 } } });
-    await outbox.enqueue(db(), Array.from({ length: 12 }, (_, i) => item(`rl${i}`, `m${i}`)));
+    const outbox = createOutbox(db(), {
+      log,
+      clock,
+      batchSize: 4,
+      adapterFor: () => adapter,
+      rateLimits: { telegram: { perSecond: 5, burst: 1 } },
+    });
+    await outbox.enqueue(
+      db(),
+      Array.from({ length: 12 }, (_, i) => item(`rl${i}`, `m${i}`)),
+    );
     const t0 = clock.now();
     while ((await outbox.deliverDue()) > 0) {
       /* passes advance the fake clock through the limiter's waits */

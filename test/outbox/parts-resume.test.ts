@@ -24,19 +24,39 @@ function longReply(): string {
 describeEachEngine('issue 5 outbox: multi-part resume', (db) => {
   const platform = useFakeTelegram(db, 'TRUNCATE skillgate.outbox_messages, skillgate.delivery_pace');
 
-  const sentTexts = (): string[] => platform().calls(/\/sendMessage$/).map((r) => String((r.json as { text?: string }).text ?? ''));
+  const sentTexts = (): string[] =>
+    platform()
+      .calls(/\/sendMessage$/)
+      .map((r) => String((r.json as { text?: string }).text ?? ''));
 
   it('the 2nd part answers 429 retry_after: the retry waits, then sends parts 2… only; each part arrives once, in order', async () => {
     const clock = new FakeClock();
     const { log } = captureLog();
-    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
+    const adapter = new TelegramAdapter(
+      { account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 },
+      { db: db(), log: silent },
+    );
     const outbox = createOutbox(db(), { log, clock, adapterFor: () => adapter, random: () => 0.5 });
     const text = longReply();
     let n = 0;
-    platform().script('POST', /\/sendMessage$/, () =>
-      n++ === 1 ? { status: 429, json: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } } } : { pass: true },
-    2);
-    const [id] = await outbox.enqueue(db(), [{ target: { channel: 'telegram', account: 'default', chat_id: '4242', chat_type: 'direct' }, message: { kind: 'reply', text, format: 'plain', final: true } }]);
+    platform().script(
+      'POST',
+      /\/sendMessage$/,
+      () =>
+        n++ === 1
+          ? {
+              status: 429,
+              json: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } },
+            }
+          : { pass: true },
+      2,
+    );
+    const [id] = await outbox.enqueue(db(), [
+      {
+        target: { channel: 'telegram', account: 'default', chat_id: '4242', chat_type: 'direct' },
+        message: { kind: 'reply', text, format: 'plain', final: true },
+      },
+    ]);
 
     const t0 = clock.now();
     await outbox.deliverDue();
@@ -66,11 +86,27 @@ describeEachEngine('issue 5 outbox: multi-part resume', (db) => {
   it('a permanent failure mid-way keeps the progress on the failed row (a console retry resumes there)', async () => {
     const clock = new FakeClock();
     const { log } = captureLog();
-    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
+    const adapter = new TelegramAdapter(
+      { account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 },
+      { db: db(), log: silent },
+    );
     const outbox = createOutbox(db(), { log, clock, adapterFor: () => adapter });
     let n = 0;
-    platform().script('POST', /\/sendMessage$/, () => (n++ < 2 ? { pass: true } : { status: 403, json: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } }), 3);
-    const [id] = await outbox.enqueue(db(), [{ target: { channel: 'telegram', account: 'default', chat_id: '4243', chat_type: 'direct' }, message: { kind: 'reply', text: longReply(), format: 'plain', final: true } }]);
+    platform().script(
+      'POST',
+      /\/sendMessage$/,
+      () =>
+        n++ < 2
+          ? { pass: true }
+          : { status: 403, json: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } },
+      3,
+    );
+    const [id] = await outbox.enqueue(db(), [
+      {
+        target: { channel: 'telegram', account: 'default', chat_id: '4243', chat_type: 'direct' },
+        message: { kind: 'reply', text: longReply(), format: 'plain', final: true },
+      },
+    ]);
     await outbox.deliverDue();
     expect(await outbox.get(id!)).toMatchObject({ status: 'failed', parts_done: 2, error_code: '403' });
   });

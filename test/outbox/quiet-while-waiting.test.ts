@@ -13,8 +13,14 @@ import { captureLog } from '../inbox/helpers.ts';
 import { FakeClock, FakeTelegram, telegramLikeAdapter } from './fakes.ts';
 
 const target = (chat: string): OutboundTarget => ({ channel: 'telegram', account: 'default', chat_id: chat, chat_type: 'direct' });
-const item = (chat: string, text: string): OutboxItem => ({ target: target(chat), message: { kind: 'reply', text, format: 'plain', final: true } });
-const LONG_WAIT = { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1000', parameters: { retry_after: 1000 } } };
+const item = (chat: string, text: string): OutboxItem => ({
+  target: target(chat),
+  message: { kind: 'reply', text, format: 'plain', final: true },
+});
+const LONG_WAIT = {
+  status: 429,
+  body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1000', parameters: { retry_after: 1000 } },
+};
 
 describeEachEngine('outbox flood control', (db) => {
   const platform = new FakeTelegram();
@@ -42,7 +48,12 @@ describeEachEngine('outbox flood control', (db) => {
       progress: async (_t: OutboundTarget, note: string | null) => void progressed.push(note),
     };
     const dropped: string[] = [];
-    const outbox = createOutbox(db(), { log, clock, adapterFor: () => adapter, onSuppressed: (channel, kind) => dropped.push(`${channel}:${kind}`) });
+    const outbox = createOutbox(db(), {
+      log,
+      clock,
+      adapterFor: () => adapter,
+      onSuppressed: (channel, kind) => dropped.push(`${channel}:${kind}`),
+    });
     const quiet = outbox.quiet(adapter);
 
     platform.script('flooded', [LONG_WAIT]);
@@ -72,7 +83,12 @@ describeEachEngine('outbox flood control', (db) => {
     const { log } = captureLog();
     const adapter = telegramLikeAdapter(() => platform.url, clock);
     const outbox = createOutbox(db(), { log, clock, adapterFor: () => adapter });
-    platform.script('once', [{ status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } } }]);
+    platform.script('once', [
+      {
+        status: 429,
+        body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } },
+      },
+    ]);
     await outbox.enqueue(db(), [item('c3', 'once')]);
     await outbox.deliverDue();
     expect(outbox.heldFor(target('c3'))).toBe(3000);

@@ -16,7 +16,11 @@ describeEachEngine('delivery marks in one statement', (db) => {
   });
 
   async function sending(chat: string, owner: string): Promise<string> {
-    const item = { target: { channel: 'telegram', account: 'm', chat_id: chat, chat_type: 'direct' as const }, message: { kind: 'reply' as const, text: 'x', format: 'plain' as const }, idempotency_key: `sm:${chat}:${owner}` };
+    const item = {
+      target: { channel: 'telegram', account: 'm', chat_id: chat, chat_type: 'direct' as const },
+      message: { kind: 'reply' as const, text: 'x', format: 'plain' as const },
+      idempotency_key: `sm:${chat}:${owner}`,
+    };
     const r = await insertMessage(db(), item, T0, { owner, leaseMs: 60_000 });
     expect(r.claimed).not.toBeNull();
     return r.id;

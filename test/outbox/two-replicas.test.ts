@@ -25,7 +25,16 @@ describe.runIf(TEST_DATABASE_URL)('issue 5 outbox: two replicas on one PostgreSQ
       const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
       const mk = (db: typeof dbA, name: string) => {
         const adapter = telegramLikeAdapter(() => platform.url, clock);
-        return { adapter, outbox: createOutbox(db, { log, instanceId: name, batchSize: 3, adapterFor: () => adapter, rateLimits: { telegram: { perSecond: 10_000 } } }) };
+        return {
+          adapter,
+          outbox: createOutbox(db, {
+            log,
+            instanceId: name,
+            batchSize: 3,
+            adapterFor: () => adapter,
+            rateLimits: { telegram: { perSecond: 10_000 } },
+          }),
+        };
       };
       const a = mk(dbA, 'replica-a');
       const b = mk(dbB, 'replica-b');

@@ -13,11 +13,30 @@ describeEachEngine('call_skill (spec 000 §9.1)', (db) => {
   let h: Harness;
   beforeAll(async () => {
     h = await makeHarness(db());
-    await setSkillConfig(h.services.db, h.services.secretKey, { roleId: 'default', skill: 'caller', key: 'region', value: 'caller-only', via: 'operator', logger: h.services.log });
-    await setSkillConfig(h.services.db, h.services.secretKey, { roleId: 'default', skill: 'ctx_echo', key: 'api_token', value: 'callee-token', via: 'operator', logger: h.services.log });
+    await setSkillConfig(h.services.db, h.services.secretKey, {
+      roleId: 'default',
+      skill: 'caller',
+      key: 'region',
+      value: 'caller-only',
+      via: 'operator',
+      logger: h.services.log,
+    });
+    await setSkillConfig(h.services.db, h.services.secretKey, {
+      roleId: 'default',
+      skill: 'ctx_echo',
+      key: 'api_token',
+      value: 'callee-token',
+      via: 'operator',
+      logger: h.services.log,
+    });
   });
 
-  async function callVia(target: string, input?: Record<string, unknown>, options?: Record<string, unknown>, context: Record<string, unknown> = {}) {
+  async function callVia(
+    target: string,
+    input?: Record<string, unknown>,
+    options?: Record<string, unknown>,
+    context: Record<string, unknown> = {},
+  ) {
     const env = await h.run('caller', { input: { target, input, options }, context, rawInput: 'user text of this turn' });
     expect(env.success).toBe(true);
     return env.result as Record<string, unknown>;
@@ -32,7 +51,14 @@ describeEachEngine('call_skill (spec 000 §9.1)', (db) => {
     });
     expect(result.success).toBe(true);
     const values = result.values as Record<string, unknown>;
-    expect(values).toMatchObject({ actor_emp_no: 'E7', actor_name: '张三', team_role: 'admin', channel: 'cli', raw_input: '', attachments: [] });
+    expect(values).toMatchObject({
+      actor_emp_no: 'E7',
+      actor_name: '张三',
+      team_role: 'admin',
+      channel: 'cli',
+      raw_input: '',
+      attachments: [],
+    });
     expect(values.triggered_at).toBe(0);
     expect(values).not.toHaveProperty('_meta');
     expect(values).not.toHaveProperty('emp_no');
@@ -41,11 +67,43 @@ describeEachEngine('call_skill (spec 000 §9.1)', (db) => {
     const keys = Object.keys(result.types as Record<string, string>).sort();
     expect(keys).toEqual(
       [
-        'actor_department', 'actor_department_path', 'actor_email', 'actor_emp_no', 'actor_id', 'actor_is_admin', 'actor_key',
-        'actor_name', 'actor_phone', 'actor_position', 'actor_tags', 'actor_title', 'allow_sql', 'attachments', 'call_skill',
-        'channel', 'channel_registry', 'chat_mode', 'db', 'db_factory', 'abort_signal', 'is_admin', 'org_id', 'raw_input',
-        'request', 'role_id', 'session_id', 'skill_args', 'skill_config', 'skill_configs', 'team_id', 'team_role',
-        'triggered_at', 'triggered_at_str', 'user_id', 'workspace_dir', 'api_token',
+        'actor_department',
+        'actor_department_path',
+        'actor_email',
+        'actor_emp_no',
+        'actor_id',
+        'actor_is_admin',
+        'actor_key',
+        'actor_name',
+        'actor_phone',
+        'actor_position',
+        'actor_tags',
+        'actor_title',
+        'allow_sql',
+        'attachments',
+        'call_skill',
+        'channel',
+        'channel_registry',
+        'chat_mode',
+        'db',
+        'db_factory',
+        'abort_signal',
+        'is_admin',
+        'org_id',
+        'raw_input',
+        'request',
+        'role_id',
+        'session_id',
+        'skill_args',
+        'skill_config',
+        'skill_configs',
+        'team_id',
+        'team_role',
+        'triggered_at',
+        'triggered_at_str',
+        'user_id',
+        'workspace_dir',
+        'api_token',
       ].sort(),
     );
   });
@@ -56,7 +114,12 @@ describeEachEngine('call_skill (spec 000 §9.1)', (db) => {
   });
 
   it('R-CALL-01, R-CALL-02, R-CALL-03, R-CALL-04: extra option fields act as input; explicit input > template > passthrough', async () => {
-    expect(mergeCallInput({ note: 'explicit' }, { source: { note: 'src', name: 'A' }, passthrough: true, template: { note: 'hi {name}', greeting: 'hi {name}' } })).toEqual({
+    expect(
+      mergeCallInput(
+        { note: 'explicit' },
+        { source: { note: 'src', name: 'A' }, passthrough: true, template: { note: 'hi {name}', greeting: 'hi {name}' } },
+      ),
+    ).toEqual({
       note: 'explicit',
       name: 'A',
       greeting: 'hi A',
@@ -72,7 +135,11 @@ describeEachEngine('call_skill (spec 000 §9.1)', (db) => {
     const pass = await callVia('ctx_echo', undefined, { source: { note: 'from source', extra: 7 }, passthrough: true });
     expect(pass.input).toMatchObject({ note: 'from source', extra: 7 });
     // ... and explicit input beats both (R-CALL-02).
-    const both = await callVia('ctx_echo', { note: 'explicit' }, { source: { note: 'from source' }, passthrough: true, template: { note: 'tpl' } });
+    const both = await callVia(
+      'ctx_echo',
+      { note: 'explicit' },
+      { source: { note: 'from source' }, passthrough: true, template: { note: 'tpl' } },
+    );
     expect((both.input as Record<string, unknown>).note).toBe('explicit');
   });
 
@@ -105,7 +172,7 @@ describeEachEngine('call_skill (spec 000 §9.1)', (db) => {
     expect(String(level3.error)).toMatch(/depth/);
   });
 
-  it('R-CALL-09: a callee\'s SQL error does not poison the caller: it holds no transaction and queries fine afterwards', async () => {
+  it("R-CALL-09: a callee's SQL error does not poison the caller: it holds no transaction and queries fine afterwards", async () => {
     for (const mode of ['tx', 'legacy']) {
       const env = await h.run('sql_caller', { input: { mode } });
       expect(env.success, JSON.stringify(env)).toBe(true);

@@ -88,7 +88,14 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
       logger: h.services.log,
     });
     expect(saved.ok).toBe(true);
-    await setSkillConfig(h.services.db, h.services.secretKey, { roleId: 'default', skill: 'ctx_echo', key: 'region', value: 'cn', via: 'operator', logger: h.services.log });
+    await setSkillConfig(h.services.db, h.services.secretKey, {
+      roleId: 'default',
+      skill: 'ctx_echo',
+      key: 'region',
+      value: 'cn',
+      via: 'operator',
+      logger: h.services.log,
+    });
     const env = await h.run('ctx_echo', { input: { note: 'n', api_token: 'MODEL-FILLED' } });
     const input = env.input as Record<string, unknown>;
     // The handler received the stored secret (not the model's value); the envelope shows it

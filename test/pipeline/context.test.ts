@@ -54,7 +54,11 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     });
   });
 
-  async function echo(context: Record<string, unknown> = {}, input: Record<string, unknown> = { note: 'n' }, rawInput?: string): Promise<Echo> {
+  async function echo(
+    context: Record<string, unknown> = {},
+    input: Record<string, unknown> = { note: 'n' },
+    rawInput?: string,
+  ): Promise<Echo> {
     const env = await h.run('ctx_echo', { input, context, rawInput });
     expect(env.success, JSON.stringify(env)).toBe(true);
     return env as unknown as Echo;
@@ -81,12 +85,17 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     expect(values.actor_title).not.toBe(values.actor_position); // rank and position stay apart
   });
 
-  it('R-CTX-09: channel is the line\'s channel name, or what the channel gave (web, web_admin, third-party)', async () => {
+  it("R-CTX-09: channel is the line's channel name, or what the channel gave (web, web_admin, third-party)", async () => {
     expect((await echo()).values.channel).toBe('cli');
     for (const channel of ['web', 'web_admin', 'telegram', 'feishu']) {
       expect((await echo({ channel })).values.channel).toBe(channel);
     }
-    const env = await runSkill(h.services, { skill: 'ctx_echo', input: { note: 'n' }, defaults: { ...LINE_DEFAULTS, channel: 'web_admin' }, line: 'chat' });
+    const env = await runSkill(h.services, {
+      skill: 'ctx_echo',
+      input: { note: 'n' },
+      defaults: { ...LINE_DEFAULTS, channel: 'web_admin' },
+      line: 'chat',
+    });
     expect((env.values as Record<string, unknown>).channel).toBe('web_admin');
   });
 
@@ -136,7 +145,12 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     expect(dflt.types.chat_mode).toBe('boolean');
     expect((await echo({ chat_mode: false })).values.chat_mode).toBe(false);
     expect((await echo({ chat_mode: 'false' })).values.chat_mode).toBe(false);
-    const chain = await runSkill(h.services, { skill: 'ctx_echo', input: { note: 'n' }, defaults: { ...LINE_DEFAULTS, chat_mode: false }, line: 'chain' });
+    const chain = await runSkill(h.services, {
+      skill: 'ctx_echo',
+      input: { note: 'n' },
+      defaults: { ...LINE_DEFAULTS, chat_mode: false },
+      line: 'chain',
+    });
     expect((chain.values as Record<string, unknown>).chat_mode).toBe(false);
   });
 
@@ -146,7 +160,12 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     expect(dflt.types.allow_sql).toBe('boolean');
     expect((await echo({ allow_sql: false })).values.allow_sql).toBe(false);
     expect((await echo({ allow_sql: 0 })).values.allow_sql).toBe(false);
-    const line = await runSkill(h.services, { skill: 'ctx_echo', input: { note: 'n' }, defaults: { ...LINE_DEFAULTS, allow_sql: false }, line: 'schedule' });
+    const line = await runSkill(h.services, {
+      skill: 'ctx_echo',
+      input: { note: 'n' },
+      defaults: { ...LINE_DEFAULTS, allow_sql: false },
+      line: 'schedule',
+    });
     expect((line.values as Record<string, unknown>).allow_sql).toBe(false);
   });
 
@@ -187,7 +206,16 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
   });
 
   it('R-ID-01: identity fields in the input never change the context', async () => {
-    const forged = { note: 'n', emp_no: 'X', actor_emp_no: 'X', org_id: 'evil', role_id: 'admin', team_role: 'owner', is_admin: true, session_id: 'other' };
+    const forged = {
+      note: 'n',
+      emp_no: 'X',
+      actor_emp_no: 'X',
+      org_id: 'evil',
+      role_id: 'admin',
+      team_role: 'owner',
+      is_admin: true,
+      session_id: 'other',
+    };
     const { values, input } = await echo({ actor_emp_no: 'E001' }, forged);
     expect(values).toMatchObject({ actor_emp_no: 'E001', org_id: 'demo', role_id: 'default', team_role: 'member', is_admin: false });
     expect(values.session_id).not.toBe('other');

@@ -39,7 +39,12 @@ describeEachEngine('pipeline: walls and abort', (db) => {
   });
 
   it('R-WALL-03: on the chat line TOOL_WALL_SEC caps a skill that declares wall_sec 1000; other lines keep the declared wall', async () => {
-    const cli = await runSkill(services, { skill: 'slow_poll', input: { ms: 10 }, defaults: { ...DEFAULTS, session_id: 'wall-cli' }, line: 'cli' });
+    const cli = await runSkill(services, {
+      skill: 'slow_poll',
+      input: { ms: 10 },
+      defaults: { ...DEFAULTS, session_id: 'wall-cli' },
+      line: 'cli',
+    });
     expect(cli).toMatchObject({ success: true, stopped: false });
     expect(startedWalls(h.logs()).at(-1)).toBe(1000);
 
@@ -49,7 +54,7 @@ describeEachEngine('pipeline: walls and abort', (db) => {
     expect(startedWalls(h.logs()).at(-1)).toBe(2);
   });
 
-  it('R-PCTX-08, R-WALL-05: the stop button fires the handler\'s abort_signal; the answer it gives of what it did so far is the result', async () => {
+  it("R-PCTX-08, R-WALL-05: the stop button fires the handler's abort_signal; the answer it gives of what it did so far is the result", async () => {
     const ws = join(h.dataDir, 'ws-stop');
     const stop = new AbortController();
     const running = runSkill(h.services, {

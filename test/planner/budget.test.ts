@@ -25,7 +25,10 @@ describeEachEngine('failure budget', (db) => {
     const h = await rich();
     llm.script(
       { reply: callTools(['pl_fail', { n: 1 }]) },
-      { check: (req) => expect(lastToolResult(req).error).toContain('upstream refused request 1'), reply: callTools(['pl_fail', { n: 2 }]) },
+      {
+        check: (req) => expect(lastToolResult(req).error).toContain('upstream refused request 1'),
+        reply: callTools(['pl_fail', { n: 2 }]),
+      },
       { reply: callTools(['pl_fail', { n: 3 }]) },
       {
         check: (req) => {

@@ -11,7 +11,12 @@ import type { AddressInfo } from 'node:net';
 /** A request body as received (OpenAI wire form). */
 export interface ReceivedRequest {
   model: string;
-  messages: Array<{ role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
   tools?: Array<{ type: string; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
   tool_choice?: string;
   [k: string]: unknown;
@@ -45,7 +50,11 @@ export function callTools(...calls: [string, Record<string, unknown>][]): Record
         message: {
           role: 'assistant',
           content: null,
-          tool_calls: calls.map(([name, args]) => ({ id: `call_${++callSeq}`, type: 'function', function: { name, arguments: JSON.stringify(args) } })),
+          tool_calls: calls.map(([name, args]) => ({
+            id: `call_${++callSeq}`,
+            type: 'function',
+            function: { name, arguments: JSON.stringify(args) },
+          })),
         },
         finish_reason: 'tool_calls',
       },
@@ -94,7 +103,10 @@ export class FakeLlm {
         this.received.push(body);
         this.headers.push(req.headers);
         const step = this.steps.shift();
-        if (!step) return fail(`unexpected request #${this.received.length}: no scripted step left (last message: ${JSON.stringify(body.messages.at(-1)).slice(0, 300)})`);
+        if (!step)
+          return fail(
+            `unexpected request #${this.received.length}: no scripted step left (last message: ${JSON.stringify(body.messages.at(-1)).slice(0, 300)})`,
+          );
         try {
           step.check?.(body, req.headers);
         } catch (e) {
@@ -108,7 +120,9 @@ export class FakeLlm {
         }
         if (typeof r.status === 'number') {
           const raw = r as { status: number; body?: unknown; headers?: Record<string, string> };
-          res.writeHead(raw.status, { 'content-type': 'application/json', ...raw.headers }).end(raw.body === undefined ? '' : JSON.stringify(raw.body));
+          res
+            .writeHead(raw.status, { 'content-type': 'application/json', ...raw.headers })
+            .end(raw.body === undefined ? '' : JSON.stringify(raw.body));
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(r));

@@ -26,7 +26,11 @@ export interface PlannerHarness extends TurnHarness {
 }
 
 /** Build a turn harness whose planner is the model planner on `llm`. */
-export async function plannerHarness(db: Db, llm: FakeLlm, opts: { capabilities?: Partial<AdapterCapabilities> } = {}): Promise<PlannerHarness> {
+export async function plannerHarness(
+  db: Db,
+  llm: FakeLlm,
+  opts: { capabilities?: Partial<AdapterCapabilities> } = {},
+): Promise<PlannerHarness> {
   let inner: ModelPlanner | undefined;
   const results: PlannerResult[] = [];
   const sleeps: number[] = [];
@@ -39,7 +43,11 @@ export async function plannerHarness(db: Db, llm: FakeLlm, opts: { capabilities?
       return r;
     },
   };
-  const h = await makeTurnHarness(db, { planner: forward, capabilities: opts.capabilities, skillRoots: [{ dir: PLANNER_FIXTURES, source: 'shared' }] });
+  const h = await makeTurnHarness(db, {
+    planner: forward,
+    capabilities: opts.capabilities,
+    skillRoots: [{ dir: PLANNER_FIXTURES, source: 'shared' }],
+  });
   display = h.adapter.capabilities.display === 'text' ? 'text' : 'rich';
   const client = new ChatClient({
     baseUrl: llm.baseUrl,

@@ -58,7 +58,10 @@ describeEachEngine('model planner', (db) => {
   it('a two-step tool conversation: results fed back, for_user never shown to the model (R-ACT-08), answer sent', async () => {
     const h = await rich();
     llm.script(
-      { check: (req) => expect(req.messages.at(-1)).toEqual({ role: 'user', content: '泵和阀多少钱？' }), reply: callTools(['pl_lookup', { item: 'pump' }]) },
+      {
+        check: (req) => expect(req.messages.at(-1)).toEqual({ role: 'user', content: '泵和阀多少钱？' }),
+        reply: callTools(['pl_lookup', { item: 'pump' }]),
+      },
       {
         check: (req) => {
           const r = lastToolResult(req);
@@ -83,7 +86,7 @@ describeEachEngine('model planner', (db) => {
     expect(textOf(out)).toContain('IGNORE PREVIOUS INSTRUCTIONS');
   });
 
-  it('R-RAW-01: force_raw_prompt gives the skill the user\'s own words, not the model\'s paraphrase', async () => {
+  it("R-RAW-01: force_raw_prompt gives the skill the user's own words, not the model's paraphrase", async () => {
     const h = await rich();
     const words = '画一只戴帽子的猫，水彩风格';
     llm.script(
@@ -241,7 +244,10 @@ describeEachEngine('model planner', (db) => {
   it('a 429 with Retry-After is retried after the asked delay', async () => {
     const h = await rich();
     const before = h.sleeps.length;
-    llm.script({ reply: { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '3' } } }, { reply: say('hi') });
+    llm.script(
+      { reply: { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '3' } } },
+      { reply: say('hi') },
+    );
     const out = await h.turn({ raw_input: 'hello', lang: 'en' });
     llm.assertDone();
     expect(textOf(out)).toBe('hi');

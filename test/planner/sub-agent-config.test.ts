@@ -105,7 +105,10 @@ describeEachEngine('skill_md sub-agent and config tool', (db) => {
         // a model-filled secret argument is dropped; the stored value is injected (R-CFG-06)
         reply: callTools(['pl_secret', { query: 'pumps', api_token: 'model-made-up' }]),
       },
-      { check: (req) => expect(lastToolResult(req)).toMatchObject({ success: true, token_length: 'tok-abc123'.length }), reply: say('查到了。') },
+      {
+        check: (req) => expect(lastToolResult(req)).toMatchObject({ success: true, token_length: 'tok-abc123'.length }),
+        reply: say('查到了。'),
+      },
     );
     const out = await h.turn({ raw_input: words });
     llm.assertDone();
@@ -113,12 +116,14 @@ describeEachEngine('skill_md sub-agent and config tool', (db) => {
     for (const req of llm.received) expect(JSON.stringify(req.tools)).not.toContain('api_token');
     const stored = await getSkillConfig(db(), h.services.secretKey, 'default', 'pl_secret');
     expect(stored.api_token).toBe('tok-abc123');
-    const raw = await db().query<{ value: string; encrypted: boolean }>(`SELECT value, encrypted FROM skillgate.skill_config WHERE role_id = 'default' AND skill = 'pl_secret' AND key = 'api_token'`);
+    const raw = await db().query<{ value: string; encrypted: boolean }>(
+      `SELECT value, encrypted FROM skillgate.skill_config WHERE role_id = 'default' AND skill = 'pl_secret' AND key = 'api_token'`,
+    );
     expect(raw.rows[0]!.encrypted).toBe(true);
     expect(raw.rows[0]!.value).not.toContain('tok-abc123');
   });
 
-  it('R-CFG-08: a credential not present in the user\'s words is refused and not stored', async () => {
+  it("R-CFG-08: a credential not present in the user's words is refused and not stored", async () => {
     await deleteSkillConfig(db(), 'default', 'pl_secret');
     const h = await rich();
     llm.script(

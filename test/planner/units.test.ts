@@ -53,7 +53,9 @@ describe('ChatClient', () => {
 
   it('a 400 is not retried; its error message is kept', async () => {
     llm.script({ reply: { status: 400, body: { error: { message: 'bad tools' } } } });
-    const err = await client().chat({ messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await client()
+      .chat({ messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelCallError);
     expect((err as ModelCallError).status).toBe(400);
     expect((err as Error).message).toContain('bad tools');
@@ -121,7 +123,11 @@ describe('knowledge ranking', () => {
 
   it('the passage sharing the most terms wins; unrelated messages retrieve nothing', () => {
     const skills = [
-      knowledge('faq', '办公室常见问题', '## 报修\n\n设备报修请填写报修单，写明设备编号。\n\n## VPN\n\nConnect the VPN with the company account before remote work.'),
+      knowledge(
+        'faq',
+        '办公室常见问题',
+        '## 报修\n\n设备报修请填写报修单，写明设备编号。\n\n## VPN\n\nConnect the VPN with the company account before remote work.',
+      ),
       knowledge('rules', '考勤', '## 考勤\n\n每天九点前打卡。'),
     ];
     const hits = retrieve('空调坏了，怎么报修设备？', skills);
@@ -133,7 +139,10 @@ describe('knowledge ranking', () => {
 });
 
 describe('planner choice per role (CONTRACTS.md §11)', () => {
-  const services = { db: {} as never, registry: {} as never, secretKey: Buffer.alloc(32), log: createLogger({ level: 'silent' }) } as Pick<SkillServices, 'db' | 'registry' | 'secretKey' | 'log'>;
+  const services = { db: {} as never, registry: {} as never, secretKey: Buffer.alloc(32), log: createLogger({ level: 'silent' }) } as Pick<
+    SkillServices,
+    'db' | 'registry' | 'secretKey' | 'log'
+  >;
   const role = { id: 'default', org_id: 'demo', skills: ['*'], access: 'open' } as never;
 
   it('no LLM_BASE_URL → the command planner, and the start-up line says so', () => {
@@ -151,11 +160,21 @@ describe('planner choice per role (CONTRACTS.md §11)', () => {
     expect(line).not.toContain('sk-secret');
   });
 
-  it('a role\'s model: overrides .env; the .env key is not sent to another base; $VAR is read from the environment', () => {
+  it("a role's model: overrides .env; the .env key is not sent to another base; $VAR is read from the environment", () => {
     const llmSettings = { baseUrl: 'http://llm.local/v1', apiKey: 'sk-env', model: 'qwen' };
-    expect(endpointForRole(llmSettings, { model: { model: 'big' } })).toEqual({ baseUrl: 'http://llm.local/v1', apiKey: 'sk-env', model: 'big' });
-    expect(endpointForRole(llmSettings, { model: { base_url: 'http://other/v1/' } })).toEqual({ baseUrl: 'http://other/v1', apiKey: undefined, model: 'qwen' });
-    expect(endpointForRole(undefined, { model: { base_url: 'http://r/v1', api_key: '$ROLE_KEY', model: 'm' } }, { ROLE_KEY: 'sk-role' })).toEqual({
+    expect(endpointForRole(llmSettings, { model: { model: 'big' } })).toEqual({
+      baseUrl: 'http://llm.local/v1',
+      apiKey: 'sk-env',
+      model: 'big',
+    });
+    expect(endpointForRole(llmSettings, { model: { base_url: 'http://other/v1/' } })).toEqual({
+      baseUrl: 'http://other/v1',
+      apiKey: undefined,
+      model: 'qwen',
+    });
+    expect(
+      endpointForRole(undefined, { model: { base_url: 'http://r/v1', api_key: '$ROLE_KEY', model: 'm' } }, { ROLE_KEY: 'sk-role' }),
+    ).toEqual({
       baseUrl: 'http://r/v1',
       apiKey: 'sk-role',
       model: 'm',

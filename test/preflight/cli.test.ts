@@ -34,7 +34,12 @@ describe('skillgate skill check (CONTRACTS.md §4)', () => {
     const dir = fixture('sync_ab');
     const r = await run('skill', 'check', '--mode', 'install', dir);
     expect(r.code).toBe(0);
-    expect(r.stdout.trimEnd().split('\n').map((l) => l.slice(dir.length + 2).split(':')[0])).toEqual(['warning', 'warning']);
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.slice(dir.length + 2).split(':')[0]),
+    ).toEqual(['warning', 'warning']);
   });
 
   it('several folders: each printed under the path as typed (relative too); only notices ⇒ exit 0', async () => {

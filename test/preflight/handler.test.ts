@@ -108,7 +108,14 @@ describe('preflight: the handler file (static, never executed)', () => {
     writeFileSync(join(dir, 'other', 'SKILL.md'), '---\nname: other\ndescription: x\n---\n');
     mkdirSync(join(dir, 'lib'), { recursive: true });
     expect(
-      await crossSkillImports(join(skill, 'handler.ts'), skill, 'ts', ['../me/a.ts', '../other/a.ts', '../lib/a.ts', '../../src/datatable/index.ts', '/etc/passwd', `file://${join(dir, 'other', 'x.js')}`]),
+      await crossSkillImports(join(skill, 'handler.ts'), skill, 'ts', [
+        '../me/a.ts',
+        '../other/a.ts',
+        '../lib/a.ts',
+        '../../src/datatable/index.ts',
+        '/etc/passwd',
+        `file://${join(dir, 'other', 'x.js')}`,
+      ]),
     ).toEqual(['../other/a.ts', `file://${join(dir, 'other', 'x.js')}`]);
     expect(await crossSkillImports(join(skill, 'handler.py'), skill, 'python', ['.', '.util', 'os', '..', '..x'])).toEqual(['..', '..x']);
   });

@@ -53,7 +53,9 @@ describe('preflight: one routine, severity by mode', () => {
   });
 
   it('R-PRE-06: messages carry no "❌" prefix', async () => {
-    const all = await Promise.all(['toml_bad', 'bad_schema', 'sync_ab', 'no_frontmatter', 'no_entry'].map((n) => preflight(fixture(n), { mode: 'create' })));
+    const all = await Promise.all(
+      ['toml_bad', 'bad_schema', 'sync_ab', 'no_frontmatter', 'no_entry'].map((n) => preflight(fixture(n), { mode: 'create' })),
+    );
     for (const issue of all.flat()) expect(issue.message).not.toMatch(/❌/);
   });
 });

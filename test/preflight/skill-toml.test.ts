@@ -25,17 +25,25 @@ describe('preflight: skill.toml', () => {
   it('R-PRE-05: INLINE_SHELL needs command instead of config', async () => {
     expect(graded(await preflight(fixture('toml_inline'), create))).toEqual([['error', 'exec.command_missing']]);
     const ok = makeSkill('inline_ok', {
-      'skill.toml': '[skill]\nname = "inline_ok"\ndescription = "d"\nversion = "1.0.0"\n[exec]\ntype = "INLINE_SHELL"\ncommand = "echo {}"\n',
+      'skill.toml':
+        '[skill]\nname = "inline_ok"\ndescription = "d"\nversion = "1.0.0"\n[exec]\ntype = "INLINE_SHELL"\ncommand = "echo {}"\n',
     });
     expect(await preflight(ok, create)).toEqual([]);
   });
 
   it('R-PRE-05: an unknown exec type, a missing config and a config outside the folder are reported', async () => {
-    const unknown = makeSkill('t_unknown', { 'skill.toml': '[skill]\nname = "t_unknown"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "PERL"\nconfig = "x.pl"\n', 'x.pl': '' });
+    const unknown = makeSkill('t_unknown', {
+      'skill.toml': '[skill]\nname = "t_unknown"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "PERL"\nconfig = "x.pl"\n',
+      'x.pl': '',
+    });
     expect(graded(await preflight(unknown, create))).toEqual([['error', 'exec.type_invalid']]);
-    const noConfig = makeSkill('t_noconfig', { 'skill.toml': '[skill]\nname = "t_noconfig"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "NODE"\n' });
+    const noConfig = makeSkill('t_noconfig', {
+      'skill.toml': '[skill]\nname = "t_noconfig"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "NODE"\n',
+    });
     expect(graded(await preflight(noConfig, create))).toEqual([['error', 'exec.config_missing']]);
-    const escaping = makeSkill('t_escape', { 'skill.toml': '[skill]\nname = "t_escape"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "SHELL"\nconfig = "../run.sh"\n' });
+    const escaping = makeSkill('t_escape', {
+      'skill.toml': '[skill]\nname = "t_escape"\ndescription = "d"\nversion = "1"\n[exec]\ntype = "SHELL"\nconfig = "../run.sh"\n',
+    });
     expect(graded(await preflight(escaping, create))).toEqual([['error', 'exec.config_escape']]);
   });
 

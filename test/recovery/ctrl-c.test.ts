@@ -52,7 +52,12 @@ describe('Ctrl-C under npm start during a 60 s skill', () => {
     const second = spawnGateway({ ...env, SKILLGATE_SHUTDOWN_GRACE_SEC: '120' });
     gws.push(second);
     const port2 = await second.ready;
-    await until(() => sentTo(telegram, USER).some((m) => m.text.includes('slow_ticket') && m.text.includes('重启') && m.buttons.length > 0), 60_000, 'restart notice', second.stderr);
+    await until(
+      () => sentTo(telegram, USER).some((m) => m.text.includes('slow_ticket') && m.text.includes('重启') && m.buttons.length > 0),
+      60_000,
+      'restart notice',
+      second.stderr,
+    );
     expect(runs(runsFile)).toHaveLength(1);
     await sendText(port2, USER + 1, '/slow_ticket seconds=60 title=F');
     await until(() => runs(runsFile).length === 2, 60_000, 'the second skill started', second.stderr);

@@ -27,7 +27,12 @@ export interface Gw {
 /** Start `skillgate serve` (or `npm start` with `npm: true`, in its own process group). */
 export function spawnGateway(env: Record<string, string>, opts: { npm?: boolean } = {}): Gw {
   const child = opts.npm
-    ? spawn('npm', ['start', '--silent'], { cwd: REPO, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    ? spawn('npm', ['start', '--silent'], {
+        cwd: REPO,
+        env: childEnv({ PORT: '0', ...env }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      })
     : spawn(process.execPath, [BIN, 'serve'], { cwd: REPO, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   let out = '';
@@ -48,7 +53,9 @@ export function spawnGateway(env: Record<string, string>, opts: { npm?: boolean 
     child.once('exit', (code) => reject(new Error(`gateway exited with ${code}: ${err}`)));
   });
   ready.catch(() => undefined);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
   return { child, ready, exited, stderr: () => err, stdout: () => out };
 }
 
@@ -109,7 +116,13 @@ export async function pressButton(port: number, userId: number, data: string, me
       callback_query: {
         id: `cq${n}`,
         from: { id: userId, is_bot: false, first_name: 'A', language_code: 'zh-hans' },
-        message: { message_id: messageId, from: { id: 10000099, is_bot: true, first_name: 'bot' }, chat: { id: userId, type: 'private', first_name: 'A' }, date: Math.floor(Date.now() / 1000), text: 'x' },
+        message: {
+          message_id: messageId,
+          from: { id: 10000099, is_bot: true, first_name: 'bot' },
+          chat: { id: userId, type: 'private', first_name: 'A' },
+          date: Math.floor(Date.now() / 1000),
+          text: 'x',
+        },
         chat_instance: '-7000000000000000001',
         data,
       },
@@ -131,7 +144,9 @@ export function sentTo(telegram: FakePlatform, userId: number): Sent[] {
     .filter((r) => r.params.method === 'sendMessage' && String(telegramBody(r).chat_id) === String(userId))
     .map((r) => {
       const b = telegramBody(r);
-      const markup = (typeof b.reply_markup === 'string' ? JSON.parse(b.reply_markup) : b.reply_markup) as { inline_keyboard?: { callback_data?: string }[][] } | undefined;
+      const markup = (typeof b.reply_markup === 'string' ? JSON.parse(b.reply_markup) : b.reply_markup) as
+        | { inline_keyboard?: { callback_data?: string }[][] }
+        | undefined;
       return { text: String(b.text ?? ''), buttons: (markup?.inline_keyboard ?? []).flat().map((x) => x.callback_data ?? '') };
     });
 }

@@ -27,7 +27,9 @@ interface Row {
 async function readRow(dataDir: string): Promise<Row> {
   const db = await openEmbeddedDb(dataDir);
   try {
-    const { rows } = await db.query<Row>(`SELECT status, lease_until, processed_at, started_call FROM skillgate.inbox_events WHERE payload->>'raw_input' LIKE '/slow_ticket%' ORDER BY id LIMIT 1`);
+    const { rows } = await db.query<Row>(
+      `SELECT status, lease_until, processed_at, started_call FROM skillgate.inbox_events WHERE payload->>'raw_input' LIKE '/slow_ticket%' ORDER BY id LIMIT 1`,
+    );
     return rows[0]!;
   } finally {
     await db.close();
@@ -72,7 +74,12 @@ describe('kill -9 during a skill, restart on the same embedded data dir', () => 
     const port2 = await second.ready;
     await sendText(port2, USER, '/help');
     // The restart notice, with a button to run it again; then the new message's answer.
-    await until(() => sentTo(telegram, USER).some((m) => m.text.includes('slow_ticket') && m.text.includes('重启') && m.buttons.length > 0), 60_000, 'restart notice', second.stderr);
+    await until(
+      () => sentTo(telegram, USER).some((m) => m.text.includes('slow_ticket') && m.text.includes('重启') && m.buttons.length > 0),
+      60_000,
+      'restart notice',
+      second.stderr,
+    );
     await until(() => sentTo(telegram, USER).some((m) => m.text.includes('/slow_ticket')), 60_000, 'the /help answer', second.stderr);
     expect(runs(runsFile)).toHaveLength(1);
     const notice = sentTo(telegram, USER).find((m) => m.text.includes('重启'))!;
@@ -80,7 +87,12 @@ describe('kill -9 during a skill, restart on the same embedded data dir', () => 
 
     await pressButton(port2, USER, notice.buttons[0]!, 1);
     await until(() => runs(runsFile).length === 2, 60_000, 'the skill ran again', second.stderr);
-    await until(() => sentTo(telegram, USER).some((m) => m.text.includes('工单「A」已创建')), 60_000, 'the retried call answered', second.stderr);
+    await until(
+      () => sentTo(telegram, USER).some((m) => m.text.includes('工单「A」已创建')),
+      60_000,
+      'the retried call answered',
+      second.stderr,
+    );
     expect(runs(runsFile).map((r) => r.title)).toEqual(['A', 'A']);
     expect(runs(runsFile)[1]!.pid).toBe(second.child.pid);
 

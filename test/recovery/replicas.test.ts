@@ -44,7 +44,12 @@ describe.runIf(TEST_DATABASE_URL)('kill -9 of a server replica during a skill', 
   });
 
   const row = async (title: string): Promise<Row> =>
-    (await client.query<Row>(`SELECT status, lease_owner, lease_until, processed_at, started_call FROM skillgate.inbox_events WHERE payload->>'raw_input' = $1`, [`/slow_ticket seconds=8 title=${title}`])).rows[0]!;
+    (
+      await client.query<Row>(
+        `SELECT status, lease_owner, lease_until, processed_at, started_call FROM skillgate.inbox_events WHERE payload->>'raw_input' = $1`,
+        [`/slow_ticket seconds=8 title=${title}`],
+      )
+    ).rows[0]!;
 
   it('the other replica takes the work over by heartbeat, asks, answers the chat, and retries on the button', async () => {
     const runsFile = join(dir, 'runs.jsonl');
@@ -69,7 +74,12 @@ describe.runIf(TEST_DATABASE_URL)('kill -9 of a server replica during a skill', 
     expect(left.started_call?.skill).toBe('slow_ticket');
     const deadLeaseUntil = new Date(left.lease_until!).getTime();
 
-    await until(() => sentTo(telegram, user).some((m) => m.text.includes('slow_ticket') && m.text.includes('重启') && m.buttons.length > 0), 60_000, 'restart notice from the other replica', b.stderr);
+    await until(
+      () => sentTo(telegram, user).some((m) => m.text.includes('slow_ticket') && m.text.includes('重启') && m.buttons.length > 0),
+      60_000,
+      'restart notice from the other replica',
+      b.stderr,
+    );
     expect(b.stderr()).toMatch(/work of a stopped gateway process taken over \(heartbeat stopped\)/);
     const taken = await row('C');
     expect(taken.status).toBe('done');
@@ -81,7 +91,12 @@ describe.runIf(TEST_DATABASE_URL)('kill -9 of a server replica during a skill', 
     const notice = sentTo(telegram, user).find((m) => m.text.includes('重启'))!;
     await pressButton(portB, user, notice.buttons[0]!, 1);
     await until(() => runs(runsFile).length === 2, 60_000, 'the skill ran again', b.stderr);
-    await until(() => sentTo(telegram, user).some((m) => m.text.includes('工单「C」已创建')), 60_000, 'the retried call answered', b.stderr);
+    await until(
+      () => sentTo(telegram, user).some((m) => m.text.includes('工单「C」已创建')),
+      60_000,
+      'the retried call answered',
+      b.stderr,
+    );
     expect(runs(runsFile)[1]!.pid).toBe(b.child.pid);
 
     // A restart on this host: the killed process's pid no longer runs, so its work is taken over at start.
@@ -96,7 +111,12 @@ describe.runIf(TEST_DATABASE_URL)('kill -9 of a server replica during a skill', 
     gws.push(c);
     await c.ready;
     expect(c.stderr()).toMatch(/work of a stopped gateway process taken over \(no longer running on this host/);
-    await until(() => sentTo(telegram, user2).some((m) => m.text.includes('重启') && m.buttons.length > 0), 60_000, 'restart notice after the restart', c.stderr);
+    await until(
+      () => sentTo(telegram, user2).some((m) => m.text.includes('重启') && m.buttons.length > 0),
+      60_000,
+      'restart notice after the restart',
+      c.stderr,
+    );
     expect(runs(runsFile)).toHaveLength(3);
     c.child.kill('SIGTERM');
     expect((await c.exited).code).toBe(0);

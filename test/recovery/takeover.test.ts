@@ -28,9 +28,17 @@ describeEachEngine('recovery: taking over leases', (db) => {
     );
   };
   const dueInbox = async (): Promise<string[]> =>
-    (await db().query<{ chat_key: string }>(`SELECT chat_key FROM skillgate.inbox_events WHERE status = 'processing' AND lease_until <= now() ORDER BY chat_key`)).rows.map((r) => r.chat_key);
+    (
+      await db().query<{ chat_key: string }>(
+        `SELECT chat_key FROM skillgate.inbox_events WHERE status = 'processing' AND lease_until <= now() ORDER BY chat_key`,
+      )
+    ).rows.map((r) => r.chat_key);
   const dueOutbox = async (): Promise<string[]> =>
-    (await db().query<{ chat_key: string }>(`SELECT chat_key FROM skillgate.outbox_messages WHERE status = 'sending' AND lease_until <= now() ORDER BY chat_key`)).rows.map((r) => r.chat_key);
+    (
+      await db().query<{ chat_key: string }>(
+        `SELECT chat_key FROM skillgate.outbox_messages WHERE status = 'sending' AND lease_until <= now() ORDER BY chat_key`,
+      )
+    ).rows.map((r) => r.chat_key);
 
   beforeEach(async () => {
     await migrate(db());
@@ -51,7 +59,9 @@ describeEachEngine('recovery: taking over leases', (db) => {
   });
 
   it('server beat: a silent or known-dead instance is taken over; a live one and an unregistered owner are not', async () => {
-    await db().query(`INSERT INTO skillgate.instances (id, heartbeat_at) VALUES ('silent', now() - interval '1 minute'), ('live', now()), ('gone', now())`);
+    await db().query(
+      `INSERT INTO skillgate.instances (id, heartbeat_at) VALUES ('silent', now() - interval '1 minute'), ('live', now()), ('gone', now())`,
+    );
     await held('c-silent', 'silent');
     await held('c-live', 'live');
     await held('c-gone', 'gone');

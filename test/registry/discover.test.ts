@@ -17,10 +17,21 @@ describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
   it('R-LOAD-01: every fixture folder with a marker is a skill; broken ones are kept but flagged', async () => {
     const reg = await discoverSkills([FIXTURE_ROOT]);
     const names = reg.all().map((s) => s.name);
-    for (const n of ['type_handler_ts', 'type_skill_md', 'type_knowledge', 'loc_optional_md', 'loc_docs_md', 'renamed_skill', 'handler_no_entry', 'bad_frontmatter'])
+    for (const n of [
+      'type_handler_ts',
+      'type_skill_md',
+      'type_knowledge',
+      'loc_optional_md',
+      'loc_docs_md',
+      'renamed_skill',
+      'handler_no_entry',
+      'bad_frontmatter',
+    ])
       expect(names, n).toContain(n);
     expect(reg.get('handler_no_entry')?.status).toBe('broken');
-    expect(reg.issues()).toContainEqual(expect.objectContaining({ skill: 'handler_no_entry', code: 'handler.no_entry', dir: fixture('handler_no_entry') }));
+    expect(reg.issues()).toContainEqual(
+      expect.objectContaining({ skill: 'handler_no_entry', code: 'handler.no_entry', dir: fixture('handler_no_entry') }),
+    );
   });
 
   it('CONTRACTS §3: an earlier root wins a name clash; the clash is an issue, not a crash', async () => {
@@ -66,10 +77,18 @@ describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
     const root = await tempRoot();
     await cp(fixture('type_handler_ts/handler.ts'), join(root, 'bare_handler', 'handler.ts'), { recursive: true });
     await mkdir(join(root, 'toml_only'));
-    await writeFile(join(root, 'toml_only', 'skill.toml'), '[skill]\nname = "toml_only"\ndescription = "inline"\nversion = "1.0.0"\n[exec]\ntype = "INLINE_SHELL"\ncommand = "echo hi"\n');
+    await writeFile(
+      join(root, 'toml_only', 'skill.toml'),
+      '[skill]\nname = "toml_only"\ndescription = "inline"\nversion = "1.0.0"\n[exec]\ntype = "INLINE_SHELL"\ncommand = "echo hi"\n',
+    );
     const reg = await discoverSkills([{ dir: root, source: 'shared' }]);
     expect(reg.get('bare_handler')).toMatchObject({ skillType: 'handler', execType: 'IN_PROCESS', status: 'ok', skillMdPath: null });
-    expect(reg.get('toml_only')).toMatchObject({ skillType: 'handler', execType: 'INLINE_SHELL', status: 'ok', exec: { type: 'INLINE_SHELL', command: 'echo hi' } });
+    expect(reg.get('toml_only')).toMatchObject({
+      skillType: 'handler',
+      execType: 'INLINE_SHELL',
+      status: 'ok',
+      exec: { type: 'INLINE_SHELL', command: 'echo hi' },
+    });
     expect(reg.get('toml_only')?.frontmatter.description).toBe('inline');
   });
 
@@ -80,7 +99,10 @@ describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
     await mkdir(join(root, 'odd_type'));
     await writeFile(join(root, 'odd_type', 'skill.toml'), '[skill]\nname = "odd_type"\n[exec]\ntype = "COBOL"\nconfig = "x"\n');
     await mkdir(join(root, 'escape'));
-    await writeFile(join(root, 'escape', 'skill.toml'), '[skill]\nname = "escape"\n[exec]\ntype = "SHELL"\nconfig = "../no_config/skill.toml"\n');
+    await writeFile(
+      join(root, 'escape', 'skill.toml'),
+      '[skill]\nname = "escape"\n[exec]\ntype = "SHELL"\nconfig = "../no_config/skill.toml"\n',
+    );
     const reg = await discoverSkills([{ dir: root, source: 'shared' }]);
     expect(reg.get('no_config')?.status).toBe('broken');
     expect(reg.get('no_config')?.issues.map((i) => i.code)).toContain('exec.config_missing');
@@ -90,10 +112,7 @@ describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
   });
 
   it('CONTRACTS §3: a root that does not exist is a warning and discovery goes on', async () => {
-    const reg = await discoverSkills([
-      { dir: '/nonexistent/skillgate-root', source: 'shared' },
-      FIXTURE_ROOT,
-    ]);
+    const reg = await discoverSkills([{ dir: '/nonexistent/skillgate-root', source: 'shared' }, FIXTURE_ROOT]);
     expect(reg.get('type_skill_md')).toBeDefined();
     expect(reg.issues()).toContainEqual(expect.objectContaining({ code: 'registry.root_missing', severity: 'warning' }));
   });

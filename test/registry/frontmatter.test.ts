@@ -41,7 +41,11 @@ describe('splitSkillMd', () => {
   });
 
   it('R-PRE-02: no block at the very start → no frontmatter, whole text is the body', () => {
-    expect(splitSkillMd('# Title\n---\nname: a\n---\n')).toEqual({ hasFrontmatter: false, data: null, body: '# Title\n---\nname: a\n---\n' });
+    expect(splitSkillMd('# Title\n---\nname: a\n---\n')).toEqual({
+      hasFrontmatter: false,
+      data: null,
+      body: '# Title\n---\nname: a\n---\n',
+    });
     expect(splitSkillMd('---\nname: a\n').hasFrontmatter).toBe(false);
   });
 
@@ -104,7 +108,8 @@ describe('readFrontmatter', () => {
 
   it('R-LOAD-07: requires.env as names and as objects normalise to the same list', () => {
     const names = fm('metadata:\n  openclaw:\n    requires:\n      env: [A_KEY, B_KEY]').frontmatter.requires.env;
-    const objects = fm('metadata:\n  openclaw:\n    requires:\n      env: [{name: A_KEY, required: true}, {name: B_KEY}]').frontmatter.requires.env;
+    const objects = fm('metadata:\n  openclaw:\n    requires:\n      env: [{name: A_KEY, required: true}, {name: B_KEY}]').frontmatter
+      .requires.env;
     expect(names).toEqual([
       { name: 'A_KEY', required: true },
       { name: 'B_KEY', required: true },

@@ -69,7 +69,15 @@ describe('D-14: a handler without an entry is broken, not a document skill', () 
 
   it('D-14: python3 unavailable → treated as having execute, with a warning', async () => {
     const s = await loadSkill(fixture('type_handler_py'), FIXTURE_ROOT, {
-      inspect: async (file) => ({ file, language: 'python', parsed: true, entries: [], entry: null, isCli: false, unavailable: 'python3 not found' }),
+      inspect: async (file) => ({
+        file,
+        language: 'python',
+        parsed: true,
+        entries: [],
+        entry: null,
+        isCli: false,
+        unavailable: 'python3 not found',
+      }),
     });
     expect(s).toMatchObject({ status: 'ok', execType: 'PYTHON_BRIDGE' });
     expect(s.issues).toContainEqual(expect.objectContaining({ severity: 'warning', code: 'handler.inspect_unavailable' }));

@@ -41,7 +41,17 @@ describe('primaryEnv in the skill record (R-LOAD-10)', () => {
       { key: 'DEMO_REGION', secret: false, primary: false, required: true },
     ]);
     // A primary credential whose name matches no secret substring is still secret.
-    const plain = { frontmatter: readFrontmatter({ name: 'p', description: 'd', metadata: { openclaw: { primaryEnv: 'SERVICE_PASS', requires: { env: [{ name: 'HOSTNAME', required: false }] } } } }, 'p').frontmatter, secretParams: [] };
+    const plain = {
+      frontmatter: readFrontmatter(
+        {
+          name: 'p',
+          description: 'd',
+          metadata: { openclaw: { primaryEnv: 'SERVICE_PASS', requires: { env: [{ name: 'HOSTNAME', required: false }] } } },
+        },
+        'p',
+      ).frontmatter,
+      secretParams: [],
+    };
     expect(declaredParams(plain)).toEqual([
       { key: 'SERVICE_PASS', secret: true, primary: true, required: false },
       { key: 'HOSTNAME', secret: false, primary: false, required: false },
@@ -64,7 +74,13 @@ describeEachEngine('primaryEnv in the operators console (R-LOAD-10)', (db) => {
       { dir: root, source: 'shared' },
     ]);
     const log = createLogger({ level: 'silent' });
-    const services = { db: db(), registry, settings: { dataDir: '/nonexistent', walls: {} as never, fetchAllow: [], llm: undefined }, secretKey: randomBytes(32), log } as unknown as SkillServices;
+    const services = {
+      db: db(),
+      registry,
+      settings: { dataDir: '/nonexistent', walls: {} as never, fetchAllow: [], llm: undefined },
+      secretKey: randomBytes(32),
+      log,
+    } as unknown as SkillServices;
     rig = await startConsoleRig(db(), { deps: { services: withCall(services) } });
   });
   afterAll(async () => {
@@ -99,7 +115,9 @@ describeEachEngine('primaryEnv in the operators console (R-LOAD-10)', (db) => {
     expect(list.json.params[0]).toMatchObject({ key: 'SERVICE_PASS', primary: true, secret: true, set: true });
     expect(list.json.params[0]).not.toHaveProperty('value');
     expect(list.json.params[1]).toMatchObject({ key: 'SERVICE_HOST', secret: false, set: true, value: 'db.internal' });
-    const { rows } = await db().query<{ encrypted: boolean; value: string }>(`SELECT encrypted, value FROM skillgate.skill_config WHERE role_id = 'default' AND skill = 'plain_primary' AND key = 'SERVICE_PASS'`);
+    const { rows } = await db().query<{ encrypted: boolean; value: string }>(
+      `SELECT encrypted, value FROM skillgate.skill_config WHERE role_id = 'default' AND skill = 'plain_primary' AND key = 'SERVICE_PASS'`,
+    );
     expect(rows[0]!.encrypted).toBe(true);
     expect(rows[0]!.value).not.toContain('hunter2');
   });

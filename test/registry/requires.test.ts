@@ -51,7 +51,9 @@ describe('checkRequires (R-LOAD-08, R-LOAD-09, A-07)', () => {
   it('A-07: lang en gives an English user_message', async () => {
     const skill = await loadFixture('requires_env');
     const r = checkRequires(skill, { env: {}, config: { DEMO_REGION: 'x' }, which: always, lang: 'en' });
-    expect(r?.user_message).toBe('Skill requires_env is missing configuration: DEMO_API_KEY. Ask an administrator to configure it and try again.');
+    expect(r?.user_message).toBe(
+      'Skill requires_env is missing configuration: DEMO_API_KEY. Ask an administrator to configure it and try again.',
+    );
   });
 
   it('R-LOAD-09: whichSync searches PATH for an executable file', async () => {

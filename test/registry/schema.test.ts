@@ -55,7 +55,12 @@ describe('loadInputSchema (R-LOAD-13, A-43, CONTRACTS §3)', () => {
 
   it('R-LOAD-13: schema.json wins over the code constant; x-output-schema and x-cli-commands are read from it', async () => {
     const dir = await dirWithSchema(
-      JSON.stringify({ type: 'object', properties: { f: 'string' }, 'x-output-schema': { type: 'object' }, 'x-cli-commands': { go: { properties: { n: 'integer' } } } }),
+      JSON.stringify({
+        type: 'object',
+        properties: { f: 'string' },
+        'x-output-schema': { type: 'object' },
+        'x-cli-commands': { go: { properties: { n: 'integer' } } },
+      }),
     );
     const r = await loadInputSchema(dir, code);
     expect(r.schemaSource).toBe('schema.json');

@@ -58,7 +58,11 @@ describe('skillgate skill list (CONTRACTS §1, §4)', () => {
     expect(names).not.toContain('handler_no_entry');
     expect(tools.find((t) => t.function.name === 'category_prefix')).toEqual({
       type: 'function',
-      function: { name: 'category_prefix', description: '[data] Fetch the latest price of a symbol', parameters: { type: 'object', properties: {} } },
+      function: {
+        name: 'category_prefix',
+        description: '[data] Fetch the latest price of a symbol',
+        parameters: { type: 'object', properties: {} },
+      },
     });
     // Broken skills are reported on stderr, never on stdout (CONTRACTS §1).
     expect(c.err()).toMatch(/handler_no_entry: error:/);

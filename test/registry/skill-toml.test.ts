@@ -16,9 +16,14 @@ describe('readSkillToml (CONTRACTS §3, R-FORM-10, R-PRE-05)', () => {
   });
 
   it('R-FORM-10: [skill] and [exec] are read', async () => {
-    const dir = await withToml('[skill]\nname = "sh_report"\ndescription = "d"\nversion = "1.0.0"\ntimeout_sec = 30\n\n[exec]\ntype = "INLINE_SHELL"\ncommand = "echo hi"\n');
+    const dir = await withToml(
+      '[skill]\nname = "sh_report"\ndescription = "d"\nversion = "1.0.0"\ntimeout_sec = 30\n\n[exec]\ntype = "INLINE_SHELL"\ncommand = "echo hi"\n',
+    );
     expect(await readSkillToml(dir)).toEqual({
-      toml: { skill: { name: 'sh_report', description: 'd', version: '1.0.0', timeout_sec: 30 }, exec: { type: 'INLINE_SHELL', command: 'echo hi' } },
+      toml: {
+        skill: { name: 'sh_report', description: 'd', version: '1.0.0', timeout_sec: 30 },
+        exec: { type: 'INLINE_SHELL', command: 'echo hi' },
+      },
       issues: [],
     });
   });

@@ -21,7 +21,23 @@ import { renderPlain, renderTelegramHtml } from '../../src/channel/render/index.
 
 /** Words; `punctuation` adds ones full of markup characters (escaped by every renderer). */
 const words = (punctuation: boolean): fc.Arbitrary<string> =>
-  fc.constantFrom('alpha', 'beta', 'x', 'pump', '压力', '泵房三号', '😀', '👍🏽', '👨‍👩‍👧', 'é', 'R&D', '<tag>', '#1', '-', ...(punctuation ? ['2*3', 'a_b', '|', '`', '~', '[x]'] : []));
+  fc.constantFrom(
+    'alpha',
+    'beta',
+    'x',
+    'pump',
+    '压力',
+    '泵房三号',
+    '😀',
+    '👍🏽',
+    '👨‍👩‍👧',
+    'é',
+    'R&D',
+    '<tag>',
+    '#1',
+    '-',
+    ...(punctuation ? ['2*3', 'a_b', '|', '`', '~', '[x]'] : []),
+  );
 const url = fc.oneof(
   fc.constantFrom('https://example.com/a', 'https://e.example/x?a=1&b=2'),
   fc.integer({ min: 20, max: 400 }).map((n) => `https://example.com/${'p'.repeat(n)}`),
@@ -35,23 +51,40 @@ function inlineOf(word: fc.Arbitrary<string>, depth: number, used: string[] = []
   ];
   if (depth > 0) {
     for (const m of ['**', '*', '~~'].filter((m) => !used.some((u) => u[0] === m[0]))) {
-      spans.push(inlineOf(word, depth - 1, [...used, m]).map((s) => `${m}${m[0] === '*' ? 'b' : 's'} ${s} ${m[0] === '*' ? 'b' : 's'}${m}`));
+      spans.push(
+        inlineOf(word, depth - 1, [...used, m]).map((s) => `${m}${m[0] === '*' ? 'b' : 's'} ${s} ${m[0] === '*' ? 'b' : 's'}${m}`),
+      );
     }
   }
   // Spans stand between spaces, as in prose (CommonMark's flanking rules make `a**b**c` ambiguous).
-  return fc.array(fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: fc.oneof(...spans) }), { minLength: 1, maxLength: 10 }).map((a) => a.join(' '));
+  return fc
+    .array(fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: fc.oneof(...spans) }), { minLength: 1, maxLength: 10 })
+    .map((a) => a.join(' '));
 }
 
 function markdownOf(punctuation: boolean): fc.Arbitrary<string> {
   const word = words(punctuation);
   const inline = inlineOf(word, 2);
   const block = fc.oneof(
-  { weight: 5, arbitrary: fc.array(inline, { minLength: 1, maxLength: 4 }).map((l) => l.join('\n')) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('', 'python'), fc.array(word, { minLength: 1, maxLength: 8 })).map(([lang, lines]) => `\`\`\`${lang}\n${lines.join('\n').replace(/`/g, "'")}\n\`\`\``) },
-  { weight: 1, arbitrary: fc.array(fc.tuple(word, word), { minLength: 1, maxLength: 8 }).map((rows) => `| h1 | h2 |\n| --- | --- |\n${rows.map(([a, b]) => `| ${a.replace(/[|`]/g, '')} | ${b.replace(/[|`]/g, '')} |`).join('\n')}`) },
-  { weight: 1, arbitrary: fc.array(inline, { minLength: 1, maxLength: 4 }).map((items) => items.map((i) => `- ${i}`).join('\n')) },
-  { weight: 1, arbitrary: inline.map((s) => `## h ${s}`) },
-);
+    { weight: 5, arbitrary: fc.array(inline, { minLength: 1, maxLength: 4 }).map((l) => l.join('\n')) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom('', 'python'), fc.array(word, { minLength: 1, maxLength: 8 }))
+        .map(([lang, lines]) => `\`\`\`${lang}\n${lines.join('\n').replace(/`/g, "'")}\n\`\`\``),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.tuple(word, word), { minLength: 1, maxLength: 8 })
+        .map(
+          (rows) =>
+            `| h1 | h2 |\n| --- | --- |\n${rows.map(([a, b]) => `| ${a.replace(/[|`]/g, '')} | ${b.replace(/[|`]/g, '')} |`).join('\n')}`,
+        ),
+    },
+    { weight: 1, arbitrary: fc.array(inline, { minLength: 1, maxLength: 4 }).map((items) => items.map((i) => `- ${i}`).join('\n')) },
+    { weight: 1, arbitrary: inline.map((s) => `## h ${s}`) },
+  );
   return fc.array(block, { minLength: 1, maxLength: 6 }).map((b) => b.join('\n\n'));
 }
 
@@ -67,7 +100,8 @@ function mdVisible(s: string): string {
   const walk = (tokens: ReturnType<typeof md.parse>): void => {
     for (const t of tokens) {
       if (t.children) walk(t.children);
-      else if (t.type === 'text' || t.type === 'code_inline' || t.type === 'fence' || t.type === 'code_block' || t.type === 'html_inline') out += t.content;
+      else if (t.type === 'text' || t.type === 'code_inline' || t.type === 'fence' || t.type === 'code_block' || t.type === 'html_inline')
+        out += t.content;
     }
   };
   walk(md.parse(s, {}));
@@ -76,11 +110,30 @@ function mdVisible(s: string): string {
 
 function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#[0-9]+|lt|gt|amp|quot|apos);/gi, (_m, e: string) =>
-    e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" } as Record<string, string>)[e.toLowerCase()]!,
+    e[0] === '#'
+      ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)))
+      : ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" } as Record<string, string>)[e.toLowerCase()]!,
   );
 }
 
-const TELEGRAM_TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'tg-spoiler', 'span', 'a', 'code', 'pre', 'blockquote', 'tg-emoji']);
+const TELEGRAM_TAGS = new Set([
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  'ins',
+  's',
+  'strike',
+  'del',
+  'tg-spoiler',
+  'span',
+  'a',
+  'code',
+  'pre',
+  'blockquote',
+  'tg-emoji',
+]);
 
 /** Telegram HTML validity: only whole tags and entities, balanced, no empty element. */
 function htmlProblems(s: string): string | null {
@@ -115,12 +168,61 @@ interface Dialect {
 const plainVisible = (s: string): string => s.replace(/\s+/g, '');
 
 const DIALECTS: Dialect[] = [
-  { name: 'Telegram HTML', render: renderTelegramHtml, format: 'html', unit: 'utf16', limit: 4096, visible: htmlVisible, valid: htmlProblems, punctuation: true },
-  { name: 'Discord markdown', render: renderDiscordMarkdown, format: 'markdown', unit: 'utf16', limit: 2000, visible: mdVisible, punctuation: false },
-  { name: 'Feishu card markdown', render: (s) => renderFeishuCardMd(s).markdown, format: 'markdown', unit: 'bytes', limit: 18_000, visible: mdVisible, punctuation: false },
-  { name: 'Feishu text/post (plain)', render: renderPlain, format: 'plain', unit: 'bytes', limit: 90_000, visible: plainVisible, punctuation: true },
-  { name: 'DingTalk markdown', render: renderDingtalkMd, format: 'markdown', unit: 'chars', limit: 4000, visible: mdVisible, punctuation: false },
-  { name: 'WeCom (plain, bytes)', render: renderPlain, format: 'plain', unit: 'bytes', limit: 2048, visible: plainVisible, punctuation: true },
+  {
+    name: 'Telegram HTML',
+    render: renderTelegramHtml,
+    format: 'html',
+    unit: 'utf16',
+    limit: 4096,
+    visible: htmlVisible,
+    valid: htmlProblems,
+    punctuation: true,
+  },
+  {
+    name: 'Discord markdown',
+    render: renderDiscordMarkdown,
+    format: 'markdown',
+    unit: 'utf16',
+    limit: 2000,
+    visible: mdVisible,
+    punctuation: false,
+  },
+  {
+    name: 'Feishu card markdown',
+    render: (s) => renderFeishuCardMd(s).markdown,
+    format: 'markdown',
+    unit: 'bytes',
+    limit: 18_000,
+    visible: mdVisible,
+    punctuation: false,
+  },
+  {
+    name: 'Feishu text/post (plain)',
+    render: renderPlain,
+    format: 'plain',
+    unit: 'bytes',
+    limit: 90_000,
+    visible: plainVisible,
+    punctuation: true,
+  },
+  {
+    name: 'DingTalk markdown',
+    render: renderDingtalkMd,
+    format: 'markdown',
+    unit: 'chars',
+    limit: 4000,
+    visible: mdVisible,
+    punctuation: false,
+  },
+  {
+    name: 'WeCom (plain, bytes)',
+    render: renderPlain,
+    format: 'plain',
+    unit: 'bytes',
+    limit: 2048,
+    visible: plainVisible,
+    punctuation: true,
+  },
   { name: 'plain', render: renderPlain, format: 'plain', unit: 'utf16', limit: 4096, visible: plainVisible, punctuation: true },
 ];
 
@@ -139,22 +241,26 @@ describe('chunker properties on every dialect', () => {
     it(`${d.name}: chunks within the limit, non-empty, valid, visible text kept`, () => {
       fc.assert(
         // From 16 up; in bytes from 24, the widest grapheme generated (👨‍👩‍👧, 18 bytes) must fit.
-        fc.property(markdownOf(d.punctuation), fc.oneof(fc.integer({ min: minLimit(d.unit), max: 120 }), fc.integer({ min: minLimit(d.unit), max: d.limit })), (source, max) => {
-          const input = d.render(source);
-          const chunks = splitMessageDetailed(input, max, d.unit, { format: d.format });
-          let seen = '';
-          for (const c of chunks) {
-            expect(measure(c.text, d.unit)).toBeLessThanOrEqual(max);
-            expect(c.text).not.toBe('');
-            if (d.valid) expect(d.valid(c.text), c.text).toBeNull();
-            const header = repeatedHeader(c);
-            const v = d.visible(c.text);
-            const hv = header ? d.visible(header) : '';
-            expect(v.startsWith(hv)).toBe(true);
-            seen += v.slice(hv.length);
-          }
-          expect(seen).toBe(d.visible(input));
-        }),
+        fc.property(
+          markdownOf(d.punctuation),
+          fc.oneof(fc.integer({ min: minLimit(d.unit), max: 120 }), fc.integer({ min: minLimit(d.unit), max: d.limit })),
+          (source, max) => {
+            const input = d.render(source);
+            const chunks = splitMessageDetailed(input, max, d.unit, { format: d.format });
+            let seen = '';
+            for (const c of chunks) {
+              expect(measure(c.text, d.unit)).toBeLessThanOrEqual(max);
+              expect(c.text).not.toBe('');
+              if (d.valid) expect(d.valid(c.text), c.text).toBeNull();
+              const header = repeatedHeader(c);
+              const v = d.visible(c.text);
+              const hv = header ? d.visible(header) : '';
+              expect(v.startsWith(hv)).toBe(true);
+              seen += v.slice(hv.length);
+            }
+            expect(seen).toBe(d.visible(input));
+          },
+        ),
         { numRuns: 200 },
       );
     });
@@ -162,7 +268,26 @@ describe('chunker properties on every dialect', () => {
 
   it('grapheme boundaries match Intl.Segmenter on the whole text', () => {
     const seg = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-    const piece = fc.constantFrom('a', ' ', '\r\n', '\n', '中', 'é', 'e\u0301', '😀', '👍🏽', '👨‍👩‍👧', '🇨🇳🇺🇸', '\u200d', '각', '\u1100\u1161', 'ก\u0e33', '\u0915\u094d\u0937', '\ufe0f', '\ud83d');
+    const piece = fc.constantFrom(
+      'a',
+      ' ',
+      '\r\n',
+      '\n',
+      '中',
+      'é',
+      'e\u0301',
+      '😀',
+      '👍🏽',
+      '👨‍👩‍👧',
+      '🇨🇳🇺🇸',
+      '\u200d',
+      '각',
+      '\u1100\u1161',
+      'ก\u0e33',
+      '\u0915\u094d\u0937',
+      '\ufe0f',
+      '\ud83d',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 3000 }), (parts) => {
         const text = parts.join('');

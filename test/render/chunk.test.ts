@@ -13,7 +13,23 @@ function rng(seed: number): () => number {
   };
 }
 
-const PIECES = ['word ', 'longerword ', '中文字符', '泵房3 压力 2.1 bar。', '😀', '👍🏽', '👨‍👩‍👧', 'é', '\n', '\n\n', '(code)', 'a', ' ', 'ﬁ', '𠜎'];
+const PIECES = [
+  'word ',
+  'longerword ',
+  '中文字符',
+  '泵房3 压力 2.1 bar。',
+  '😀',
+  '👍🏽',
+  '👨‍👩‍👧',
+  'é',
+  '\n',
+  '\n\n',
+  '(code)',
+  'a',
+  ' ',
+  'ﬁ',
+  '𠜎',
+];
 
 function randomText(r: () => number, n: number, fences: boolean): string {
   let s = '';

@@ -13,7 +13,9 @@ describe('renderDingtalkMd', () => {
   });
 
   it('CONTRACTS §9: the documented subset — headings, bold, italic, links, images, lists, quotes', () => {
-    const out = renderDingtalkMd('### 告警\n\n**粗** *斜* [文档](https://open.dingtalk.com/x) ![图](https://img.example/a.png)\n\n- 一\n- 二\n\n1. 甲\n2. 乙\n\n> 引用');
+    const out = renderDingtalkMd(
+      '### 告警\n\n**粗** *斜* [文档](https://open.dingtalk.com/x) ![图](https://img.example/a.png)\n\n- 一\n- 二\n\n1. 甲\n2. 乙\n\n> 引用',
+    );
     expect(out).toContain('### 告警');
     expect(out).toContain('**粗** *斜* [文档](https://open.dingtalk.com/x) ![图](https://img.example/a.png)');
     expect(out).toContain('- 一\n- 二');
@@ -27,12 +29,16 @@ describe('renderDingtalkMd', () => {
 
   it('user text cannot inject markup: * _ [ ] ` < | and leading # > - 1. are escaped; strikethrough dropped, text kept', () => {
     expect(renderDingtalkMd('a_b*c [x] `y` <font color=red>z</font>')).toBe('a\\_b\\*c \\[x\\] `y` \\<font color=red>z\\</font>');
-    expect(escapeDingtalkMd('# 不是标题\n> 不是引用\n- 不是列表\n12. 不是编号')).toBe('\\# 不是标题\n\\> 不是引用\n\\- 不是列表\n12\\. 不是编号');
+    expect(escapeDingtalkMd('# 不是标题\n> 不是引用\n- 不是列表\n12. 不是编号')).toBe(
+      '\\# 不是标题\n\\> 不是引用\n\\- 不是列表\n12\\. 不是编号',
+    );
     expect(renderDingtalkMd('~~旧~~ 新')).toBe('旧 新');
   });
 
   it('only http/https/mailto links are kept as links; others become their text', () => {
-    expect(renderDingtalkMd('[点我](javascript:alert(1)) [好](https://ok.example/a)')).toBe('\\[点我\\](javascript:alert(1)) [好](https://ok.example/a)');
+    expect(renderDingtalkMd('[点我](javascript:alert(1)) [好](https://ok.example/a)')).toBe(
+      '\\[点我\\](javascript:alert(1)) [好](https://ok.example/a)',
+    );
     expect(renderDingtalkMd('[跳](ftp://x.example/f)')).toBe('跳');
   });
 
@@ -42,7 +48,8 @@ describe('renderDingtalkMd', () => {
   });
 
   it('never throws on odd input', () => {
-    for (const s of ['', '\u0000', '|', '|-|', '```', '> > >', '*'.repeat(1000), '😀'.repeat(50)]) expect(() => renderDingtalkMd(s)).not.toThrow();
+    for (const s of ['', '\u0000', '|', '|-|', '```', '> > >', '*'.repeat(1000), '😀'.repeat(50)])
+      expect(() => renderDingtalkMd(s)).not.toThrow();
   });
 });
 

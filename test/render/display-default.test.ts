@@ -45,7 +45,9 @@ describe('display_only defaults to false (R-DISP-03)', () => {
 
     it(`R-DISP-03 [${name}]: false, null, "false", 0 and "" behave as the default (append); only true replaces`, () => {
       for (const flag of [false, null, 'false', 0, '']) {
-        expect(reply({ success: true, display_md: BLOCK, display_only: flag }, caps)[0]!.text, JSON.stringify(flag)).toBe(`${MODEL}\n\n${BLOCK}`);
+        expect(reply({ success: true, display_md: BLOCK, display_only: flag }, caps)[0]!.text, JSON.stringify(flag)).toBe(
+          `${MODEL}\n\n${BLOCK}`,
+        );
       }
       expect(reply({ success: true, display_md: BLOCK, display_only: true }, caps)[0]!.text).toBe(BLOCK);
     });
@@ -63,7 +65,9 @@ describe('display_only defaults to false (R-DISP-03)', () => {
 
   it('R-DISP-03: Telegram renders the model text followed by the block rows', () => {
     const [m] = reply({ success: true, display_md: BLOCK }, telegram.capabilities);
-    const html = textChunks(m!).map((c) => c.text).join('\n');
+    const html = textChunks(m!)
+      .map((c) => c.text)
+      .join('\n');
     expect(html).toContain('模型的说明');
     expect(html).toContain('螺丝');
     expect(html).toContain('1200');

@@ -35,7 +35,9 @@ describe('Feishu card markdown', () => {
   });
 
   it('formats emphasis, links (http/https/mailto only), lists, quotes, headings as bold', () => {
-    const out = renderFeishuCardMd('# 标题\n\n**粗** *斜* ~~删~~ [链接](https://example.com/a_(b)) [坏](javascript:alert(1))\n\n- 一\n- 二\n  1. 甲\n\n> 引用').markdown;
+    const out = renderFeishuCardMd(
+      '# 标题\n\n**粗** *斜* ~~删~~ [链接](https://example.com/a_(b)) [坏](javascript:alert(1))\n\n- 一\n- 二\n  1. 甲\n\n> 引用',
+    ).markdown;
     expect(out).toContain('**标题**');
     expect(out).toContain('**粗** *斜* ~~删~~');
     expect(out).toContain('[链接](https://example.com/a_%28b%29)');
@@ -45,6 +47,7 @@ describe('Feishu card markdown', () => {
   });
 
   it('never throws on odd input', () => {
-    for (const s of ['', '\u0000', '|', '```', '[', '<', '\ud800', '| a |\n|---|\n'.repeat(50)]) expect(() => renderFeishuCardMd(s)).not.toThrow();
+    for (const s of ['', '\u0000', '|', '```', '[', '<', '\ud800', '| a |\n|---|\n'.repeat(50)])
+      expect(() => renderFeishuCardMd(s)).not.toThrow();
   });
 });

@@ -12,7 +12,34 @@ function tags(html: string): { name: string; attrs: [string, string][] }[] {
   return out;
 }
 
-const WEB_TAGS = new Set(['p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img']);
+const WEB_TAGS = new Set([
+  'p',
+  'br',
+  'strong',
+  'em',
+  'del',
+  'code',
+  'pre',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'a',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'img',
+]);
 const WEB_ATTRS: Record<string, string[]> = { a: ['href', 'target', 'rel'], img: ['src', 'alt'], ol: ['start'], code: ['class'] };
 
 function assertSafeWeb(html: string): void {
@@ -105,7 +132,9 @@ describe('renderWebHtml (R-DISP-01, CONTRACTS.md §9): hostile markdown corpus',
   });
 
   it('renders the web fixture display_md faithfully (fixtures/web/server_reply_display_md.json)', () => {
-    const html = renderWebHtml('**泵房3** 当前压力 `2.1 bar`，低于基线 (2.5 bar)。\n\n- 建议检查密封\n- 详见 [报告](https://example.com/report/42)');
+    const html = renderWebHtml(
+      '**泵房3** 当前压力 `2.1 bar`，低于基线 (2.5 bar)。\n\n- 建议检查密封\n- 详见 [报告](https://example.com/report/42)',
+    );
     expect(html).toContain('<strong>泵房3</strong> 当前压力 <code>2.1 bar</code>，低于基线 (2.5 bar)。');
     expect(html).toContain('<li>详见 <a href="https://example.com/report/42" target="_blank" rel="noopener noreferrer">报告</a></li>');
   });
@@ -127,7 +156,9 @@ describe('renderTelegramHtml (D-22: Telegram renders display_md natively)', () =
   });
 
   it('uses only tags Telegram documents, quotes attribute values, never nests blockquote', () => {
-    const out = renderTelegramHtml('# Head\n\n**b** *i* ~~s~~ [l](https://e.example/?q="x"&r=1)\n\n> q1\n> > q2\n\n- a\n  - b\n\n| k | v |\n|---|--:|\n| 苹果 | 3 |\n| pear | 12 |\n\n```py\nx<1\n```');
+    const out = renderTelegramHtml(
+      '# Head\n\n**b** *i* ~~s~~ [l](https://e.example/?q="x"&r=1)\n\n> q1\n> > q2\n\n- a\n  - b\n\n| k | v |\n|---|--:|\n| 苹果 | 3 |\n| pear | 12 |\n\n```py\nx<1\n```',
+    );
     for (const t of tags(out)) {
       expect(TG_TAGS.has(t.name) || (t.name === 'code' && t.attrs.every(([k, v]) => k === 'class' && /^language-/.test(v)))).toBe(true);
     }
@@ -149,7 +180,8 @@ describe('renderTelegramHtml (D-22: Telegram renders display_md natively)', () =
 
 describe('renderPlain (CONTRACTS.md §9 faithful plain rendering, D-22)', () => {
   it('keeps every number and list item verbatim, removes markup', () => {
-    const md = '## 规则\n\n**泵房3** 当前压力 `2.1 bar`，低于基线 (2.5 bar)。\n\n1. 第一条：≤ 3.14%\n2. 第二条 *重要*\n   - 子项 0.001\n\n- 详见 [报告](https://example.com/report/42)\n- <https://example.com/raw>';
+    const md =
+      '## 规则\n\n**泵房3** 当前压力 `2.1 bar`，低于基线 (2.5 bar)。\n\n1. 第一条：≤ 3.14%\n2. 第二条 *重要*\n   - 子项 0.001\n\n- 详见 [报告](https://example.com/report/42)\n- <https://example.com/raw>';
     const out = renderPlain(md);
     expect(out).toBe(
       '规则\n\n泵房3 当前压力 2.1 bar，低于基线 (2.5 bar)。\n\n1. 第一条：≤ 3.14%\n2. 第二条 重要\n   • 子项 0.001\n\n• 详见 报告 (https://example.com/report/42)\n• https://example.com/raw',

@@ -179,7 +179,14 @@ describe('runtime_context platform section (R-PCTX, R-ORG-01)', () => {
     });
     expect(Object.hasOwn(ctx, 'call_skill')).toBe(false);
     const over = buildRuntimeContext({
-      given: { org_id: '', role_id: 'r2', team_role: 'Owner', is_admin: true, channel: 'telegram', skill_config: { sandbox: { image: 'py' } } },
+      given: {
+        org_id: '',
+        role_id: 'r2',
+        team_role: 'Owner',
+        is_admin: true,
+        channel: 'telegram',
+        skill_config: { sandbox: { image: 'py' } },
+      },
       defaults: DEFAULTS,
     });
     expect(over.org_id).toBe('');
@@ -243,7 +250,11 @@ describe('admin proxy-fill (R-ADM-01..03, A-52)', () => {
 
 describe('config section (R-CFG-02, A-45)', () => {
   it('R-CFG-02: each stored value appears in the four places', () => {
-    const ctx = buildRuntimeContext({ given: {}, defaults: DEFAULTS, config: { skill: 'weather', values: { api_token: 'T1', city: 'Paris' } } });
+    const ctx = buildRuntimeContext({
+      given: {},
+      defaults: DEFAULTS,
+      config: { skill: 'weather', values: { api_token: 'T1', city: 'Paris' } },
+    });
     expect((ctx.skill_configs.weather as Record<string, string>).api_token).toBe('T1');
     expect(ctx.skill_configs.api_token).toBe('T1');
     expect(ctx.skill_args.api_token).toBe('T1');
@@ -372,7 +383,11 @@ describe('call_skill child context (R-CALL-05..08, A-21)', () => {
     clock,
   });
   const freshDb = { query: async () => ({ rows: [], rowCount: 0 }) };
-  const child = callSkillChildContext(parent, { skill: 'callee', values: { callee_key: 'CK', shared: 'from-callee' } }, { db: freshDb, call_skill: childCall });
+  const child = callSkillChildContext(
+    parent,
+    { skill: 'callee', values: { callee_key: 'CK', shared: 'from-callee' } },
+    { db: freshDb, call_skill: childCall },
+  );
 
   it('R-CALL-06 / A-21: the child holds exactly the whitelist, empty non-whitelisted fixed keys, its own config and fresh objects', () => {
     expect(Object.keys(child).sort()).toEqual(

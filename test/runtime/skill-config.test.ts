@@ -88,7 +88,16 @@ describeEachEngine('skill parameters store', (db) => {
   });
 
   it('R-CFG-01: parameters are isolated per role (role A token invisible to role B)', async () => {
-    expect(await setSkillConfig(db(), KEY, { roleId: 'roleA', skill: 'weather', key: 'api_token', value: 'A-TOKEN', via: 'operator', logger: quiet })).toEqual({
+    expect(
+      await setSkillConfig(db(), KEY, {
+        roleId: 'roleA',
+        skill: 'weather',
+        key: 'api_token',
+        value: 'A-TOKEN',
+        via: 'operator',
+        logger: quiet,
+      }),
+    ).toEqual({
       ok: true,
       key: 'api_token',
       encrypted: true,
@@ -101,14 +110,28 @@ describeEachEngine('skill parameters store', (db) => {
   });
 
   it('R-CFG-03: a value saved as --api-token is read back as api_token and replaces the earlier one', async () => {
-    const r = await setSkillConfig(db(), KEY, { roleId: 'r3', skill: 's', key: '--api-token', value: ' v1 \n', via: 'operator', logger: quiet });
+    const r = await setSkillConfig(db(), KEY, {
+      roleId: 'r3',
+      skill: 's',
+      key: '--api-token',
+      value: ' v1 \n',
+      via: 'operator',
+      logger: quiet,
+    });
     expect(r).toEqual({ ok: true, key: 'api_token', encrypted: true });
     await setSkillConfig(db(), KEY, { roleId: 'r3', skill: 's', key: 'api-token', value: 'v2', via: 'operator', logger: quiet });
     expect(await getSkillConfig(db(), KEY, 'r3', 's', { logger: quiet })).toEqual({ api_token: 'v2' });
   });
 
   it('R-CFG-05: a secret-named value is encrypted at rest (substring match: my_auth_header); plain values are not', async () => {
-    await setSkillConfig(db(), KEY, { roleId: 'r4', skill: 's', key: 'my_auth_header', value: 'PLAINTEXT-AUTH-123', via: 'operator', logger: quiet });
+    await setSkillConfig(db(), KEY, {
+      roleId: 'r4',
+      skill: 's',
+      key: 'my_auth_header',
+      value: 'PLAINTEXT-AUTH-123',
+      via: 'operator',
+      logger: quiet,
+    });
     await setSkillConfig(db(), KEY, { roleId: 'r4', skill: 's', key: 'city', value: 'Lyon', via: 'operator', logger: quiet });
     const { rows } = await db().query<{ key: string; value: string; encrypted: boolean }>(
       'SELECT key, value, encrypted FROM skillgate.skill_config WHERE role_id = $1 ORDER BY key',
@@ -140,7 +163,7 @@ describeEachEngine('skill parameters store', (db) => {
     await expect(getSkillConfig(db(), KEY, 'r6b', 's', { logger: quiet })).rejects.toThrow(SecretDecryptError);
   });
 
-  it('R-CFG-08 / A-46: in chat a secret is saved only when its trimmed value appears in this turn\'s raw_input', async () => {
+  it("R-CFG-08 / A-46: in chat a secret is saved only when its trimmed value appears in this turn's raw_input", async () => {
     const refused = await setSkillConfig(db(), KEY, {
       roleId: 'r7',
       skill: 'weather',
@@ -155,7 +178,15 @@ describeEachEngine('skill parameters store', (db) => {
       expect(refused.user_message).toMatch(/凭证/);
       expect(refused.error).not.toContain('sk-live-999');
     }
-    const en = await setSkillConfig(db(), KEY, { roleId: 'r7', skill: 'weather', key: 'api_token', value: 'x', via: 'chat', lang: 'en', logger: quiet });
+    const en = await setSkillConfig(db(), KEY, {
+      roleId: 'r7',
+      skill: 'weather',
+      key: 'api_token',
+      value: 'x',
+      via: 'chat',
+      lang: 'en',
+      logger: quiet,
+    });
     expect(en.ok === false && en.user_message).toMatch(/credential "api_token"/);
     expect(await getSkillConfig(db(), KEY, 'r7', 'weather', { logger: quiet })).toEqual({});
 
@@ -171,14 +202,29 @@ describeEachEngine('skill parameters store', (db) => {
     expect(accepted).toEqual({ ok: true, key: 'api_token', encrypted: true });
     expect(await getSkillConfig(db(), KEY, 'r7', 'weather', { logger: quiet })).toEqual({ api_token: 'sk-live-999' });
     // A non-secret parameter is not subject to the rule.
-    const plain = await setSkillConfig(db(), KEY, { roleId: 'r7', skill: 'weather', key: 'city', value: 'Rome', rawInput: '', via: 'chat', logger: quiet });
+    const plain = await setSkillConfig(db(), KEY, {
+      roleId: 'r7',
+      skill: 'weather',
+      key: 'city',
+      value: 'Rome',
+      rawInput: '',
+      via: 'chat',
+      logger: quiet,
+    });
     expect(plain.ok).toBe(true);
   });
 
   it('A-45: a name colliding with a context key is refused at save and nothing is stored', async () => {
     const r = await setSkillConfig(db(), KEY, { roleId: 'r8', skill: 's', key: 'org_id', value: 'evil', via: 'operator', logger: quiet });
     expect(r).toMatchObject({ ok: false, code: 'reserved_key', error_type: 'recoverable' });
-    const empty = await setSkillConfig(db(), KEY, { roleId: 'r8', skill: 's', key: 'api_token', value: '  ', via: 'operator', logger: quiet });
+    const empty = await setSkillConfig(db(), KEY, {
+      roleId: 'r8',
+      skill: 's',
+      key: 'api_token',
+      value: '  ',
+      via: 'operator',
+      logger: quiet,
+    });
     expect(empty).toMatchObject({ ok: false, code: 'empty_value' });
     expect(await listSkillConfig(db(), 'r8', 's')).toEqual([]);
   });

@@ -20,16 +20,27 @@ describeEachEngine('schedule occurrence ledger', (db) => {
   const fires: Array<{ replica: string; schedule: string }> = [];
   const active = new Map<string, number>();
   const peak = new Map<string, number>();
-  const fire = (replica: string, ms = 0) => async (s: StoredSchedule): Promise<FireOutcome> => {
-    fires.push({ replica, schedule: s.name });
-    active.set(s.name, (active.get(s.name) ?? 0) + 1);
-    peak.set(s.name, Math.max(peak.get(s.name) ?? 0, active.get(s.name)!));
-    if (ms) await new Promise((r) => setTimeout(r, ms));
-    active.set(s.name, active.get(s.name)! - 1);
-    return { ok: true, result: { success: true }, delivery: null };
-  };
+  const fire =
+    (replica: string, ms = 0) =>
+    async (s: StoredSchedule): Promise<FireOutcome> => {
+      fires.push({ replica, schedule: s.name });
+      active.set(s.name, (active.get(s.name) ?? 0) + 1);
+      peak.set(s.name, Math.max(peak.get(s.name) ?? 0, active.get(s.name)!));
+      if (ms) await new Promise((r) => setTimeout(r, ms));
+      active.set(s.name, active.get(s.name)! - 1);
+      return { ok: true, result: { success: true }, delivery: null };
+    };
   const replica = (name: string, opts: { ms?: number; catchUpConcurrency?: number } = {}) =>
-    new Scheduler({ db: db(), log, mode: 'worker', fire: fire(name, opts.ms), clock: () => now, autoTick: false, holder: name, catchUpConcurrency: opts.catchUpConcurrency });
+    new Scheduler({
+      db: db(),
+      log,
+      mode: 'worker',
+      fire: fire(name, opts.ms),
+      clock: () => now,
+      autoTick: false,
+      holder: name,
+      catchUpConcurrency: opts.catchUpConcurrency,
+    });
   const both = async (...rs: Scheduler[]) => {
     await Promise.all(rs.map((r) => r.tick()));
     await Promise.all(rs.map((r) => r.idle()));
@@ -60,7 +71,17 @@ describeEachEngine('schedule occurrence ledger', (db) => {
     const a = replica('A');
     const b = replica('B');
     for (const missed of ['once', 'skip', 'all'] as const) {
-      await a.add({ name: `every-${missed}`, cron: '*/1 * * * *', timezone: 'UTC', kind: 'skill', target: 'echo', input: {}, deliver_to: '', role_id: 'default', missed });
+      await a.add({
+        name: `every-${missed}`,
+        cron: '*/1 * * * *',
+        timezone: 'UTC',
+        kind: 'skill',
+        target: 'echo',
+        input: {},
+        deliver_to: '',
+        role_id: 'default',
+        missed,
+      });
     }
     for (let m = 1; m <= 5; m++) {
       now = new Date(Date.UTC(2026, 5, 1, 10, m, 1));
@@ -93,7 +114,16 @@ describeEachEngine('schedule occurrence ledger', (db) => {
     const w = new Scheduler({ db: db(), log, mode: 'worker', fire: fire('W'), clock: () => now, holder: 'W', tickMs: 50 });
     await w.start();
     try {
-      await w.add({ name: 'timer', cron: '*/1 * * * *', timezone: 'UTC', kind: 'skill', target: 'echo', input: {}, deliver_to: '', role_id: 'default' });
+      await w.add({
+        name: 'timer',
+        cron: '*/1 * * * *',
+        timezone: 'UTC',
+        kind: 'skill',
+        target: 'echo',
+        input: {},
+        deliver_to: '',
+        role_id: 'default',
+      });
       fires.length = 0;
       now = new Date('2026-06-04T00:01:02Z');
       await expect.poll(() => ledger('timer'), { timeout: 20_000 }).toEqual(['00:01 done']);
@@ -107,7 +137,17 @@ describeEachEngine('schedule occurrence ledger', (db) => {
   it('catch-up runs go through a bounded pool (2 at a time by default)', async () => {
     now = new Date('2026-06-02T00:00:30Z');
     const a = replica('A', { ms: 60 });
-    await a.add({ name: 'hourly-all', cron: '0 * * * *', timezone: 'UTC', kind: 'skill', target: 'echo', input: {}, deliver_to: '', role_id: 'default', missed: 'all' });
+    await a.add({
+      name: 'hourly-all',
+      cron: '0 * * * *',
+      timezone: 'UTC',
+      kind: 'skill',
+      target: 'echo',
+      input: {},
+      deliver_to: '',
+      role_id: 'default',
+      missed: 'all',
+    });
     now = new Date('2026-06-02T06:30:00Z');
     const claimed = await a.tick();
     expect(claimed.map((o) => o.catch_up)).toEqual([true, true, true, true, true, true]);
@@ -120,7 +160,16 @@ describeEachEngine('schedule occurrence ledger', (db) => {
   it('a claim whose replica died before starting it is run by another replica; a run whose replica died is recorded failed, not re-run', async () => {
     now = new Date('2026-06-03T00:00:30Z');
     const a = replica('A');
-    await a.add({ name: 'abandoned', cron: '0 * * * *', timezone: 'UTC', kind: 'skill', target: 'echo', input: {}, deliver_to: '', role_id: 'default' });
+    await a.add({
+      name: 'abandoned',
+      cron: '0 * * * *',
+      timezone: 'UTC',
+      kind: 'skill',
+      target: 'echo',
+      input: {},
+      deliver_to: '',
+      role_id: 'default',
+    });
     await db().query(
       `INSERT INTO skillgate.schedule_occurrences (schedule, planned_at, status, claimed_by, lease_until) VALUES
         ('abandoned', '2026-06-02T22:00:00Z', 'running', 'dead', '2026-06-02T23:00:00Z'),
@@ -132,7 +181,9 @@ describeEachEngine('schedule occurrence ledger', (db) => {
     expect(claimed.map((o) => o.planned_at.toISOString())).toEqual(['2026-06-02T23:00:00.000Z']);
     expect(fires).toEqual([{ replica: 'A', schedule: 'abandoned' }]);
     expect(await ledger('abandoned')).toEqual(['22:00 failed', '23:00 done']);
-    const { rows } = await db().query<{ error: string | null; claimed_by: string }>(`SELECT error, claimed_by FROM skillgate.schedule_occurrences WHERE schedule = 'abandoned' ORDER BY planned_at`);
+    const { rows } = await db().query<{ error: string | null; claimed_by: string }>(
+      `SELECT error, claimed_by FROM skillgate.schedule_occurrences WHERE schedule = 'abandoned' ORDER BY planned_at`,
+    );
     expect(rows[0]!.error).toMatch(/stopped before it finished/);
     expect(rows[1]!.claimed_by).toBe('A');
     await a.remove('abandoned');

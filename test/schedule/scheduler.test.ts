@@ -62,22 +62,38 @@ describeEachEngine('schedules', (db) => {
   it('a cron schedule fires through the ledger: the skill ran and its result went to the notify target', async () => {
     const s = await start();
     const run_id = probeKey();
-    await s.add({ name: `every-minute-${run_id}`, cron: '* * * * *', timezone: 'UTC', kind: 'skill', target: 'probe', input: { run_id, tag: 'cron', value: '早报' }, deliver_to: 'notify:ops', role_id: 'default' });
+    await s.add({
+      name: `every-minute-${run_id}`,
+      cron: '* * * * *',
+      timezone: 'UTC',
+      kind: 'skill',
+      target: 'probe',
+      input: { run_id, tag: 'cron', value: '早报' },
+      deliver_to: 'notify:ops',
+      role_id: 'default',
+    });
     expect(await s.tick()).toEqual([]); // nothing planned before the next minute
     now = new Date('2026-05-04T08:01:02Z');
     const claimed = await s.tick();
-    expect(claimed.map((o) => [o.schedule, o.planned_at.toISOString(), o.catch_up])).toEqual([[`every-minute-${run_id}`, '2026-05-04T08:01:00.000Z', false]]);
+    expect(claimed.map((o) => [o.schedule, o.planned_at.toISOString(), o.catch_up])).toEqual([
+      [`every-minute-${run_id}`, '2026-05-04T08:01:00.000Z', false],
+    ]);
     await s.idle();
     expect(probeState(run_id).events).toContain('finish:cron');
     const [occ] = await s.occurrences(5, `every-minute-${run_id}`);
     expect(occ).toMatchObject({ status: 'done', catch_up: false, claimed_by: s.holder });
     await expect
-      .poll(() => deliveries().find((d) => d.skill === 'notify' && String(d.input.title).includes(run_id)), { timeout: 10_000, interval: 200 })
+      .poll(() => deliveries().find((d) => d.skill === 'notify' && String(d.input.title).includes(run_id)), {
+        timeout: 10_000,
+        interval: 200,
+      })
       .toBeDefined();
     const d = deliveries().find((x) => x.skill === 'notify' && String(x.input.title).includes(run_id))!;
     expect(d.input.target).toBe('ops');
     expect(d.chat_mode).toBe(false);
-    await expect.poll(async () => (await s.list()).find((x) => x.name === `every-minute-${run_id}`)?.last_ok, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await s.list()).find((x) => x.name === `every-minute-${run_id}`)?.last_ok, { timeout: 10_000 })
+      .toBe(true);
     await s.remove(`every-minute-${run_id}`);
   });
 
@@ -90,13 +106,24 @@ describeEachEngine('schedules', (db) => {
       steps: [{ skill_name: 'echo', alias: 'e', params: { note: '{note}' } }],
     });
     expect(saved.ok).toBe(true);
-    await s.add({ name: 'daily-chain', cron: '0 9 * * *', timezone: 'Asia/Shanghai', kind: 'chain', target: 'sched_chain', input: { note: '日报' }, deliver_to: 'telegram:12345', role_id: 'default' });
+    await s.add({
+      name: 'daily-chain',
+      cron: '0 9 * * *',
+      timezone: 'Asia/Shanghai',
+      kind: 'chain',
+      target: 'sched_chain',
+      input: { note: '日报' },
+      deliver_to: 'telegram:12345',
+      role_id: 'default',
+    });
     const outcome = await s.runNow('daily-chain');
     expect(outcome?.ok).toBe(true);
     const last = (outcome!.result as { last: { input: unknown; ctx: { chat_mode: unknown } } }).last;
     expect(last.input).toEqual({ note: '日报' });
     expect(last.ctx.chat_mode).toBe(false);
-    const d = deliveries().filter((x) => x.skill === 'send_message').at(-1)!;
+    const d = deliveries()
+      .filter((x) => x.skill === 'send_message')
+      .at(-1)!;
     expect(d.input.to).toBe('telegram:12345');
     expect(String(d.input.message)).toContain('定时任务「daily-chain」');
     expect(String(d.input.message)).toContain('日报');
@@ -104,15 +131,37 @@ describeEachEngine('schedules', (db) => {
 
   it('a failing run is delivered as a failure and recorded; a bad cron is refused and nothing is stored; remove drops the cron entry', async () => {
     const s = await start();
-    await s.add({ name: 'always-fails', cron: '0 * * * *', timezone: 'UTC', kind: 'skill', target: 'fail', input: { reason: 'disk full' }, deliver_to: 'notify:ops', role_id: 'default' });
+    await s.add({
+      name: 'always-fails',
+      cron: '0 * * * *',
+      timezone: 'UTC',
+      kind: 'skill',
+      target: 'fail',
+      input: { reason: 'disk full' },
+      deliver_to: 'notify:ops',
+      role_id: 'default',
+    });
     const outcome = await s.runNow('always-fails');
     expect(outcome?.ok).toBe(false);
-    const d = deliveries().filter((x) => x.skill === 'notify').at(-1)!;
+    const d = deliveries()
+      .filter((x) => x.skill === 'notify')
+      .at(-1)!;
     expect(String(d.input.message)).toContain('执行失败');
     expect(String(d.input.message)).toContain('disk full');
     expect((await s.list()).find((x) => x.name === 'always-fails')?.last_ok).toBe(false);
 
-    await expect(s.add({ name: 'bad-cron', cron: 'not a cron', timezone: 'UTC', kind: 'skill', target: 'echo', input: {}, deliver_to: '', role_id: 'default' })).rejects.toBeInstanceOf(ScheduleError);
+    await expect(
+      s.add({
+        name: 'bad-cron',
+        cron: 'not a cron',
+        timezone: 'UTC',
+        kind: 'skill',
+        target: 'echo',
+        input: {},
+        deliver_to: '',
+        role_id: 'default',
+      }),
+    ).rejects.toBeInstanceOf(ScheduleError);
     expect((await s.list()).map((x) => x.name)).not.toContain('bad-cron');
 
     now = new Date(now.getTime() + 3_600_000);

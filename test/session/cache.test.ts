@@ -39,7 +39,9 @@ describeEachEngine('session caches', (db, engine) => {
     await registerAttachment(db(), { sessionId: s.id, filename: 'a.png', localPath: join(s.workspaceDir, 'a.png'), origin: 'upload' });
     expect((await listAttachments(db(), s.id)).map((a) => a.ref)).toEqual(['img_1']);
 
-    await db().transaction((tx) => registerAttachment(tx, { sessionId: s.id, filename: 'b.pdf', localPath: join(s.workspaceDir, 'b.pdf'), origin: 'artifact' }));
+    await db().transaction((tx) =>
+      registerAttachment(tx, { sessionId: s.id, filename: 'b.pdf', localPath: join(s.workspaceDir, 'b.pdf'), origin: 'artifact' }),
+    );
     expect((await listAttachments(db(), s.id)).map((a) => a.ref)).toEqual(['img_1', 'file_1']);
 
     // a caller changing a returned list or record does not change the cache
@@ -52,7 +54,14 @@ describeEachEngine('session caches', (db, engine) => {
     it('R-FILE-06: on a server a registration notifies other replicas, whose cached list then has it', async () => {
       const other = openServerDb(await serverDatabaseUrl(), { max: 2, applicationName: 'skillgate-test-replica' });
       try {
-        const s = await getOrCreateSession(db(), { id: 's_cache_replica', roleId: 'default', orgId: 'demo', channel: 'web', ownerKey: 'bob', dataDir });
+        const s = await getOrCreateSession(db(), {
+          id: 's_cache_replica',
+          roleId: 'default',
+          orgId: 'demo',
+          channel: 'web',
+          ownerKey: 'bob',
+          dataDir,
+        });
         // The registering statement itself announces the session on the channel.
         const heard: string[] = [];
         const off = await other.listen(ATTACHMENTS_CHANNEL, (p) => void heard.push(p));

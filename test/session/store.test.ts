@@ -86,13 +86,23 @@ describeEachEngine('session store', (db, engine) => {
     await getOrCreateSession(db(), { ...base, id: sid('race') });
     const all = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        registerAttachment(db(), { sessionId: sid('race'), filename: `p${i}.png`, localPath: join(dataDir, `race/p${i}.png`), origin: 'upload' }),
+        registerAttachment(db(), {
+          sessionId: sid('race'),
+          filename: `p${i}.png`,
+          localPath: join(dataDir, `race/p${i}.png`),
+          origin: 'upload',
+        }),
       ),
     );
     expect(all.map((a) => a.ref).sort()).toEqual(['img_1', 'img_2', 'img_3', 'img_4', 'img_5', 'img_6', 'img_7', 'img_8']);
     const same = await Promise.all(
       Array.from({ length: 4 }, () =>
-        registerAttachment(db(), { sessionId: sid('race'), filename: 'dup.png', localPath: join(dataDir, 'race/dup.png'), origin: 'upload' }),
+        registerAttachment(db(), {
+          sessionId: sid('race'),
+          filename: 'dup.png',
+          localPath: join(dataDir, 'race/dup.png'),
+          origin: 'upload',
+        }),
       ),
     );
     expect(new Set(same.map((a) => a.id)).size).toBe(1);
@@ -105,7 +115,9 @@ describeEachEngine('session store', (db, engine) => {
     const n = await db().transaction(async (tx) => {
       await registerAttachment(tx, spec);
       await registerAttachment(tx, spec);
-      const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM skillgate.attachments WHERE session_id = $1', [sid('tx')]);
+      const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM skillgate.attachments WHERE session_id = $1', [
+        sid('tx'),
+      ]);
       return rows[0]!.n;
     });
     expect(n).toBe(1);
@@ -113,8 +125,20 @@ describeEachEngine('session store', (db, engine) => {
 
   it('attachment ids are unguessable 128-bit base64url; an unknown session is refused (FK)', async () => {
     await getOrCreateSession(db(), { ...base, id: sid('ids') });
-    const a = await registerAttachment(db(), { sessionId: sid('ids'), filename: 'a.txt', localPath: join(dataDir, 'ids/a.txt'), origin: 'upload', sizeBytes: 3, mime: 'text/plain' });
-    const b = await registerAttachment(db(), { sessionId: sid('ids'), filename: 'b.txt', localPath: join(dataDir, 'ids/b.txt'), origin: 'upload' });
+    const a = await registerAttachment(db(), {
+      sessionId: sid('ids'),
+      filename: 'a.txt',
+      localPath: join(dataDir, 'ids/a.txt'),
+      origin: 'upload',
+      sizeBytes: 3,
+      mime: 'text/plain',
+    });
+    const b = await registerAttachment(db(), {
+      sessionId: sid('ids'),
+      filename: 'b.txt',
+      localPath: join(dataDir, 'ids/b.txt'),
+      origin: 'upload',
+    });
     expect(a.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(a.id).not.toBe(b.id);
     expect(a).toMatchObject({ sizeBytes: 3, mime: 'text/plain', url: '', type: 'file', ref: 'file_1' });
@@ -134,7 +158,13 @@ describeEachEngine('session store', (db, engine) => {
     await reg('b.png', 'upload');
     await reg('chart.png', 'artifact');
     await reg('fetched.mp4', 'materialized', 'https://example.com/v.mp4');
-    await registerAttachment(db(), { sessionId: sid('list'), filename: 'remote.mp3', localPath: '', url: 'https://example.com/a.mp3', origin: 'materialized' });
+    await registerAttachment(db(), {
+      sessionId: sid('list'),
+      filename: 'remote.mp3',
+      localPath: '',
+      url: 'https://example.com/a.mp3',
+      origin: 'materialized',
+    });
     const list = await listAttachments(db(), sid('list'));
     expect(list.map((a) => `${a.ref}:${a.origin}`)).toEqual([
       'img_1:upload',

@@ -47,7 +47,8 @@ const SKILL_CODE = codeFiles(BUILTIN_SKILLS_DIR);
 /** Lines of `files` matching `re`, as `path:line: text` (the failure message names them). */
 function hits(files: { path: string; text: string }[], re: RegExp): string[] {
   const out: string[] = [];
-  for (const f of files) for (const [i, line] of f.text.split('\n').entries()) if (re.test(line)) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
+  for (const f of files)
+    for (const [i, line] of f.text.split('\n').entries()) if (re.test(line)) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
   return out;
 }
 
@@ -68,13 +69,19 @@ function skill(name: string): SkillRecord {
 }
 
 /** The `execute` of an in-process built-in, imported from its entry file. */
-async function entryOf(name: string): Promise<(input: Record<string, unknown>, ctx: Record<string, unknown>) => Promise<Record<string, unknown>>> {
+async function entryOf(
+  name: string,
+): Promise<(input: Record<string, unknown>, ctx: Record<string, unknown>) => Promise<Record<string, unknown>>> {
   const mod = (await import(skill(name).entryFile!)) as { execute: never };
   return mod.execute;
 }
 
 /** Run a subprocess built-in exactly as the executor starts it; raw stdout and stderr. */
-async function runChild(rec: SkillRecord, input: Record<string, unknown>, ws: string): Promise<{ stdout: string; stderr: string; code: number }> {
+async function runChild(
+  rec: SkillRecord,
+  input: Record<string, unknown>,
+  ws: string,
+): Promise<{ stdout: string; stderr: string; code: number }> {
   const cmd = await commandFor(rec, buildArgv(input));
   if (!cmd) throw new Error(`${rec.name}: no command`);
   const env = childEnv(process.env, { input, ctx: makeCtx(ws) });
@@ -88,7 +95,23 @@ async function runChild(rec: SkillRecord, input: Record<string, unknown>, ws: st
 describe('the built-ins load', () => {
   it('every built-in and example is discovered and loads ok', () => {
     const names = builtins.map((s) => s.name);
-    for (const n of ['help', 'datatable', 'nocodb', 'notify', 'send_message', 'await_reply', 'repair_ticket', 'create_skill', 'edit_skill', 'countdown', 'file_info', 'hello_py', 'word_count', 'clock_sh', 'gateway_health']) {
+    for (const n of [
+      'help',
+      'datatable',
+      'nocodb',
+      'notify',
+      'send_message',
+      'await_reply',
+      'repair_ticket',
+      'create_skill',
+      'edit_skill',
+      'countdown',
+      'file_info',
+      'hello_py',
+      'word_count',
+      'clock_sh',
+      'gateway_health',
+    ]) {
       expect(names).toContain(n);
     }
     expect(builtins.filter((s) => s.status !== 'ok').map((s) => s.name)).toEqual([]);
@@ -102,7 +125,10 @@ describe('R-ENTRY-08: exactly `async execute(input_data, runtime_context)`', () 
     for (const s of handlers) {
       const inspected = await inspectHandler(s.entryFile!);
       expect(inspected.parsed, s.name).toBe(true);
-      expect(inspected.entries.map((e) => e.name), s.name).toEqual(['execute']);
+      expect(
+        inspected.entries.map((e) => e.name),
+        s.name,
+      ).toEqual(['execute']);
       expect(inspected.entry, s.name).toMatchObject({
         name: 'execute',
         isAsync: true,
@@ -115,14 +141,20 @@ describe('R-ENTRY-08: exactly `async execute(input_data, runtime_context)`', () 
     }
     for (const s of builtins) {
       const issues = await preflight(s.dir, { mode: 'create' });
-      expect(issues.filter((i) => i.severity !== 'notice'), s.name).toEqual([]);
+      expect(
+        issues.filter((i) => i.severity !== 'notice'),
+        s.name,
+      ).toEqual([]);
     }
   });
 });
 
 describe('R-LOAD-18: requires.env / requires.bins declared', () => {
   it('R-LOAD-18 built-ins that need configuration or programs declare them in the frontmatter', () => {
-    const env = (n: string) => skill(n).frontmatter.requires.env.filter((e) => e.required).map((e) => e.name);
+    const env = (n: string) =>
+      skill(n)
+        .frontmatter.requires.env.filter((e) => e.required)
+        .map((e) => e.name);
     const bins = (n: string) => skill(n).frontmatter.requires.bins;
     expect(env('notify')).toEqual(['APPRISE_API_URL']); // the gateway registers the Apprise adapter from it
     expect(env('gateway_health')).toEqual(['PORT']); // ${PORT} in request.toml
@@ -176,13 +208,22 @@ describe('R-SCH-06: descriptions and required', () => {
     notify: { input: { message: 'm', target: 'ops' }, ctx: { [MESSAGING_CTX_KEY]: fakeMessaging } },
     send_message: { input: { to: 'web:a', message: 'm' }, ctx: { [MESSAGING_CTX_KEY]: fakeMessaging } },
     await_reply: { input: { to: 'web:a', skill: 'help' }, ctx: { [MESSAGING_CTX_KEY]: fakeMessaging } },
-    create_skill: { input: { name: 'x', full_files: {} }, ctx: { role_id: 'default', [AUTHORING_CTX_KEY]: { dataDir: '/nonexistent', registry: () => registry } } },
-    edit_skill: { input: { name: 'x', full_files: {} }, ctx: { role_id: 'default', [AUTHORING_CTX_KEY]: { dataDir: '/nonexistent', registry: () => registry } } },
+    create_skill: {
+      input: { name: 'x', full_files: {} },
+      ctx: { role_id: 'default', [AUTHORING_CTX_KEY]: { dataDir: '/nonexistent', registry: () => registry } },
+    },
+    edit_skill: {
+      input: { name: 'x', full_files: {} },
+      ctx: { role_id: 'default', [AUTHORING_CTX_KEY]: { dataDir: '/nonexistent', registry: () => registry } },
+    },
     word_count: { input: { text: 'a' }, ctx: {} },
   };
 
   it('R-SCH-06 `required` matches what each handler checks: without any one required field the handler itself refuses with need_param naming it', async () => {
-    const withRequired = builtins.filter((s) => ((s.inputSchema.required ?? []) as string[]).length > 0).map((s) => s.name).sort();
+    const withRequired = builtins
+      .filter((s) => ((s.inputSchema.required ?? []) as string[]).length > 0)
+      .map((s) => s.name)
+      .sort();
     expect(withRequired).toEqual(Object.keys(CASES).sort());
     const ws = mkdtempSync(join(tmpdir(), 'authorlint-req-'));
     for (const [name, c] of Object.entries(CASES)) {
@@ -240,7 +281,9 @@ describe('R-CFG-11: non-credential constant names avoid the six substrings', () 
     const all = constants(SKILL_CODE);
     expect(all.map((c) => c.name)).toContain('ACTION_ALIASES'); // the scan sees the constants
     expect(all.filter((c) => credential(c.name))).toEqual([]);
-    const probe = constants([{ path: 'probe.ts', text: 'export const PARAM_KEYS = [];\nconst KEYWORD_RE: RegExp = /x/;\nAUTH_HEADERS = {}\n' }]);
+    const probe = constants([
+      { path: 'probe.ts', text: 'export const PARAM_KEYS = [];\nconst KEYWORD_RE: RegExp = /x/;\nAUTH_HEADERS = {}\n' },
+    ]);
     expect(probe.filter((c) => credential(c.name)).map((c) => c.name)).toEqual(['PARAM_KEYS', 'KEYWORD_RE', 'AUTH_HEADERS']);
   });
 
@@ -254,7 +297,11 @@ describe('R-CFG-11: non-credential constant names avoid the six substrings', () 
 describe('R-ADM-04, R-CTX-12: identity keys', () => {
   /** Lines that branch on actor_title / actor_department(_path): a comparison, a condition or a membership test. */
   function branchesOnRank(files: { path: string; text: string }[]): string[] {
-    return hits(files, /actor_(title|department)/).filter((l) => /\bif\b|\?|===?|!==?|[<>]=?|\bin\b|includes\(|startsWith|startswith|switch|case\b|\bnot\b|&&|\|\||\band\b/.test(l.replace(/^[^:]+:\d+: /, '').replace(/\bor\s+"（未知）"/, '')));
+    return hits(files, /actor_(title|department)/).filter((l) =>
+      /\bif\b|\?|===?|!==?|[<>]=?|\bin\b|includes\(|startsWith|startswith|switch|case\b|\bnot\b|&&|\|\||\band\b/.test(
+        l.replace(/^[^:]+:\d+: /, '').replace(/\bor\s+"（未知）"/, ''),
+      ),
+    );
   }
 
   it('R-ADM-04 no built-in branches on actor_title / actor_department (so none can treat an empty or proxy-filled value as the lowest tier); the scan catches such a branch', () => {
@@ -278,7 +325,12 @@ describe('R-ADM-04, R-CTX-12: identity keys', () => {
     writeFileSync(a, 'a');
     writeFileSync(b, 'b');
     // the newest item has only the legacy att_type: it is not an image for the skill
-    expect(imageOf([{ type: 'image', local_path: a }, { att_type: 'image', type: 'file', local_path: b } as { type: string; local_path: string }])).toBe(a);
+    expect(
+      imageOf([
+        { type: 'image', local_path: a },
+        { att_type: 'image', type: 'file', local_path: b } as { type: string; local_path: string },
+      ]),
+    ).toBe(a);
     expect(imageOf([{ att_type: 'image', local_path: b } as { local_path: string }])).toBe('');
   });
 });
@@ -290,7 +342,12 @@ describe('R-ART-13, R-DT-105, R-OUT-12: source scans', () => {
 
   it('R-DT-105 business tables are reached only through datatable: no skill other than the datatable entry (datatable, nocodb) touches org_data_*, db / db_factory or a database driver', () => {
     const others = SKILL_CODE.filter((f) => !/^skills\/(datatable|nocodb)\//.test(f.path));
-    expect(hits(others, /org_data_|db_factory|\bctx\.db\b|runtime_context\.db\b|\[['"]db['"]\]|from ['"](pg|@electric-sql\/pglite)['"]|src\/store\//)).toEqual([]);
+    expect(
+      hits(
+        others,
+        /org_data_|db_factory|\bctx\.db\b|runtime_context\.db\b|\[['"]db['"]\]|from ['"](pg|@electric-sql\/pglite)['"]|src\/store\//,
+      ),
+    ).toEqual([]);
     expect(readFileSync(join(BUILTIN_SKILLS_DIR, 'repair_ticket', 'tables.ts'), 'utf8')).toContain("call('datatable'");
   });
 
@@ -354,7 +411,10 @@ describe('R-ART-13, R-DT-105, R-OUT-12: source scans', () => {
     const missing = await (await entryOf('await_reply'))({ skill: 'help' }, {});
     expect(missing.non_retriable).toBeUndefined();
     expect(await repairTicket({ action: '查询' }, {})).toMatchObject({ success: false, error_type: 'config', non_retriable: true });
-    const busy = await repairTicket({ action: '查询' }, { call_skill: async () => ({ success: false, error: 'connection lost', error_type: 'transient' }) });
+    const busy = await repairTicket(
+      { action: '查询' },
+      { call_skill: async () => ({ success: false, error: 'connection lost', error_type: 'transient' }) },
+    );
     expect(busy).toMatchObject({ success: false, error_type: 'transient' });
     expect(busy.non_retriable).toBeUndefined();
   });
@@ -445,7 +505,9 @@ describe('R-ID-03, R-ART-14, R-DT-105: a repair report', () => {
     expect(JSON.stringify(h.calls.map((c) => c.input.to ?? null))).not.toContain('decoy');
     expect(h.tickets[0]).toMatchObject({ origin_channel: 'feishu', origin_openid: 'ou_reporter' });
     // R-DT-105: every table access went through call_skill('datatable')
-    expect(new Set(h.calls.filter((c) => c.name !== 'send_message' && c.name !== 'notify').map((c) => c.name))).toEqual(new Set(['datatable']));
+    expect(new Set(h.calls.filter((c) => c.name !== 'send_message' && c.name !== 'notify').map((c) => c.name))).toEqual(
+      new Set(['datatable']),
+    );
     // R-ART-14: kept file under repair_ticket/T-7/, nothing new at the root
     expect(existsSync(join(ws, 'repair_ticket', 'T-7', '报修照片.jpg'))).toBe(true);
     expect(readdirSync(ws).filter((n) => statSync(join(ws, n)).isFile())).toEqual(rootBefore);
@@ -453,7 +515,12 @@ describe('R-ID-03, R-ART-14, R-DT-105: a repair report', () => {
   });
 
   it('R-ART-14 no built-in creates import files for insert_from_file (none has intermediate files to clean up)', () => {
-    expect(hits(SKILL_CODE.filter((f) => !/^skills\/(datatable|nocodb)\//.test(f.path)), /insert_from_file|_import_/)).toEqual([]);
+    expect(
+      hits(
+        SKILL_CODE.filter((f) => !/^skills\/(datatable|nocodb)\//.test(f.path)),
+        /insert_from_file|_import_/,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -465,11 +532,14 @@ describeEachEngine('datatable as a built-in: import files and large results', (d
     id = await t.table('台账', [{ title: '名称', uidt: '文本', required: true }]);
   });
 
-  it('R-ART-14 the caller\'s import file in a workspace sub-directory is left to the caller: untouched on success, kept and named (relative) on failure', async () => {
+  it("R-ART-14 the caller's import file in a workspace sub-directory is left to the caller: untouched on success, kept and named (relative) on failure", async () => {
     mkdirSync(join(t.ws, 'imports'), { recursive: true });
     const good = join(t.ws, 'imports', 'ok.json');
     writeFileSync(good, JSON.stringify([{ 名称: 'a' }, { 名称: 'b' }]));
-    expect(await t.call({ action: 'insert_from_file', payload: { table_id: id, file: 'imports/ok.json' } })).toMatchObject({ success: true, inserted: 2 });
+    expect(await t.call({ action: 'insert_from_file', payload: { table_id: id, file: 'imports/ok.json' } })).toMatchObject({
+      success: true,
+      inserted: 2,
+    });
     expect(existsSync(good)).toBe(true);
     const bad = join(t.ws, 'imports', 'bad.json');
     writeFileSync(bad, '[{"名称": ');
@@ -484,7 +554,10 @@ describeEachEngine('datatable as a built-in: import files and large results', (d
     const rows = Array.from({ length: 300 }, (_, i) => ({ 名称: `设备-${String(i).padStart(3, '0')}` }));
     mkdirSync(join(t.ws, 'imports'), { recursive: true });
     writeFileSync(join(t.ws, 'imports', 'many.json'), JSON.stringify(rows));
-    expect(await t.call({ action: 'insert_from_file', payload: { table_id: id, file: 'imports/many.json' } })).toMatchObject({ success: true, inserted: 300 });
+    expect(await t.call({ action: 'insert_from_file', payload: { table_id: id, file: 'imports/many.json' } })).toMatchObject({
+      success: true,
+      inserted: 300,
+    });
     const result = await t.call({ action: 'query', payload: { table_id: id, limit: 302 } });
     expect(result).toMatchObject({ success: true });
     expect((result.list as unknown[]).length).toBe(302);

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { confinedFile, keepFile, storedPath } from '../../skills/repair_ticket/context.ts';
 import { execute } from '../../skills/repair_ticket/handler.ts';
-import { ACTIONS, ACTION_ALIASES, assertAliasTargets, parseCost, resolveAction, saysDone, ticketNumber } from '../../skills/repair_ticket/lib.ts';
+import {
+  ACTIONS,
+  ACTION_ALIASES,
+  assertAliasTargets,
+  parseCost,
+  resolveAction,
+  saysDone,
+  ticketNumber,
+} from '../../skills/repair_ticket/lib.ts';
 
 describe('repair_ticket: cost in a reply', () => {
   it.each([
@@ -25,9 +33,12 @@ describe('repair_ticket: cost in a reply', () => {
     expect(parseCost(text)).toEqual({ cost });
   });
 
-  it.each(['完成了', '3号泵修好了，换了2个垫圈', 'T-12 已处理'])('no cost word or currency mark → null, never a stray number: %s', (text) => {
-    expect(parseCost(text)).toEqual({ cost: null, reason: 'none' });
-  });
+  it.each(['完成了', '3号泵修好了，换了2个垫圈', 'T-12 已处理'])(
+    'no cost word or currency mark → null, never a stray number: %s',
+    (text) => {
+      expect(parseCost(text)).toEqual({ cost: null, reason: 'none' });
+    },
+  );
 
   it('magnitude words are not converted (spec §7.5): asked again', () => {
     expect(parseCost('费用 1.2万')).toEqual({ cost: null, reason: 'magnitude' });
@@ -95,7 +106,15 @@ describe('repair_ticket: actions (R-ACT)', () => {
 /** A recording call_skill with one ticket (T-5) and in-memory updates. */
 function fakeTables() {
   const ticket: Record<string, unknown> = {
-    id: 5, 描述: '3号泵漏水', 位置: '泵房', 状态: '处理中', 报修人: '张三', origin_channel: 'feishu', origin_openid: 'ou_reporter', 维修工: '李四', 维修工联系方式: 'telegram:777',
+    id: 5,
+    描述: '3号泵漏水',
+    位置: '泵房',
+    状态: '处理中',
+    报修人: '张三',
+    origin_channel: 'feishu',
+    origin_openid: 'ou_reporter',
+    维修工: '李四',
+    维修工联系方式: 'telegram:777',
   };
   const calls: { name: string; input: Record<string, unknown> }[] = [];
   const call = async (name: string, input: Record<string, unknown>): Promise<Record<string, unknown>> => {
@@ -119,10 +138,13 @@ function fakeTables() {
 
 const fromWorker = { request: { channel: 'telegram', account: 'default', actor: { id: '777' }, attachments: [] }, actor_name: '李四' };
 
-describe('repair_ticket: the worker\'s reply', () => {
+describe("repair_ticket: the worker's reply", () => {
   it('R-MSG-07 the reporter is addressed from the ticket row (origin_channel:origin_openid), never from actor_*', async () => {
     const h = fakeTables();
-    const r = await execute({ reply: { raw_input: '完成了，费用 1200 元', attachments: [] }, state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5' }, h.ctx({ ...fromWorker, actor_key: 'li_si', actor_id: '2' }));
+    const r = await execute(
+      { reply: { raw_input: '完成了，费用 1200 元', attachments: [] }, state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5' },
+      h.ctx({ ...fromWorker, actor_key: 'li_si', actor_id: '2' }),
+    );
     expect(r.success).toBe(true);
     const sends = h.calls.filter((c) => c.name === 'send_message');
     expect(sends.map((c) => c.input.to)).toEqual(['feishu:ou_reporter']);
@@ -132,7 +154,10 @@ describe('repair_ticket: the worker\'s reply', () => {
 
   it('a reply without a cost completes the ticket with 费用 left empty and says how to add it (never invented)', async () => {
     const h = fakeTables();
-    const r = await execute({ reply: { raw_input: '3号泵修好了', attachments: [] }, state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5' }, h.ctx(fromWorker));
+    const r = await execute(
+      { reply: { raw_input: '3号泵修好了', attachments: [] }, state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5' },
+      h.ctx(fromWorker),
+    );
     expect(h.ticket.状态).toBe('已完成');
     expect('费用' in h.ticket).toBe(false);
     expect(String(r.display_md)).toContain('没有找到费用，已留空');
@@ -143,13 +168,18 @@ describe('repair_ticket: the worker\'s reply', () => {
     const h = fakeTables();
     const waits: Record<string, unknown>[] = [];
     const ctx = h.ctx({ ...fromWorker, await_reply: async (req: Record<string, unknown>) => (waits.push(req), { ok: true, id: '9' }) });
-    const r = await execute({ reply: { raw_input: '在路上，半小时到', attachments: [] }, state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5' }, ctx);
+    const r = await execute(
+      { reply: { raw_input: '在路上，半小时到', attachments: [] }, state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5' },
+      ctx,
+    );
     expect(r).toMatchObject({ success: true, progress: true });
     expect(h.ticket.状态).toBe('处理中');
     const send = h.calls.find((c) => c.name === 'send_message')!;
     expect(send.input).toMatchObject({ to: 'feishu:ou_reporter' });
     expect(String(send.input.message)).toContain('在路上，半小时到');
-    expect(waits).toEqual([{ to: 'telegram:777', skill: 'repair_ticket', state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5', expires_in_s: 604800 }]);
+    expect(waits).toEqual([
+      { to: 'telegram:777', skill: 'repair_ticket', state: { action: '完成回复', ticket_id: 5 }, ref: 'T-5', expires_in_s: 604800 },
+    ]);
     expect(h.calls.some((c) => c.name === 'notify')).toBe(false);
   });
 
@@ -160,7 +190,7 @@ describe('repair_ticket: the worker\'s reply', () => {
     expect(h.calls.filter((c) => c.name === 'datatable' && ['insert', 'update', 'update_by'].includes(String(c.input.action)))).toEqual([]);
   });
 
-  it('someone who is not the ticket\'s worker (nor owner/admin) cannot complete it', async () => {
+  it("someone who is not the ticket's worker (nor owner/admin) cannot complete it", async () => {
     const h = fakeTables();
     const other = { request: { channel: 'telegram', account: 'default', actor: { id: '999' }, attachments: [] } };
     const r = await execute({ action: '完成回复', ticket: 'T-5', cost: 10 }, h.ctx(other));
@@ -187,8 +217,11 @@ describe('repair_ticket: photo paths are confined to the workspaces', () => {
     expect(confinedFile(ctx, 'default/s1/repair_ticket/T-1/报修照片.png')).toBe(kept);
   });
 
-  it.each(['/etc/hostname', '../../secret.key', join(data, 'secret.key'), join(ws, 'link.png')])('a path outside the workspaces is refused: %s', (p) => {
-    expect(confinedFile(ctx, p)).toBe('');
-    expect(keepFile(ctx, p, 'T-1', 'x')).toBe('');
-  });
+  it.each(['/etc/hostname', '../../secret.key', join(data, 'secret.key'), join(ws, 'link.png')])(
+    'a path outside the workspaces is refused: %s',
+    (p) => {
+      expect(confinedFile(ctx, p)).toBe('');
+      expect(keepFile(ctx, p, 'T-1', 'x')).toBe('');
+    },
+  );
 });

@@ -29,7 +29,10 @@ it('flushes what one event-loop turn submitted together, and everything queued d
   r1();
   expect(await Promise.all(first)).toEqual(['r1', 'r2']);
   expect(await Promise.all(more)).toEqual(['r3', 'r4', 'r5']);
-  expect(flushes).toEqual([[1, 2], [3, 4, 5]]);
+  expect(flushes).toEqual([
+    [1, 2],
+    [3, 4, 5],
+  ]);
 });
 
 it('a failing flush rejects its own items only, and the next batch still goes', async () => {

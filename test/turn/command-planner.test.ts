@@ -7,7 +7,10 @@ import { CommandPlanner, exampleCommand, helpText, parseCommand, type ParsedComm
 // CONTRACTS.md §8 grammar table: [input, expected].
 const GRAMMAR: [string, ParsedCommand][] = [
   ['/datatable action=list_tables', { kind: 'call', tool: 'datatable', args: { action: 'list_tables' } }],
-  ['/datatable {"action":"query","payload":{"table_id":3}}', { kind: 'call', tool: 'datatable', args: { action: 'query', payload: { table_id: 3 } } }],
+  [
+    '/datatable {"action":"query","payload":{"table_id":3}}',
+    { kind: 'call', tool: 'datatable', args: { action: 'query', payload: { table_id: 3 } } },
+  ],
   ['/datatable{"a":1}', { kind: 'call', tool: 'datatable', args: { a: 1 } }],
   ['/datatable', { kind: 'call', tool: 'datatable', args: {} }],
   ['  /datatable   a=1   b=2  ', { kind: 'call', tool: 'datatable', args: { a: 1, b: 2 } }],
@@ -103,10 +106,19 @@ const DATATABLE = tool('datatable', '[数据] 数据表的增删改查\n第二�
 });
 const REPAIR = tool('repair-ticket', '[工单] 报修登记', {
   type: 'object',
-  properties: { title: { type: 'string' }, floor: { type: 'integer' }, urgent: { type: 'boolean' }, note: { type: 'string', examples: ['二楼 漏水'] } },
+  properties: {
+    title: { type: 'string' },
+    floor: { type: 'integer' },
+    urgent: { type: 'boolean' },
+    note: { type: 'string', examples: ['二楼 漏水'] },
+  },
   required: ['title', 'floor', 'urgent', 'note'],
 });
-const SUB = tool('repair-ticket__close', '[工单] 关闭工单', { type: 'object', properties: { id: { type: 'string', default: 'T-1' } }, required: ['id'] });
+const SUB = tool('repair-ticket__close', '[工单] 关闭工单', {
+  type: 'object',
+  properties: { id: { type: 'string', default: 'T-1' } },
+  required: ['id'],
+});
 
 function turnWith(text: string, tools: ModelTool[], lang: 'zh-CN' | 'en' = 'zh-CN') {
   const calls: { tool: string; args: Record<string, unknown> }[] = [];
@@ -135,7 +147,9 @@ describe('CommandPlanner', () => {
     expect(planner.name).toBe('command');
     expect(calls).toEqual([{ tool: 'repair-ticket', args: { title: '漏水', floor: 2, urgent: true, note: '二楼 东侧' } }]);
     expect(r.text).toBe('');
-    expect(r.invocations).toEqual([{ tool: 'repair-ticket', args: calls[0]!.args, envelope: { success: true, user_message: 'ran repair-ticket' } }]);
+    expect(r.invocations).toEqual([
+      { tool: 'repair-ticket', args: calls[0]!.args, envelope: { success: true, user_message: 'ran repair-ticket' } },
+    ]);
   });
 
   it('a sub-command tool resolves with `__`', async () => {
@@ -159,17 +173,29 @@ describe('CommandPlanner', () => {
     expect(calls).toEqual([]);
     expect(r.text).toContain('**可用命令**（共 4 个）');
     expect(r.text).toContain('**数据**\n- `/datatable action=list_tables` — 数据表的增删改查');
-    expect(r.text).toContain('**工单**\n- `/repair-ticket title=<title> floor=1 urgent=true note="二楼 漏水"` — 报修登记\n- `/repair-ticket__close id=T-1` — 关闭工单');
+    expect(r.text).toContain(
+      '**工单**\n- `/repair-ticket title=<title> floor=1 urgent=true note="二楼 漏水"` — 报修登记\n- `/repair-ticket__close id=T-1` — 关闭工单',
+    );
     expect(r.text).toContain('**其他**\n- `/echo` — Echo back');
     expect(r.text).not.toContain('第二行细节');
   });
 
   it('the help example commands parse back to the example arguments', () => {
-    expect(parseCommand(exampleCommand(REPAIR))).toEqual({ kind: 'call', tool: 'repair-ticket', args: { title: '<title>', floor: 1, urgent: true, note: '二楼 漏水' } });
+    expect(parseCommand(exampleCommand(REPAIR))).toEqual({
+      kind: 'call',
+      tool: 'repair-ticket',
+      args: { title: '<title>', floor: 1, urgent: true, note: '二楼 漏水' },
+    });
   });
 
   it('help stays readable for 30+ tools: one line each, in English too', () => {
-    const many = Array.from({ length: 34 }, (_, i) => tool(`skill_${String(i).padStart(2, '0')}`, `[cat${i % 4}] Tool number ${i}\nmore`, { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }));
+    const many = Array.from({ length: 34 }, (_, i) =>
+      tool(`skill_${String(i).padStart(2, '0')}`, `[cat${i % 4}] Tool number ${i}\nmore`, {
+        type: 'object',
+        properties: { q: { type: 'string' } },
+        required: ['q'],
+      }),
+    );
     const text = helpText(many, 'en');
     expect(text.split('\n').filter((l) => l.startsWith('- '))).toHaveLength(34);
     expect(text).toContain('**Available commands** (34)');
@@ -187,10 +213,14 @@ describe('CommandPlanner', () => {
   });
 
   it('/help shows the whole purpose without the model-facing sentences; /help <skill> lists every action with an example', async () => {
-    const dt = tool('datatable', '[数据] 数据表统一入口：建表、查询、统计、增删改、批量导入、SQL（PostgreSQL，按组织隔离）。input = {"action": "<操作名>", "payload": {...}}，payload 的键也可平铺在顶层。', {
-      type: 'object',
-      properties: { action: { type: 'string' }, payload: { type: ['object', 'string'] } },
-    });
+    const dt = tool(
+      'datatable',
+      '[数据] 数据表统一入口：建表、查询、统计、增删改、批量导入、SQL（PostgreSQL，按组织隔离）。input = {"action": "<操作名>", "payload": {...}}，payload 的键也可平铺在顶层。',
+      {
+        type: 'object',
+        properties: { action: { type: 'string' }, payload: { type: ['object', 'string'] } },
+      },
+    );
     const list = await planner.handle(turnWith('/help', [dt]).turn);
     expect(list.text).toContain('- `/datatable` — 数据表统一入口：建表、查询、统计、增删改、批量导入、SQL（PostgreSQL，按组织隔离）。\n');
     expect(list.text).not.toContain('input =');
@@ -198,15 +228,26 @@ describe('CommandPlanner', () => {
     const full = {
       'x-actions': {
         list_tables: { description: '列出数据表', properties: {}, examples: [{}] },
-        query: { description: '查询记录', properties: { table_name: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 1000 } }, required: ['table_name'], examples: [{ table_name: '客户', limit: 20 }] },
+        query: {
+          description: '查询记录',
+          properties: { table_name: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+          required: ['table_name'],
+          examples: [{ table_name: '客户', limit: 20 }],
+        },
       },
     };
     const withActions = new CommandPlanner({ schemaOf: (name) => (name === 'datatable' ? full : undefined) });
     const help = (await withActions.handle(turnWith('/help datatable', [dt]).turn)).text;
     expect(help).toContain('**操作**（共 2 个，用 `action=` 选择）');
     expect(help).toContain('**list_tables** — 列出数据表\n示例：`/datatable action=list_tables`');
-    expect(help).toContain('**query** — 查询记录\n- `table_name` (必填, 文本)\n- `limit` (可选, 整数, 1–1000)\n示例：`/datatable action=query table_name=客户 limit=20`');
-    expect(parseCommand('/datatable action=query table_name=客户 limit=20')).toEqual({ kind: 'call', tool: 'datatable', args: { action: 'query', table_name: '客户', limit: 20 } });
+    expect(help).toContain(
+      '**query** — 查询记录\n- `table_name` (必填, 文本)\n- `limit` (可选, 整数, 1–1000)\n示例：`/datatable action=query table_name=客户 limit=20`',
+    );
+    expect(parseCommand('/datatable action=query table_name=客户 limit=20')).toEqual({
+      kind: 'call',
+      tool: 'datatable',
+      args: { action: 'query', table_name: '客户', limit: 20 },
+    });
   });
 
   it('a malformed command explains the problem and shows that tool’s help', async () => {

@@ -10,7 +10,14 @@ import { closestTools, suggestText, tokenize } from '../../src/turn/planners/com
 import type { PlannerTurn } from '../../src/turn/planner.ts';
 
 function tool(name: string, description: string, required: string[] = []): ModelTool {
-  return { type: 'function', function: { name, description, parameters: { type: 'object', properties: Object.fromEntries(required.map((r) => [r, { type: 'string' }])), required } } };
+  return {
+    type: 'function',
+    function: {
+      name,
+      description,
+      parameters: { type: 'object', properties: Object.fromEntries(required.map((r) => [r, { type: 'string' }])), required },
+    },
+  };
 }
 
 const TOOLS = [
@@ -38,7 +45,16 @@ describe('plain text suggestions', () => {
 
   it('a sentence gets under 300 characters with at most three commands, not the help list', async () => {
     const planner = new CommandPlanner();
-    const turn = { text: '帮我查询一下客户数据表', raw_input: '帮我查询一下客户数据表', lang: 'zh-CN', tools: TOOLS, materials: [], invoke: async () => ({}), signal: new AbortController().signal, progress: () => {} } as unknown as PlannerTurn;
+    const turn = {
+      text: '帮我查询一下客户数据表',
+      raw_input: '帮我查询一下客户数据表',
+      lang: 'zh-CN',
+      tools: TOOLS,
+      materials: [],
+      invoke: async () => ({}),
+      signal: new AbortController().signal,
+      progress: () => {},
+    } as unknown as PlannerTurn;
     const r = await planner.handle(turn);
     expect([...r.text].length).toBeLessThan(300);
     expect(r.text).not.toContain('可用命令');

@@ -50,7 +50,10 @@ describeEachEngine('confirmation service (CONTRACTS §10, A-29)', (db) => {
     expect(await redeemConfirmToken(db(), a.token, binding(), { now: at(CONFIRM_TTL_MS - 1000) })).toEqual({ ok: true });
     const b = await issueConfirmToken(db(), binding(), { now: at(0) });
     expect(await redeemConfirmToken(db(), b.token, binding(), { now: at(CONFIRM_TTL_MS) })).toEqual({ ok: false, reason: 'expired' });
-    expect(await redeemConfirmToken(db(), b.token, binding(), { now: at(CONFIRM_TTL_MS + 60_000) })).toEqual({ ok: false, reason: 'expired' });
+    expect(await redeemConfirmToken(db(), b.token, binding(), { now: at(CONFIRM_TTL_MS + 60_000) })).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
   });
 
   it('CONTRACTS §10: different parameters are refused and the token is NOT consumed', async () => {
@@ -71,15 +74,25 @@ describeEachEngine('confirmation service (CONTRACTS §10, A-29)', (db) => {
       ['action', 'delete_batch', 'action'],
       ['table', '00000000-0000-4000-8000-000000000002', 'table'],
     ] as const) {
-      expect(await redeemConfirmToken(db(), token, binding({ [k]: v }), { now: at(1) })).toEqual({ ok: false, reason: 'mismatch', mismatched: [name] });
+      expect(await redeemConfirmToken(db(), token, binding({ [k]: v }), { now: at(1) })).toEqual({
+        ok: false,
+        reason: 'mismatch',
+        mismatched: [name],
+      });
     }
     expect(await redeemConfirmToken(db(), token, binding(), { now: at(2) })).toEqual({ ok: true });
   });
 
   it('an unknown token is refused; the database holds only its hash; peek shows the stored call', async () => {
     expect(await redeemConfirmToken(db(), 'ct_nope', binding(), { now: at(0) })).toEqual({ ok: false, reason: 'unknown' });
-    const { token } = await issueConfirmToken(db(), binding(), { now: at(0), call: { action: 'delete_by', filters: [] }, summary: '删除 11 行' });
-    const { rows } = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM skillgate.confirm_tokens WHERE token_hash = $1', [token]);
+    const { token } = await issueConfirmToken(db(), binding(), {
+      now: at(0),
+      call: { action: 'delete_by', filters: [] },
+      summary: '删除 11 行',
+    });
+    const { rows } = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM skillgate.confirm_tokens WHERE token_hash = $1', [
+      token,
+    ]);
     expect(rows[0]!.n).toBe(0);
     const p = await peekConfirmToken(db(), token);
     expect(p).toMatchObject({ action: 'delete_by', summary: '删除 11 行', call: { action: 'delete_by', filters: [] }, consumed: false });

@@ -46,7 +46,15 @@ export class RecordingAdapter implements ChannelAdapter {
 
   constructor(channel: string, capabilities: Partial<AdapterCapabilities> = {}) {
     this.channel = channel;
-    this.capabilities = { display: 'rich', buttons: true, max_length: 4000, length_unit: 'utf16', typing: true, media: true, ...capabilities };
+    this.capabilities = {
+      display: 'rich',
+      buttons: true,
+      max_length: 4000,
+      length_unit: 'utf16',
+      typing: true,
+      media: true,
+      ...capabilities,
+    };
   }
 
   async send(target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
@@ -77,7 +85,10 @@ export interface TurnHarness {
   /** Everything the turn enqueued, in order. */
   replies: OutboundMessage[];
   /** Handle one inbound message as a turn (inbox bypassed). */
-  turn(msg: Partial<InboundMessage> & { raw_input?: string | null }, event?: Partial<Omit<TurnEvent, 'id' | 'message'>>): Promise<OutboundMessage[]>;
+  turn(
+    msg: Partial<InboundMessage> & { raw_input?: string | null },
+    event?: Partial<Omit<TurnEvent, 'id' | 'message'>>,
+  ): Promise<OutboundMessage[]>;
   /** A message from `actor` in the harness chat. */
   message(text: string, extra?: Partial<InboundMessage>): InboundMessage;
   /** The chat key of the harness chat (each harness has its own chat). */

@@ -30,18 +30,30 @@ describeEachEngine('turn: started calls and interrupted turns', (db) => {
     expect(marks).toHaveLength(0); // the skill was not called
     const offer = out.find((m) => m.confirm);
     expect(offer?.confirm?.prompt_md).toMatch(/echo_input.*重启/);
-    expect(offer?.confirm?.options.map((o) => [o.id, o.label])).toEqual([['confirm', '重新执行'], ['cancel', '不用了']]);
-    const done = await h.turn({ kind: 'callback', raw_input: null, callback: { action: 'confirm', token: offer!.confirm!.token } }, { lease_owner: 'o' });
+    expect(offer?.confirm?.options.map((o) => [o.id, o.label])).toEqual([
+      ['confirm', '重新执行'],
+      ['cancel', '不用了'],
+    ]);
+    const done = await h.turn(
+      { kind: 'callback', raw_input: null, callback: { action: 'confirm', token: offer!.confirm!.token } },
+      { lease_owner: 'o' },
+    );
     expect(marks).toEqual([{ skill: 'echo_input', input: { n: 7 } }]); // the same input, no confirm_token
     expect(text(done)).toContain('7');
-    const again = await h.turn({ kind: 'callback', raw_input: null, callback: { action: 'confirm', token: offer!.confirm!.token } }, { lease_owner: 'o' });
+    const again = await h.turn(
+      { kind: 'callback', raw_input: null, callback: { action: 'confirm', token: offer!.confirm!.token } },
+      { lease_owner: 'o' },
+    );
     expect(marks).toHaveLength(1); // single use
     expect(text(again)).toMatch(/没有待确认/);
   });
 
   it('on a channel without buttons the offer asks for 「确认」, which runs the call; 「取消」 does nothing', async () => {
     const marks: StartedCall[] = [];
-    const h = await makeTurnHarness(db(), { capabilities: { buttons: false, display: 'text' }, markStarted: async (_e, call) => void marks.push(call) });
+    const h = await makeTurnHarness(db(), {
+      capabilities: { buttons: false, display: 'text' },
+      markStarted: async (_e, call) => void marks.push(call),
+    });
     const out = await h.turn({ raw_input: 'x' }, { lease_owner: 'o', interrupted: { skill: 'echo_input', input: { note: 'again' } } });
     expect(out.some((m) => m.confirm)).toBe(false);
     expect(text(out)).toMatch(/echo_input[\s\S]*确认/);

@@ -20,13 +20,19 @@ describeEachEngine('a 1 M-character reply on Telegram', (db) => {
 
   it('arrives as a bounded number of valid messages ending with the cut notice', async () => {
     const clock = new FakeClock();
-    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
+    const adapter = new TelegramAdapter(
+      { account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 },
+      { db: db(), log: silent },
+    );
     const outbox = createOutbox(db(), { log: silent, clock, adapterFor: () => adapter });
     const plannerText = '**泵房** 压力 [报告](https://example.com/r) 正常。\n'.repeat(30_000); // ≈ 1 M characters
     expect(plannerText.length).toBeGreaterThan(1_000_000);
     const messages = composeReply({ plannerText, invocations: [], capabilities: adapter.capabilities, lang: 'zh-CN', replyTo: null });
     const target = { channel: 'telegram', account: 'default', chat_id: '10000001', chat_type: 'direct' as const };
-    await outbox.enqueue(db(), messages.map((message, i) => ({ target, message, idempotency_key: `long:${i}` })));
+    await outbox.enqueue(
+      db(),
+      messages.map((message, i) => ({ target, message, idempotency_key: `long:${i}` })),
+    );
     // Deliver every queued part; the chat is paced (1 message/s on Telegram), so time moves on.
     for (let pass = 0; pass < 200 && (await outbox.backlog()) > 0; pass++) {
       await outbox.deliverDue();

@@ -27,13 +27,31 @@ describeEachEngine('AdapterHost.notice: once per event, through the outbox', (db
 
   it('a sticker delivered twice gets one polite notice, replying to it; the inbox stores nothing', async () => {
     const clock = new FakeClock();
-    const adapter = new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 }, { db: db(), log: silent });
+    const adapter = new TelegramAdapter(
+      { account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 },
+      { db: db(), log: silent },
+    );
     const outbox = createOutbox(db(), { log: silent, clock, adapterFor: () => adapter });
     const host = createCoreHost({ db: db(), log: silent, inbox: createInbox(db(), { log: silent }), running: new RunningTurns(), outbox });
-    const deliver = () => adapter.handleWebhook({ method: 'POST', path: '/webhooks/telegram/default', headers: { 'x-telegram-bot-api-secret-token': SECRET, 'content-type': 'application/json' }, query: {}, body: STICKER }, host);
+    const deliver = () =>
+      adapter.handleWebhook(
+        {
+          method: 'POST',
+          path: '/webhooks/telegram/default',
+          headers: { 'x-telegram-bot-api-secret-token': SECRET, 'content-type': 'application/json' },
+          query: {},
+          body: STICKER,
+        },
+        host,
+      );
 
     // The first send of the notice fails (500): the outbox keeps it for a retry.
-    platform().script('POST', /\/sendMessage$/, { status: 500, json: { ok: false, error_code: 500, description: 'Internal Server Error' } }, 1);
+    platform().script(
+      'POST',
+      /\/sendMessage$/,
+      { status: 500, json: { ok: false, error_code: 500, description: 'Internal Server Error' } },
+      1,
+    );
     expect((await deliver()).status).toBe(200);
     await outbox.deliverDue();
     expect((await deliver()).status).toBe(200); // a redelivery of the same update

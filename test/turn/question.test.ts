@@ -14,7 +14,14 @@ const ASK = {
 
 describe('questions with choices', () => {
   it('a failure with one need_param and 1–10 distinct options asks; anything else does not', () => {
-    expect(questionOf(ASK)).toEqual({ param: 'ticket', prompt_md: '是哪一张？', options: [{ value: 'T-2', label: 'T-2 5号阀门卡死' }, { value: 'T-1', label: 'T-1' }] });
+    expect(questionOf(ASK)).toEqual({
+      param: 'ticket',
+      prompt_md: '是哪一张？',
+      options: [
+        { value: 'T-2', label: 'T-2 5号阀门卡死' },
+        { value: 'T-1', label: 'T-1' },
+      ],
+    });
     expect(questionOf({ ...ASK, success: true })).toBeNull();
     expect(questionOf({ ...ASK, need_param: ['a', 'b'] })).toBeNull();
     expect(questionOf({ ...ASK, options: [] })).toBeNull();
@@ -27,7 +34,15 @@ describe('questions with choices', () => {
     const asked = { token: 'ch_x', expiresAt: new Date('2026-01-01T00:00:00Z') };
     const rich = questionPart({ envelope: ASK }, asked, { display: 'rich', buttons: true }, 'zh-CN')!;
     expect(rich.md).toBe('');
-    expect(rich.buttons).toMatchObject({ kind: 'choice', token: 'ch_x', prompt_md: '是哪一张？', options: [{ id: '1', label: 'T-2 5号阀门卡死' }, { id: '2', label: 'T-1' }] });
+    expect(rich.buttons).toMatchObject({
+      kind: 'choice',
+      token: 'ch_x',
+      prompt_md: '是哪一张？',
+      options: [
+        { id: '1', label: 'T-2 5号阀门卡死' },
+        { id: '2', label: 'T-1' },
+      ],
+    });
     const text = questionPart({ envelope: ASK }, asked, { display: 'text', buttons: true }, 'zh-CN')!;
     expect(text.buttons).toBeNull();
     expect(text.md).toBe(choiceListMd(questionOf(ASK)!, 'zh-CN'));

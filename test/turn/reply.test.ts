@@ -45,7 +45,15 @@ describe('display rules on a rich channel (R-DISP-01..06, A-16)', () => {
   });
 
   it('A-16: a later exclusive block replaces the earlier one (last exclusive wins)', () => {
-    const [m] = compose({ plannerText: 'x', invocations: [inv({ display_md: A }), inv({ display_md: B, display_only: true }), inv({ display_md: C, display_only: true }), inv({ display_md: A })] });
+    const [m] = compose({
+      plannerText: 'x',
+      invocations: [
+        inv({ display_md: A }),
+        inv({ display_md: B, display_only: true }),
+        inv({ display_md: C, display_only: true }),
+        inv({ display_md: A }),
+      ],
+    });
     expect(m!.text).toBe(C);
     expect(m!.display_md).toBe(C);
   });
@@ -59,7 +67,9 @@ describe('display rules on a rich channel (R-DISP-01..06, A-16)', () => {
   it('R-DISP-06: artifacts still go out when display_only is true', () => {
     const msgs = compose({
       plannerText: 'x',
-      invocations: [inv({ display_md: B, display_only: true, artifacts: [{ filename: '报表.xlsx', local_path: '/ws/报表.xlsx', media: 'file' }] })],
+      invocations: [
+        inv({ display_md: B, display_only: true, artifacts: [{ filename: '报表.xlsx', local_path: '/ws/报表.xlsx', media: 'file' }] }),
+      ],
       mediaFor: (a) => ({ kind: a.media, path: a.local_path, filename: a.filename, file_id: 'att_1' }),
     });
     expect(msgs).toHaveLength(1);
@@ -71,7 +81,11 @@ describe('display rules on a rich channel (R-DISP-01..06, A-16)', () => {
 
 describe('display rules on a text channel (D-22, R-DISP-02)', () => {
   it('no model: the same selection as a faithful plain rendering (numbers and list items verbatim)', () => {
-    const [m] = compose({ capabilities: TEXT, plannerText: '忽略我', invocations: [inv({ display_md: A }), inv({ display_md: `${B}\n\n${C}`, display_only: true })] });
+    const [m] = compose({
+      capabilities: TEXT,
+      plannerText: '忽略我',
+      invocations: [inv({ display_md: A }), inv({ display_md: `${B}\n\n${C}`, display_only: true })],
+    });
     expect(m!.format).toBe('plain');
     expect(m!.text).toBe('项 | 值\n---+---\nx  | 42\n\n• 规则 3：≤ 7 天');
     expect(m!.text).not.toContain('忽略我');
@@ -79,17 +93,37 @@ describe('display rules on a text channel (D-22, R-DISP-02)', () => {
   });
 
   it('A-16 on a text channel: plain then exclusive keeps only the exclusive block', () => {
-    const [m] = compose({ capabilities: TEXT, plannerText: 'x', invocations: [inv({ display_md: A }), inv({ display_md: C, display_only: true })] });
+    const [m] = compose({
+      capabilities: TEXT,
+      plannerText: 'x',
+      invocations: [inv({ display_md: A }), inv({ display_md: C, display_only: true })],
+    });
     expect(m!.text).toBe('• 规则 3：≤ 7 天');
   });
 
   it('paraphrased by a model: only the planner text, rendered plain', () => {
-    const [m] = compose({ capabilities: TEXT, plannerText: '**共** 42 项', paraphrased: true, invocations: [inv({ display_md: B, display_only: true })] });
+    const [m] = compose({
+      capabilities: TEXT,
+      plannerText: '**共** 42 项',
+      paraphrased: true,
+      invocations: [inv({ display_md: B, display_only: true })],
+    });
     expect(m!.text).toBe('共 42 项');
   });
 
   it('artifacts without media capability become a line naming each file', () => {
-    const [m] = compose({ capabilities: TEXT, plannerText: '好了', invocations: [inv({ artifacts: [{ filename: 'a_b.pdf', local_path: '/ws/a_b.pdf', media: 'file' }, { filename: '图.png', local_path: '/ws/图.png', media: 'image' }] })] });
+    const [m] = compose({
+      capabilities: TEXT,
+      plannerText: '好了',
+      invocations: [
+        inv({
+          artifacts: [
+            { filename: 'a_b.pdf', local_path: '/ws/a_b.pdf', media: 'file' },
+            { filename: '图.png', local_path: '/ws/图.png', media: 'image' },
+          ],
+        }),
+      ],
+    });
     expect(m!.text).toBe('好了\n\n文件：a_b.pdf\n\n文件：图.png');
     expect(m!.media).toBeUndefined();
   });
@@ -97,7 +131,9 @@ describe('display rules on a text channel (D-22, R-DISP-02)', () => {
 
 describe('faithful rendering with no planner text (command planner, CONTRACTS.md §8)', () => {
   it('user_message first, then message/summary/result', () => {
-    expect(compose({ invocations: [inv({ success: true, user_message: '已登记报修单 #12', message: 'model text' })] })[0]!.text).toBe('已登记报修单 #12');
+    expect(compose({ invocations: [inv({ success: true, user_message: '已登记报修单 #12', message: 'model text' })] })[0]!.text).toBe(
+      '已登记报修单 #12',
+    );
     expect(compose({ invocations: [inv({ summary: '3 行' })] })[0]!.text).toBe('3 行');
     expect(compose({ invocations: [inv({ result: '42' })] })[0]!.text).toBe('42');
   });
@@ -133,10 +169,13 @@ describe('faithful rendering with no planner text (command planner, CONTRACTS.md
     expect(m!.text).not.toContain('/srv/secret');
   });
 
-  it('one record is a key/value list, counts a sentence, instants in the organisation\'s zone', () => {
+  it("one record is a key/value list, counts a sentence, instants in the organisation's zone", () => {
     vi.stubEnv('SKILLGATE_TIMEZONE', 'Asia/Shanghai');
     try {
-      const one = compose({ invocations: [inv({ success: true, ticket: 'T-3', tags: ['a', 'b'], at: '2026-12-01T20:34:20.386Z', pageInfo: { totalRows: 1 } })], lang: 'en' })[0]!.text;
+      const one = compose({
+        invocations: [inv({ success: true, ticket: 'T-3', tags: ['a', 'b'], at: '2026-12-01T20:34:20.386Z', pageInfo: { totalRows: 1 } })],
+        lang: 'en',
+      })[0]!.text;
       expect(one).toBe('- **ticket**: T\\-3\n- **tags**: a, b\n- **at**: 2026\\-12\\-02 04:34:20');
       expect(compose({ invocations: [inv({ success: true, updated: 1234, failed: 0 })] })[0]!.text).toBe('更新 1,234 条，失败 0 条。');
     } finally {
@@ -159,7 +198,9 @@ describe('failures never show a stack trace (R-OUT-03, R-OUT-10)', () => {
   });
 
   it('recoverable: 「请检查参数后重试：」 with the first line of error, unless the error is a stack trace', () => {
-    expect(compose({ invocations: [inv({ success: false, error: 'date must be YYYY-MM-DD\nmore', error_type: 'recoverable' })] })[0]!.text).toBe('请检查参数后重试：date must be YYYY\\-MM\\-DD');
+    expect(
+      compose({ invocations: [inv({ success: false, error: 'date must be YYYY-MM-DD\nmore', error_type: 'recoverable' })] })[0]!.text,
+    ).toBe('请检查参数后重试：date must be YYYY\\-MM\\-DD');
     for (const e of [stack, py]) {
       const [m] = compose({ invocations: [inv({ success: false, error: e, error_type: 'recoverable' })] });
       expect(m!.text).toBe('请检查参数后重试。');
@@ -170,10 +211,18 @@ describe('failures never show a stack trace (R-OUT-03, R-OUT-10)', () => {
   });
 
   it('transient, config, need_param, in both languages', () => {
-    expect(compose({ invocations: [inv({ success: false, error: 'ECONNRESET', error_type: 'transient' })] })[0]!.text).toBe('服务暂时不可用，请稍后再试');
-    expect(compose({ invocations: [inv({ success: false, error: 'no key', error_type: 'config' })] })[0]!.text).toBe('该技能尚未配置完成，请联系管理员');
-    expect(compose({ invocations: [inv({ success: false, error: 'x', need_param: ['table_id', 'data'] })] })[0]!.text).toBe('还需要参数：table\\_id、data');
-    expect(compose({ lang: 'en', invocations: [inv({ success: false, error: 'x', error_type: 'transient' })] })[0]!.text).toBe('The service is temporarily unavailable, please try again later');
+    expect(compose({ invocations: [inv({ success: false, error: 'ECONNRESET', error_type: 'transient' })] })[0]!.text).toBe(
+      '服务暂时不可用，请稍后再试',
+    );
+    expect(compose({ invocations: [inv({ success: false, error: 'no key', error_type: 'config' })] })[0]!.text).toBe(
+      '该技能尚未配置完成，请联系管理员',
+    );
+    expect(compose({ invocations: [inv({ success: false, error: 'x', need_param: ['table_id', 'data'] })] })[0]!.text).toBe(
+      '还需要参数：table\\_id、data',
+    );
+    expect(compose({ lang: 'en', invocations: [inv({ success: false, error: 'x', error_type: 'transient' })] })[0]!.text).toBe(
+      'The service is temporarily unavailable, please try again later',
+    );
   });
 
   it('on a text channel the same messages arrive plain', () => {
@@ -184,7 +233,12 @@ describe('failures never show a stack trace (R-OUT-03, R-OUT-10)', () => {
 
 describe('for_user next steps (spec 000 §3.5(6), R-ACT-08)', () => {
   it('are listed for the user and never reach the model', () => {
-    const env: Envelope = { success: true, user_message: '已导入 12 行', for_user: ['说「查看 报修表」看结果', '可以继续上传文件'], display_md: undefined };
+    const env: Envelope = {
+      success: true,
+      user_message: '已导入 12 行',
+      for_user: ['说「查看 报修表」看结果', '可以继续上传文件'],
+      display_md: undefined,
+    };
     const [m] = compose({ invocations: [inv(env)] });
     expect(m!.text).toBe('已导入 12 行\n\n可继续的操作：\n\n- 说「查看 报修表」看结果\n- 可以继续上传文件');
     const forModel = modelView(env);
@@ -232,7 +286,10 @@ describe('confirmations (CONTRACTS.md §10)', () => {
   });
 
   it('expires_at from the envelope, else +5 minutes; English labels', () => {
-    const a = compose({ lang: 'en', invocations: [inv({ confirm_token: 't1', user_message: 'sure?', expires_at: '2025-01-15T09:00:00.000Z' })] });
+    const a = compose({
+      lang: 'en',
+      invocations: [inv({ confirm_token: 't1', user_message: 'sure?', expires_at: '2025-01-15T09:00:00.000Z' })],
+    });
     expect(a[0]!.confirm!.expires_at).toBe('2025-01-15T09:00:00.000Z');
     expect(a[0]!.confirm!.options.map((o) => o.label)).toEqual(['Confirm', 'Cancel']);
     const b = compose({ invocations: [inv({ confirm_token: 't2', message: 'sure?' })] });
@@ -244,7 +301,12 @@ describe('confirmations (CONTRACTS.md §10)', () => {
     const [m] = compose({ capabilities: TEXT, invocations: [inv(env, 'datatable')] });
     expect(m!.confirm).toBeUndefined();
     expect(m!.text).toBe(`${env.user_message}\n\n回复「确认」继续，回复「取消」放弃。`);
-    const [en] = compose({ capabilities: TEXT, lang: 'en', plannerText: 'Deleting 12 rows needs your OK.', invocations: [inv(env, 'datatable')] });
+    const [en] = compose({
+      capabilities: TEXT,
+      lang: 'en',
+      plannerText: 'Deleting 12 rows needs your OK.',
+      invocations: [inv(env, 'datatable')],
+    });
     expect(en!.text).toBe('Deleting 12 rows needs your OK.\n\nReply "确认" or "confirm" to proceed, "取消" or "cancel" to give up.');
   });
 
@@ -262,7 +324,14 @@ describe('splitting per capabilities', () => {
       capabilities: caps,
       plannerText: long,
       replyTo: 'm1',
-      invocations: [inv({ confirm_token: 'ct_1', user_message: '确认？', display_md: A, artifacts: [{ filename: 'a.png', local_path: '/w/a.png', media: 'image' }] })],
+      invocations: [
+        inv({
+          confirm_token: 'ct_1',
+          user_message: '确认？',
+          display_md: A,
+          artifacts: [{ filename: 'a.png', local_path: '/w/a.png', media: 'image' }],
+        }),
+      ],
     });
     expect(msgs.length).toBeGreaterThan(3);
     expect(msgs[0]!.reply_to).toBe('m1');

@@ -14,7 +14,13 @@ describeEachEngine('web frames stored in one statement', (db) => {
   });
 
   it('assigns each conversation its next seqs in order', async () => {
-    await appendFrame(db(), { conversationId: 'conv_a', orgId: 'demo', contactKey: 'a', body: { type: 'assistant.message', text: 'a0' } as never, nowMs: 1000 });
+    await appendFrame(db(), {
+      conversationId: 'conv_a',
+      orgId: 'demo',
+      contactKey: 'a',
+      body: { type: 'assistant.message', text: 'a0' } as never,
+      nowMs: 1000,
+    });
     const body = (t: string) => ({ type: 'assistant.message', text: t }) as never;
     let statements = 0;
     const counted = { query: (text: string, values?: unknown[]) => (statements++, db().query(text, values as never)) } as never;

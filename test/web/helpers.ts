@@ -27,7 +27,9 @@ export class EchoHost implements AdapterHost {
   readonly #seen = new Set<string>();
   /** What to answer a message with (null: no answer). */
   answer: (msg: InboundMessage) => OutboundMessage | null = (msg) =>
-    msg.kind === 'message' ? { kind: 'reply', text: `echo: ${msg.raw_input}`, format: 'markdown', reply_to: msg.message_id, final: true } : null;
+    msg.kind === 'message'
+      ? { kind: 'reply', text: `echo: ${msg.raw_input}`, format: 'markdown', reply_to: msg.message_id, final: true }
+      : null;
   channel: WebChannel | undefined;
 
   /** Notices asked for (AdapterHost.notice), in order. */

@@ -127,7 +127,7 @@ describeEachEngine('web channel', (db) => {
     c.close();
   });
 
-  it('refuses text over 16 000 UTF-16 units and uploads that are not the sender\'s', async () => {
+  it("refuses text over 16 000 UTF-16 units and uploads that are not the sender's", async () => {
     const { c } = await signedIn(rig, { scheme: 'bearer', token: aliceToken });
     c.send({ type: 'user.message', client_msg_id: 'cm_long', text: '字'.repeat(16001) });
     expect((await c.next((f) => f.type === 'error' && f.ref === 'cm_long')).code).toBe('text_too_long');
@@ -144,7 +144,12 @@ describeEachEngine('web channel', (db) => {
     c.send({ type: 'confirm.response', id: 'c_9', confirm_token: 'tok_abc', choice: 'confirm' });
     await c.next((f) => f.type === 'user.ack' && f.client_msg_id === 'c_9');
     const cb = rig.host.received.find((m) => m.callback?.token === 'tok_abc')!;
-    expect(cb).toMatchObject({ kind: 'callback', raw_input: null, callback: { action: 'confirm', token: 'tok_abc' }, chat: { id: hello.conversation_id } });
+    expect(cb).toMatchObject({
+      kind: 'callback',
+      raw_input: null,
+      callback: { action: 'confirm', token: 'tok_abc' },
+      chat: { id: hello.conversation_id },
+    });
     c.send({ type: 'stop', client_msg_id: 'stop_1' });
     await c.next((f) => f.type === 'user.ack' && f.client_msg_id === 'stop_1');
     const stop = rig.host.received.find((m) => m.message_id === 'stop_1')!;
@@ -205,7 +210,8 @@ describeEachEngine('web channel', (db) => {
     const seen = await first.c.next((f) => f.type === 'assistant.message' && f.text === 'seen');
     first.c.close();
     await first.c.closed();
-    for (const t of ['missed 1', 'missed 2', 'missed 3']) await rig.channel.send(target(conv), { kind: 'reply', text: t, format: 'plain', final: true });
+    for (const t of ['missed 1', 'missed 2', 'missed 3'])
+      await rig.channel.send(target(conv), { kind: 'reply', text: t, format: 'plain', final: true });
     const again = await signedIn(rig, { scheme: 'bearer', token: aliceToken }, Number(seen.seq));
     const replayed = await again.c.count((f) => f.type === 'assistant.message', 3);
     await rig.channel.send(target(conv), { kind: 'reply', text: 'live', format: 'plain', final: true });
@@ -247,13 +253,22 @@ describeEachEngine('web channel', (db) => {
 
     // the message carries it; the adapter fetches the bytes for the sender only
     const { c } = await signedIn(rig, { scheme: 'bearer', token: aliceToken });
-    c.send({ type: 'user.message', client_msg_id: 'cm_file', text: '请处理', attachments: [{ upload_id: up.upload_id, filename: 'spoofed.exe' }] });
+    c.send({
+      type: 'user.message',
+      client_msg_id: 'cm_file',
+      text: '请处理',
+      attachments: [{ upload_id: up.upload_id, filename: 'spoofed.exe' }],
+    });
     await c.next((f) => f.type === 'user.ack' && f.client_msg_id === 'cm_file');
     const msg = rig.host.received.find((m) => m.message_id === 'cm_file')!;
-    expect(msg.attachments).toEqual([{ type: 'file', filename: name, mime_type: 'application/pdf', size: data.length, platform_ref: { upload_id: up.upload_id } }]);
+    expect(msg.attachments).toEqual([
+      { type: 'file', filename: name, mime_type: 'application/pdf', size: data.length, platform_ref: { upload_id: up.upload_id } },
+    ]);
     const fetched = await rig.channel.fetchAttachment!(msg.attachments[0]!, msg);
     expect(fetched.data).toEqual(data);
-    await expect(rig.channel.fetchAttachment!(msg.attachments[0]!, { ...msg, actor: { ...msg.actor, id: 'demo_worker' } })).rejects.toThrow();
+    await expect(
+      rig.channel.fetchAttachment!(msg.attachments[0]!, { ...msg, actor: { ...msg.actor, id: 'demo_worker' } }),
+    ).rejects.toThrow();
     c.close();
   });
 
@@ -276,8 +291,12 @@ describeEachEngine('web channel', (db) => {
     expect(img.status).toBe(200);
     expect(img.headers.get('content-type')).toBe('image/png');
     expect(img.headers.get('content-disposition')).toMatch(/^inline; .*filename\*=UTF-8''%E5%9B%BE\.png$/);
-    expect((await fetch(`${rig.url}/files/AttImg0123456789abcdef`, { headers: { authorization: `Bearer ${workerToken}` } })).status).toBe(404);
-    expect((await fetch(`${rig.url}/files/AttOut0123456789abcdef`, { headers: { authorization: `Bearer ${aliceToken}` } })).status).toBe(404);
+    expect((await fetch(`${rig.url}/files/AttImg0123456789abcdef`, { headers: { authorization: `Bearer ${workerToken}` } })).status).toBe(
+      404,
+    );
+    expect((await fetch(`${rig.url}/files/AttOut0123456789abcdef`, { headers: { authorization: `Bearer ${aliceToken}` } })).status).toBe(
+      404,
+    );
   });
 
   it('answers the 21st frame within 10 s with rate_limited and retry_after_ms (injected clock)', async () => {
@@ -299,7 +318,13 @@ describeEachEngine('web channel', (db) => {
     const conv = conversationIdFor('demo', 'alice');
     const { c } = await signedIn(rig, { scheme: 'bearer', token: aliceToken }, 10_000);
     const evil = 'hi <script>window.__x=1</script> <img src=x onerror="window.__x=1"> [a](javascript:alert(1))';
-    await rig.channel.send(target(conv), { kind: 'reply', text: evil, format: 'markdown', display_md: '<svg onload=alert(1)>', final: true });
+    await rig.channel.send(target(conv), {
+      kind: 'reply',
+      text: evil,
+      format: 'markdown',
+      display_md: '<svg onload=alert(1)>',
+      final: true,
+    });
     const f = await c.next((x) => x.type === 'assistant.message' && String(x.text).includes('script'));
     const html = String(f.html);
     expect(html).not.toMatch(/<(script|img|svg)\b/i); // no such element, only escaped text
@@ -318,11 +343,25 @@ describeEachEngine('web channel', (db) => {
     expect((await fetch(`${rig.url}/assets/purify.min.js`)).status).toBe(200);
 
     const cfg = (await (await fetch(`${rig.url}/api/web/config`)).json()) as { demo: unknown; me: unknown };
-    expect(cfg).toMatchObject({ demo: [{ contact_key: 'demo_reporter', name: '报修人' }, { contact_key: 'demo_worker', name: '维修工' }], me: null });
+    expect(cfg).toMatchObject({
+      demo: [
+        { contact_key: 'demo_reporter', name: '报修人' },
+        { contact_key: 'demo_worker', name: '维修工' },
+      ],
+      me: null,
+    });
 
-    const refused = await fetch(`${rig.url}/api/web/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ demo: 'nobody' }) });
+    const refused = await fetch(`${rig.url}/api/web/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ demo: 'nobody' }),
+    });
     expect(refused.status).toBe(401);
-    const res = await fetch(`${rig.url}/api/web/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ demo: 'demo_reporter' }) });
+    const res = await fetch(`${rig.url}/api/web/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ demo: 'demo_reporter' }),
+    });
     expect(res.status).toBe(200);
     const setCookie = res.headers.get('set-cookie')!;
     expect(setCookie).toMatch(/HttpOnly/);
@@ -356,7 +395,11 @@ describeEachEngine('web channel without demo', (db) => {
     const { c, hello } = await signedIn(rig, { scheme: 'demo', contact: 'demo_reporter' });
     expect(hello.code).toBe('unauthorized');
     expect(await c.closed()).toBe(4401);
-    const res = await fetch(`${rig.url}/api/web/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ demo: 'demo_reporter' }) });
+    const res = await fetch(`${rig.url}/api/web/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ demo: 'demo_reporter' }),
+    });
     expect(res.status).toBe(401);
     const cfg = (await (await fetch(`${rig.url}/api/web/config`)).json()) as { demo: unknown };
     expect(cfg.demo).toBeNull();

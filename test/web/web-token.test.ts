@@ -30,7 +30,9 @@ describeEachEngine('web token command', (db) => {
     expect(await verifyWebToken(db(), 'demo', r.token, Date.now())).toEqual({ orgId: 'demo', contactKey: 'demo_worker', source: 'issued' });
     expect(await verifyWebToken(db(), 'other', r.token, Date.now())).toBeNull();
     expect(await verifyWebToken(db(), 'demo', r.token.slice(0, -1) + (r.token.endsWith('A') ? 'B' : 'A'), Date.now())).toBeNull();
-    const { rows } = await db().query<{ h: string }>(`SELECT encode(token_hash, 'hex') AS h FROM skillgate.web_tokens WHERE contact_key = 'demo_worker'`);
+    const { rows } = await db().query<{ h: string }>(
+      `SELECT encode(token_hash, 'hex') AS h FROM skillgate.web_tokens WHERE contact_key = 'demo_worker'`,
+    );
     expect(rows.map((x) => x.h)).not.toContain(Buffer.from(r.token).toString('hex'));
     expect(rows[0]!.h).toMatch(/^[0-9a-f]{64}$/);
   });

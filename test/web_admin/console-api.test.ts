@@ -56,7 +56,9 @@ describeEachEngine('operators console API', (db) => {
       expect(typeof wrong.json.error).toBe('string');
       const short = await rig.call('sections', { auth: null, headers: { authorization: 'Bearer x' } });
       expect(short.status).toBe(401);
-      expect((await rig.call('sections')).json.map((s: { id: string }) => s.id)).toEqual(expect.arrayContaining(['skills', 'secrets', 'outbox', 'audit']));
+      expect((await rig.call('sections')).json.map((s: { id: string }) => s.id)).toEqual(
+        expect.arrayContaining(['skills', 'secrets', 'outbox', 'audit']),
+      );
     });
 
     it('exchanges the admin token for an HttpOnly SameSite=Strict cookie; writes need the CSRF header', async () => {
@@ -64,7 +66,12 @@ describeEachEngine('operators console API', (db) => {
       expect(bad.status).toBe(401);
       const noHeader = await rig.call('signin', { method: 'POST', auth: null, body: { token: ADMIN_TOKEN } });
       expect(noHeader.status).toBe(403);
-      const ok = await rig.call('signin', { method: 'POST', auth: null, body: { token: ADMIN_TOKEN }, headers: { 'x-skillgate-admin': '1' } });
+      const ok = await rig.call('signin', {
+        method: 'POST',
+        auth: null,
+        body: { token: ADMIN_TOKEN },
+        headers: { 'x-skillgate-admin': '1' },
+      });
       expect(ok.status).toBe(200);
       const setCookie = ok.headers.get('set-cookie') ?? '';
       expect(setCookie).toMatch(/HttpOnly/);
@@ -77,7 +84,11 @@ describeEachEngine('operators console API', (db) => {
       // a state-changing request by cookie without the header, or from another origin, is refused
       const csrf = await rig.call('outbox/1/discard', { method: 'POST', auth: { cookie } });
       expect(csrf.status).toBe(403);
-      const foreign = await rig.call('outbox/1/discard', { method: 'POST', auth: { cookie }, headers: { 'x-skillgate-admin': '1', origin: 'https://evil.example' } });
+      const foreign = await rig.call('outbox/1/discard', {
+        method: 'POST',
+        auth: { cookie },
+        headers: { 'x-skillgate-admin': '1', origin: 'https://evil.example' },
+      });
       expect(foreign.status).toBe(403);
       // the page and its assets are public (no data); a missing asset is a bare 404
       const pageRes = await fetch(`${rig.url}/admin`);
@@ -109,7 +120,11 @@ describeEachEngine('operators console API', (db) => {
 
   it('lists skills per role with SKILL.md and preflight; enable and install go through the live skill set', async () => {
     const list = await rig.call('skills/roles/default');
-    expect(list.json.skills.find((s: { skill: string }) => s.skill === 'countdown')).toMatchObject({ source: 'builtin', enabled: true, status: 'ok' });
+    expect(list.json.skills.find((s: { skill: string }) => s.skill === 'countdown')).toMatchObject({
+      source: 'builtin',
+      enabled: true,
+      status: 'ok',
+    });
     const detail = await rig.call('skills/roles/default/skills/countdown');
     expect(detail.json.skill_md).toContain('countdown');
     expect(Array.isArray(detail.json.issues)).toBe(true);
@@ -120,7 +135,10 @@ describeEachEngine('operators console API', (db) => {
     const services = rig.deps.services as { -readonly [K in keyof typeof rig.deps.services]: (typeof rig.deps.services)[K] };
     services.lifecycle = {
       registry: () => services.registry,
-      roleState: async () => services.registry.all().map((r) => ({ skill: r.name, source: r.source, enabled: true, status: r.status, issues: r.issues, dir: r.dir })),
+      roleState: async () =>
+        services.registry
+          .all()
+          .map((r) => ({ skill: r.name, source: r.source, enabled: true, status: r.status, issues: r.issues, dir: r.dir })),
       setEnabled: async (role: string, skill: string, enabled: boolean) => void calls.push(['setEnabled', role, skill, enabled]),
       install: async (file: string, opts?: { roleId?: string }) => {
         calls.push(['install', basename(file), (await readFile(file)).toString('utf8'), opts]);
@@ -128,21 +146,40 @@ describeEachEngine('operators console API', (db) => {
       },
     } as unknown as SkillLifecycle;
     try {
-      expect((await rig.call('skills/roles/ops/skills/countdown/enabled', { method: 'POST', body: { enabled: false } })).json).toEqual({ ok: true, enabled: false });
+      expect((await rig.call('skills/roles/ops/skills/countdown/enabled', { method: 'POST', body: { enabled: false } })).json).toEqual({
+        ok: true,
+        enabled: false,
+      });
       const res = await fetch(`${rig.url}/admin/api/skills/install?role=ops&filename=weather.zip`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/zip' },
         body: 'PK-fake-zip',
       });
       expect(await res.json()).toMatchObject({ ok: true, skill: 'pkg' });
-      expect(calls).toEqual([['setEnabled', 'ops', 'countdown', false], ['install', 'weather.zip', 'PK-fake-zip', { roleId: 'ops' }]]);
+      expect(calls).toEqual([
+        ['setEnabled', 'ops', 'countdown', false],
+        ['install', 'weather.zip', 'PK-fake-zip', { roleId: 'ops' }],
+      ]);
     } finally {
       delete services.lifecycle;
     }
   });
 
   it('reads the audit log newest first with filters and pages', async () => {
-    const base = { orgId: 'demo', channel: 'web', line: 'chat', sessionId: 's1', actorName: '报修人', action: '', paramsHash: 'h', paramKeys: [], success: true, errorType: null, durationMs: 5, confirmTokenHash: null };
+    const base = {
+      orgId: 'demo',
+      channel: 'web',
+      line: 'chat',
+      sessionId: 's1',
+      actorName: '报修人',
+      action: '',
+      paramsHash: 'h',
+      paramKeys: [],
+      success: true,
+      errorType: null,
+      durationMs: 5,
+      confirmTokenHash: null,
+    };
     for (const [i, skill] of ['datatable', 'countdown', 'datatable'].entries()) {
       await insertAudit(db(), { ...base, at: new Date(Date.UTC(2030, 0, 1, 0, i)), roleId: 'ops', actorEmpNo: `E${i}`, skill });
     }
@@ -170,7 +207,9 @@ describeEachEngine('operators console API', (db) => {
     expect(params.find((p) => p.key === 'API_TOKEN')).not.toHaveProperty('value');
     expect(params.find((p) => p.key === 'region')).toMatchObject({ secret: false, set: true, value: 'cn-north' });
     // stored encrypted; the default role sees nothing of it
-    const { rows } = await db().query<{ value: string; encrypted: boolean }>(`SELECT value, encrypted FROM skillgate.skill_config WHERE role_id = 'ops' AND key = 'API_TOKEN'`);
+    const { rows } = await db().query<{ value: string; encrypted: boolean }>(
+      `SELECT value, encrypted FROM skillgate.skill_config WHERE role_id = 'ops' AND key = 'API_TOKEN'`,
+    );
     expect(rows[0]!.encrypted).toBe(true);
     expect(rows[0]!.value).not.toContain(secret);
     expect((await rig.call('secrets/default/notify')).json.params.some((p: { set: boolean }) => p.set)).toBe(false);
@@ -193,7 +232,9 @@ describeEachEngine('operators console API', (db) => {
         capabilities: { display: 'text', buttons: false, max_length: 4000, length_unit: 'chars', typing: false, media: false },
         async send() {
           calls += 1;
-          return calls === 1 ? { ok: false, retryable: false, error: 'chat not found (platform said no)', code: 400 } : { ok: true, message_ids: [`m${calls}`] };
+          return calls === 1
+            ? { ok: false, retryable: false, error: 'chat not found (platform said no)', code: 400 }
+            : { ok: true, message_ids: [`m${calls}`] };
         },
       });
     });
@@ -203,7 +244,13 @@ describeEachEngine('operators console API', (db) => {
       const [id] = await rig.outbox.enqueue(db(), [{ target, message: { kind: 'reply', text: '第一条', format: 'plain', final: true } }]);
       await expect.poll(() => statusOf(id!), { timeout: 20_000 }).toBe('failed');
       const list = await rig.call('outbox');
-      expect(list.json.items[0]).toMatchObject({ id, channel: 'fake', status: 'failed', last_error: 'chat not found (platform said no)', preview: '第一条' });
+      expect(list.json.items[0]).toMatchObject({
+        id,
+        channel: 'fake',
+        status: 'failed',
+        last_error: 'chat not found (platform said no)',
+        preview: '第一条',
+      });
       expect(list.json.counts.failed).toBe(1);
       const retried = await rig.call(`outbox/${id}/retry`, { method: 'POST' });
       expect(retried.json).toEqual({ ok: true });
@@ -217,7 +264,9 @@ describeEachEngine('operators console API', (db) => {
 
     it('discard keeps the row as discarded and never sends it', async () => {
       calls = 0;
-      const [id] = await rig.outbox.enqueue(db(), [{ target: { ...target, chat_id: 'chat-2' }, message: { kind: 'reply', text: '第二条', format: 'plain', final: true } }]);
+      const [id] = await rig.outbox.enqueue(db(), [
+        { target: { ...target, chat_id: 'chat-2' }, message: { kind: 'reply', text: '第二条', format: 'plain', final: true } },
+      ]);
       await expect.poll(() => statusOf(id!), { timeout: 20_000 }).toBe('failed');
       expect((await rig.call(`outbox/${id}/discard`, { method: 'POST' })).json).toEqual({ ok: true });
       expect(await statusOf(id!)).toBe('discarded');

@@ -24,11 +24,13 @@ describeEachEngine('console: quarantined events and web sessions', (db) => {
   it('inbox: a quarantined event is listed with its error, retried once (then 404), another discarded', async () => {
     await db().query('TRUNCATE skillgate.inbox_events');
     const insert = async (key: string) =>
-      (await db().query<{ id: string }>(
-        `INSERT INTO skillgate.inbox_events (channel, account, dedupe_key, chat_key, payload, status, attempts, next_attempt_at, received_at, error)
+      (
+        await db().query<{ id: string }>(
+          `INSERT INTO skillgate.inbox_events (channel, account, dedupe_key, chat_key, payload, status, attempts, next_attempt_at, received_at, error)
          VALUES ('telegram', 'default', $1, 'telegram:default:c9', $2::jsonb, 'failed', 5, now(), now(), 'Error: boom') RETURNING id::text AS id`,
-        [`telegram:update:${key}`, JSON.stringify(inbound('c9', key, `poison ${key}`))],
-      )).rows[0]!.id;
+          [`telegram:update:${key}`, JSON.stringify(inbound('c9', key, `poison ${key}`))],
+        )
+      ).rows[0]!.id;
     const a = await insert('q1');
     const b = await insert('q2');
     const list = await rig.call('inbox');
@@ -41,8 +43,13 @@ describeEachEngine('console: quarantined events and web sessions', (db) => {
     expect((await rig.call(`inbox/${a}/retry`, { method: 'POST', headers: write })).json).toEqual({ ok: true });
     expect((await rig.call(`inbox/${a}/retry`, { method: 'POST', headers: write })).status).toBe(404);
     expect((await rig.call(`inbox/${b}/discard`, { method: 'POST', headers: write })).json).toEqual({ ok: true });
-    const { rows } = await db().query<{ id: string; status: string; attempts: number }>(`SELECT id::text AS id, status, attempts FROM skillgate.inbox_events ORDER BY id`);
-    expect(rows).toEqual([{ id: a, status: 'received', attempts: 0 }, { id: b, status: 'discarded', attempts: 5 }]);
+    const { rows } = await db().query<{ id: string; status: string; attempts: number }>(
+      `SELECT id::text AS id, status, attempts FROM skillgate.inbox_events ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      { id: a, status: 'received', attempts: 0 },
+      { id: b, status: 'discarded', attempts: 5 },
+    ]);
     expect((await rig.call('inbox?status=discarded')).json.items.map((i: { id: string }) => i.id)).toEqual([b]);
   });
 
@@ -55,10 +62,14 @@ describeEachEngine('console: quarantined events and web sessions', (db) => {
     const ids = listed.json.sessions.map((s: { id: string }) => s.id);
     expect(ids).toHaveLength(2);
     expect(JSON.stringify(listed.json)).not.toContain(t1); // the tokens themselves are never shown
-    expect((await rig.call('websessions/revoke', { method: 'POST', headers: write, body: { contact: 'demo_worker', id: ids[0] } })).json).toEqual({ revoked: 1 });
+    expect(
+      (await rig.call('websessions/revoke', { method: 'POST', headers: write, body: { contact: 'demo_worker', id: ids[0] } })).json,
+    ).toEqual({ revoked: 1 });
     const live = [await verifyWebToken(db(), 'demo', t1, Date.now()), await verifyWebToken(db(), 'demo', t2, Date.now())].filter(Boolean);
     expect(live).toHaveLength(1);
-    expect((await rig.call('websessions/revoke', { method: 'POST', headers: write, body: { contact: 'demo_worker' } })).json).toEqual({ revoked: 1 });
+    expect((await rig.call('websessions/revoke', { method: 'POST', headers: write, body: { contact: 'demo_worker' } })).json).toEqual({
+      revoked: 1,
+    });
     expect(await verifyWebToken(db(), 'demo', t2, Date.now())).toBeNull();
     expect(await verifyWebToken(db(), 'demo', other, Date.now())).not.toBeNull(); // another contact untouched
     expect((await rig.call('websessions?contact=nobody')).status).toBe(404);

@@ -15,7 +15,13 @@ describeEachEngine('console section mcp: MCP tokens', (db) => {
   let rig: ConsoleRig;
   beforeAll(async () => {
     rig = await startConsoleRig(db(), { deps: { sections: [mcpSection] } as Partial<AdminConsoleDeps> });
-    const rep = await importDirectory(db(), { orgId: 'demo', roleId: 'default', data: JSON.stringify({ contacts: [{ contact_key: 'zhangsan', name: '张三', emp_no: 'E1001' }] }), format: 'json', channels: BUILD_DIRECTORY_CHANNELS });
+    const rep = await importDirectory(db(), {
+      orgId: 'demo',
+      roleId: 'default',
+      data: JSON.stringify({ contacts: [{ contact_key: 'zhangsan', name: '张三', emp_no: 'E1001' }] }),
+      format: 'json',
+      channels: BUILD_DIRECTORY_CHANNELS,
+    });
     expect(rep.errors).toEqual([]);
   });
   afterAll(async () => {

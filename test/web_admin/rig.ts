@@ -33,20 +33,32 @@ export interface ConsoleRig {
   /** Adapters by `<channel>:<account>` the outbox delivers to. */
   adapters: Map<string, ChannelAdapter>;
   /** Call `/admin/api/<path>`: `auth` = 'token' (bearer), a cookie string, or none. */
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers
-  call(path: string, opts?: { method?: string; body?: unknown; auth?: 'token' | { cookie: string } | null; headers?: Record<string, string> }): Promise<{ status: number; json: any; headers: Headers }>;
+  call(
+    path: string,
+    opts?: { method?: string; body?: unknown; auth?: 'token' | { cookie: string } | null; headers?: Record<string, string> },
+    // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers
+  ): Promise<{ status: number; json: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
 /** Start the console on `db` (migrated here). */
-export async function startConsoleRig(db: Db, opts: { adminToken?: string | null; deps?: Partial<AdminConsoleDeps> } = {}): Promise<ConsoleRig> {
+export async function startConsoleRig(
+  db: Db,
+  opts: { adminToken?: string | null; deps?: Partial<AdminConsoleDeps> } = {},
+): Promise<ConsoleRig> {
   await migrate(db);
   const log = createLogger({ level: 'silent' });
   const registry = await discoverSkills([
     { dir: SKILLS_DIR, source: 'builtin' },
     { dir: join(SKILLS_DIR, 'examples'), source: 'builtin' },
   ]);
-  const services = { db, registry, settings: { dataDir: '/nonexistent', walls: {} as never, fetchAllow: [], llm: undefined }, secretKey: randomBytes(32), log } as unknown as SkillServices;
+  const services = {
+    db,
+    registry,
+    settings: { dataDir: '/nonexistent', walls: {} as never, fetchAllow: [], llm: undefined },
+    secretKey: randomBytes(32),
+    log,
+  } as unknown as SkillServices;
   const withSkillCall = withCall(services);
   const config: ConfigFile = {
     roles: [
@@ -60,7 +72,14 @@ export async function startConsoleRig(db: Db, opts: { adminToken?: string | null
   const outbox = createOutbox(db, { log, adapterFor, maxAttempts: 1, pollMs: 50 });
   outbox.start();
   const deps: AdminConsoleDeps = {
-    db, log, services: withSkillCall, config, defaultRoleId: 'default', channels: BUILD_DIRECTORY_CHANNELS, outbox, adapterFor,
+    db,
+    log,
+    services: withSkillCall,
+    config,
+    defaultRoleId: 'default',
+    channels: BUILD_DIRECTORY_CHANNELS,
+    outbox,
+    adapterFor,
     adminToken: opts.adminToken === null ? undefined : (opts.adminToken ?? ADMIN_TOKEN),
     ...opts.deps,
   };
@@ -72,17 +91,28 @@ export async function startConsoleRig(db: Db, opts: { adminToken?: string | null
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, deps, outbox, adapters,
+    url,
+    deps,
+    outbox,
+    adapters,
     async call(path, o = {}) {
       const headers: Record<string, string> = { ...o.headers };
       const auth = o.auth === undefined ? 'token' : o.auth;
       if (auth === 'token') headers.authorization = `Bearer ${deps.adminToken}`;
       else if (auth) headers.cookie = auth.cookie;
       if (o.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${url}/admin/api/${path}`, { method: o.method ?? 'GET', headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+      const res = await fetch(`${url}/admin/api/${path}`, {
+        method: o.method ?? 'GET',
+        headers,
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+      });
       const text = await res.text();
       let json: unknown = null;
-      try { json = JSON.parse(text); } catch { json = text; }
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = text;
+      }
       return { status: res.status, json, headers: res.headers };
     },
     async close() {

@@ -30,13 +30,42 @@ import { describeEachEngine } from '../helpers/db.ts';
 import { startConsoleRig, type ConsoleRig } from './rig.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/web_admin/', import.meta.url));
-const CLEARED = ['actor_title', 'actor_department', 'actor_department_path', 'actor_position', 'actor_key', 'actor_id', 'actor_emp_no'] as const;
+const CLEARED = [
+  'actor_title',
+  'actor_department',
+  'actor_department_path',
+  'actor_position',
+  'actor_key',
+  'actor_id',
+  'actor_emp_no',
+] as const;
 
 const DIRECTORY = {
   departments: [{ path: '/总部/销售中心/销售一部/' }],
   contacts: [
-    { contact_key: 'boss', name: '王总', emp_no: 'E0009', department: '/总部/销售中心/', position: '总监', title: 'M9', phone: '13800000009', email: 'boss@example.com', tags: ['管理'], is_admin: true },
-    { contact_key: 'alice', name: '李雷', emp_no: 'E0001', department: '销售一部', title: 'P5', phone: '13800000001', email: 'alice@example.com', team: 'sales', team_role: 'owner' },
+    {
+      contact_key: 'boss',
+      name: '王总',
+      emp_no: 'E0009',
+      department: '/总部/销售中心/',
+      position: '总监',
+      title: 'M9',
+      phone: '13800000009',
+      email: 'boss@example.com',
+      tags: ['管理'],
+      is_admin: true,
+    },
+    {
+      contact_key: 'alice',
+      name: '李雷',
+      emp_no: 'E0001',
+      department: '销售一部',
+      title: 'P5',
+      phone: '13800000001',
+      email: 'alice@example.com',
+      team: 'sales',
+      team_role: 'owner',
+    },
     { contact_key: 'bob', name: 'Bob', emp_no: 'E0002', email: 'not-an-email' },
   ],
 };
@@ -59,7 +88,11 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
     } as SkillServices;
     scheduler = new Scheduler({ db: db(), log, mode: 'writer' });
     await scheduler.start();
-    const deps = { services: withCall(services), sections: [directorySection, grantsSection, notifySection, schedulesSection, proxySection], scheduler } as Partial<AdminConsoleDeps>;
+    const deps = {
+      services: withCall(services),
+      sections: [directorySection, grantsSection, notifySection, schedulesSection, proxySection],
+      scheduler,
+    } as Partial<AdminConsoleDeps>;
     rig = await startConsoleRig(db(), { deps });
   });
   afterAll(async () => {
@@ -91,7 +124,14 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
 
     const found = await rig.call('directory/contacts?q=LI');
     expect(found.json.total).toBe(1);
-    expect(found.json.contacts[0]).toMatchObject({ contact_key: 'alice', name: '李雷', phone: '13800000001', email: 'alice@example.com', team: 'sales', team_role: 'owner' });
+    expect(found.json.contacts[0]).toMatchObject({
+      contact_key: 'alice',
+      name: '李雷',
+      phone: '13800000001',
+      email: 'alice@example.com',
+      team: 'sales',
+      team_role: 'owner',
+    });
     const page2 = await rig.call('directory/contacts?limit=1&offset=1');
     expect(page2.json).toMatchObject({ total: 2, offset: 1, limit: 1 });
     expect(page2.json.contacts.map((c: { contact_key: string }) => c.contact_key)).toEqual(['boss']);
@@ -112,10 +152,16 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
       ],
     });
     expect(created.success).toBe(true);
-    const refused = await rig.call('grants/grant', { method: 'POST', body: { table: '工单', role: 'ops', row_scope: 'own', owner_field: '不存在' } });
+    const refused = await rig.call('grants/grant', {
+      method: 'POST',
+      body: { table: '工单', role: 'ops', row_scope: 'own', owner_field: '不存在' },
+    });
     expect(refused.status).toBe(400);
     expect(refused.json.error).toContain('不存在');
-    const ok = await rig.call('grants/grant', { method: 'POST', body: { table: '工单', role: 'ops', actions: ['query', 'insert'], row_scope: 'own', owner_field: '负责人工号' } });
+    const ok = await rig.call('grants/grant', {
+      method: 'POST',
+      body: { table: '工单', role: 'ops', actions: ['query', 'insert'], row_scope: 'own', owner_field: '负责人工号' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.json.grant).toMatchObject({ roleId: 'ops', actions: ['query', 'insert'], rowScope: 'own', ownerField: '负责人工号' });
     const listed = await rig.call('grants/tables');
@@ -148,18 +194,44 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
   it('schedules: add (a notify URL destination shown masked), refuse a bad cron and an unknown skill, list, remove', async () => {
     const added = await rig.call('schedules/', {
       method: 'POST',
-      body: { name: 'daily-whoami', cron: '0 9 * * *', timezone: 'Asia/Shanghai', kind: 'skill', target: 'whoami', input: { note: 'n', api_token: 'tok' }, deliver_to: 'notify:tgram://SECRETBOTTOKEN/1' },
+      body: {
+        name: 'daily-whoami',
+        cron: '0 9 * * *',
+        timezone: 'Asia/Shanghai',
+        kind: 'skill',
+        target: 'whoami',
+        input: { note: 'n', api_token: 'tok' },
+        deliver_to: 'notify:tgram://SECRETBOTTOKEN/1',
+      },
     });
     expect(added.status).toBe(200);
-    expect(added.json.schedule).toMatchObject({ name: 'daily-whoami', cron: '0 9 * * *', timezone: 'Asia/Shanghai', kind: 'skill', target: 'whoami', deliver_to: 'notify:tgram://***', role_id: 'default', last_run_at: null });
+    expect(added.json.schedule).toMatchObject({
+      name: 'daily-whoami',
+      cron: '0 9 * * *',
+      timezone: 'Asia/Shanghai',
+      kind: 'skill',
+      target: 'whoami',
+      deliver_to: 'notify:tgram://***',
+      role_id: 'default',
+      last_run_at: null,
+    });
     expect(added.json.schedule.input).toEqual({ note: 'n', api_token: '***' });
     expect(added.json.schedule).toMatchObject({ missed: 'once', occurrences: [] });
     expect((await scheduler.list()).map((s) => s.name)).toContain('daily-whoami');
-    const badMissed = await rig.call('schedules/', { method: 'POST', body: { name: 'bad', cron: '0 9 * * *', kind: 'skill', target: 'whoami', missed: 'twice' } });
+    const badMissed = await rig.call('schedules/', {
+      method: 'POST',
+      body: { name: 'bad', cron: '0 9 * * *', kind: 'skill', target: 'whoami', missed: 'twice' },
+    });
     expect(badMissed.status).toBe(400);
-    const badCron = await rig.call('schedules/', { method: 'POST', body: { name: 'bad', cron: 'every day', kind: 'skill', target: 'whoami' } });
+    const badCron = await rig.call('schedules/', {
+      method: 'POST',
+      body: { name: 'bad', cron: 'every day', kind: 'skill', target: 'whoami' },
+    });
     expect(badCron.status).toBe(400);
-    const unknown = await rig.call('schedules/', { method: 'POST', body: { name: 'bad', cron: '0 9 * * *', kind: 'skill', target: 'nope' } });
+    const unknown = await rig.call('schedules/', {
+      method: 'POST',
+      body: { name: 'bad', cron: '0 9 * * *', kind: 'skill', target: 'nope' },
+    });
     expect(unknown.status).toBe(400);
     await db().query(
       `INSERT INTO skillgate.schedule_occurrences (schedule, planned_at, status, catch_up, finished_at) VALUES
@@ -167,7 +239,13 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
     );
     const list = await rig.call('schedules/');
     expect(list.json.schedules.map((s: { name: string }) => s.name)).toEqual(['daily-whoami']);
-    expect(list.json.schedules[0].occurrences.map((o: { planned_at: string; status: string; catch_up: boolean }) => [o.planned_at, o.status, o.catch_up])).toEqual([
+    expect(
+      list.json.schedules[0].occurrences.map((o: { planned_at: string; status: string; catch_up: boolean }) => [
+        o.planned_at,
+        o.status,
+        o.catch_up,
+      ]),
+    ).toEqual([
       ['2026-05-02T01:00:00.000Z', 'done', true],
       ['2026-05-01T01:00:00.000Z', 'missed', false],
     ]);
@@ -193,19 +271,36 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
     });
 
     it('R-ADM-01/02/03: an admin contact fills in for alice — actor_is_admin true, the 8 identity keys cleared in process and in a subprocess, name/phone/email kept; display_md sanitized; audited', async () => {
-      const run = await rig.call('proxy/run', { method: 'POST', auth: { cookie }, headers: write, body: { role: 'default', skill: 'whoami', for: 'alice', input: { note: 'hi' } } });
+      const run = await rig.call('proxy/run', {
+        method: 'POST',
+        auth: { cookie },
+        headers: write,
+        body: { role: 'default', skill: 'whoami', for: 'alice', input: { note: 'hi' } },
+      });
       expect(run.status).toBe(200);
       const seen = run.json.envelope.seen;
       for (const k of CLEARED) expect(seen[k], k).toBe('');
       expect(seen.actor_tags).toEqual([]);
       expect(seen).toMatchObject({ actor_is_admin: true, actor_name: '王总', actor_phone: '13800000009', actor_email: 'boss@example.com' });
-      expect(seen).toMatchObject({ user_id: 'alice', team_id: 'sales', team_role: 'owner', is_admin: true, channel: 'web_admin', chat_mode: true });
+      expect(seen).toMatchObject({
+        user_id: 'alice',
+        team_id: 'sales',
+        team_role: 'owner',
+        is_admin: true,
+        channel: 'web_admin',
+        chat_mode: true,
+      });
       expect(run.json.filled_by).toEqual({ kind: 'contact', name: '王总' });
       expect(run.json.display_html).toContain('<strong>hi</strong>');
       expect(run.json.display_html).not.toMatch(/<script|<img/);
       expect(run.json.display_html).toContain('&lt;script&gt;');
 
-      const sub = await rig.call('proxy/run', { method: 'POST', auth: { cookie }, headers: write, body: { skill: 'whoami_sub', for: 'alice', input: {} } });
+      const sub = await rig.call('proxy/run', {
+        method: 'POST',
+        auth: { cookie },
+        headers: write,
+        body: { skill: 'whoami_sub', for: 'alice', input: {} },
+      });
       expect(sub.status).toBe(200);
       for (const k of CLEARED) expect(sub.json.envelope.seen[k], k).toBe('');
       expect(sub.json.envelope.seen).toMatchObject({ actor_is_admin: true, actor_name: '王总', actor_tags: [] });
@@ -223,7 +318,14 @@ describeEachEngine('console sections: directory, grants, notify, schedules, prox
       const run = await rig.call('proxy/run', { method: 'POST', body: { skill: 'whoami', for: 'boss', input: { note: 'x' } } });
       expect(run.status).toBe(200);
       expect(run.json.filled_by).toEqual({ kind: 'token', name: 'operator' });
-      expect(run.json.envelope.seen).toMatchObject({ actor_is_admin: true, actor_name: 'operator', actor_emp_no: '', actor_title: '', actor_key: '', user_id: 'boss' });
+      expect(run.json.envelope.seen).toMatchObject({
+        actor_is_admin: true,
+        actor_name: 'operator',
+        actor_emp_no: '',
+        actor_title: '',
+        actor_key: '',
+        user_id: 'boss',
+      });
       const nobody = await rig.call('proxy/run', { method: 'POST', body: { skill: 'whoami', for: 'nobody', input: { note: 'x' } } });
       expect(nobody.status).toBe(404);
       const noSkill = await rig.call('proxy/run', { method: 'POST', body: { skill: 'help', for: 'alice', input: {} } });

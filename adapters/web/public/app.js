@@ -6,47 +6,100 @@
   const EN = /^en\b/i.test(navigator.language || '');
   const T = EN
     ? {
-        send: 'Send', stop: 'Stop', pending: 'waiting to send…', placeholder: 'Type a message — Enter to send, Shift+Enter for a new line',
-        upload: 'Upload a file', message: 'Message', demo: 'Demo identity', working: 'Working…',
-        online: 'connected', offline: 'reconnecting…', uploading: 'uploading…', uploaded: 'uploaded',
-        remove: 'Remove', signin: 'Open a sign-in link: send /web to the bot on a channel where you are in the directory, or ask an operator.',
-        refused: 'Sign-in refused. Ask for a new sign-in link.', rate: 'Too fast — wait a moment.',
-        tooLong: 'The message is too long.', uploadFailed: 'Upload failed: ', unknownUpload: 'That upload is no longer available.',
-        failed: 'The message could not be handled; try again.', download: 'Download', expired: 'expired',
-        confirm: 'Confirm', cancel: 'Cancel', chosen: 'Chosen: ',
-        welcomeTitle: 'Hello!', welcomeText: 'Talk to the skills right here. Try one of these:',
+        send: 'Send',
+        stop: 'Stop',
+        pending: 'waiting to send…',
+        placeholder: 'Type a message — Enter to send, Shift+Enter for a new line',
+        upload: 'Upload a file',
+        message: 'Message',
+        demo: 'Demo identity',
+        working: 'Working…',
+        online: 'connected',
+        offline: 'reconnecting…',
+        uploading: 'uploading…',
+        uploaded: 'uploaded',
+        remove: 'Remove',
+        signin: 'Open a sign-in link: send /web to the bot on a channel where you are in the directory, or ask an operator.',
+        refused: 'Sign-in refused. Ask for a new sign-in link.',
+        rate: 'Too fast — wait a moment.',
+        tooLong: 'The message is too long.',
+        uploadFailed: 'Upload failed: ',
+        unknownUpload: 'That upload is no longer available.',
+        failed: 'The message could not be handled; try again.',
+        download: 'Download',
+        expired: 'expired',
+        confirm: 'Confirm',
+        cancel: 'Cancel',
+        chosen: 'Chosen: ',
+        welcomeTitle: 'Hello!',
+        welcomeText: 'Talk to the skills right here. Try one of these:',
         suggestions: [
           ['What can you do?', '/help'],
           ['List repair tickets', '/repair_ticket action=查询'],
           ['A slow task you can stop', '/countdown seconds=5'],
         ],
-        signinTitle: 'Sign in', signinSubmit: 'Sign in', signinToken: 'Sign-in link or token',
-        signinText: 'Open the sign-in link you were given: send /web to the bot in any connected chat, or ask an administrator to create one with skillgate web token <contact>. You can also paste the link or token below.',
+        signinTitle: 'Sign in',
+        signinSubmit: 'Sign in',
+        signinToken: 'Sign-in link or token',
+        signinText:
+          'Open the sign-in link you were given: send /web to the bot in any connected chat, or ask an administrator to create one with skillgate web token <contact>. You can also paste the link or token below.',
       }
     : {
-        send: '发送', stop: '停止', pending: '等待发送…', placeholder: '输入消息，Enter 发送，Shift+Enter 换行',
-        upload: '上传文件', message: '消息', demo: '演示身份', working: '处理中…',
-        online: '已连接', offline: '正在重连…', uploading: '上传中…', uploaded: '已上传',
-        remove: '移除', signin: '请打开登录链接：在你已登记的聊天渠道里给机器人发送 /web（或「网页登录」），或请管理员发给你。',
-        refused: '登录被拒绝，请重新获取登录链接。', rate: '发送太快，请稍候。',
-        tooLong: '消息太长。', uploadFailed: '上传失败：', unknownUpload: '该文件已不可用。',
-        failed: '消息未能处理，请重试。', download: '下载', expired: '已过期',
-        confirm: '确认', cancel: '取消', chosen: '已选择：',
-        welcomeTitle: '你好！', welcomeText: '这里可以直接和技能对话。试试下面的一个：',
+        send: '发送',
+        stop: '停止',
+        pending: '等待发送…',
+        placeholder: '输入消息，Enter 发送，Shift+Enter 换行',
+        upload: '上传文件',
+        message: '消息',
+        demo: '演示身份',
+        working: '处理中…',
+        online: '已连接',
+        offline: '正在重连…',
+        uploading: '上传中…',
+        uploaded: '已上传',
+        remove: '移除',
+        signin: '请打开登录链接：在你已登记的聊天渠道里给机器人发送 /web（或「网页登录」），或请管理员发给你。',
+        refused: '登录被拒绝，请重新获取登录链接。',
+        rate: '发送太快，请稍候。',
+        tooLong: '消息太长。',
+        uploadFailed: '上传失败：',
+        unknownUpload: '该文件已不可用。',
+        failed: '消息未能处理，请重试。',
+        download: '下载',
+        expired: '已过期',
+        confirm: '确认',
+        cancel: '取消',
+        chosen: '已选择：',
+        welcomeTitle: '你好！',
+        welcomeText: '这里可以直接和技能对话。试试下面的一个：',
         suggestions: [
           ['看看我能做什么', '/help'],
           ['查看报修工单', '/repair_ticket action=查询'],
           ['试一个可以中途停止的慢任务', '/countdown seconds=5'],
         ],
-        signinTitle: '登录', signinSubmit: '登录', signinToken: '登录链接或令牌',
-        signinText: '请打开发给你的登录链接：在任一已接入的聊天里向机器人发送 /web，或请管理员用 skillgate web token <联系人> 生成。也可以把链接或令牌粘贴到下面。',
+        signinTitle: '登录',
+        signinSubmit: '登录',
+        signinToken: '登录链接或令牌',
+        signinText:
+          '请打开发给你的登录链接：在任一已接入的聊天里向机器人发送 /web，或请管理员用 skillgate web token <联系人> 生成。也可以把链接或令牌粘贴到下面。',
       };
 
   const $ = (id) => document.getElementById(id);
   const el = {
-    messages: $('messages'), input: $('input'), send: $('send'), stop: $('stop'), upload: $('upload'),
-    chips: $('chips'), status: $('status'), error: $('error'), me: $('me'), conn: $('conn'),
-    demoWrap: $('demo-wrap'), demoSelect: $('demo-select'), hint: $('signin-hint'), form: $('composer'),
+    messages: $('messages'),
+    input: $('input'),
+    send: $('send'),
+    stop: $('stop'),
+    upload: $('upload'),
+    chips: $('chips'),
+    status: $('status'),
+    error: $('error'),
+    me: $('me'),
+    conn: $('conn'),
+    demoWrap: $('demo-wrap'),
+    demoSelect: $('demo-select'),
+    hint: $('signin-hint'),
+    form: $('composer'),
     signout: $('signout'),
   };
   $('signout').textContent = EN ? 'Sign out' : '退出登录';
@@ -60,13 +113,19 @@
   $('demo-label').textContent = T.demo;
 
   const state = {
-    ws: null, ready: false, lastSeq: 0, backoff: 500, heartbeat: null, heartbeatS: 25,
+    ws: null,
+    ready: false,
+    lastSeq: 0,
+    backoff: 500,
+    heartbeat: null,
+    heartbeatS: 25,
     pending: [], // uploads {upload_id, filename, mime_type, size, sha256}
     unacked: new Map(), // client_msg_id -> frame (resent after a reconnect or a rate_limited; the server dedupes)
     bubbles: new Map(), // client_msg_id -> the user's bubble (shown pending until acknowledged)
     resendTimer: null,
     shown: new Set(), // client_msg_ids of user messages already on the page
-    running: false, maxText: 16000,
+    running: false,
+    maxText: 16000,
   };
 
   // ---------- rendering ----------
@@ -126,11 +185,18 @@
   function resendLater(ms) {
     for (const id of state.unacked.keys()) setPending(id, true);
     if (state.resendTimer) return;
-    state.resendTimer = setTimeout(() => {
-      state.resendTimer = null;
-      const frames = Array.from(state.unacked.values());
-      frames.forEach((frame, i) => setTimeout(() => { if (state.unacked.has(frame.client_msg_id || frame.id)) rawSend(frame); }, i * 550));
-    }, Math.max(50, Number(ms) || 1000));
+    state.resendTimer = setTimeout(
+      () => {
+        state.resendTimer = null;
+        const frames = Array.from(state.unacked.values());
+        frames.forEach((frame, i) => {
+          setTimeout(() => {
+            if (state.unacked.has(frame.client_msg_id || frame.id)) rawSend(frame);
+          }, i * 550);
+        });
+      },
+      Math.max(50, Number(ms) || 1000),
+    );
   }
   // A first visit (no history): a welcome with three suggested actions, gone with the first message.
   function showWelcome(on) {
@@ -147,7 +213,10 @@
         const code = document.createElement('code');
         code.textContent = text;
         b.appendChild(code);
-        b.addEventListener('click', () => { el.input.value = text; submit(); });
+        b.addEventListener('click', () => {
+          el.input.value = text;
+          submit();
+        });
         $('welcome-actions').appendChild(b);
       }
     }
@@ -341,10 +410,19 @@
           state.bubbles.set(f.client_msg_id, renderUser(f.text, f.attachments || []));
         }
         break;
-      case 'assistant.message': renderAssistantMessage(f); break;
-      case 'assistant.media': renderMedia(f); break;
-      case 'upload.refs': showUploadRefs(f); break;
-      case 'confirm.request': renderConfirm(f); setRunning(false); break;
+      case 'assistant.message':
+        renderAssistantMessage(f);
+        break;
+      case 'assistant.media':
+        renderMedia(f);
+        break;
+      case 'upload.refs':
+        showUploadRefs(f);
+        break;
+      case 'confirm.request':
+        renderConfirm(f);
+        setRunning(false);
+        break;
       case 'status':
         setStatus(f.text);
         // A status means a turn of this conversation runs (also one started before a reload): offer stop.
@@ -358,7 +436,9 @@
         setPending(f.client_msg_id, false);
         if (el.error.textContent === T.rate && !Array.from(state.unacked.keys()).length) showError('');
         break;
-      case 'ping': rawSend({ v: 1, type: 'pong' }); break;
+      case 'ping':
+        rawSend({ v: 1, type: 'pong' });
+        break;
       case 'error':
         if (f.code === 'unauthorized') {
           showHint(T.refused);
@@ -366,9 +446,13 @@
           showError(T.rate);
           resendLater(f.retry_after_ms);
         } else if (f.code === 'text_too_long') {
-          showError(T.tooLong); state.unacked.delete(f.ref); setRunning(false);
+          showError(T.tooLong);
+          state.unacked.delete(f.ref);
+          setRunning(false);
         } else if (f.code === 'unknown_upload') {
-          showError(T.unknownUpload); state.unacked.delete(f.ref); setRunning(false);
+          showError(T.unknownUpload);
+          state.unacked.delete(f.ref);
+          setRunning(false);
         } else if (f.code !== 'bad_frame') {
           showError(T.failed);
         }
@@ -400,13 +484,23 @@
     state.ws = ws;
     state.ready = false;
     ws.addEventListener('open', () => {
-      const hello = { v: 1, type: 'hello', id: newId('c'), auth: { scheme: 'cookie' }, client: { name: 'skillgate-web', locale: navigator.language || 'zh-CN' } };
+      const hello = {
+        v: 1,
+        type: 'hello',
+        id: newId('c'),
+        auth: { scheme: 'cookie' },
+        client: { name: 'skillgate-web', locale: navigator.language || 'zh-CN' },
+      };
       if (state.lastSeq > 0) hello.resume = { last_server_seq: state.lastSeq };
       ws.send(JSON.stringify(hello));
     });
     ws.addEventListener('message', (ev) => {
       let f;
-      try { f = JSON.parse(ev.data); } catch { return; }
+      try {
+        f = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
       onFrame(f);
     });
     ws.addEventListener('close', (ev) => {
@@ -471,7 +565,10 @@
     el.input.style.height = 'auto';
     el.input.style.height = Math.min(el.input.scrollHeight + 2, window.innerHeight * 0.4) + 'px';
   }
-  el.form.addEventListener('submit', (e) => { e.preventDefault(); submit(); });
+  el.form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    submit();
+  });
   el.input.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
       e.preventDefault();
@@ -497,7 +594,10 @@
       x.type = 'button';
       x.textContent = '×';
       x.setAttribute('aria-label', T.remove + ' ' + u.filename);
-      x.addEventListener('click', () => { state.pending = state.pending.filter((p) => p !== u); renderChips(); });
+      x.addEventListener('click', () => {
+        state.pending = state.pending.filter((p) => p !== u);
+        renderChips();
+      });
       chip.appendChild(x);
       el.chips.appendChild(chip);
     }
@@ -530,7 +630,12 @@
     el.hint.classList.remove('hidden');
   }
   async function post(path, body) {
-    const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+    const res = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'same-origin',
+    });
     return { ok: res.ok, body: await res.json().catch(() => ({})) };
   }
   // The sign-in screen (demo identities off): a link's token pasted, or the link itself.

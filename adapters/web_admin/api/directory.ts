@@ -103,7 +103,14 @@ export async function pageContacts(
     : { rows: [] };
   return {
     total: Number(total.rows[0]?.n ?? 0),
-    contacts: rows.map((r) => view(toContact(r, ids.rows.filter((i) => i.contact_key === r.contact_key)))),
+    contacts: rows.map((r) =>
+      view(
+        toContact(
+          r,
+          ids.rows.filter((i) => i.contact_key === r.contact_key),
+        ),
+      ),
+    ),
   };
 }
 
@@ -129,7 +136,14 @@ export const directorySection: AdminSection = {
       const role = requestRole(deps, req, res);
       if (!role) return;
       const orgId = directoryOrgId(role.org_id, role.id);
-      const { rows } = await deps.db.query<{ id: string; name: string; path: string; parent_id: string | null; disabled: boolean; contacts: string }>(
+      const { rows } = await deps.db.query<{
+        id: string;
+        name: string;
+        path: string;
+        parent_id: string | null;
+        disabled: boolean;
+        contacts: string;
+      }>(
         `SELECT d.id::text AS id, d.name, d.path, d.parent_id::text AS parent_id, d.disabled,
                 (SELECT count(*) FROM skillgate.contacts c WHERE c.org_id = d.org_id AND c.department_id = d.id)::text AS contacts
            FROM skillgate.departments d WHERE d.org_id = $1 ORDER BY d.path COLLATE "C"`,
@@ -146,9 +160,25 @@ export const directorySection: AdminSection = {
       if (!format) return fail(res, 400, 'bad_format', '请选择文件格式：csv 或 json。');
       if (typeof body.data !== 'string' || body.data.trim() === '') return fail(res, 400, 'empty_file', '文件是空的。');
       try {
-        const report = await importDirectory(deps.db, { orgId: role.org_id, roleId: role.id, data: body.data, format, lang: body.lang === 'en' ? 'en' : 'zh-CN', channels: deps.channels });
+        const report = await importDirectory(deps.db, {
+          orgId: role.org_id,
+          roleId: role.id,
+          data: body.data,
+          format,
+          lang: body.lang === 'en' ? 'en' : 'zh-CN',
+          channels: deps.channels,
+        });
         const a = adminOfSafe(res);
-        deps.log.info({ admin: a, org: report.orgId, inserted: report.contacts.inserted, updated: report.contacts.updated, refused: report.errors.length }, 'admin console: directory imported');
+        deps.log.info(
+          {
+            admin: a,
+            org: report.orgId,
+            inserted: report.contacts.inserted,
+            updated: report.contacts.updated,
+            refused: report.errors.length,
+          },
+          'admin console: directory imported',
+        );
         res.json({ report });
       } catch (err) {
         if (err instanceof DirectoryFormatError) return fail(res, 400, 'bad_file', `文件无法读取：${err.message}`);

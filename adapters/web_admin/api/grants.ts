@@ -55,7 +55,8 @@ export const grantsSection: AdminSection = {
       if (org === undefined) return;
       const tables = await listTables(deps.db, org);
       const out = [];
-      for (const t of tables) out.push({ id: t.id, title: t.title, fields: t.fields.map((f) => f.title), grants: await listGrants(deps.db, t.id) });
+      for (const t of tables)
+        out.push({ id: t.id, title: t.title, fields: t.fields.map((f) => f.title), grants: await listGrants(deps.db, t.id) });
       res.json({ org, orgs: roleOrgs(deps), roles: deps.config.roles.map((x) => x.id), actions: DATATABLE_ACTIONS, tables: out });
     });
 

@@ -23,13 +23,15 @@ function routes(deps: AdminDeps): express.Router {
   });
 
   r.post('/:id/retry', async (req, res) => {
-    if (!(await retryQuarantined(deps.db, req.params.id))) return fail(res, 404, 'not_quarantined', `事件 ${req.params.id} 不存在或未被隔离。`);
+    if (!(await retryQuarantined(deps.db, req.params.id)))
+      return fail(res, 404, 'not_quarantined', `事件 ${req.params.id} 不存在或未被隔离。`);
     deps.log.info({ inbox_id: req.params.id, by: adminOf(res).kind }, 'admin console: quarantined event queued again');
     res.json({ ok: true });
   });
 
   r.post('/:id/discard', async (req, res) => {
-    if (!(await discardQuarantined(deps.db, req.params.id))) return fail(res, 404, 'not_quarantined', `事件 ${req.params.id} 不存在或未被隔离。`);
+    if (!(await discardQuarantined(deps.db, req.params.id)))
+      return fail(res, 404, 'not_quarantined', `事件 ${req.params.id} 不存在或未被隔离。`);
     deps.log.info({ inbox_id: req.params.id, by: adminOf(res).kind }, 'admin console: quarantined event discarded');
     res.json({ ok: true });
   });

@@ -29,10 +29,18 @@ export const mcpSection: AdminSection = {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const role = roleOf(deps, str(body.role) ?? '');
       if (!role) return fail(res, 400, 'refused', `未知角色「${String(body.role ?? '')}」。`);
-      const done = await runMcpTokenCommand(deps.db, { op: 'issue', orgId: role.org_id, roleId: role.id, contactKey: str(body.contact_key) ?? '' });
+      const done = await runMcpTokenCommand(deps.db, {
+        op: 'issue',
+        orgId: role.org_id,
+        roleId: role.id,
+        contactKey: str(body.contact_key) ?? '',
+      });
       if (!done.ok) return fail(res, 400, 'refused', `未签发：${done.error}`);
       if (done.op !== 'issue') throw new Error('unexpected MCP token result');
-      deps.log.info({ admin: adminOfSafe(res), token_id: done.token_id, contact: done.contact_key, role: done.role_id }, 'admin console: MCP token issued');
+      deps.log.info(
+        { admin: adminOfSafe(res), token_id: done.token_id, contact: done.contact_key, role: done.role_id },
+        'admin console: MCP token issued',
+      );
       const { ok: _ok, op: _op, ...doc } = done;
       res.json(doc);
     });

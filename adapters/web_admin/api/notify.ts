@@ -39,7 +39,8 @@ export const notifySection: AdminSection = {
     r.post('/targets', async (req, res) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const spec = specParam(body.spec);
-      if (!spec || spec.length === 0) return fail(res, 400, 'refused', '请填写 Apprise URL（schema://…），或一个配置键（key 或 key:tag）。');
+      if (!spec || spec.length === 0)
+        return fail(res, 400, 'refused', '请填写 Apprise URL（schema://…），或一个配置键（key 或 key:tag）。');
       const done = await runNotifyTargetCommand(deps.db, { op: 'add', name: typeof body.name === 'string' ? body.name : '', spec });
       if (!done.ok) return fail(res, 400, 'refused', `通知目标未保存：${done.error}`);
       if (done.op !== 'add') throw new Error('unexpected notify target result');

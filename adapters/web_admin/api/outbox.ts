@@ -17,18 +17,24 @@ function routes(deps: AdminDeps): express.Router {
   r.get('/', async (req, res) => {
     const status = req.query.status === 'discarded' ? 'discarded' : 'failed';
     const limit = Number(str(req.query.limit) ?? 50);
-    const items = await listFailedDeliveries(deps.db, { status, limit: Number.isFinite(limit) ? limit : 50, beforeId: str(req.query.before) });
+    const items = await listFailedDeliveries(deps.db, {
+      status,
+      limit: Number.isFinite(limit) ? limit : 50,
+      beforeId: str(req.query.before),
+    });
     res.json({ counts: await countByStatus(deps.db), items });
   });
 
   r.post('/:id/retry', async (req, res) => {
-    if (!(await retryFailedDelivery(deps.db, req.params.id))) return fail(res, 404, 'not_failed', `消息 ${req.params.id} 不存在或不是发送失败状态。`);
+    if (!(await retryFailedDelivery(deps.db, req.params.id)))
+      return fail(res, 404, 'not_failed', `消息 ${req.params.id} 不存在或不是发送失败状态。`);
     deps.log.info({ outbox_id: req.params.id, by: adminOf(res).kind }, 'admin console: failed delivery queued again');
     res.json({ ok: true });
   });
 
   r.post('/:id/discard', async (req, res) => {
-    if (!(await discardFailedDelivery(deps.db, req.params.id))) return fail(res, 404, 'not_failed', `消息 ${req.params.id} 不存在或不是发送失败状态。`);
+    if (!(await discardFailedDelivery(deps.db, req.params.id)))
+      return fail(res, 404, 'not_failed', `消息 ${req.params.id} 不存在或不是发送失败状态。`);
     deps.log.info({ outbox_id: req.params.id, by: adminOf(res).kind }, 'admin console: failed delivery discarded');
     res.json({ ok: true });
   });

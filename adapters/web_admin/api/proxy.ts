@@ -42,9 +42,14 @@ import { adminOfSafe, pageContacts, requestRole } from './directory.ts';
 export const OPERATOR_KEY = 'operator';
 
 /** The role's tools as the model sees them (names, descriptions, provider schemas). */
-export function roleTools(deps: Pick<AdminDeps, 'services' | 'config'>, roleId: string): { name: string; description: string; parameters: unknown }[] {
+export function roleTools(
+  deps: Pick<AdminDeps, 'services' | 'config'>,
+  roleId: string,
+): { name: string; description: string; parameters: unknown }[] {
   const skills = deps.services.lifecycle?.skillsFor(roleId) ?? roleSkills(deps.config, roleId) ?? '*';
-  return deps.services.registry.tools({ skills }).map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
+  return deps.services.registry
+    .tools({ skills })
+    .map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
 }
 
 /**
@@ -65,7 +70,13 @@ export async function fillerOf(deps: Pick<AdminDeps, 'db'>, who: AdminIdentity):
       platformIds: [OPERATOR_KEY],
     };
   }
-  const actor = await resolveActor(deps.db, { orgId: who.orgId, roleId: '', channel: 'web_admin', platformId: who.contactKey, nickname: who.name });
+  const actor = await resolveActor(deps.db, {
+    orgId: who.orgId,
+    roleId: '',
+    channel: 'web_admin',
+    platformId: who.contactKey,
+    nickname: who.name,
+  });
   return actor.known && actor.isAdmin ? actor : null;
 }
 
@@ -78,7 +89,13 @@ export function proxySessionId(roleId: string, contactKey: string): string {
  * The request of one proxy-fill run: `given` from the filler with admin proxy fill applied
  * (R-ADM-01..03), platform keys from the contact it is for.
  */
-export function proxyRequest(role: RoleConfig, filler: ResolvedActor, forContact: ResolvedActor, skill: string, input: Record<string, unknown>): RunSkillRequest {
+export function proxyRequest(
+  role: RoleConfig,
+  filler: ResolvedActor,
+  forContact: ResolvedActor,
+  skill: string,
+  input: Record<string, unknown>,
+): RunSkillRequest {
   const actor = actorFieldsFor(filler, { channel: 'web_admin', actingAsAdmin: true });
   return {
     skill,
@@ -124,8 +141,14 @@ export const proxySection: AdminSection = {
     r.get('/contacts', async (req, res) => {
       const role = requestRole(deps, req, res);
       if (!role) return;
-      const page = await pageContacts(deps, directoryOrgId(role.org_id, role.id), { q: str(req.query.q)?.slice(0, 200), offset: 0, limit: 50 });
-      res.json({ contacts: page.contacts.map((c) => ({ contact_key: c.contact_key, name: c.name, emp_no: c.emp_no, department: c.department })) });
+      const page = await pageContacts(deps, directoryOrgId(role.org_id, role.id), {
+        q: str(req.query.q)?.slice(0, 200),
+        offset: 0,
+        limit: 50,
+      });
+      res.json({
+        contacts: page.contacts.map((c) => ({ contact_key: c.contact_key, name: c.name, emp_no: c.emp_no, department: c.department })),
+      });
     });
 
     r.post('/run', async (req, res) => {
@@ -133,7 +156,8 @@ export const proxySection: AdminSection = {
       if (!role) return;
       const b = (req.body ?? {}) as Record<string, unknown>;
       const skill = str(b.skill) ?? '';
-      if (!roleTools(deps, role.id).some((t) => t.name === skill)) return fail(res, 400, 'unknown_skill', `角色「${role.id}」没有技能「${skill}」。`);
+      if (!roleTools(deps, role.id).some((t) => t.name === skill))
+        return fail(res, 400, 'unknown_skill', `角色「${role.id}」没有技能「${skill}」。`);
       const input = b.input === undefined || b.input === null ? {} : b.input;
       if (typeof input !== 'object' || Array.isArray(input)) return fail(res, 400, 'bad_input', '输入必须是 JSON 对象。');
       const forKey = str(b.for) ?? '';

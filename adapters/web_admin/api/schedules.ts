@@ -24,7 +24,14 @@ import { getChain } from '../../../src/chain/store.ts';
 import { isAppriseUrl, maskUrl } from '../../../src/orchestration/notify-targets.ts';
 import { isSecretName } from '../../../src/registry/secrets.ts';
 import { Scheduler, ScheduleError, type Occurrence } from '../../../src/schedule/scheduler.ts';
-import { getSchedule, listSchedules, MISSED_POLICIES, type MissedPolicy, type Schedule, type StoredSchedule } from '../../../src/schedule/store.ts';
+import {
+  getSchedule,
+  listSchedules,
+  MISSED_POLICIES,
+  type MissedPolicy,
+  type Schedule,
+  type StoredSchedule,
+} from '../../../src/schedule/store.ts';
 import { fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 
@@ -59,7 +66,13 @@ export interface OccurrenceView {
 const SHOWN_OCCURRENCES = 10;
 
 function occurrenceView(o: Occurrence): OccurrenceView {
-  return { planned_at: new Date(o.planned_at).toISOString(), status: o.status, catch_up: o.catch_up, finished_at: o.finished_at ? new Date(o.finished_at).toISOString() : null, error: o.error };
+  return {
+    planned_at: new Date(o.planned_at).toISOString(),
+    status: o.status,
+    catch_up: o.catch_up,
+    finished_at: o.finished_at ? new Date(o.finished_at).toISOString() : null,
+    error: o.error,
+  };
 }
 
 /** `deliver_to` without credentials: `notify:<apprise url>` → `notify:schema://***`. */
@@ -116,7 +129,11 @@ export const schedulesSection: AdminSection = {
 
     r.get('/', async (_req, res) => {
       const occurrences = await withScheduler(deps, (s) => s.occurrences(SHOWN_OCCURRENCES));
-      res.json({ schedules: (await listSchedules(deps.db)).map((s) => scheduleView(s, occurrences)), roles: deps.config.roles.map((x) => x.id), timezone_default: 'UTC' });
+      res.json({
+        schedules: (await listSchedules(deps.db)).map((s) => scheduleView(s, occurrences)),
+        roles: deps.config.roles.map((x) => x.id),
+        timezone_default: 'UTC',
+      });
     });
 
     r.post('/', async (req, res) => {
@@ -130,21 +147,37 @@ export const schedulesSection: AdminSection = {
       if (typeof input !== 'object' || Array.isArray(input)) return fail(res, 400, 'refused', '输入必须是 JSON 对象。');
       const roleId = str(b.role) ?? deps.defaultRoleId;
       if (!roleOf(deps, roleId)) return fail(res, 400, 'unknown_role', `没有角色「${roleId}」。`);
-      if (kind === 'skill' && !deps.services.registry.resolveTool(target)) return fail(res, 400, 'refused', `没有名为「${target}」的技能。`);
+      if (kind === 'skill' && !deps.services.registry.resolveTool(target))
+        return fail(res, 400, 'refused', `没有名为「${target}」的技能。`);
       if (kind === 'chain' && !(await getChain(deps.db, target))) return fail(res, 400, 'refused', `没有已保存的链「${target}」。`);
       const deliverTo = typeof b.deliver_to === 'string' ? b.deliver_to.trim() : '';
       const timezone = str(b.timezone) ?? 'UTC';
       const missed = (str(b.missed) ?? 'once') as MissedPolicy;
-      if (!MISSED_POLICIES.includes(missed)) return fail(res, 400, 'refused', `错过的运行（missed）只能是 ${MISSED_POLICIES.join(' / ')}。`);
+      if (!MISSED_POLICIES.includes(missed))
+        return fail(res, 400, 'refused', `错过的运行（missed）只能是 ${MISSED_POLICIES.join(' / ')}。`);
       try {
-        await withScheduler(deps, (s) => s.add({ name, cron, timezone, kind, target, input: input as Record<string, unknown>, deliver_to: deliverTo, role_id: roleId, missed }));
+        await withScheduler(deps, (s) =>
+          s.add({
+            name,
+            cron,
+            timezone,
+            kind,
+            target,
+            input: input as Record<string, unknown>,
+            deliver_to: deliverTo,
+            role_id: roleId,
+            missed,
+          }),
+        );
       } catch (err) {
         if (err instanceof ScheduleError) return fail(res, 400, 'refused', `定时任务未保存：${err.message}`);
         throw err;
       }
       deps.log.info({ admin: adminOfSafe(res), schedule: name, kind, target }, 'admin console: schedule saved');
       const stored = await getSchedule(deps.db, name);
-      res.json({ schedule: stored ? scheduleView(stored, await withScheduler(deps, (s) => s.occurrences(SHOWN_OCCURRENCES, name))) : null });
+      res.json({
+        schedule: stored ? scheduleView(stored, await withScheduler(deps, (s) => s.occurrences(SHOWN_OCCURRENCES, name))) : null,
+      });
     });
 
     r.delete('/:name', async (req, res) => {

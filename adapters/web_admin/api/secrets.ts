@@ -93,7 +93,14 @@ function routes(deps: AdminDeps): express.Router {
     if (typeof value !== 'string') return fail(res, 400, 'bad_request', '需要字符串 value。');
     const key = normalizeConfigKey(req.params.key);
     const secret = secretParamNames(rec).includes(key) || isSecretName(key);
-    const out = await setSkillConfig(deps.db, deps.services.secretKey, { roleId: role, skill, key, value, encrypt: secret, via: 'operator' });
+    const out = await setSkillConfig(deps.db, deps.services.secretKey, {
+      roleId: role,
+      skill,
+      key,
+      value,
+      encrypt: secret,
+      via: 'operator',
+    });
     if (!out.ok) return fail(res, 400, out.code, REFUSAL_ZH[out.code] ?? '参数未保存。');
     res.json({ ok: true, key: out.key, secret: out.encrypted });
   });

@@ -115,7 +115,8 @@ function routes(deps: AdminDeps): express.Router {
     if (typeof enabled !== 'boolean') return fail(res, 400, 'bad_request', '需要 enabled: true 或 false。');
     const lc = deps.services.lifecycle;
     if (!lc) return fail(res, 503, 'no_lifecycle', '此网关未启用技能生命周期管理，无法更改启用状态。');
-    if (!(await visibleRecord(deps, role.id, req.params.skill))) return fail(res, 404, 'unknown_skill', `角色 ${role.id} 没有技能 ${req.params.skill}。`);
+    if (!(await visibleRecord(deps, role.id, req.params.skill)))
+      return fail(res, 404, 'unknown_skill', `角色 ${role.id} 没有技能 ${req.params.skill}。`);
     await lc.setEnabled(role.id, req.params.skill, enabled);
     deps.log.info({ role_id: role.id, skill: req.params.skill, enabled }, 'admin console: skill enablement changed');
     res.json({ ok: true, enabled });
@@ -136,7 +137,9 @@ function routes(deps: AdminDeps): express.Router {
       await writeFile(file, body, { mode: 0o600 });
       const result = await lc.install(file, roleId ? { roleId } : {});
       deps.log.info({ role_id: roleId ?? null, ok: result.ok, skill: result.skill }, 'admin console: install');
-      res.status(result.ok ? 200 : 422).json(result.ok ? result : { ...result, error: result.error ?? '安装失败。', code: 'install_refused' });
+      res
+        .status(result.ok ? 200 : 422)
+        .json(result.ok ? result : { ...result, error: result.error ?? '安装失败。', code: 'install_refused' });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -7,7 +7,11 @@ export const t = (zh, en) => (EN && en !== undefined ? en : zh);
 
 /** Error thrown by api(): message = the server's `error` text; `code`, `status` kept. */
 export class ApiError extends Error {
-  constructor(message, code, status) { super(message); this.code = code; this.status = status; }
+  constructor(message, code, status) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
 }
 
 /**
@@ -17,24 +21,50 @@ export class ApiError extends Error {
 export async function api(path, { method = 'GET', body } = {}) {
   const headers = { 'X-Skillgate-Admin': '1' };
   let payload;
-  if (body instanceof Blob) { payload = body; headers['Content-Type'] = body.type || 'application/octet-stream'; }
-  else if (body !== undefined) { payload = JSON.stringify(body); headers['Content-Type'] = 'application/json'; }
+  if (body instanceof Blob) {
+    payload = body;
+    headers['Content-Type'] = body.type || 'application/octet-stream';
+  } else if (body !== undefined) {
+    payload = JSON.stringify(body);
+    headers['Content-Type'] = 'application/json';
+  }
   const res = await fetch('/admin/api/' + path.replace(/^\/+/, ''), { method, headers, body: payload, credentials: 'same-origin' });
   let json = null;
-  try { json = await res.json(); } catch { json = null; }
+  try {
+    json = await res.json();
+  } catch {
+    json = null;
+  }
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith('signin')) showSignin();
-    throw new ApiError((json?.error) || t('请求失败（HTTP ' + res.status + '）', 'Request failed (HTTP ' + res.status + ')'), json?.code, res.status);
+    throw new ApiError(
+      json?.error || t('请求失败（HTTP ' + res.status + '）', 'Request failed (HTTP ' + res.status + ')'),
+      json?.code,
+      res.status,
+    );
   }
   return json;
 }
 
 const $ = (id) => document.getElementById(id);
-const el = { who: $('who'), signout: $('signout'), disabled: $('disabled'), signin: $('signin'), token: $('token'), signinError: $('signin-error'), layout: $('layout'), nav: $('nav'), section: $('section') };
+const el = {
+  who: $('who'),
+  signout: $('signout'),
+  disabled: $('disabled'),
+  signin: $('signin'),
+  token: $('token'),
+  signinError: $('signin-error'),
+  layout: $('layout'),
+  nav: $('nav'),
+  section: $('section'),
+};
 document.documentElement.lang = EN ? 'en' : 'zh-CN';
 document.title = t('skillgate 管理控制台', 'skillgate console');
 $('brand').textContent = document.title;
-$('token-label').textContent = t('管理令牌（SKILLGATE_ADMIN_TOKEN 或管理员的登录令牌）', 'Admin token (SKILLGATE_ADMIN_TOKEN or an admin contact\'s sign-in token)');
+$('token-label').textContent = t(
+  '管理令牌（SKILLGATE_ADMIN_TOKEN 或管理员的登录令牌）',
+  "Admin token (SKILLGATE_ADMIN_TOKEN or an admin contact's sign-in token)",
+);
 $('signin-button').textContent = t('登录', 'Sign in');
 el.signout.textContent = t('退出', 'Sign out');
 
@@ -61,14 +91,18 @@ async function boot() {
   el.who.textContent = s.admin.kind === 'token' ? t('管理员（令牌）', 'Admin (token)') : s.admin.name;
   el.signout.classList.remove('hidden');
   sections = await api('sections');
-  el.nav.replaceChildren(...sections.map((sec) => {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.dataset.testid = 'admin-nav-' + sec.id;
-    b.textContent = t(sec.title.zh, sec.title.en);
-    b.addEventListener('click', () => { location.hash = sec.id; });
-    return b;
-  }));
+  el.nav.replaceChildren(
+    ...sections.map((sec) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.testid = 'admin-nav-' + sec.id;
+      b.textContent = t(sec.title.zh, sec.title.en);
+      b.addEventListener('click', () => {
+        location.hash = sec.id;
+      });
+      return b;
+    }),
+  );
   el.layout.classList.remove('hidden');
   await route();
 }
@@ -115,7 +149,9 @@ el.signout.addEventListener('click', async () => {
   sections = [];
   showSignin();
 });
-window.addEventListener('hashchange', () => { void route(); });
+window.addEventListener('hashchange', () => {
+  void route();
+});
 boot().catch((err) => {
   el.disabled.textContent = err.message;
   el.disabled.classList.remove('hidden');

@@ -24,9 +24,30 @@ export function h(tag, attrs = {}, ...children) {
  * column on one line), one `<tr data-testid=rowTestId>` per row.
  */
 export function table(columns, rows, rowTestId) {
-  return h('table', {},
-    h('thead', {}, h('tr', {}, columns.map((c) => h('th', { class: c.class }, c.title)))),
-    h('tbody', {}, rows.map((r) => h('tr', { 'data-testid': rowTestId }, columns.map((c) => h('td', { class: c.class }, c.cell(r)))))));
+  return h(
+    'table',
+    {},
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((c) => h('th', { class: c.class }, c.title)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((r) =>
+        h(
+          'tr',
+          { 'data-testid': rowTestId },
+          columns.map((c) => h('td', { class: c.class }, c.cell(r))),
+        ),
+      ),
+    ),
+  );
 }
 
 /** A status line (`data-testid` given) whose text shows an outcome: `show(text, ok)`. */
@@ -34,16 +55,29 @@ export function statusLine(testid) {
   const p = h('p', { 'data-testid': testid, role: 'status', 'aria-live': 'polite' });
   return {
     node: p,
-    show(text, ok = true) { p.textContent = text; p.className = ok ? 'ok' : 'error'; },
-    clear() { p.textContent = ''; p.className = ''; },
+    show(text, ok = true) {
+      p.textContent = text;
+      p.className = ok ? 'ok' : 'error';
+    },
+    clear() {
+      p.textContent = '';
+      p.className = '';
+    },
   };
 }
 
 /** Sanitized HTML into `node` (DOMPurify; plain text when it is missing). */
 export function safeHtml(node, html) {
   const p = window.DOMPurify;
-  if (!p) { node.textContent = html.replace(/<[^>]*>/g, ''); return; }
-  node.innerHTML = p.sanitize(html, { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'], FORBID_ATTR: ['style'] });
+  if (!p) {
+    node.textContent = html.replace(/<[^>]*>/g, '');
+    return;
+  }
+  node.innerHTML = p.sanitize(html, {
+    USE_PROFILES: { html: true },
+    FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'],
+    FORBID_ATTR: ['style'],
+  });
 }
 
 /** A date string in the page's locale (empty for null). */

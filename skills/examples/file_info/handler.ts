@@ -35,7 +35,13 @@ export async function execute(input_data: { file?: string }, runtime_context: { 
     lines = data.toString('utf8').split(/\r?\n/).slice(0, 5);
     result.first_lines = lines;
   }
-  const rows = [`| 项目 | 值 |`, `|---|---|`, `| 文件名 | ${name.replace(/\|/g, '\\|')} |`, `| 大小 | ${data.length} 字节 |`, `| SHA-256 | \`${sha256.slice(0, 16)}…\` |`];
+  const rows = [
+    `| 项目 | 值 |`,
+    `|---|---|`,
+    `| 文件名 | ${name.replace(/\|/g, '\\|')} |`,
+    `| 大小 | ${data.length} 字节 |`,
+    `| SHA-256 | \`${sha256.slice(0, 16)}…\` |`,
+  ];
   const preview = lines.length ? `\n\n前 ${lines.length} 行：\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`` : '';
   result.display_md = `**文件信息**\n\n${rows.join('\n')}${preview}`;
   return result;

@@ -4,7 +4,13 @@ if (typeof input.text !== 'string') {
   // `text` is required (schema.json): say so in the result, never count an absent text as empty
   console.error('word_count: no text given');
   process.stdout.write(
-    JSON.stringify({ success: false, error: 'text is required', error_type: 'recoverable', need_param: 'text', user_message: '请给出要统计的文字，例如 /word_count text="今天天气很好"。' }) + '\n',
+    JSON.stringify({
+      success: false,
+      error: 'text is required',
+      error_type: 'recoverable',
+      need_param: 'text',
+      user_message: '请给出要统计的文字，例如 /word_count text="今天天气很好"。',
+    }) + '\n',
   );
   process.exit(0);
 }

@@ -43,7 +43,14 @@ const discord: MdVisitor = {
   blockquote: (blocks) => quoteBlocks(blocks),
   list: (items, node) => markerList(items, node, { indent: () => '   ' }),
   codeBlock: (n) => fencedBlock(n.text, codeLang(n.info)),
-  table: (_h, _r, n) => fencedBlock(alignedTable(n.header.map(inlineText), n.rows.map((r) => r.map(inlineText)), n.align)),
+  table: (_h, _r, n) =>
+    fencedBlock(
+      alignedTable(
+        n.header.map(inlineText),
+        n.rows.map((r) => r.map(inlineText)),
+        n.align,
+      ),
+    ),
   hr: () => '───',
   document: (blocks) => blocks.filter((b) => b !== '').join('\n\n'),
 };

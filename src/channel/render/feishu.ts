@@ -75,7 +75,13 @@ function cardVisitor(tableLimit: number, count: { tables: number; degraded: numb
       count.tables++;
       if (count.tables > tableLimit) {
         count.degraded++;
-        return fencedBlock(alignedTable(n.header.map(inlineText), n.rows.map((r) => r.map(inlineText)), n.align));
+        return fencedBlock(
+          alignedTable(
+            n.header.map(inlineText),
+            n.rows.map((r) => r.map(inlineText)),
+            n.align,
+          ),
+        );
       }
       const cell = (s: string): string => s.replace(/\n/g, ' ');
       const cols = Math.max(header.length, ...rows.map((r) => r.length));
@@ -104,6 +110,17 @@ export function renderFeishuCardMd(md: string, opts: { tableLimit?: number } = {
 /** Number of tables in `md` (as markdown-it parses them, code blocks excluded). */
 export function countTables(md: string): number {
   const walk = (blocks: MdBlock[]): number =>
-    blocks.reduce((n, b) => n + (b.type === 'table' ? 1 : b.type === 'blockquote' ? walk(b.children) : b.type === 'list' ? b.items.reduce((m, it) => m + walk(it), 0) : 0), 0);
+    blocks.reduce(
+      (n, b) =>
+        n +
+        (b.type === 'table'
+          ? 1
+          : b.type === 'blockquote'
+            ? walk(b.children)
+            : b.type === 'list'
+              ? b.items.reduce((m, it) => m + walk(it), 0)
+              : 0),
+      0,
+    );
   return walk(parseMarkdown(md));
 }

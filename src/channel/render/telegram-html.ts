@@ -41,7 +41,13 @@ const telegram: MdVisitor = {
     return lang ? `<pre><code class="language-${lang}">${body}</code></pre>` : `<pre>${body}</pre>`;
   },
   table: (_h, _r, n) =>
-    `<pre>${escapeTelegram(alignedTable(n.header.map(inlineText), n.rows.map((r) => r.map(inlineText)), n.align))}</pre>`,
+    `<pre>${escapeTelegram(
+      alignedTable(
+        n.header.map(inlineText),
+        n.rows.map((r) => r.map(inlineText)),
+        n.align,
+      ),
+    )}</pre>`,
   hr: () => '——————',
   document: (blocks) => blocks.filter((b) => b !== '').join('\n\n'),
 };

@@ -162,7 +162,10 @@ export function alignedTable(header: string[], rows: string[][], align: MdAlign[
     widths.push(Math.max(1, displayWidth(header[c] ?? ''), ...rows.map((r) => displayWidth(r[c] ?? ''))));
   }
   const line = (cells: string[]): string =>
-    widths.map((w, c) => padCell(cells[c] ?? '', w, align[c] ?? null)).join(' | ').trimEnd();
+    widths
+      .map((w, c) => padCell(cells[c] ?? '', w, align[c] ?? null))
+      .join(' | ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-+-'), ...rows.map(line)].join('\n');
 }
 

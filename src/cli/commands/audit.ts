@@ -30,7 +30,12 @@ export function formatAuditRow(r: AuditRow): string {
 export async function auditCommand(opts: AuditCommandRequest & { json?: boolean }, io: CliIO): Promise<number> {
   const settings = configSettings();
   const req: AuditCommandRequest = { role: opts.role, skill: opts.skill, actor: opts.actor, since: opts.since, limit: opts.limit };
-  const done = await runAdminCommand<AuditCommandResult>(settings, io, { direct: (db) => runAuditQuery(db, req), path: '/api/local/audit', request: req, json: opts.json });
+  const done = await runAdminCommand<AuditCommandResult>(settings, io, {
+    direct: (db) => runAuditQuery(db, req),
+    path: '/api/local/audit',
+    request: req,
+    json: opts.json,
+  });
   if ('exit' in done) return done.exit;
   const result = done.result;
   if (result.entries.length === 0) io.stdout('no audit entries match\n');

@@ -32,7 +32,10 @@ export async function chainCheckCommand(file: string, opts: { json?: boolean }, 
     ctx = { registry: base, chainNames: new Set() };
   }
   const name = (doc as { name?: unknown }).name;
-  const problems: ChainProblem[] = validateChain(doc, { registry: ctx.registry, chainNames: new Set([...ctx.chainNames].filter((n) => n !== name)) });
+  const problems: ChainProblem[] = validateChain(doc, {
+    registry: ctx.registry,
+    chainNames: new Set([...ctx.chainNames].filter((n) => n !== name)),
+  });
   if (opts.json) printJson(io, { ok: problems.length === 0, problems });
   else for (const p of problems) io.stdout(`${file}: ${p.message}\n`);
   if (problems.length === 0 && !opts.json) io.stderr(`${file}: no problems\n`);

@@ -24,13 +24,20 @@ export function registerChainCommands(program: Command, run: RunWrapper, io: Cli
     .option('--input <json>', 'the chain inputs', '{}')
     .option('--context <json>', 'context keys of the caller (actor_*, raw_input, …)')
     .option('--role <role>', 'role id (default SKILLGATE_ROLE_ID or "default")')
-    .action(run(async (target: string, opts: { input?: string; context?: string; role?: string }) => (await import('./chain-run.ts')).chainRunCommand(target, opts, io)));
+    .action(
+      run(async (target: string, opts: { input?: string; context?: string; role?: string }) =>
+        (await import('./chain-run.ts')).chainRunCommand(target, opts, io),
+      ),
+    );
   chain
     .command('save')
     .description('validate and save a chain; it becomes a skill of type chain')
     .argument('<file>', 'a chain document (JSON)')
     .action(run(async (file: string) => (await import('./chain-save.ts')).chainSaveCommand(file, io)));
-  for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [verb, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     chain
       .command(verb)
       .description(enabled ? 'show a saved chain to the model' : 'hide a saved chain from the model')

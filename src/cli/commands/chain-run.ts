@@ -28,15 +28,21 @@ function parseObject(flag: string, text: string | undefined): Record<string, unk
   } catch (err) {
     throw new CliError(`${flag} is not valid JSON: ${(err as Error).message}`, EXIT_REFUSED);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError(`${flag} must be a JSON object`, EXIT_REFUSED);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CliError(`${flag} must be a JSON object`, EXIT_REFUSED);
   return value as Record<string, unknown>;
 }
 
 /** Run `chain run`. */
-export async function chainRunCommand(target: string, flags: { input?: string; context?: string; role?: string }, io: CliIO): Promise<number> {
+export async function chainRunCommand(
+  target: string,
+  flags: { input?: string; context?: string; role?: string },
+  io: CliIO,
+): Promise<number> {
   const input = parseObject('--input', flags.input);
   const context = parseObject('--context', flags.context);
-  const fromFile = target.endsWith('.json') || target.includes('/') ? readChainFile(target) : existsSync(target) ? readChainFile(target) : undefined;
+  const fromFile =
+    target.endsWith('.json') || target.includes('/') ? readChainFile(target) : existsSync(target) ? readChainFile(target) : undefined;
   const { settings, config } = chainSettings();
   const roleId = flags.role ?? ((typeof context.role_id === 'string' && context.role_id) || settings.roleId);
   const role = config.roles.find((r) => r.id === roleId);
@@ -58,14 +64,26 @@ export async function chainRunCommand(target: string, flags: { input?: string; c
         if (missing.length > 0) {
           throw new CliError(missing.map((k) => `{${k}}: required chain input is missing (give it with --input)`).join('\n'), EXIT_REFUSED);
         }
-        const services = withCall(await withChainRegistry({ db, registry: base, settings, secretKey: resolveSecretKey(settings), log: log() }));
+        const services = withCall(
+          await withChainRegistry({ db, registry: base, settings, secretKey: resolveSecretKey(settings), log: log() }),
+        );
         const workspace = resolve(settings.dataDir, 'workspaces', roleId, 'chain');
-        const sessionId = typeof context.session_id === 'string' && context.session_id ? context.session_id : sessionIdForWorkspace(workspace);
+        const sessionId =
+          typeof context.session_id === 'string' && context.session_id ? context.session_id : sessionIdForWorkspace(workspace);
         return runChainDocument(services, {
           doc,
           input,
           given: context,
-          defaults: { role_id: roleId, org_id: role.org_id, session_id: sessionId, channel: 'cli', chat_mode: false, allow_sql: true, team_role: 'member', is_admin: false },
+          defaults: {
+            role_id: roleId,
+            org_id: role.org_id,
+            session_id: sessionId,
+            channel: 'cli',
+            chat_mode: false,
+            allow_sql: true,
+            team_role: 'member',
+            is_admin: false,
+          },
         });
       },
     });

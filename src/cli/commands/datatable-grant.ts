@@ -43,7 +43,12 @@ export async function datatableGrantCommand(
     rowScope: opts.rowScope,
     ownerField: opts.ownerField,
   };
-  const done = await runAdminCommand<GrantCommandResult>(settings, io, { direct: (db) => runGrantCommand(db, req), path: '/api/local/datatable/grant', request: req, json: opts.json });
+  const done = await runAdminCommand<GrantCommandResult>(settings, io, {
+    direct: (db) => runGrantCommand(db, req),
+    path: '/api/local/datatable/grant',
+    request: req,
+    json: opts.json,
+  });
   if ('exit' in done) return done.exit;
   const result = done.result;
   if (result.op === 'grant') io.stdout(`granted on ${result.table.title} (${result.table.id}): ${describe(result.grant)}\n`);

@@ -30,14 +30,20 @@ export function directoryFormatOf(file: string, data: Buffer): 'csv' | 'json' {
   const ext = extname(file).toLowerCase();
   if (ext === '.json') return 'json';
   if (ext === '.csv') return 'csv';
-  const head = data.subarray(0, 64).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const head = data
+    .subarray(0, 64)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   return head.startsWith('{') || head.startsWith('[') ? 'json' : 'csv';
 }
 
 function summary(r: ImportReport, lang: Lang): string {
   const lines: string[] = [];
   if (lang === 'en') {
-    lines.push(`directory ${r.orgId}: contacts ${r.contacts.inserted} inserted, ${r.contacts.updated} updated; departments ${r.departments.inserted} inserted`);
+    lines.push(
+      `directory ${r.orgId}: contacts ${r.contacts.inserted} inserted, ${r.contacts.updated} updated; departments ${r.departments.inserted} inserted`,
+    );
     if (r.errors.length > 0) lines.push(`${r.errors.length} row(s) refused:`);
   } else {
     lines.push(`通讯录 ${r.orgId}：联系人新增 ${r.contacts.inserted}、更新 ${r.contacts.updated}；部门新增 ${r.departments.inserted}`);

@@ -22,7 +22,12 @@ export function formatQuarantined(e: QuarantinedEvent): string {
 export async function inboxCommand(req: InboxCommandRequest & { json?: boolean }, io: CliIO): Promise<number> {
   const settings = configSettings();
   const request: InboxCommandRequest = { op: req.op, id: req.id, discarded: req.discarded, limit: req.limit };
-  const done = await runAdminCommand<InboxCommandResult>(settings, io, { direct: (db) => runInboxCommand(db, request), path: '/api/local/inbox', request, json: req.json });
+  const done = await runAdminCommand<InboxCommandResult>(settings, io, {
+    direct: (db) => runInboxCommand(db, request),
+    path: '/api/local/inbox',
+    request,
+    json: req.json,
+  });
   if ('exit' in done) return done.exit;
   const r = done.result;
   if (req.op === 'list') {

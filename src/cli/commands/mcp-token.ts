@@ -54,7 +54,9 @@ export async function mcpTokenCommand(contactKey: string, opts: { role?: string;
     return EXIT_OK;
   }
   io.stdout(`${result.token}\n${url}\n`);
-  io.stderr(`skillgate: MCP token ${result.token_id} for ${result.name} (${result.contact_key}), role ${result.role_id}; shown once, keep it private\n`);
+  io.stderr(
+    `skillgate: MCP token ${result.token_id} for ${result.name} (${result.contact_key}), role ${result.role_id}; shown once, keep it private\n`,
+  );
   return EXIT_OK;
 }
 

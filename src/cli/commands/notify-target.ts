@@ -18,10 +18,21 @@ import { configSettings } from './config-set.ts';
 import { type NotifyTargetRequest, type NotifyTargetResult, runNotifyTargetCommand } from '../../admin/notify-targets.ts';
 
 /** Run `notify target add|list|remove` with commander's arguments. @returns the exit code */
-export async function notifyTargetCommand(op: NotifyTargetRequest['op'], name: string | undefined, spec: string[], opts: { json?: boolean }, io: CliIO): Promise<number> {
+export async function notifyTargetCommand(
+  op: NotifyTargetRequest['op'],
+  name: string | undefined,
+  spec: string[],
+  opts: { json?: boolean },
+  io: CliIO,
+): Promise<number> {
   const settings = configSettings();
   const req: NotifyTargetRequest = { op, name, spec };
-  const done = await runAdminCommand<NotifyTargetResult>(settings, io, { direct: (db) => runNotifyTargetCommand(db, req), path: '/api/local/notify/target', request: req, json: opts.json });
+  const done = await runAdminCommand<NotifyTargetResult>(settings, io, {
+    direct: (db) => runNotifyTargetCommand(db, req),
+    path: '/api/local/notify/target',
+    request: req,
+    json: opts.json,
+  });
   if ('exit' in done) return done.exit;
   const result = done.result;
   if (result.op === 'add') io.stdout(`notify target ${result.name}: ${result.target}\n`);

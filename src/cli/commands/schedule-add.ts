@@ -32,7 +32,8 @@ export async function scheduleAddCommand(name: string, flags: ScheduleAddFlags, 
   } catch (err) {
     throw new CliError(`--input is not valid JSON: ${(err as Error).message}`, EXIT_REFUSED);
   }
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CliError('--input must be a JSON object', EXIT_REFUSED);
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new CliError('--input must be a JSON object', EXIT_REFUSED);
   const missed = (flags.missed ?? 'once') as MissedPolicy;
   if (!MISSED_POLICIES.includes(missed)) throw new CliError(`--missed must be one of ${MISSED_POLICIES.join(', ')}`, EXIT_REFUSED);
   const { settings } = chainSettings();
@@ -44,7 +45,17 @@ export async function scheduleAddCommand(name: string, flags: ScheduleAddFlags, 
       if (kind === 'chain' && !(await getChain(db, target))) throw new CliError(`no saved chain named "${target}"`, EXIT_REFUSED);
       if (kind === 'skill' && !registry!.resolveTool(target)) throw new CliError(`no skill named "${target}"`, EXIT_REFUSED);
       await withWriter(db, (s) =>
-        s.add({ name, cron: flags.cron, timezone: flags.tz ?? 'UTC', kind, target, input: input as Record<string, unknown>, deliver_to: flags.to ?? '', role_id: flags.role ?? settings.roleId, missed }),
+        s.add({
+          name,
+          cron: flags.cron,
+          timezone: flags.tz ?? 'UTC',
+          kind,
+          target,
+          input: input as Record<string, unknown>,
+          deliver_to: flags.to ?? '',
+          role_id: flags.role ?? settings.roleId,
+          missed,
+        }),
       ).catch((err: unknown) => {
         if (err instanceof ScheduleError) throw new CliError(err.message, EXIT_REFUSED);
         throw err;

@@ -22,7 +22,9 @@ export async function scheduleListCommand(opts: { json?: boolean }, io: CliIO): 
       const occ = await recentOccurrences(db, SHOWN);
       return (await listSchedules(db)).map((s) => ({
         ...s,
-        occurrences: occ.filter((o) => o.schedule === s.name).map((o) => ({ planned_at: o.planned_at, status: o.status, catch_up: o.catch_up, finished_at: o.finished_at, error: o.error })),
+        occurrences: occ
+          .filter((o) => o.schedule === s.name)
+          .map((o) => ({ planned_at: o.planned_at, status: o.status, catch_up: o.catch_up, finished_at: o.finished_at, error: o.error })),
       }));
     },
   });
@@ -33,7 +35,10 @@ export async function scheduleListCommand(opts: { json?: boolean }, io: CliIO): 
   for (const s of rows) {
     const last = s.last_run_at ? `${new Date(s.last_run_at).toISOString()} ${s.last_ok ? 'ok' : 'failed'}` : 'never ran';
     io.stdout(`${s.name}\t${s.cron} (${s.timezone})\t${s.kind} ${s.target}\t${s.deliver_to || '-'}\t${last}\tmissed: ${s.missed}\n`);
-    for (const o of s.occurrences) io.stdout(`  ${new Date(o.planned_at).toISOString()}\t${o.status}${o.catch_up ? ' (catch-up)' : ''}${o.error ? `\t${o.error}` : ''}\n`);
+    for (const o of s.occurrences)
+      io.stdout(
+        `  ${new Date(o.planned_at).toISOString()}\t${o.status}${o.catch_up ? ' (catch-up)' : ''}${o.error ? `\t${o.error}` : ''}\n`,
+      );
   }
   return EXIT_OK;
 }

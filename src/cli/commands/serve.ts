@@ -44,7 +44,10 @@ export async function serveCommand(_io: CliIO): Promise<number> {
     }
     presses++;
     if (presses === 1) {
-      log().info({ signal, grace_sec: settings.shutdownGraceSec }, `shutting down: waiting at most ${settings.shutdownGraceSec} s for running turns (a second Ctrl-C forces the exit)`);
+      log().info(
+        { signal, grace_sec: settings.shutdownGraceSec },
+        `shutting down: waiting at most ${settings.shutdownGraceSec} s for running turns (a second Ctrl-C forces the exit)`,
+      );
       requested();
     } else {
       log().error({ signal }, 'forced exit during shutdown; running turns are handled as after a crash at the next start');

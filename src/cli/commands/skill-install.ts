@@ -55,6 +55,8 @@ export async function skillInstallCommand(source: string, opts: { role?: string;
   if ('exit' in done) return done.exit;
   const r = done.result as InstallResult;
   for (const w of r.warnings) io.stderr(`skillgate: ${r.skill}: ${w.severity}: ${w.message}\n`);
-  io.stdout(`已安装技能 ${r.skill} → ${r.dir}${req.roleId ? `（角色 ${req.roleId}）` : ''}${r.warnings.length ? `，${r.warnings.length} 条预检提示` : ''}\n`);
+  io.stdout(
+    `已安装技能 ${r.skill} → ${r.dir}${req.roleId ? `（角色 ${req.roleId}）` : ''}${r.warnings.length ? `，${r.warnings.length} 条预检提示` : ''}\n`,
+  );
   return EXIT_OK;
 }

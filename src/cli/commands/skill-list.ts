@@ -41,7 +41,8 @@ export async function skillListCommand(opts: { role?: string; json?: boolean }, 
   });
   const roleId = opts.role ?? settings.roleId;
   const enabled = roleSkills(config, roleId);
-  if (enabled === undefined) throw new CliError(`unknown role "${roleId}" (roles: ${config.roles.map((r) => r.id).join(', ')})`, EXIT_REFUSED);
+  if (enabled === undefined)
+    throw new CliError(`unknown role "${roleId}" (roles: ${config.roles.map((r) => r.id).join(', ')})`, EXIT_REFUSED);
   // The live skill set without watching: configured roots, installed and role skills; the
   // console's overrides when a database exists (never created just for a listing).
   const list = async (db: Db | undefined): Promise<ModelTool[]> => {
@@ -49,7 +50,13 @@ export async function skillListCommand(opts: { role?: string; json?: boolean }, 
     const lifecycle = await createSkillLifecycle({ db, settings, config, log, watch: false });
     try {
       for (const issue of lifecycle.registry().issues()) {
-        if (issue.severity === 'error' || issue.code === 'registry.name_clash' || issue.code === 'registry.root_missing' || issue.code === 'lifecycle.role_shadows' || issue.code === 'call_skill.async_callee')
+        if (
+          issue.severity === 'error' ||
+          issue.code === 'registry.name_clash' ||
+          issue.code === 'registry.root_missing' ||
+          issue.code === 'lifecycle.role_shadows' ||
+          issue.code === 'call_skill.async_callee'
+        )
           io.stderr(`skillgate: ${issue.skill ?? issue.dir}: ${issue.severity}: ${issue.message}\n`);
       }
       return lifecycle.registry().tools({ skills: lifecycle.skillsFor(roleId) });

@@ -65,24 +65,24 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
   let envelope: Envelope;
   try {
     envelope = await withCliDb<Envelope>(settings, {
-    direct: async (db) => {
-      // The live skill set without watching: installed and role skills, the console's overrides.
-      const lifecycle = await createSkillLifecycle({ db, settings, config, log: log(), watch: false });
-      const registry = lifecycle.registry();
-      publishCatalog(registry, config, lifecycle.skillsFor);
-      const base = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log(), skillsFor: lifecycle.skillsFor };
-      const services = { ...base, call: wireSkillCall(base, { reload: (reason) => lifecycle.reload(reason) }) };
-      try {
-        return await runFromCli(services, config, settings.roleId, opts);
-      } catch (err) {
-        if (err instanceof CliRunRefusal) throw new CliError(err.message, EXIT_REFUSED);
-        throw err;
-      } finally {
-        await lifecycle.close();
-      }
-    },
-    viaServer: (call) => call<Envelope>('POST', '/api/local/skill/run', opts),
-  });
+      direct: async (db) => {
+        // The live skill set without watching: installed and role skills, the console's overrides.
+        const lifecycle = await createSkillLifecycle({ db, settings, config, log: log(), watch: false });
+        const registry = lifecycle.registry();
+        publishCatalog(registry, config, lifecycle.skillsFor);
+        const base = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log(), skillsFor: lifecycle.skillsFor };
+        const services = { ...base, call: wireSkillCall(base, { reload: (reason) => lifecycle.reload(reason) }) };
+        try {
+          return await runFromCli(services, config, settings.roleId, opts);
+        } catch (err) {
+          if (err instanceof CliRunRefusal) throw new CliError(err.message, EXIT_REFUSED);
+          throw err;
+        } finally {
+          await lifecycle.close();
+        }
+      },
+      viaServer: (call) => call<Envelope>('POST', '/api/local/skill/run', opts),
+    });
   } finally {
     process.stdout.write = stdoutWrite;
   }

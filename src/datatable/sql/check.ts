@@ -127,18 +127,31 @@ export function checkSqlSync(sql: string, opts: CheckSqlOptions): SqlCheckResult
 function checkOrThrow(sql: string, opts: CheckSqlOptions): SqlPlan {
   if (typeof sql !== 'string' || sql.trim() === '') refuse('empty', 'sql is empty', 'sql 为空');
   if (sql.length > MAX_SQL_CHARS) {
-    refuse('too_long', `the statement is ${sql.length} characters long; at most ${MAX_SQL_CHARS} are accepted`, `语句过长（${sql.length} 个字符，上限 ${MAX_SQL_CHARS}），请拆分或改用 insert_from_file 导入数据`);
+    refuse(
+      'too_long',
+      `the statement is ${sql.length} characters long; at most ${MAX_SQL_CHARS} are accepted`,
+      `语句过长（${sql.length} 个字符，上限 ${MAX_SQL_CHARS}），请拆分或改用 insert_from_file 导入数据`,
+    );
   }
   if (sql.includes('\u0000')) refuse('syntax', 'sql contains a NUL character', 'sql 含有非法字符');
   const r = parseSql(sql);
-  if (!r.ok && /call stack|stack depth|too deep|stack overflow/i.test(r.failure.message)) refuse('too_complex', TOO_COMPLEX.en, TOO_COMPLEX.zh);
+  if (!r.ok && /call stack|stack depth|too deep|stack overflow/i.test(r.failure.message))
+    refuse('too_complex', TOO_COMPLEX.en, TOO_COMPLEX.zh);
   if (!r.ok) {
-    refuse('syntax', `SQL syntax error: ${r.failure.message}${r.failure.position ? ` (at character ${r.failure.position})` : ''}`, `SQL 语法错误${r.failure.position ? `（第 ${r.failure.position} 个字符附近）` : ''}，请检查语句`);
+    refuse(
+      'syntax',
+      `SQL syntax error: ${r.failure.message}${r.failure.position ? ` (at character ${r.failure.position})` : ''}`,
+      `SQL 语法错误${r.failure.position ? `（第 ${r.failure.position} 个字符附近）` : ''}，请检查语句`,
+    );
   }
   const parsed = r.parsed;
   if (parsed.stmts.length === 0) refuse('empty', 'sql has no statement', 'sql 中没有语句');
   if (parsed.stmts.length > 1) {
-    refuse('multi_statement', `exactly one statement per call; got ${parsed.stmts.length} (R-DT-76)`, `每次只能执行一条语句（收到 ${parsed.stmts.length} 条），不允许用分号拼接`);
+    refuse(
+      'multi_statement',
+      `exactly one statement per call; got ${parsed.stmts.length} (R-DT-76)`,
+      `每次只能执行一条语句（收到 ${parsed.stmts.length} 条），不允许用分号拼接`,
+    );
   }
   const node = parsed.stmts[0]!;
   const stmtKind = Object.keys(node)[0] ?? '';

@@ -14,7 +14,17 @@ import { COLUMN_TYPE_MAP } from './allowlist.ts';
 import { describeIdentifierProblem, identifierProblem, isSystemColumn } from '../naming.ts';
 import type { RawNode } from './parser.ts';
 import { refuse } from './refusal.ts';
-import { asList, checkRangeVar, checkTypeName, checkWrittenColumn, stringOf, walkNode, walkStruct, refuseSchema, type WalkCtx } from './walker.ts';
+import {
+  asList,
+  checkRangeVar,
+  checkTypeName,
+  checkWrittenColumn,
+  stringOf,
+  walkNode,
+  walkStruct,
+  refuseSchema,
+  type WalkCtx,
+} from './walker.ts';
 
 /** One ALTER step the metadata must follow. */
 export type AlterStep =
@@ -37,7 +47,8 @@ function checkNewName(name: string, what: 'table' | 'column' | 'view' | 'index')
 /** Refuse fields not listed (allowlist over the DDL node's keys). */
 function onlyKeys(kind: string, node: RawNode, allowed: readonly string[]): void {
   for (const key of Object.keys(node)) {
-    if (!allowed.includes(key)) refuse('syntax_not_allowed', `${kind}.${key} is not allowed on the SQL channel`, `SQL 通道不支持该语法（${kind}.${key}）`);
+    if (!allowed.includes(key))
+      refuse('syntax_not_allowed', `${kind}.${key} is not allowed on the SQL channel`, `SQL 通道不支持该语法（${kind}.${key}）`);
   }
 }
 
@@ -51,21 +62,36 @@ function checkColumnDef(def: RawNode, ctx: WalkCtx): FieldDef {
   onlyKeys('ColumnDef', def, ['colname', 'typeName', 'is_local', 'constraints', 'location']);
   const name = String(def.colname ?? '');
   if (isSystemColumn(name)) {
-    refuse('system_column', `column "${name}" is a system column created by the platform; do not define it (R-DT-78)`, `不能自定义系统列「${name}」（id、created_at 由平台创建）`);
+    refuse(
+      'system_column',
+      `column "${name}" is a system column created by the platform; do not define it (R-DT-78)`,
+      `不能自定义系统列「${name}」（id、created_at 由平台创建）`,
+    );
   }
   checkNewName(name, 'column');
   const tn = (def.typeName ?? {}) as RawNode;
   onlyKeys('TypeName', tn, ['names', 'typemod', 'typmods', 'location', 'arrayBounds']);
   const typ = checkTypeName(tn, ctx);
   if (tn.arrayBounds !== undefined) {
-    refuse('type', `array column "${name}" is not supported: use create_table with a 多选 field and its options`, `不支持数组列「${name}」：多选请用 create_table 并配置选项`);
+    refuse(
+      'type',
+      `array column "${name}" is not supported: use create_table with a 多选 field and its options`,
+      `不支持数组列「${name}」：多选请用 create_table 并配置选项`,
+    );
   }
   const uidt = COLUMN_TYPE_MAP[typ];
-  if (!uidt) refuse('type', `column type ${typ} is not supported for "${name}" (use text, integer/bigint, numeric, date, timestamp, time, boolean, json)`, `列「${name}」的类型 ${typ} 不受支持`);
+  if (!uidt)
+    refuse(
+      'type',
+      `column type ${typ} is not supported for "${name}" (use text, integer/bigint, numeric, date, timestamp, time, boolean, json)`,
+      `列「${name}」的类型 ${typ} 不受支持`,
+    );
   walkNode(tn.typmods, ctx);
   const field: FieldDef = { title: name, uidt };
   if (uidt === '数字' && typ === 'numeric') {
-    const mods = asList(tn.typmods).map((m) => Number(((m.A_Const as RawNode | undefined)?.ival as { ival?: number } | undefined)?.ival ?? 0));
+    const mods = asList(tn.typmods).map((m) =>
+      Number(((m.A_Const as RawNode | undefined)?.ival as { ival?: number } | undefined)?.ival ?? 0),
+    );
     if (mods.length >= 1) field.precision = mods[0]!;
     if (mods.length >= 2) field.scale = mods[1]!;
     else if (mods.length === 1) field.scale = 0;
@@ -96,17 +122,39 @@ function checkColumnDef(def: RawNode, ctx: WalkCtx): FieldDef {
 function refuseConstraint(con: RawNode): never {
   switch (con.contype) {
     case 'CONSTR_PRIMARY':
-      return refuse('primary_key', 'PRIMARY KEY is not allowed: every table gets the platform\'s id bigserial primary key (R-DT-78)', '不能定义 PRIMARY KEY：主键 id 由平台创建');
+      return refuse(
+        'primary_key',
+        "PRIMARY KEY is not allowed: every table gets the platform's id bigserial primary key (R-DT-78)",
+        '不能定义 PRIMARY KEY：主键 id 由平台创建',
+      );
     case 'CONSTR_FOREIGN':
-      return refuse('foreign_key', 'FOREIGN KEY / REFERENCES is not allowed: data tables use no foreign keys (spec §7.1)', '数据表不使用外键（REFERENCES）');
+      return refuse(
+        'foreign_key',
+        'FOREIGN KEY / REFERENCES is not allowed: data tables use no foreign keys (spec §7.1)',
+        '数据表不使用外键（REFERENCES）',
+      );
     default:
-      return refuse('syntax_not_allowed', `constraint ${String(con.contype ?? '?').replace('CONSTR_', '')} is not allowed`, `不支持约束 ${String(con.contype ?? '?').replace('CONSTR_', '')}`);
+      return refuse(
+        'syntax_not_allowed',
+        `constraint ${String(con.contype ?? '?').replace('CONSTR_', '')} is not allowed`,
+        `不支持约束 ${String(con.contype ?? '?').replace('CONSTR_', '')}`,
+      );
   }
 }
 
 /** The keys a DEFAULT / CHECK / UNIQUE constraint may carry; expressions are walked. */
 function checkConstraintNode(con: RawNode, ctx: WalkCtx): void {
-  onlyKeys('Constraint', con, ['contype', 'conname', 'location', 'raw_expr', 'is_enforced', 'initially_valid', 'keys', 'nulls_not_distinct', 'skip_validation']);
+  onlyKeys('Constraint', con, [
+    'contype',
+    'conname',
+    'location',
+    'raw_expr',
+    'is_enforced',
+    'initially_valid',
+    'keys',
+    'nulls_not_distinct',
+    'skip_validation',
+  ]);
   walkNode(con.raw_expr, ctx);
 }
 
@@ -120,7 +168,8 @@ export interface CreateTableInfo {
 /** CREATE TABLE (R-DT-78, R-DT-82, R-DT-84, A-36). */
 export function checkCreateTable(n: RawNode, ctx: WalkCtx): CreateTableInfo {
   onlyKeys('CreateStmt', n, ['relation', 'tableElts', 'oncommit', 'if_not_exists']);
-  if (n.oncommit !== undefined && n.oncommit !== 'ONCOMMIT_NOOP') refuse('persistence', 'ON COMMIT is for temporary tables and not allowed', '不允许 ON COMMIT（临时表）');
+  if (n.oncommit !== undefined && n.oncommit !== 'ONCOMMIT_NOOP')
+    refuse('persistence', 'ON COMMIT is for temporary tables and not allowed', '不允许 ON COMMIT（临时表）');
   const rel = (n.relation ?? {}) as RawNode;
   checkTargetRelation(rel, ctx);
   const title = String(rel.relname ?? '');
@@ -140,11 +189,16 @@ export function checkCreateTable(n: RawNode, ctx: WalkCtx): CreateTableInfo {
       }
       checkConstraintNode(con, ctx);
     } else {
-      refuse('syntax_not_allowed', `${Object.keys(el)[0] ?? '?'} is not allowed in CREATE TABLE (no LIKE / INHERITS)`, 'CREATE TABLE 中不支持该写法（LIKE / INHERITS 等）');
+      refuse(
+        'syntax_not_allowed',
+        `${Object.keys(el)[0] ?? '?'} is not allowed in CREATE TABLE (no LIKE / INHERITS)`,
+        'CREATE TABLE 中不支持该写法（LIKE / INHERITS 等）',
+      );
     }
   }
   for (const keys of tableUnique) {
-    for (const k of keys) if (isSystemColumn(k)) refuse('system_column', `constraint on system column "${k}"`, `不能对系统列「${k}」加约束`);
+    for (const k of keys)
+      if (isSystemColumn(k)) refuse('system_column', `constraint on system column "${k}"`, `不能对系统列「${k}」加约束`);
     if (keys.length === 1) {
       const f = fields.find((x) => x.title === keys[0]);
       if (f) f.unique = true;
@@ -167,12 +221,23 @@ export interface CreateIndexInfo {
 
 /** CREATE [UNIQUE] INDEX on an organisation table (no CONCURRENTLY, no tablespace/options). */
 export function checkCreateIndex(n: RawNode, ctx: WalkCtx): CreateIndexInfo {
-  onlyKeys('IndexStmt', n, ['idxname', 'relation', 'accessMethod', 'indexParams', 'indexIncludingParams', 'whereClause', 'unique', 'nulls_not_distinct', 'if_not_exists']);
+  onlyKeys('IndexStmt', n, [
+    'idxname',
+    'relation',
+    'accessMethod',
+    'indexParams',
+    'indexIncludingParams',
+    'whereClause',
+    'unique',
+    'nulls_not_distinct',
+    'if_not_exists',
+  ]);
   const rel = (n.relation ?? {}) as RawNode;
   checkTargetRelation(rel, ctx);
   if (n.idxname !== undefined) checkNewName(String(n.idxname), 'index');
   const am = String(n.accessMethod ?? 'btree');
-  if (!['btree', 'hash', 'gin', 'gist', 'brin'].includes(am)) refuse('syntax_not_allowed', `index method ${am} is not allowed`, `不支持索引类型 ${am}`);
+  if (!['btree', 'hash', 'gin', 'gist', 'brin'].includes(am))
+    refuse('syntax_not_allowed', `index method ${am} is not allowed`, `不支持索引类型 ${am}`);
   walkNode(n.indexParams, ctx);
   walkNode(n.indexIncludingParams, ctx);
   walkNode(n.whereClause, ctx);
@@ -246,7 +311,11 @@ export function checkAlterTable(n: RawNode, ctx: WalkCtx): { table: string; step
 export function checkRename(n: RawNode, ctx: WalkCtx): { table: string; steps: AlterStep[] } {
   onlyKeys('RenameStmt', n, ['renameType', 'relationType', 'relation', 'subname', 'newname', 'behavior', 'missing_ok']);
   if (n.renameType !== 'OBJECT_COLUMN' || n.relationType !== 'OBJECT_TABLE') {
-    refuse('ddl_not_supported', 'only ALTER TABLE … RENAME COLUMN is supported (tables keep their titles)', '只支持 ALTER TABLE … RENAME COLUMN（不支持改表名）');
+    refuse(
+      'ddl_not_supported',
+      'only ALTER TABLE … RENAME COLUMN is supported (tables keep their titles)',
+      '只支持 ALTER TABLE … RENAME COLUMN（不支持改表名）',
+    );
   }
   const rel = (n.relation ?? {}) as RawNode;
   checkTargetRelation(rel, ctx);
@@ -262,10 +331,19 @@ export function checkRename(n: RawNode, ctx: WalkCtx): { table: string; steps: A
 export function checkDrop(n: RawNode, ctx: WalkCtx): { objects: string[]; type: 'view' | 'index' } {
   onlyKeys('DropStmt', n, ['objects', 'removeType', 'behavior', 'missing_ok']);
   if (n.removeType === 'OBJECT_TABLE') {
-    refuse('ddl_not_supported', 'DROP TABLE is not available on the SQL channel: use the delete_table action (it keeps the metadata consistent)', 'SQL 通道不支持 DROP TABLE，请使用 delete_table 操作', 'delete_table');
+    refuse(
+      'ddl_not_supported',
+      'DROP TABLE is not available on the SQL channel: use the delete_table action (it keeps the metadata consistent)',
+      'SQL 通道不支持 DROP TABLE，请使用 delete_table 操作',
+      'delete_table',
+    );
   }
   if (n.removeType !== 'OBJECT_VIEW' && n.removeType !== 'OBJECT_INDEX') {
-    refuse('statement_not_allowed', `DROP ${String(n.removeType ?? '?').replace('OBJECT_', '')} is not allowed`, `不允许 DROP ${String(n.removeType ?? '?').replace('OBJECT_', '')}`);
+    refuse(
+      'statement_not_allowed',
+      `DROP ${String(n.removeType ?? '?').replace('OBJECT_', '')} is not allowed`,
+      `不允许 DROP ${String(n.removeType ?? '?').replace('OBJECT_', '')}`,
+    );
   }
   if (n.behavior === 'DROP_CASCADE') refuse('ddl_not_supported', 'CASCADE is not allowed', '不允许 CASCADE');
   const objects: string[] = [];

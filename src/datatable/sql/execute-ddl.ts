@@ -31,7 +31,13 @@ async function ddlTx(tx: Tx, schema: string, timeoutMs: number): Promise<void> {
  *   (R-DT-86) and the table's fields after ALTER; or a recoverable envelope (invalid mapped
  *   field, table already exists).
  */
-export async function runSqlDdl(env: DtEnv, plan: SqlPlan, schema: string, tables: readonly TableMeta[], timeoutMs: number): Promise<Envelope> {
+export async function runSqlDdl(
+  env: DtEnv,
+  plan: SqlPlan,
+  schema: string,
+  tables: readonly TableMeta[],
+  timeoutMs: number,
+): Promise<Envelope> {
   if (plan.kind === 'create_table') return createTable(env, plan, schema, tables, timeoutMs);
   if (plan.kind === 'alter') return alterTable(env, plan, schema, tables, timeoutMs);
   await env.tx(async (tx) => {
@@ -54,12 +60,24 @@ async function createTable(env: DtEnv, plan: SqlPlan, schema: string, tables: re
     if (!r.ok) problems.push(...r.errors);
   });
   if (problems.length > 0) {
-    return dtFail('recoverable', { zh: `建表语句的字段无法登记：${problems.join('；')}`, en: `the columns cannot be registered: ${problems.join('; ')}` }, lang, { need_param: 'sql' });
+    return dtFail(
+      'recoverable',
+      { zh: `建表语句的字段无法登记：${problems.join('；')}`, en: `the columns cannot be registered: ${problems.join('; ')}` },
+      lang,
+      { need_param: 'sql' },
+    );
   }
   const existing = tables.find((t) => t.title === info.title);
   if (existing) {
     if (info.ifNotExists) {
-      return dtOk({ affected: 0, created: false, already_exists: true, table_id: existing.id, table: existing.title, sql: plan.rewrittenSql });
+      return dtOk({
+        affected: 0,
+        created: false,
+        already_exists: true,
+        table_id: existing.id,
+        table: existing.title,
+        sql: plan.rewrittenSql,
+      });
     }
     return dtFail('recoverable', { zh: `表「${info.title}」已存在`, en: `table "${info.title}" already exists` }, lang, {
       need_param: 'sql',
@@ -77,7 +95,14 @@ async function createTable(env: DtEnv, plan: SqlPlan, schema: string, tables: re
     // IF NOT EXISTS over a table that exists in the schema but not in the metadata: untouched.
     return dtOk({ affected: 0, created: false, already_exists: true, table_id: null, table: info.title, sql: plan.rewrittenSql });
   }
-  return dtOk({ affected: 0, created: true, table_id: out.id, table: out.title, fields: out.fields.map(fieldView), sql: plan.rewrittenSql });
+  return dtOk({
+    affected: 0,
+    created: true,
+    table_id: out.id,
+    table: out.title,
+    fields: out.fields.map(fieldView),
+    sql: plan.rewrittenSql,
+  });
 }
 
 /** Apply one ALTER step to the metadata copy `fields` (and the database), in order. */
@@ -86,7 +111,10 @@ async function applyStep(tx: Tx, tableId: string, fields: FieldMeta[], step: Alt
   switch (step.op) {
     case 'add_column': {
       if (idx(step.field.title) >= 0) return; // IF NOT EXISTS on a known field
-      const meta = fieldMetaFromDef(step.field, fields.reduce((m, f) => Math.max(m, f.position + 1), 0));
+      const meta = fieldMetaFromDef(
+        step.field,
+        fields.reduce((m, f) => Math.max(m, f.position + 1), 0),
+      );
       await insertFieldMeta(tx, tableId, meta);
       fields.push(meta);
       return;
@@ -116,7 +144,12 @@ async function alterTable(env: DtEnv, plan: SqlPlan, schema: string, tables: rea
     if (!r.ok) problems.push(...r.errors);
   }
   if (problems.length > 0) {
-    return dtFail('recoverable', { zh: `新增的列无法登记：${problems.join('；')}`, en: `the new columns cannot be registered: ${problems.join('; ')}` }, lang, { need_param: 'sql' });
+    return dtFail(
+      'recoverable',
+      { zh: `新增的列无法登记：${problems.join('；')}`, en: `the new columns cannot be registered: ${problems.join('; ')}` },
+      lang,
+      { need_param: 'sql' },
+    );
   }
   const meta = tables.find((t) => t.title === alter.table);
   const fields = meta ? meta.fields.map((f) => ({ ...f })) : [];
@@ -125,7 +158,13 @@ async function alterTable(env: DtEnv, plan: SqlPlan, schema: string, tables: rea
     await tx.query(plan.rewrittenSql);
     if (meta) for (const step of alter.steps) await applyStep(tx, meta.id, fields, step);
   });
-  const body: Record<string, unknown> = { affected: 0, altered: true, table_id: meta?.id ?? null, table: alter.table, sql: plan.rewrittenSql };
+  const body: Record<string, unknown> = {
+    affected: 0,
+    altered: true,
+    table_id: meta?.id ?? null,
+    table: alter.table,
+    sql: plan.rewrittenSql,
+  };
   if (meta) body.fields = fields.sort((a, b) => a.position - b.position).map(fieldView);
   return dtOk(body);
 }

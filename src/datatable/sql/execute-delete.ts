@@ -22,7 +22,10 @@ import { parseJsonLossless, prepareSqlTx, wrapReturning } from './session.ts';
  * the whole delete back, so no row is ever deleted without being in the backup file.
  */
 async function expectDeletedExactly(tx: Tx, ref: string, backedUp: readonly Record<string, unknown>[], deleted: number): Promise<void> {
-  const ids = backedUp.map((r) => r.id).filter((id) => id !== undefined && id !== null).map(String);
+  const ids = backedUp
+    .map((r) => r.id)
+    .filter((id) => id !== undefined && id !== null)
+    .map(String);
   let left = 0;
   if (ids.length > 0) {
     const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${ref} WHERE "id"::text = ANY($1::text[])`, [ids]);
@@ -47,13 +50,20 @@ export interface SqlDeleteOptions {
  * @returns `{success:true, affected, deleted, backup_file, rows?}` (rows with RETURNING), the
  *   confirmation envelope (`need_confirm: true`, `confirm_token`), or a refusal envelope.
  */
-export async function runSqlDelete(env: DtEnv, plan: SqlPlan, schema: string, tables: readonly TableMeta[], opts: SqlDeleteOptions): Promise<Envelope> {
+export async function runSqlDelete(
+  env: DtEnv,
+  plan: SqlPlan,
+  schema: string,
+  tables: readonly TableMeta[],
+  opts: SqlDeleteOptions,
+): Promise<Envelope> {
   const pre = plan.delete;
   if (!pre) throw new Error('internal: a DELETE plan without its pre-check');
   // Both derived queries must pass the checker too (defence in depth: they are built from text).
   for (const q of [pre.countSql, pre.rowsSql]) {
     const again = checkSqlSync(q, { schema });
-    if (!again.ok || again.kind !== 'select') throw new Error(`internal: the DELETE pre-check did not pass the checker (${again.ok ? again.kind : again.code})`);
+    if (!again.ok || again.kind !== 'select')
+      throw new Error(`internal: the DELETE pre-check did not pass the checker (${again.ok ? again.kind : again.code})`);
   }
   const target = plan.target ?? '';
   const meta = tables.find((t) => t.title === target);
@@ -89,7 +99,12 @@ export async function runSqlDelete(env: DtEnv, plan: SqlPlan, schema: string, ta
     },
   });
   if (out.status !== 'deleted') return out.envelope;
-  const body: Record<string, unknown> = { affected: out.deleted, deleted: out.deleted, backup_file: out.backupFile, sql: plan.rewrittenSql };
+  const body: Record<string, unknown> = {
+    affected: out.deleted,
+    deleted: out.deleted,
+    backup_file: out.backupFile,
+    sql: plan.rewrittenSql,
+  };
   if (out.backupError !== undefined) body.backup_error = out.backupError;
   if (plan.hasReturning) body.rows = returned.slice(0, opts.maxRows);
   return dtOk(body);

@@ -59,7 +59,10 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
     throw err;
   }
   if (typeof sql !== 'string' || sql.trim() === '') {
-    return { ok: false, envelope: dtFail('recoverable', { zh: '请提供要执行的 SQL（参数 sql）', en: 'sql is required' }, lang, { need_param: 'sql' }) };
+    return {
+      ok: false,
+      envelope: dtFail('recoverable', { zh: '请提供要执行的 SQL（参数 sql）', en: 'sql is required' }, lang, { need_param: 'sql' }),
+    };
   }
   const denied = await checkSqlAccess(env.q, env.caller);
   if (denied) return { ok: false, envelope: denied };
@@ -76,11 +79,19 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
   if (action === 'sql_query' && plan.kind !== 'select') {
     return {
       ok: false,
-      envelope: dtFail('recoverable', { zh: 'sql_query 只能执行 SELECT；写入或建表请用 sql_execute', en: 'sql_query runs SELECT only; use sql_execute for writes and DDL' }, lang, {
-        need_param: 'sql',
-        refused: 'read_only',
-        redirect: 'sql_execute',
-      }),
+      envelope: dtFail(
+        'recoverable',
+        {
+          zh: 'sql_query 只能执行 SELECT；写入或建表请用 sql_execute',
+          en: 'sql_query runs SELECT only; use sql_execute for writes and DDL',
+        },
+        lang,
+        {
+          need_param: 'sql',
+          refused: 'read_only',
+          redirect: 'sql_execute',
+        },
+      ),
     };
   }
   if (plan.structural) {
@@ -88,7 +99,9 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
     if (gate) return { ok: false, envelope: gate };
   }
   const tables = await listTables(env.q, env.caller.orgId);
-  const mustExist = [...new Set([...plan.tables, ...(plan.kind === 'alter' || plan.kind === 'create_index' ? [plan.target ?? ''] : [])])].filter(Boolean);
+  const mustExist = [
+    ...new Set([...plan.tables, ...(plan.kind === 'alter' || plan.kind === 'create_index' ? [plan.target ?? ''] : [])]),
+  ].filter(Boolean);
   const { missing, closure, embedded, costly } = await env.tx(async (tx) => {
     await prepareSqlTx(tx, schema, { readOnly: true, timeoutMs: opts.statementTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS });
     const missing = await missingRelations(tx, schema, mustExist);
@@ -98,8 +111,12 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
       closure: await relationClosure(tx, schema, mustExist),
       embedded,
       // The planner's estimate, before anything runs (EXPLAIN without ANALYZE executes nothing).
-      costly: embedded && !plan.unbounded && missing.length === 0 && EXPLAINABLE_KINDS.has(plan.kind)
-          ? await planTooCostly(tx, plan.kind === 'select' ? wrapSelect(plan.rewrittenSql, opts.maxRows ?? MAX_SQL_ROWS) : plan.rewrittenSql)
+      costly:
+        embedded && !plan.unbounded && missing.length === 0 && EXPLAINABLE_KINDS.has(plan.kind)
+          ? await planTooCostly(
+              tx,
+              plan.kind === 'select' ? wrapSelect(plan.rewrittenSql, opts.maxRows ?? MAX_SQL_ROWS) : plan.rewrittenSql,
+            )
           : null,
     };
   });
@@ -109,7 +126,11 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
     const why = plan.unbounded ?? costly!;
     return {
       ok: false,
-      envelope: dtFail('recoverable', { zh: `SQL 被拒绝：${why.zh}`, en: `SQL refused: ${why.en}` }, lang, { need_param: 'sql', refused: 'unbounded', sql }),
+      envelope: dtFail('recoverable', { zh: `SQL 被拒绝：${why.zh}`, en: `SQL refused: ${why.en}` }, lang, {
+        need_param: 'sql',
+        refused: 'unbounded',
+        sql,
+      }),
     };
   }
   if (missing.length > 0) {
@@ -143,12 +164,19 @@ async function prepare(env: DtEnv, sql: unknown, action: 'sql_query' | 'sql_exec
  * fetched); rows as PostgreSQL's JSON. Rows past the row cap or past the result size cap
  * ({@link MAX_SQL_RESULT_CHARS}) are cut: `truncated` says so and `by` says which cap.
  */
-async function selectRows(env: DtEnv, plan: SqlPlan, schema: string, readOnly: boolean, opts: SqlRunOptions): Promise<{ rows: unknown[]; truncated: boolean; by?: 'rows' | 'size' }> {
+async function selectRows(
+  env: DtEnv,
+  plan: SqlPlan,
+  schema: string,
+  readOnly: boolean,
+  opts: SqlRunOptions,
+): Promise<{ rows: unknown[]; truncated: boolean; by?: 'rows' | 'size' }> {
   const cap = opts.maxRows ?? MAX_SQL_ROWS;
   const maxChars = opts.maxResultChars ?? MAX_SQL_RESULT_CHARS;
   const wrapped = wrapSelectBounded(plan.rewrittenSql, cap, maxChars);
   const again = checkSqlSync(wrapped, { schema });
-  if (!again.ok || again.kind !== 'select') throw new Error(`internal: the wrapped SELECT did not pass the checker (${again.ok ? again.kind : again.code})`);
+  if (!again.ok || again.kind !== 'select')
+    throw new Error(`internal: the wrapped SELECT did not pass the checker (${again.ok ? again.kind : again.code})`);
   return env.tx(async (tx) => {
     await prepareSqlTx(tx, schema, { readOnly, timeoutMs: opts.statementTimeoutMs ?? DEFAULT_SQL_TIMEOUT_MS });
     // Rows come in order with their JSON text; the one crossing the size cap comes without it (wrapSelectBounded).
@@ -167,7 +195,13 @@ async function selectRows(env: DtEnv, plan: SqlPlan, schema: string, readOnly: b
  * The keys a cut result adds: `truncated: true` and an `action_note` saying
  * which cap applied and what to do; the same text as `note` (kept for existing callers).
  */
-function truncationNote(truncated: boolean, cap: number, lang: DtEnv['caller']['lang'], by: 'rows' | 'size' = 'rows', maxChars = MAX_SQL_RESULT_CHARS): Record<string, unknown> {
+function truncationNote(
+  truncated: boolean,
+  cap: number,
+  lang: DtEnv['caller']['lang'],
+  by: 'rows' | 'size' = 'rows',
+  maxChars = MAX_SQL_RESULT_CHARS,
+): Record<string, unknown> {
   if (!truncated) return {};
   const text =
     by === 'size'
@@ -192,7 +226,12 @@ export async function runSqlQuery(env: DtEnv, sql: unknown, opts: SqlRunOptions 
     const p = await prepare(env, sql, 'sql_query', opts);
     if (!p.ok) return p.envelope;
     const { rows, truncated, by } = await selectRows(env, p.plan, p.schema, true, opts);
-    return dtOk({ rows, row_count: rows.length, sql: p.plan.rewrittenSql, ...truncationNote(truncated, opts.maxRows ?? MAX_SQL_ROWS, lang, by, opts.maxResultChars) });
+    return dtOk({
+      rows,
+      row_count: rows.length,
+      sql: p.plan.rewrittenSql,
+      ...truncationNote(truncated, opts.maxRows ?? MAX_SQL_ROWS, lang, by, opts.maxResultChars),
+    });
   } catch (err) {
     return dbErrorEnvelope(err, 'sql_query', lang);
   }
@@ -220,7 +259,13 @@ export async function runSqlExecute(env: DtEnv, sql: unknown, opts: SqlExecuteOp
     switch (plan.kind) {
       case 'select': {
         const { rows, truncated, by } = await selectRows(env, plan, schema, true, opts);
-        return dtOk({ affected: 0, rows, row_count: rows.length, sql: plan.rewrittenSql, ...truncationNote(truncated, opts.maxRows ?? MAX_SQL_ROWS, lang, by, opts.maxResultChars) });
+        return dtOk({
+          affected: 0,
+          rows,
+          row_count: rows.length,
+          sql: plan.rewrittenSql,
+          ...truncationNote(truncated, opts.maxRows ?? MAX_SQL_ROWS, lang, by, opts.maxResultChars),
+        });
       }
       case 'insert':
       case 'update': {
@@ -236,7 +281,11 @@ export async function runSqlExecute(env: DtEnv, sql: unknown, opts: SqlExecuteOp
         return dtOk(body);
       }
       case 'delete':
-        return await runSqlDelete(env, plan, schema, p.tables, { timeoutMs, confirmToken: opts.confirmToken, maxRows: opts.maxRows ?? MAX_SQL_ROWS });
+        return await runSqlDelete(env, plan, schema, p.tables, {
+          timeoutMs,
+          confirmToken: opts.confirmToken,
+          maxRows: opts.maxRows ?? MAX_SQL_ROWS,
+        });
       default:
         return await runSqlDdl(env, plan, schema, p.tables, timeoutMs);
     }

@@ -2,7 +2,15 @@
  * The datatable SQL channel (spec 000 §7.6; R-DT-76..89): the parser-based checker, the
  * executors and the two dispatcher actions.
  */
-export { checkSql, checkSqlSync, STRUCTURAL_SQL_KINDS, type CheckSqlOptions, type SqlCheckResult, type SqlKind, type SqlPlan } from './check.ts';
+export {
+  checkSql,
+  checkSqlSync,
+  STRUCTURAL_SQL_KINDS,
+  type CheckSqlOptions,
+  type SqlCheckResult,
+  type SqlKind,
+  type SqlPlan,
+} from './check.ts';
 export type { RefusalCode, SqlRefusal } from './refusal.ts';
 export { runSqlExecute, runSqlQuery, type SqlExecuteOptions } from './execute.ts';
 export { DEFAULT_SQL_TIMEOUT_MS, MAX_SQL_ROWS, type SqlRunOptions } from './session.ts';

@@ -68,7 +68,9 @@ export function parseSql(sql: string): { ok: true; parsed: ParsedSql } | { ok: f
     const { parseSync, scanSync } = parser();
     const result = parseSync(sql) as unknown as { stmts?: Array<{ stmt?: RawNode; stmt_location?: number; stmt_len?: number }> };
     const stmts = (result.stmts ?? []).map((s) => s.stmt ?? {});
-    const ranges = (result.stmts ?? []).map((s) => (s.stmt_len ? { start: s.stmt_location ?? 0, len: s.stmt_len } : { start: s.stmt_location ?? 0 }));
+    const ranges = (result.stmts ?? []).map((s) =>
+      s.stmt_len ? { start: s.stmt_location ?? 0, len: s.stmt_len } : { start: s.stmt_location ?? 0 },
+    );
     const tokens = (scanSync(sql).tokens ?? []).map((t) => ({
       start: t.start,
       end: t.end,

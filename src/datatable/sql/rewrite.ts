@@ -35,7 +35,8 @@ export function withSystemColumns(parsed: ParsedSql, elements: number): string {
   const end = range.len === undefined ? parsed.bytes.length : range.start + range.len;
   const open = parsed.tokens.find((t) => t.start >= range.start && t.text === '(');
   if (!open) refuse('syntax_not_allowed', 'CREATE TABLE needs a column list', 'CREATE TABLE 需要列定义');
-  const text = `${sliceBytes(parsed, range.start, open.end)}${SYSTEM_COLUMNS_DDL}${elements > 0 ? ', ' : ''}${sliceBytes(parsed, open.end, end)}`.trim();
+  const text =
+    `${sliceBytes(parsed, range.start, open.end)}${SYSTEM_COLUMNS_DDL}${elements > 0 ? ', ' : ''}${sliceBytes(parsed, open.end, end)}`.trim();
   const again = parseSql(text);
   const create = again.ok && again.parsed.stmts.length === 1 ? (again.parsed.stmts[0]!.CreateStmt as RawNode | undefined) : undefined;
   const cols = (create?.tableElts as RawNode[] | undefined) ?? [];
@@ -55,7 +56,7 @@ export function withSystemColumns(parsed: ParsedSql, elements: number): string {
  */
 export function deletePrecheck(parsed: ParsedSql, body: RawNode): DeletePrecheck {
   const rel = (body.relation ?? {}) as RawNode;
-  const alias = quoteIdent(String(((rel.alias as RawNode | undefined)?.aliasname ?? rel.relname) ?? ''));
+  const alias = quoteIdent(String((rel.alias as RawNode | undefined)?.aliasname ?? rel.relname ?? ''));
   const top = topLevelTokens(parsed);
   const del = top.findIndex((t) => t.text.toLowerCase() === 'delete');
   const from = top.findIndex((t, i) => i > del && t.text.toLowerCase() === 'from');

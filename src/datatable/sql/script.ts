@@ -38,7 +38,9 @@ export async function scriptStatements(sql: unknown): Promise<string[] | null> {
   const r = parseSql(sql);
   if (!r.ok || r.parsed.stmts.length < 2) return null;
   const { parsed } = r;
-  return parsed.ranges.map((range) => sliceBytes(parsed, range.start, range.len === undefined ? parsed.bytes.length : range.start + range.len).trim());
+  return parsed.ranges.map((range) =>
+    sliceBytes(parsed, range.start, range.len === undefined ? parsed.bytes.length : range.start + range.len).trim(),
+  );
 }
 
 /** The refusal of a script outside the admin line (A-27): `config`, `refused: "batch_script"`. */
@@ -67,12 +69,19 @@ function summary(index: number, sql: string, r: Envelope): Record<string, unknow
  *   statement `{success:false, error_type, script:true, statements, executed, failed_index,
  *   failed: <that statement's envelope>, results, remaining_sql: [texts]}`.
  */
-export async function runSqlScript(env: DtEnv, statements: readonly string[], opts: Omit<SqlExecuteOptions, 'confirmToken'> = {}): Promise<Envelope> {
+export async function runSqlScript(
+  env: DtEnv,
+  statements: readonly string[],
+  opts: Omit<SqlExecuteOptions, 'confirmToken'> = {},
+): Promise<Envelope> {
   const lang = env.caller.lang;
   if (statements.length > MAX_SCRIPT_STATEMENTS) {
     return dtFail(
       'recoverable',
-      { zh: `脚本最多 ${MAX_SCRIPT_STATEMENTS} 条语句（收到 ${statements.length} 条），请分几次执行。`, en: `a script holds at most ${MAX_SCRIPT_STATEMENTS} statements (got ${statements.length}); run it in parts` },
+      {
+        zh: `脚本最多 ${MAX_SCRIPT_STATEMENTS} 条语句（收到 ${statements.length} 条），请分几次执行。`,
+        en: `a script holds at most ${MAX_SCRIPT_STATEMENTS} statements (got ${statements.length}); run it in parts`,
+      },
       lang,
       { need_param: 'sql', refused: 'batch_script_too_long', statements: statements.length },
     );
@@ -86,15 +95,22 @@ export async function runSqlScript(env: DtEnv, statements: readonly string[], op
       const index = i + 1;
       const confirm = r.need_confirm === true;
       const why = confirm
-        ? { zh: `第 ${index} 条语句（DELETE）需要确认，脚本已停在这里：请单独执行这条语句并确认，再执行其余语句。`, en: `statement ${index} (DELETE) needs a confirmation; the script stopped there: run that statement alone and confirm, then the rest` }
-        : { zh: `第 ${index} 条语句失败，脚本已停止：${String(r.user_message ?? r.error ?? '')}`, en: `statement ${index} failed, the script stopped: ${String(r.error ?? '')}` };
+        ? {
+            zh: `第 ${index} 条语句（DELETE）需要确认，脚本已停在这里：请单独执行这条语句并确认，再执行其余语句。`,
+            en: `statement ${index} (DELETE) needs a confirmation; the script stopped there: run that statement alone and confirm, then the rest`,
+          }
+        : {
+            zh: `第 ${index} 条语句失败，脚本已停止：${String(r.user_message ?? r.error ?? '')}`,
+            en: `statement ${index} failed, the script stopped: ${String(r.error ?? '')}`,
+          };
       // Never the token nor its instructions: confirming would re-run the whole script.
       const { confirm_token: _t, message: _m, expires_in_s: _e, ...failed } = r;
       return {
         success: false,
         error: why.en,
         error_type: confirm ? 'recoverable' : (r.error_type ?? 'recoverable'),
-        user_message: pick(why, lang) + (i > 0 ? pick({ zh: `（前 ${i} 条已执行并提交）`, en: ` (the first ${i} ran and are committed)` }, lang) : ''),
+        user_message:
+          pick(why, lang) + (i > 0 ? pick({ zh: `（前 ${i} 条已执行并提交）`, en: ` (the first ${i} ran and are committed)` }, lang) : ''),
         need_param: 'sql',
         script: true,
         statements: statements.length,
@@ -115,6 +131,12 @@ export async function runSqlScript(env: DtEnv, statements: readonly string[], op
     executed: statements.length,
     affected,
     results,
-    user_message: pick({ zh: `脚本的 ${statements.length} 条语句已全部执行，共影响 ${affected} 行。`, en: `all ${statements.length} statements of the script ran; ${affected} rows affected` }, lang),
+    user_message: pick(
+      {
+        zh: `脚本的 ${statements.length} 条语句已全部执行，共影响 ${affected} 行。`,
+        en: `all ${statements.length} statements of the script ran; ${affected} rows affected`,
+      },
+      lang,
+    ),
   };
 }

@@ -26,7 +26,10 @@ const REFUSED_STATEMENTS: Readonly<Record<string, [en: string, zh: string]>> = {
   DeclareCursorStmt: ['cursors are not allowed', '不允许游标'],
   FetchStmt: ['cursors are not allowed', '不允许游标'],
   ClosePortalStmt: ['cursors are not allowed', '不允许游标'],
-  TruncateStmt: ['TRUNCATE deletes every row without a WHERE (R-DT-79); use DELETE … WHERE', 'TRUNCATE 会清空整表，不被允许；请用带 WHERE 的 DELETE'],
+  TruncateStmt: [
+    'TRUNCATE deletes every row without a WHERE (R-DT-79); use DELETE … WHERE',
+    'TRUNCATE 会清空整表，不被允许；请用带 WHERE 的 DELETE',
+  ],
   ExplainStmt: ['EXPLAIN is not allowed', '不允许 EXPLAIN'],
   MergeStmt: ['MERGE is not allowed: use INSERT / UPDATE / DELETE', '不允许 MERGE，请用 INSERT / UPDATE / DELETE'],
   AlterObjectSchemaStmt: ['moving objects between schemas is not allowed', '不允许把对象移到其他 schema'],
@@ -45,7 +48,10 @@ const REFUSED_STATEMENTS: Readonly<Record<string, [en: string, zh: string]>> = {
   SecLabelStmt: ['SECURITY LABEL is not allowed', '不允许 SECURITY LABEL'],
   RefreshMatViewStmt: ['materialized views are not allowed', '不允许物化视图'],
   ConstraintsSetStmt: ['SET CONSTRAINTS is transaction control', 'SET CONSTRAINTS 属于事务控制'],
-  CreateTableAsStmt: ['CREATE TABLE … AS / SELECT … INTO is not allowed: CREATE TABLE with columns, then INSERT … SELECT', '不允许 CREATE TABLE … AS：请先 CREATE TABLE 定义列，再 INSERT … SELECT'],
+  CreateTableAsStmt: [
+    'CREATE TABLE … AS / SELECT … INTO is not allowed: CREATE TABLE with columns, then INSERT … SELECT',
+    '不允许 CREATE TABLE … AS：请先 CREATE TABLE 定义列，再 INSERT … SELECT',
+  ],
 };
 
 /** CREATE statements whose node name does not start with Create/Define. */
@@ -54,16 +60,33 @@ const OTHER_CREATE_KINDS: ReadonlySet<string> = new Set(['CompositeTypeStmt', 'R
 /** Refuse a statement kind the channel does not accept, with its rule. */
 export function refuseStatement(kind: string, body: RawNode | undefined): never {
   if (kind === 'TransactionStmt') {
-    refuse('transaction_control', 'transaction control (BEGIN/COMMIT/ROLLBACK/SAVEPOINT) is not allowed: every call runs in its own transaction (R-DT-80)', '不允许事务控制语句（BEGIN/COMMIT/ROLLBACK/SAVEPOINT）：每次调用自动在独立事务中执行');
+    refuse(
+      'transaction_control',
+      'transaction control (BEGIN/COMMIT/ROLLBACK/SAVEPOINT) is not allowed: every call runs in its own transaction (R-DT-80)',
+      '不允许事务控制语句（BEGIN/COMMIT/ROLLBACK/SAVEPOINT）：每次调用自动在独立事务中执行',
+    );
   }
   if (kind === 'CreateTableAsStmt' && body?.objtype === 'OBJECT_MATVIEW') {
-    refuse('create_kind', 'CREATE supports only TABLE, INDEX and VIEW (R-DT-82); materialized views are refused', 'CREATE 只支持 TABLE、INDEX、VIEW（不支持物化视图）');
+    refuse(
+      'create_kind',
+      'CREATE supports only TABLE, INDEX and VIEW (R-DT-82); materialized views are refused',
+      'CREATE 只支持 TABLE、INDEX、VIEW（不支持物化视图）',
+    );
   }
   if (kind === 'CreateTableAsStmt') refuse('select_into', REFUSED_STATEMENTS[kind]![0], REFUSED_STATEMENTS[kind]![1]);
   const known = REFUSED_STATEMENTS[kind];
-  if (known) refuse(kind === 'TruncateStmt' ? 'where_required' : 'statement_not_allowed', `${known[0]}; not allowed on the SQL channel`, `${known[1]}，SQL 通道不允许`);
+  if (known)
+    refuse(
+      kind === 'TruncateStmt' ? 'where_required' : 'statement_not_allowed',
+      `${known[0]}; not allowed on the SQL channel`,
+      `${known[1]}，SQL 通道不允许`,
+    );
   if (/^(Create|Define)/.test(kind) || OTHER_CREATE_KINDS.has(kind)) {
     refuse('create_kind', `CREATE supports only TABLE, INDEX and VIEW (R-DT-82); ${kind} is refused`, 'CREATE 只支持 TABLE、INDEX、VIEW');
   }
-  refuse('statement_not_allowed', `${kind} is not allowed on the SQL channel (only SELECT, INSERT, UPDATE, DELETE, CREATE TABLE/INDEX/VIEW, ALTER TABLE)`, `SQL 通道不允许该语句（${kind}）；只支持 SELECT、INSERT、UPDATE、DELETE、CREATE TABLE/INDEX/VIEW、ALTER TABLE`);
+  refuse(
+    'statement_not_allowed',
+    `${kind} is not allowed on the SQL channel (only SELECT, INSERT, UPDATE, DELETE, CREATE TABLE/INDEX/VIEW, ALTER TABLE)`,
+    `SQL 通道不允许该语句（${kind}）；只支持 SELECT、INSERT、UPDATE、DELETE、CREATE TABLE/INDEX/VIEW、ALTER TABLE`,
+  );
 }

@@ -37,12 +37,21 @@ export interface WalkCtx {
   relations: Map<string, RelationRef>;
 }
 
-
 /** Kinds whose node carries an extra check (run before the fields are walked). */
 const CHECKS: Readonly<Record<string, (node: RawNode, ctx: WalkCtx) => void>> = {
   SelectStmt: (n) => {
-    if ('intoClause' in n) refuse('select_into', 'SELECT … INTO creates a table outside the checked DDL path; use CREATE TABLE and INSERT … SELECT', 'SELECT … INTO 不被允许：请先 CREATE TABLE 再 INSERT … SELECT');
-    if ('lockingClause' in n) refuse('syntax_not_allowed', 'SELECT … FOR UPDATE/SHARE is not allowed on the SQL channel', 'SQL 通道不支持 SELECT … FOR UPDATE/SHARE');
+    if ('intoClause' in n)
+      refuse(
+        'select_into',
+        'SELECT … INTO creates a table outside the checked DDL path; use CREATE TABLE and INSERT … SELECT',
+        'SELECT … INTO 不被允许：请先 CREATE TABLE 再 INSERT … SELECT',
+      );
+    if ('lockingClause' in n)
+      refuse(
+        'syntax_not_allowed',
+        'SELECT … FOR UPDATE/SHARE is not allowed on the SQL channel',
+        'SQL 通道不支持 SELECT … FOR UPDATE/SHARE',
+      );
   },
   UpdateStmt: (n) => {
     if (!('whereClause' in n)) refuse('where_required', 'UPDATE needs a WHERE clause (R-DT-79)', 'UPDATE 必须带 WHERE 条件');
@@ -54,10 +63,15 @@ const CHECKS: Readonly<Record<string, (node: RawNode, ctx: WalkCtx) => void>> = 
   InsertStmt: (n) => {
     const cols = asList(n.cols);
     if (cols.length === 0 && 'selectStmt' in n) {
-      refuse('insert_columns', 'INSERT must list its target columns: id and created_at are filled by the platform', 'INSERT 必须写明列名（id 和 created_at 由平台填写，不能按位置写入）');
+      refuse(
+        'insert_columns',
+        'INSERT must list its target columns: id and created_at are filled by the platform',
+        'INSERT 必须写明列名（id 和 created_at 由平台填写，不能按位置写入）',
+      );
     }
     for (const c of cols) checkWrittenColumn(resTargetName(c));
-    if (n.override !== undefined && n.override !== 'OVERRIDING_NOT_SET') refuse('system_column', 'OVERRIDING … VALUE is not allowed', '不允许 OVERRIDING … VALUE');
+    if (n.override !== undefined && n.override !== 'OVERRIDING_NOT_SET')
+      refuse('system_column', 'OVERRIDING … VALUE is not allowed', '不允许 OVERRIDING … VALUE');
   },
   OnConflictClause: (n) => {
     for (const t of asList(n.targetList)) checkWrittenColumn(resTargetName(t));
@@ -79,7 +93,11 @@ const CHECKS: Readonly<Record<string, (node: RawNode, ctx: WalkCtx) => void>> = 
   SQLValueFunction: (n) => {
     const op = String(n.op ?? '');
     if (!ALLOWED_VALUE_FUNCTIONS.has(op)) {
-      refuse('function', `${op.replace('SVFOP_', '')} is not allowed (only date/time value functions)`, `不允许 ${op.replace('SVFOP_', '')}（只允许日期时间函数）`);
+      refuse(
+        'function',
+        `${op.replace('SVFOP_', '')} is not allowed (only date/time value functions)`,
+        `不允许 ${op.replace('SVFOP_', '')}（只允许日期时间函数）`,
+      );
     }
   },
   CollateClause: (n) => {
@@ -88,7 +106,11 @@ const CHECKS: Readonly<Record<string, (node: RawNode, ctx: WalkCtx) => void>> = 
   CommonTableExpr: (n) => {
     const q = n.ctequery as RawNode | undefined;
     if (q && !('SelectStmt' in q)) {
-      refuse('data_modifying_cte', 'INSERT/UPDATE/DELETE inside WITH is not allowed: run them as their own statement', 'WITH 中不允许 INSERT/UPDATE/DELETE，请单独执行');
+      refuse(
+        'data_modifying_cte',
+        'INSERT/UPDATE/DELETE inside WITH is not allowed: run them as their own statement',
+        'WITH 中不允许 INSERT/UPDATE/DELETE，请单独执行',
+      );
     }
   },
 };
@@ -123,7 +145,8 @@ export function walkStruct(kind: string, value: unknown, ctx: WalkCtx): void {
   try {
     for (const [key, v] of Object.entries(node)) {
       const field = spec[key];
-      if (!field) refuse('syntax_not_allowed', `${kind}.${key} is not allowed on the SQL channel`, `SQL 通道不支持该语法（${kind}.${key}）`);
+      if (!field)
+        refuse('syntax_not_allowed', `${kind}.${key} is not allowed on the SQL channel`, `SQL 通道不支持该语法（${kind}.${key}）`);
       if (field === 's') {
         if (kind === 'A_Const' || typeof v !== 'object' || v === null) continue;
         refuse('syntax_not_allowed', `unexpected value in ${kind}.${key}`, `无法识别的语法（${kind}.${key}）`);
@@ -168,13 +191,22 @@ function isCte(name: string, ctx: WalkCtx): boolean {
  */
 export function checkRangeVar(n: RawNode, ctx: WalkCtx, allowCte: boolean): void {
   const relname = String(n.relname ?? '');
-  if (n.catalogname !== undefined) refuse('schema', `a database-qualified name (${String(n.catalogname)}.…) is not allowed`, `不允许跨数据库引用（${String(n.catalogname)}.…）`);
+  if (n.catalogname !== undefined)
+    refuse(
+      'schema',
+      `a database-qualified name (${String(n.catalogname)}.…) is not allowed`,
+      `不允许跨数据库引用（${String(n.catalogname)}.…）`,
+    );
   if (n.schemaname !== undefined && n.schemaname !== ctx.schema) refuseSchema(String(n.schemaname), ctx);
   if (n.relpersistence !== undefined && n.relpersistence !== 'p') {
     refuse('persistence', 'temporary or unlogged tables are not allowed', '不允许临时表或 UNLOGGED 表');
   }
   if (/^pg_/i.test(relname)) {
-    refuse('catalog_relation', `"${relname}" names a system catalog (pg_catalog is not accessible)`, `「${relname}」是系统表，SQL 通道不允许访问 pg_catalog`);
+    refuse(
+      'catalog_relation',
+      `"${relname}" names a system catalog (pg_catalog is not accessible)`,
+      `「${relname}」是系统表，SQL 通道不允许访问 pg_catalog`,
+    );
   }
   if (n.schemaname === undefined && allowCte && isCte(relname, ctx)) return;
   if (!ctx.relations.has(relname)) ctx.relations.set(relname, { name: relname, qualified: n.schemaname !== undefined });
@@ -187,9 +219,17 @@ export function refuseSchema(schema: string, ctx: WalkCtx): never {
     refuse('schema', `schema "${schema}" belongs to another organisation`, `不允许访问其他组织的数据（schema「${schema}」）`);
   }
   if (SYSTEM_SCHEMAS.has(lower) || lower.startsWith('pg_')) {
-    refuse('schema', `schema "${schema}" is not accessible: public, pg_catalog and information_schema are refused`, `不允许访问系统 schema「${schema}」（public、pg_catalog、information_schema 均被禁止）`);
+    refuse(
+      'schema',
+      `schema "${schema}" is not accessible: public, pg_catalog and information_schema are refused`,
+      `不允许访问系统 schema「${schema}」（public、pg_catalog、information_schema 均被禁止）`,
+    );
   }
-  refuse('schema', `schema "${schema}" is not accessible: write table names bare, they are routed to your organisation`, `不允许访问 schema「${schema}」：表名请直接写裸名，系统会路由到本组织`);
+  refuse(
+    'schema',
+    `schema "${schema}" is not accessible: write table names bare, they are routed to your organisation`,
+    `不允许访问 schema「${schema}」：表名请直接写裸名，系统会路由到本组织`,
+  );
 }
 
 /** The String value of a wrapped `{String: {sval}}` node. */
@@ -211,7 +251,11 @@ function resTargetName(node: RawNode): string {
 /** id / created_at are the platform's: never written (spec §7.1, R-DT-08). */
 export function checkWrittenColumn(name: string): void {
   if (isSystemColumn(name)) {
-    refuse('system_column', `column "${name}" is a system column filled by the platform and cannot be written`, `「${name}」是平台系统列，不能写入`);
+    refuse(
+      'system_column',
+      `column "${name}" is a system column filled by the platform and cannot be written`,
+      `「${name}」是平台系统列，不能写入`,
+    );
   }
 }
 
@@ -235,14 +279,20 @@ function checkFunction(n: RawNode, ctx: WalkCtx): void {
   } else if (parts.length === 2 && parts[0] === 'pg_catalog' && n.funcformat === 'COERCE_SQL_SYNTAX') {
     name = parts[1]!;
   } else if (parts.length === 2) {
-    if (parts[0] === ctx.schema) refuse('function', `function "${parts[1]}" is not on the SQL channel allowlist`, `不允许调用函数 ${parts[1]}`);
+    if (parts[0] === ctx.schema)
+      refuse('function', `function "${parts[1]}" is not on the SQL channel allowlist`, `不允许调用函数 ${parts[1]}`);
     refuseSchema(parts[0]!, ctx);
   } else {
     refuse('schema', 'a database-qualified function name is not allowed', '不允许带数据库名的函数');
   }
   if (!ALLOWED_FUNCTIONS.has(name)) {
     const why = deniedFunctionReason(name);
-    if (name.startsWith('jsonb')) refuse('jsonb', `function ${name} uses JSONB, which is not supported (spec §7.6(1))`, `不支持 JSONB（函数 ${name}）：JSON 请存在 text 列中`);
+    if (name.startsWith('jsonb'))
+      refuse(
+        'jsonb',
+        `function ${name} uses JSONB, which is not supported (spec §7.6(1))`,
+        `不支持 JSONB（函数 ${name}）：JSON 请存在 text 列中`,
+      );
     refuse('function', `function ${name}() is refused: it ${why}`, `不允许调用函数 ${name}()`);
   }
 }
@@ -266,10 +316,18 @@ export function checkTypeName(n: RawNode, ctx: WalkCtx): string {
     refuse('schema', 'a database-qualified type name is not allowed', '不允许带数据库名的类型');
   }
   if (name.toLowerCase() === 'jsonb') {
-    refuse('jsonb', 'the JSONB type and ::jsonb casts are not supported: store JSON in text columns (spec §7.6(1))', '不支持 JSONB 类型或 ::jsonb 转换：JSON 请存在 text 列中（DEFAULT 写成 \'[]\'）');
+    refuse(
+      'jsonb',
+      'the JSONB type and ::jsonb casts are not supported: store JSON in text columns (spec §7.6(1))',
+      "不支持 JSONB 类型或 ::jsonb 转换：JSON 请存在 text 列中（DEFAULT 写成 '[]'）",
+    );
   }
   if (/^reg/i.test(name)) {
-    refuse('type', `casts to ${name} resolve object names across schemas and are not allowed`, `不允许转换为 ${name}（会跨 schema 解析对象名）`);
+    refuse(
+      'type',
+      `casts to ${name} resolve object names across schemas and are not allowed`,
+      `不允许转换为 ${name}（会跨 schema 解析对象名）`,
+    );
   }
   if (!ALLOWED_TYPES.has(name)) refuse('type', `type ${name} is not allowed on the SQL channel`, `SQL 通道不支持类型 ${name}`);
   return name;

@@ -20,7 +20,10 @@ export const MAX_NAME = 180;
  */
 export function sanitizeFilename(raw: string): string | undefined {
   let name = raw.split(/[\\/]/).pop() ?? '';
-  name = name.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim().replace(/^\.+/, '');
+  name = name
+    .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_')
+    .trim()
+    .replace(/^\.+/, '');
   if (name === '' || /^_+$/.test(name)) return undefined;
   const points = [...name];
   if (points.length > MAX_NAME) {
@@ -86,7 +89,10 @@ export function filenameFromContentDisposition(header: string | undefined): stri
 
 /** The last non-empty segment of the URL path, percent-decoded and sanitised, or `undefined`. */
 export function filenameFromUrl(url: URL): string | undefined {
-  const seg = url.pathname.split('/').filter((s) => s !== '').pop();
+  const seg = url.pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .pop();
   if (seg === undefined) return undefined;
   let decoded = seg;
   try {

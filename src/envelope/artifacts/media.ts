@@ -35,4 +35,3 @@ export function inferMedia(filename: string, hint?: unknown): MediaKind {
   if (isMediaKind(hint)) return hint;
   return mediaFromMime(mime.lookup(filename));
 }
-

@@ -130,7 +130,8 @@ export async function scanUrls(result: Record<string, unknown>, workspaceDir: st
         const values = Array.isArray(value) ? value : [value];
         for (const v of values) {
           const url = httpUrl(v);
-          if (url !== undefined) found.push({ url, kind: 'explicit', media: itemMedia ?? mediaOfField(key), filename: itemFilename, where });
+          if (url !== undefined)
+            found.push({ url, kind: 'explicit', media: itemMedia ?? mediaOfField(key), filename: itemFilename, where });
         }
         continue;
       }

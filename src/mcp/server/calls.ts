@@ -73,7 +73,9 @@ export async function envelopeResult(tool: string, env: Envelope, lang: 'zh-CN' 
   const artifacts = env.artifacts ?? [];
   for (const a of artifacts) {
     const type = mime.lookup(a.filename) || 'application/octet-stream';
-    const size = await stat(a.local_path).then((s) => s.size).catch(() => -1);
+    const size = await stat(a.local_path)
+      .then((s) => s.size)
+      .catch(() => -1);
     if (a.media === 'image' && size > 0 && size <= INLINE_IMAGE_BYTES) {
       content.push({ type: 'image', data: (await readFile(a.local_path)).toString('base64'), mimeType: type });
     } else {
@@ -82,7 +84,11 @@ export async function envelopeResult(tool: string, env: Envelope, lang: 'zh-CN' 
   }
   // Server paths stay on the server: artifacts are named, not located.
   const structured = { ...env, artifacts: artifacts.map((a) => ({ filename: a.filename, media: a.media })) };
-  return { content, structuredContent: JSON.parse(JSON.stringify(structured)) as Record<string, unknown>, isError: env.success === false || env.ok === false };
+  return {
+    content,
+    structuredContent: JSON.parse(JSON.stringify(structured)) as Record<string, unknown>,
+    isError: env.success === false || env.ok === false,
+  };
 }
 
 /**
@@ -108,7 +114,13 @@ export async function callAs(
     skill: tool,
     input: args,
     given: { ...actorFieldsFor(actor, { channel: 'mcp', actingAsAdmin: false }), raw_input: '', channel: 'mcp' },
-    defaults: chatLineDefaults({ roleId: caller.roleId, orgId: caller.orgId, sessionId: mcpSessionId(caller.orgId, caller.roleId, actor.contactKey), channel: 'mcp', actor }),
+    defaults: chatLineDefaults({
+      roleId: caller.roleId,
+      orgId: caller.orgId,
+      sessionId: mcpSessionId(caller.orgId, caller.roleId, actor.contactKey),
+      channel: 'mcp',
+      actor,
+    }),
     line: 'chat',
     abortSignal: signal,
     lang: caller.lang,

@@ -58,7 +58,10 @@ export function originAllowed(origin: string | undefined, publicUrl: string | un
 }
 
 function rpcError(res: Response, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.status(status).set(headers).json({ jsonrpc: '2.0', error: { code: -32001, message }, id: null });
+  res
+    .status(status)
+    .set(headers)
+    .json({ jsonrpc: '2.0', error: { code: -32001, message }, id: null });
 }
 
 function langOf(req: Request): 'zh-CN' | 'en' {
@@ -66,9 +69,15 @@ function langOf(req: Request): 'zh-CN' | 'en' {
 }
 
 /** The caller of a request with a valid token, or a refusal already sent (null). */
-async function authenticate(deps: McpRouterDeps, req: Request, res: Response): Promise<{ tokenId: string; caller: McpCaller; enabled: readonly string[] | '*' } | null> {
+async function authenticate(
+  deps: McpRouterDeps,
+  req: Request,
+  res: Response,
+): Promise<{ tokenId: string; caller: McpCaller; enabled: readonly string[] | '*' } | null> {
   const unauthorized = (): null => {
-    rpcError(res, 401, 'unauthorized: a valid bearer token is required (skillgate mcp token)', { 'WWW-Authenticate': 'Bearer realm="skillgate-mcp"' });
+    rpcError(res, 401, 'unauthorized: a valid bearer token is required (skillgate mcp token)', {
+      'WWW-Authenticate': 'Bearer realm="skillgate-mcp"',
+    });
     return null;
   };
   const m = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''));
@@ -77,7 +86,13 @@ async function authenticate(deps: McpRouterDeps, req: Request, res: Response): P
   if (!id) return unauthorized();
   const role = deps.config.roles.find((r) => r.id === id.roleId && r.org_id === id.orgId);
   if (!role) return unauthorized();
-  const actor = await resolveActor(deps.db, { orgId: role.org_id, roleId: role.id, channel: 'mcp', platformId: id.contactKey, nickname: '' });
+  const actor = await resolveActor(deps.db, {
+    orgId: role.org_id,
+    roleId: role.id,
+    channel: 'mcp',
+    platformId: id.contactKey,
+    nickname: '',
+  });
   if (!actor.known) return unauthorized();
   const lang = langOf(req);
   const access = checkAccess(role, actor, 'mcp', id.contactKey, lang);
@@ -154,7 +169,10 @@ export function createMcpRouter(deps: McpRouterDeps): express.Router {
     });
   });
   const notAllowed = (_req: Request, res: Response): void => {
-    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'method not allowed' }, id: null });
+    res
+      .status(405)
+      .set('Allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'method not allowed' }, id: null });
   };
   router.get(path, notAllowed);
   router.delete(path, notAllowed);

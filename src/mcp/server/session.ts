@@ -11,7 +11,13 @@ import type { InFlight, McpRouterDeps } from './router.ts';
 export { StreamableHTTPServerTransport };
 
 /** One stateless MCP server for one caller. */
-export function serverFor(deps: McpRouterDeps, inflight: InFlight, tokenId: string, caller: McpCaller, enabled: readonly string[] | '*'): Server {
+export function serverFor(
+  deps: McpRouterDeps,
+  inflight: InFlight,
+  tokenId: string,
+  caller: McpCaller,
+  enabled: readonly string[] | '*',
+): Server {
   const server = new Server({ name: 'skillgate', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(deps.services, enabled).map(asMcpTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (r, extra) => {
@@ -28,4 +34,3 @@ export function serverFor(deps: McpRouterDeps, inflight: InFlight, tokenId: stri
   });
   return server;
 }
-

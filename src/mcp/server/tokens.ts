@@ -41,10 +41,13 @@ export async function issueMcpToken(q: Queryable, id: Omit<McpIdentity, 'tokenId
   const secret = randomBytes(32).toString('base64url');
   const token = MCP_TOKEN_PREFIX + secret;
   const tokenId = MCP_TOKEN_ID_PREFIX + randomBytes(6).toString('hex');
-  await q.query(
-    `INSERT INTO skillgate.mcp_tokens (token_hash, token_id, org_id, role_id, contact_key) VALUES ($1, $2, $3, $4, $5)`,
-    [hashToken(token), tokenId, id.orgId, id.roleId, id.contactKey],
-  );
+  await q.query(`INSERT INTO skillgate.mcp_tokens (token_hash, token_id, org_id, role_id, contact_key) VALUES ($1, $2, $3, $4, $5)`, [
+    hashToken(token),
+    tokenId,
+    id.orgId,
+    id.roleId,
+    id.contactKey,
+  ]);
   return { token, tokenId };
 }
 
@@ -79,7 +82,15 @@ export async function revokeMcpToken(q: Queryable, idOrToken: string): Promise<b
 
 /** Every token of `orgId` (newest first), without secrets. @throws the database error. */
 export async function listMcpTokens(q: Queryable, orgId?: string): Promise<McpTokenRow[]> {
-  const { rows } = await q.query<{ token_id: string; org_id: string; role_id: string; contact_key: string; created_at: Date; last_used_at: Date | null; revoked_at: Date | null }>(
+  const { rows } = await q.query<{
+    token_id: string;
+    org_id: string;
+    role_id: string;
+    contact_key: string;
+    created_at: Date;
+    last_used_at: Date | null;
+    revoked_at: Date | null;
+  }>(
     `SELECT token_id, org_id, role_id, contact_key, created_at, last_used_at, revoked_at FROM skillgate.mcp_tokens
      ${orgId ? 'WHERE org_id = $1' : ''} ORDER BY created_at DESC, token_id`,
     orgId ? [orgId] : [],

@@ -292,8 +292,7 @@ function detectCli(sf: ts.SourceFile): boolean {
     else if (ts.isBinaryExpression(n) && isEquality(n.operatorToken.kind)) {
       const l = n.left;
       const r = n.right;
-      const requireMain = (a: ts.Node, b: ts.Node) =>
-        isPropertyAccess(a, 'require', 'main') && ts.isIdentifier(b) && b.text === 'module';
+      const requireMain = (a: ts.Node, b: ts.Node) => isPropertyAccess(a, 'require', 'main') && ts.isIdentifier(b) && b.text === 'module';
       if (requireMain(l, r) || requireMain(r, l)) mainGuard = true;
       else if ((contains(l, isImportMeta) && contains(r, isProcessArgv)) || (contains(r, isImportMeta) && contains(l, isProcessArgv))) {
         mainGuard = true;

@@ -56,9 +56,7 @@ export async function scanPython(file: string): Promise<PythonScan> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string; killed?: boolean };
     const unavailable =
-      e.code === 'ENOENT'
-        ? `python3 not found: ${e.message}`
-        : `python inspection failed: ${(e.stderr ?? '').trim() || e.message}`;
+      e.code === 'ENOENT' ? `python3 not found: ${e.message}` : `python inspection failed: ${(e.stderr ?? '').trim() || e.message}`;
     return { inspection: { ...base, unavailable }, imports: [] };
   }
   const imports = out.imports ?? [];

@@ -47,11 +47,7 @@ export interface HandlerCheck {
  * - a default on the entry's second parameter → advice `handler.ctx_default` (D-15);
  * - imports reaching outside the skill folder → `handler.cross_skill_import` (R-LOAD-15).
  */
-export async function checkHandler(
-  dir: string,
-  handlerFiles: readonly string[],
-  tomlExec: TomlExec | null,
-): Promise<HandlerCheck> {
+export async function checkHandler(dir: string, handlerFiles: readonly string[], tomlExec: TomlExec | null): Promise<HandlerCheck> {
   const findings: Finding[] = [];
   let file: string | undefined;
   if (tomlExec) {

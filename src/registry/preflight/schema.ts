@@ -48,14 +48,21 @@ export function lintSchema(schema: JsonSchema, where: string): Finding[] {
       const props = node[key];
       if (props === undefined) continue;
       if (!isRecord(props)) {
-        out.push(problem('schema.keyword_invalid', `${where}: ${path}${key} must be an object mapping names to schemas, not ${describe(props)}`));
+        out.push(
+          problem('schema.keyword_invalid', `${where}: ${path}${key} must be an object mapping names to schemas, not ${describe(props)}`),
+        );
         continue;
       }
       for (const [name, def] of Object.entries(props)) {
         const at = `${path}${key}.${name}`;
         if (typeof def === 'string') bare(at, def);
         else if (!isRecord(def)) {
-          out.push(problem('schema.property_not_object', `${where}: ${at} is ${describe(def)}; properties values must be objects such as {"type": "string"}`));
+          out.push(
+            problem(
+              'schema.property_not_object',
+              `${where}: ${at} is ${describe(def)}; properties values must be objects such as {"type": "string"}`,
+            ),
+          );
         } else walk(def, `${at}.`);
       }
     }
@@ -95,7 +102,8 @@ async function readSchemaJson(dir: string): Promise<{ value?: JsonSchema; findin
   } catch (err) {
     return { finding: problem('schema.json_invalid', `schema.json is not valid JSON: ${(err as Error).message}`) };
   }
-  if (!isRecord(value)) return { finding: problem('schema.json_invalid', `schema.json must be a JSON object (a schema), not ${describe(value)}`) };
+  if (!isRecord(value))
+    return { finding: problem('schema.json_invalid', `schema.json must be a JSON object (a schema), not ${describe(value)}`) };
   return { value };
 }
 
@@ -111,11 +119,7 @@ async function readSchemaJson(dir: string): Promise<{ value?: JsonSchema; findin
  *   docs/skill-authoring.md) → notice `secret.param` naming the opt-out `"x-secret": false`
  *   (D-20; never blocking).
  */
-export async function checkSchema(
-  dir: string,
-  inspection: HandlerInspection | null,
-  frontmatter: Frontmatter | null,
-): Promise<Finding[]> {
+export async function checkSchema(dir: string, inspection: HandlerInspection | null, frontmatter: Frontmatter | null): Promise<Finding[]> {
   const code = inspection?.parsed && !inspection.unavailable ? inspection : null;
   const file = await readSchemaJson(dir);
   const findings: Finding[] = file.finding ? [file.finding] : [];

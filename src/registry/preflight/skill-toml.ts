@@ -43,7 +43,10 @@ export async function checkSkillToml(
   else findings.push(...checkName(name, folder, 'skill.toml [skill].name'));
   if (!toml.skill.description?.trim()) {
     findings.push(
-      problem('toml.description_missing', 'skill.toml has no [skill].description: add one sentence saying when the model should call this skill'),
+      problem(
+        'toml.description_missing',
+        'skill.toml has no [skill].description: add one sentence saying when the model should call this skill',
+      ),
     );
   }
   if (!toml.skill.version?.trim() && !hasOtherVersion) {
@@ -62,24 +65,35 @@ export async function checkSkillToml(
   }
 
   if (exec.type === 'BROWSER' || exec.type === 'MCP') {
-    findings.push(problem('exec.unsupported', `skill.toml [exec].type ${exec.type} is recognised but not implemented: the skill can never run`));
+    findings.push(
+      problem('exec.unsupported', `skill.toml [exec].type ${exec.type} is recognised but not implemented: the skill can never run`),
+    );
     return { findings, exec };
   }
   if (exec.type === 'INLINE_SHELL') {
     if (!toml.exec?.command?.trim()) {
-      findings.push(problem('exec.command_missing', 'skill.toml [exec].type INLINE_SHELL needs command = "…" (the command line run by /bin/sh -c)'));
+      findings.push(
+        problem('exec.command_missing', 'skill.toml [exec].type INLINE_SHELL needs command = "…" (the command line run by /bin/sh -c)'),
+      );
     }
     return { findings, exec };
   }
 
   const config = toml.exec?.config?.trim();
   if (!config) {
-    findings.push(problem('exec.config_missing', 'skill.toml has no [exec].config: name the program (or HTTP request file) relative to the skill folder'));
+    findings.push(
+      problem(
+        'exec.config_missing',
+        'skill.toml has no [exec].config: name the program (or HTTP request file) relative to the skill folder',
+      ),
+    );
     return { findings, exec };
   }
   const abs = confine(dir, config);
   if (abs === null) {
-    findings.push(problem('exec.config_escape', `skill.toml [exec].config "${config}" points outside the skill folder; keep the program inside it`));
+    findings.push(
+      problem('exec.config_escape', `skill.toml [exec].config "${config}" points outside the skill folder; keep the program inside it`),
+    );
   } else if (!(await isConfinedFile(dir, abs))) {
     findings.push(problem('exec.config_not_found', `skill.toml [exec].config "${config}" does not exist in the skill folder`));
   } else {

@@ -22,7 +22,10 @@ const MODEL_FACING_RE = /[{}`]|\binput\s*=|\bpayload\b|"\w+"\s*:|按原样传|�
 
 /** Sentences of `s` (Chinese and Latin ends kept with the sentence). */
 function sentences(s: string): string[] {
-  return s.split(/(?<=[。！？!?；;])|(?<=\.)\s+/u).map((x) => x.trim()).filter(Boolean);
+  return s
+    .split(/(?<=[。！？!?；;])|(?<=\.)\s+/u)
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -61,7 +64,10 @@ const TEXT = {
   required: { zh: '必填', en: 'required' },
   optional: { zh: '可选', en: 'optional' },
   example: { zh: '示例：', en: 'Example: ' },
-  actions: { zh: (n: number) => `**操作**（共 ${n} 个，用 \`action=\` 选择）`, en: (n: number) => `**Actions** (${n}, chosen with \`action=\`)` },
+  actions: {
+    zh: (n: number) => `**操作**（共 ${n} 个，用 \`action=\` 选择）`,
+    en: (n: number) => `**Actions** (${n}, chosen with \`action=\`)`,
+  },
   subcommands: { zh: (n: number) => `**子命令**（共 ${n} 个）`, en: (n: number) => `**Sub-commands** (${n})` },
 } as const;
 
@@ -96,10 +102,14 @@ export function helpText(tools: ModelTool[], lang: Lang): string {
 function paramLines(schema: JsonSchema, lang: Lang, skip: ReadonlySet<string> = new Set()): string[] {
   const p = schemaProps(schema);
   const req = new Set(schemaRequired(schema));
-  const names = Object.keys(p).filter((k) => !skip.has(k)).sort((a, b) => Number(req.has(b)) - Number(req.has(a)));
+  const names = Object.keys(p)
+    .filter((k) => !skip.has(k))
+    .sort((a, b) => Number(req.has(b)) - Number(req.has(a)));
   return names.map((k) => {
     const prop = p[k] ?? {};
-    const flags = [req.has(k) ? pick(lang, TEXT.required) : pick(lang, TEXT.optional), typeText(prop, lang), ruleText(prop, lang)].filter(Boolean).join(', ');
+    const flags = [req.has(k) ? pick(lang, TEXT.required) : pick(lang, TEXT.optional), typeText(prop, lang), ruleText(prop, lang)]
+      .filter(Boolean)
+      .join(', ');
     const desc = typeof prop.description === 'string' ? (prop.description.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').trim() : '';
     return `- ${code(k)} (${flags})${desc ? `${lang === 'en' ? ': ' : '：'}${desc}` : ''}`;
   });
@@ -127,19 +137,32 @@ export function toolHelp(tool: ModelTool, lang: Lang, extra: { fullSchema?: Json
   const skip = new Set(actions.length ? ['action', 'payload'] : []);
   const lines = paramLines(schema, lang, skip);
   const out = [`**/${name}**`, ...(purpose ? [purpose] : [])];
-  if (!actions.length || lines.length) out.push(`${pick(lang, TEXT.params)}\n${lines.length ? lines.join('\n') : pick(lang, TEXT.noParams)}`);
+  if (!actions.length || lines.length)
+    out.push(`${pick(lang, TEXT.params)}\n${lines.length ? lines.join('\n') : pick(lang, TEXT.noParams)}`);
   if (actions.length) {
     out.push(pick(lang, TEXT.actions)(actions.length));
     for (const [action, s] of actions) {
       const desc = typeof s.description === 'string' ? purposeOf(s.description) : '';
       const params = paramLines(s, lang);
-      out.push([`**${action}**${desc ? ` — ${desc}` : ''}`, ...params, `${pick(lang, TEXT.example)}${code(commandLine(name, { action, ...exampleArgs(s) }))}`].join('\n'));
+      out.push(
+        [
+          `**${action}**${desc ? ` — ${desc}` : ''}`,
+          ...params,
+          `${pick(lang, TEXT.example)}${code(commandLine(name, { action, ...exampleArgs(s) }))}`,
+        ].join('\n'),
+      );
     }
   } else if (extra.subTools?.length) {
     out.push(pick(lang, TEXT.subcommands)(extra.subTools.length));
     for (const sub of extra.subTools) {
       const desc = purposeOf(sub.function.description ?? '');
-      out.push([`**${sub.function.name}**${desc ? ` — ${desc}` : ''}`, ...paramLines(sub.function.parameters ?? {}, lang), `${pick(lang, TEXT.example)}${code(exampleCommand(sub))}`].join('\n'));
+      out.push(
+        [
+          `**${sub.function.name}**${desc ? ` — ${desc}` : ''}`,
+          ...paramLines(sub.function.parameters ?? {}, lang),
+          `${pick(lang, TEXT.example)}${code(exampleCommand(sub))}`,
+        ].join('\n'),
+      );
     }
   } else out.push(`${pick(lang, TEXT.example)}${code(exampleCommand(tool))}`);
   return out.join('\n\n');

@@ -38,8 +38,20 @@ const indexes = new WeakMap<ModelTool[], MiniSearch<Doc>>();
 function indexFor(tools: ModelTool[], tagsOf: (tool: string) => string[]): MiniSearch<Doc> {
   let ms = indexes.get(tools);
   if (!ms) {
-    ms = new MiniSearch<Doc>({ fields: ['name', 'purpose', 'tags'], storeFields: [], tokenize, searchOptions: { boost: { name: 3, tags: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' } });
-    ms.addAll(tools.map((t) => ({ id: t.function.name, name: t.function.name, purpose: purposeOf(t.function.description ?? ''), tags: tagsOf(t.function.name).join(' ') })));
+    ms = new MiniSearch<Doc>({
+      fields: ['name', 'purpose', 'tags'],
+      storeFields: [],
+      tokenize,
+      searchOptions: { boost: { name: 3, tags: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
+    });
+    ms.addAll(
+      tools.map((t) => ({
+        id: t.function.name,
+        name: t.function.name,
+        purpose: purposeOf(t.function.description ?? ''),
+        tags: tagsOf(t.function.name).join(' '),
+      })),
+    );
     indexes.set(tools, ms);
   }
   return ms;
@@ -62,7 +74,10 @@ function shortPurpose(purpose: string): string {
 }
 
 const TEXT = {
-  found: { zh: '没有接入模型时我只听得懂命令。和这句话最接近的是：', en: 'Without a model I only understand commands. Closest to what you wrote:' },
+  found: {
+    zh: '没有接入模型时我只听得懂命令。和这句话最接近的是：',
+    en: 'Without a model I only understand commands. Closest to what you wrote:',
+  },
   none: { zh: '没有接入模型时我只听得懂命令。可以先试试：', en: 'Without a model I only understand commands. You could try:' },
   more: { zh: '点一下命令会填到输入框；`/help` 查看全部。', en: 'Tap a command to put it in the box; `/help` lists everything.' },
 } as const;
@@ -73,7 +88,8 @@ export function suggestText(text: string, tools: ModelTool[], lang: Lang, tagsOf
   const byName = new Map(tools.map((t) => [t.function.name, t]));
   let names = closestTools(text, tools, tagsOf);
   const head = names.length ? pick(TEXT.found) : pick(TEXT.none);
-  if (names.length === 0) names = ['help', ...[...byName.keys()].filter((n) => n !== 'help').sort()].filter((n) => byName.has(n)).slice(0, 3);
+  if (names.length === 0)
+    names = ['help', ...[...byName.keys()].filter((n) => n !== 'help').sort()].filter((n) => byName.has(n)).slice(0, 3);
   const line = (n: string, withPurpose: boolean): string => {
     const tool = byName.get(n)!;
     const purpose = withPurpose ? shortPurpose(purposeOf(tool.function.description ?? '')) : '';

@@ -22,7 +22,10 @@ const TEXT = {
     en: (name: string) => `There is no skill named "${name}".`,
   },
   suggest: { zh: (l: string) => `你是不是想用：${l}？`, en: (l: string) => `Did you mean: ${l}?` },
-  ambiguous: { zh: (l: string) => `有多个技能与之对应：${l}，请写出完整名称。`, en: (l: string) => `Several skills match: ${l}; type the full name.` },
+  ambiguous: {
+    zh: (l: string) => `有多个技能与之对应：${l}，请写出完整名称。`,
+    en: (l: string) => `Several skills match: ${l}; type the full name.`,
+  },
   seeHelp: { zh: '发送 `/help` 查看全部命令。', en: 'Send `/help` to list every command.' },
   nothingToCancel: { zh: '当前没有可以取消的操作。', en: 'There is nothing to cancel.' },
   nothingToConfirm: { zh: '当前没有等待确认的操作。', en: 'There is nothing waiting for confirmation.' },
@@ -85,7 +88,15 @@ export class CommandPlanner implements Planner {
           const found = lookupTool(parsed.topic, turn.tools);
           if (found.kind === 'found') return { text: this.help(found.tool, turn.tools, lang), invocations: [] };
           const subs = subTools(parsed.topic, turn.tools);
-          if (subs.length) return { text: this.help({ type: 'function', function: { name: parsed.topic, description: subs[0]!.function.description, parameters: {} } }, turn.tools, lang), invocations: [] };
+          if (subs.length)
+            return {
+              text: this.help(
+                { type: 'function', function: { name: parsed.topic, description: subs[0]!.function.description, parameters: {} } },
+                turn.tools,
+                lang,
+              ),
+              invocations: [],
+            };
           return { text: `${pick(lang, TEXT.unknown)(parsed.topic)}\n\n${helpText(turn.tools, lang)}`, invocations: [] };
         }
         return { text: helpText(turn.tools, lang), invocations: [] };

@@ -96,11 +96,17 @@ export class ModelPlanner implements Planner {
       maxSteps: this.opts.maxSteps ?? 12,
       runDocumentSkill,
     };
-    const knowledge = retrieve(turn.text, knowledgeSkills(services.registry.all(), (typeof this.opts.skills === 'function' ? this.opts.skills() : this.opts.skills) ?? '*'));
+    const knowledge = retrieve(
+      turn.text,
+      knowledgeSkills(services.registry.all(), (typeof this.opts.skills === 'function' ? this.opts.skills() : this.opts.skills) ?? '*'),
+    );
     const names = new Set(turn.tools.map((t) => t.function.name));
     const tools: ChatTool[] = [...turn.tools, ...[FILE_READ_TOOL, SAVE_SKILL_CONFIG_TOOL].filter((t) => !names.has(t.function.name))];
     const messages: ChatMessage[] = [
-      { role: 'system', content: mainSystemPrompt({ lang: turn.lang, textOnly, materials: turn.materials, knowledge, now: now.toISOString() }) },
+      {
+        role: 'system',
+        content: mainSystemPrompt({ lang: turn.lang, textOnly, materials: turn.materials, knowledge, now: now.toISOString() }),
+      },
       { role: 'user', content: turn.text },
     ];
     const spec = { messages, tools, depth: 0 };
@@ -126,7 +132,11 @@ export class ModelPlanner implements Planner {
   private summary(run: TurnRun, stop: 'failures' | 'loop' | 'steps'): string {
     const lang = run.turn.lang;
     const lines = [
-      stop === 'failures' ? plannerText(lang, 'stopped_failures', run.budget.failures) : stop === 'loop' ? plannerText(lang, 'stopped_loop') : plannerText(lang, 'stopped_steps'),
+      stop === 'failures'
+        ? plannerText(lang, 'stopped_failures', run.budget.failures)
+        : stop === 'loop'
+          ? plannerText(lang, 'stopped_loop')
+          : plannerText(lang, 'stopped_steps'),
     ];
     const failed = [...new Set(run.budget.failedSkills)];
     if (failed.length) lines.push(plannerText(lang, 'failed_list', failed.join(lang === 'en' ? ', ' : '、')));
@@ -147,7 +157,11 @@ export class ModelPlanner implements Planner {
 }
 
 /** The model endpoint of a role: the role's `model:` over the `.env` one (docs/configuration.md). */
-export function endpointForRole(llm: Settings['llm'], role: Pick<RoleConfig, 'model'>, env: NodeJS.ProcessEnv = process.env): ModelEndpoint | null {
+export function endpointForRole(
+  llm: Settings['llm'],
+  role: Pick<RoleConfig, 'model'>,
+  env: NodeJS.ProcessEnv = process.env,
+): ModelEndpoint | null {
   const deref = (v: string | undefined): string | undefined => {
     if (v === undefined || v.trim() === '') return undefined;
     const m = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(v.trim());
@@ -184,7 +198,11 @@ export function plannerForRole(role: RoleConfig, deps: PlannerChoiceDeps): Plann
   const endpoint = endpointForRole(deps.llm, role);
   if (!endpoint) {
     const registry = deps.services.registry;
-    return new CommandPlanner({ schemaOf: (tool) => registry.resolveTool(tool)?.record.inputSchema, tagsOf: (tool) => registry.resolveTool(tool)?.record.frontmatter.tags ?? [], ...deps.command });
+    return new CommandPlanner({
+      schemaOf: (tool) => registry.resolveTool(tool)?.record.inputSchema,
+      tagsOf: (tool) => registry.resolveTool(tool)?.record.frontmatter.tags ?? [],
+      ...deps.command,
+    });
   }
   const client = new ChatClient({ ...deps.client, ...endpoint });
   return new ModelPlanner({ client, services: deps.services, roleId: role.id, skills: deps.skills });

@@ -43,7 +43,11 @@ export function failureText(env: Envelope, lang: Lang): string {
     const cleaned = stripStack(um);
     if (cleaned !== '') return cleaned;
   }
-  const need = Array.isArray(env.need_param) ? env.need_param.filter((x) => typeof x === 'string' && x !== '') : str(env.need_param) ? [env.need_param as string] : [];
+  const need = Array.isArray(env.need_param)
+    ? env.need_param.filter((x) => typeof x === 'string' && x !== '')
+    : str(env.need_param)
+      ? [env.need_param as string]
+      : [];
   if (need.length > 0) return t(lang, 'need_param') + need.map(escapeMarkdown).join(lang === 'en' ? ', ' : '、');
   if (env.error_type === 'transient') return t(lang, 'transient');
   if (env.error_type === 'config') return t(lang, 'config');

@@ -55,7 +55,9 @@ function defaultMedia(a: ArtifactRef): OutboundMedia {
 function artifactsOf(inv: ToolInvocation): ArtifactRef[] {
   const list = inv.envelope.artifacts;
   return Array.isArray(list)
-    ? list.filter((a): a is ArtifactRef => !!a && typeof a === 'object' && typeof a.filename === 'string' && typeof a.local_path === 'string')
+    ? list.filter(
+        (a): a is ArtifactRef => !!a && typeof a === 'object' && typeof a.filename === 'string' && typeof a.local_path === 'string',
+      )
     : [];
 }
 
@@ -108,7 +110,13 @@ export function composeReply(args: ComposeArgs): OutboundMessage[] {
       exclusive.push(display.exclusive);
     } else if (plannerText === '') {
       // The prompt of a confirmation is shown by the buttons on button channels.
-      const md = c ? (caps.buttons ? '' : confirmPrompt(inv.envelope)) : isFailure(inv.envelope) ? failureText(inv.envelope, lang) : successText(inv.envelope, lang);
+      const md = c
+        ? caps.buttons
+          ? ''
+          : confirmPrompt(inv.envelope)
+        : isFailure(inv.envelope)
+          ? failureText(inv.envelope, lang)
+          : successText(inv.envelope, lang);
       if (md !== '') {
         parts.push({ kind: 'own', md, from: i });
         exclusive.push(false);

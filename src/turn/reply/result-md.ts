@@ -13,10 +13,30 @@ export { escapeMarkdown };
 
 /** Top-level envelope keys that are platform or model plumbing, never rendered as data. */
 export const INTERNAL_KEYS: ReadonlySet<string> = new Set([
-  'success', 'ok', 'error', 'error_type', 'non_retriable', 'need_param', 'redirect', 'action_note',
-  'user_message', 'display_md', 'display_only', 'artifacts', 'artifact_errors', 'for_user',
-  'confirm_token', 'expires_in_s', 'expires_at', 'need_confirm', 'message', 'summary', 'stack',
-  'traceback', 'offloaded', 'local_path',
+  'success',
+  'ok',
+  'error',
+  'error_type',
+  'non_retriable',
+  'need_param',
+  'redirect',
+  'action_note',
+  'user_message',
+  'display_md',
+  'display_only',
+  'artifacts',
+  'artifact_errors',
+  'for_user',
+  'confirm_token',
+  'expires_in_s',
+  'expires_at',
+  'need_confirm',
+  'message',
+  'summary',
+  'stack',
+  'traceback',
+  'offloaded',
+  'local_path',
 ]);
 
 /** Keys dropped at any depth. */

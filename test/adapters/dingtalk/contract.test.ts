@@ -12,18 +12,37 @@ import { BUTTON_PAYLOAD_LIMIT, DINGTALK_TEXT_LIMIT } from '../../../adapters/din
 import { callbackSign } from '../../../adapters/dingtalk/verify.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { ENGINES, openTestDb } from '../../helpers/db.ts';
-import { APP_KEY, FIXTURES, SECRETS, SEND_PATH, distinctMs, installDingtalk, isMarkdown, sentText, serveDownload } from './fake-dingtalk.ts';
+import {
+  APP_KEY,
+  FIXTURES,
+  SECRETS,
+  SEND_PATH,
+  distinctMs,
+  installDingtalk,
+  isMarkdown,
+  sentText,
+  serveDownload,
+} from './fake-dingtalk.ts';
 
 const BOT = SECRETS.chatbot_user_id;
 const START = Date.parse('2026-01-01T00:00:00Z');
 
 /** A robot callback body for the kit's generators. */
-function callback(p: { seq: number; chat: 'direct' | 'group'; senderId: string; staffId?: string; content: Record<string, unknown>; isInAtList?: boolean }): Buffer {
+function callback(p: {
+  seq: number;
+  chat: 'direct' | 'group';
+  senderId: string;
+  staffId?: string;
+  content: Record<string, unknown>;
+  isInAtList?: boolean;
+}): Buffer {
   const group = p.chat === 'group';
   return Buffer.from(
     JSON.stringify({
       conversationId: group ? 'cidKit+group+0001=' : `cidKit+p2p+${p.staffId ?? 'x'}=`,
-      ...(group ? { atUsers: p.isInAtList ? [{ dingtalkId: BOT }] : [], conversationTitle: '契约测试群', isInAtList: p.isInAtList === true } : {}),
+      ...(group
+        ? { atUsers: p.isInAtList ? [{ dingtalkId: BOT }] : [], conversationTitle: '契约测试群', isInAtList: p.isInAtList === true }
+        : {}),
       chatbotCorpId: 'dingtest00000000000001',
       chatbotUserId: BOT,
       msgId: `msgKit${p.seq}==`,
@@ -87,11 +106,23 @@ describeAdapterContract({
       });
     },
     buttonPress({ seq, data, actorId }) {
-      return callback({ seq, chat: 'direct', senderId: `$:LWCP_v1:$KitUser${seq}`, staffId: actorId, content: { msgtype: 'text', text: { content: data } } });
+      return callback({
+        seq,
+        chat: 'direct',
+        senderId: `$:LWCP_v1:$KitUser${seq}`,
+        staffId: actorId,
+        content: { msgtype: 'text', text: { content: data } },
+      });
     },
     ignoredEvent(seq) {
       // A forwarded chat record: a real message type the gateway does not handle.
-      return callback({ seq, chat: 'direct', senderId: `$:LWCP_v1:$KitUser${seq}`, staffId: 'kit_staff_001', content: { msgtype: 'chatRecord', content: { chatRecord: '[]' } } });
+      return callback({
+        seq,
+        chat: 'direct',
+        senderId: `$:LWCP_v1:$KitUser${seq}`,
+        staffId: 'kit_staff_001',
+        content: { msgtype: 'chatRecord', content: { chatRecord: '[]' } },
+      });
     },
   },
   outbound: {
@@ -108,7 +139,11 @@ describeAdapterContract({
     buttonLimitBytes: BUTTON_PAYLOAD_LIMIT,
     // No documented "markdown rejected" error exists; a 400 InvalidParameter on the msgParam is what a refused body gets (assumed).
     formattingRejected: { status: 400, json: { code: 'InvalidParameter.MsgParam', requestid: 'req-kit', message: 'msgParam 格式错误' } },
-    rateLimited: (s) => ({ status: 403, headers: { 'retry-after': String(s) }, json: { code: 'Forbidden.AccessDenied.QpsLimitForAppkeyAndApi', requestid: 'req-kit', message: '调用频率超过限制' } }),
+    rateLimited: (s) => ({
+      status: 403,
+      headers: { 'retry-after': String(s) },
+      json: { code: 'Forbidden.AccessDenied.QpsLimitForAppkeyAndApi', requestid: 'req-kit', message: '调用频率超过限制' },
+    }),
     permanentFailure: { status: 400, json: { code: 'InvalidParameter.userIds', requestid: 'req-kit', message: 'userIds 无效' } },
     serverFailure: { status: 500, json: { code: 'ServiceUnavailable', requestid: 'req-kit', message: '服务暂不可用' } },
     wellFormed(text) {

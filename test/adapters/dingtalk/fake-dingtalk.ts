@@ -50,7 +50,13 @@ export function distinctMs(atMs: number): number {
 export function signedRequest(body: Buffer | string | object, atMs: number, secret = SECRETS.app_secret): WebhookRequest {
   const raw = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   const ts = String(distinctMs(atMs));
-  return { method: 'POST', path: '', headers: { 'content-type': 'application/json; charset=utf-8', timestamp: ts, sign: callbackSign(ts, secret) }, query: {}, body: raw };
+  return {
+    method: 'POST',
+    path: '',
+    headers: { 'content-type': 'application/json; charset=utf-8', timestamp: ts, sign: callbackSign(ts, secret) },
+    query: {},
+    body: raw,
+  };
 }
 
 /** The parsed msgParam of an Open API send (null when not one). */
@@ -95,7 +101,8 @@ export function installDingtalk(fake: FakePlatform): DingtalkState {
       : { status: 401, json: { code: 'InvalidAuthentication', requestid: 'req-kit', message: '不合法的access_token' } };
   fake.route('POST', '/v1.0/oauth2/accessToken', (r) => {
     const b = r.json as { appKey?: string; appSecret?: string } | undefined;
-    if (b?.appKey !== APP_KEY || b.appSecret !== SECRETS.app_secret) return { status: 400, json: { code: 'invalidClientIdOrSecret', message: '无效的clientId或者clientSecret' } };
+    if (b?.appKey !== APP_KEY || b.appSecret !== SECRETS.app_secret)
+      return { status: 400, json: { code: 'invalidClientIdOrSecret', message: '无效的clientId或者clientSecret' } };
     state.tokenCalls++;
     return { json: { accessToken: state.token, expireIn: 7200 } };
   });
@@ -111,7 +118,11 @@ export function installDingtalk(fake: FakePlatform): DingtalkState {
   fake.route('POST', '/v1.0/robot/groupMessages/send', send);
   fake.route('POST', '/robot/sendBySession', { json: { errcode: 0, errmsg: 'ok' } });
   fake.route('POST', '/media/upload', (r) =>
-    authed(r, () => (r.parts.some((p) => p.name === 'media' && p.filename) ? { json: { errcode: 0, errmsg: 'ok', type: r.query.type, media_id: `@lADkit${++n}`, created_at: 1767225600000 } } : { json: { errcode: 40004, errmsg: '不合法的媒体文件类型' } })),
+    authed(r, () =>
+      r.parts.some((p) => p.name === 'media' && p.filename)
+        ? { json: { errcode: 0, errmsg: 'ok', type: r.query.type, media_id: `@lADkit${++n}`, created_at: 1767225600000 } }
+        : { json: { errcode: 40004, errmsg: '不合法的媒体文件类型' } },
+    ),
   );
   return state;
 }

@@ -18,11 +18,32 @@ import { createLogger } from '../../../src/log/logger.ts';
 import { migrate } from '../../../src/store/migrate.ts';
 import { describeEachEngine } from '../../helpers/db.ts';
 import { captureLog } from '../../inbox/helpers.ts';
-import { APP_KEY, EXPECTED, SECRETS, fixture, installDingtalk, msgParamOf, sentText, serveDownload, signedRequest, type DingtalkState } from './fake-dingtalk.ts';
+import {
+  APP_KEY,
+  EXPECTED,
+  SECRETS,
+  fixture,
+  installDingtalk,
+  msgParamOf,
+  sentText,
+  serveDownload,
+  signedRequest,
+  type DingtalkState,
+} from './fake-dingtalk.ts';
 
-const P2P = JSON.parse(fixture('text_single_chat.json').toString()) as { conversationId: string; sessionWebhookExpiredTime: number; createAt: number };
+const P2P = JSON.parse(fixture('text_single_chat.json').toString()) as {
+  conversationId: string;
+  sessionWebhookExpiredTime: number;
+  createAt: number;
+};
 const GROUP = JSON.parse(fixture('text_group_at.json').toString()) as { conversationId: string; sessionWebhookExpiredTime: number };
-const reply = (text: string, extra: Partial<OutboundMessage> = {}): OutboundMessage => ({ kind: 'reply', text, format: 'markdown', final: true, ...extra });
+const reply = (text: string, extra: Partial<OutboundMessage> = {}): OutboundMessage => ({
+  kind: 'reply',
+  text,
+  format: 'markdown',
+  final: true,
+  ...extra,
+});
 
 describeEachEngine('dingtalk replies', (db) => {
   let fake: FakePlatform;
@@ -30,7 +51,11 @@ describeEachEngine('dingtalk replies', (db) => {
   let adapter: WebhookAdapter;
   let host: RecordingHost;
   let t = 0;
-  const clock = { now: () => new Date(t), set: (v: string | Date) => void (t = new Date(v).getTime()), advance: (ms: number) => void (t += ms) };
+  const clock = {
+    now: () => new Date(t),
+    set: (v: string | Date) => void (t = new Date(v).getTime()),
+    advance: (ms: number) => void (t += ms),
+  };
 
   beforeAll(async () => {
     await migrate(db());
@@ -61,13 +86,25 @@ describeEachEngine('dingtalk replies', (db) => {
   async function deliverFixture(name: 'text_single_chat' | 'text_group_at'): Promise<void> {
     const c = EXPECTED.cases[`dingtalk/${name}.json`]!;
     t = Number(c.request.headers.timestamp);
-    const res = await adapter.handleWebhook({ method: 'POST', path: '', headers: { timestamp: c.request.headers.timestamp, sign: c.request.headers.sign }, query: {}, body: fixture(`${name}.json`) }, host);
+    const res = await adapter.handleWebhook(
+      {
+        method: 'POST',
+        path: '',
+        headers: { timestamp: c.request.headers.timestamp, sign: c.request.headers.sign },
+        query: {},
+        body: fixture(`${name}.json`),
+      },
+      host,
+    );
     expect(res.status).toBe(200);
   }
 
   it('issue 8: a reply while the session webhook is valid goes to that sessionWebhook as markdown with a title', async () => {
     await deliverFixture('text_single_chat');
-    const res = await adapter.send({ channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' }, reply('## 工单42\n\n进度：**处理中**'));
+    const res = await adapter.send(
+      { channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' },
+      reply('## 工单42\n\n进度：**处理中**'),
+    );
     expect(res.ok).toBe(true);
     const sends = fake.calls('/robot/sendBySession');
     expect(sends).toHaveLength(1);
@@ -82,7 +119,10 @@ describeEachEngine('dingtalk replies', (db) => {
   it('issue 8: a DingTalk reply after the session webhook expired falls back to the Open API (batchSend to the sender staff id)', async () => {
     await deliverFixture('text_single_chat');
     clock.set(new Date(P2P.sessionWebhookExpiredTime + 1));
-    const res = await adapter.send({ channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' }, reply('稍后回复'));
+    const res = await adapter.send(
+      { channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' },
+      reply('稍后回复'),
+    );
     expect(res).toMatchObject({ ok: true });
     expect(fake.calls('/robot/sendBySession')).toHaveLength(0);
     const [send] = fake.calls('/v1.0/robot/oToMessages/batchSend');
@@ -95,16 +135,25 @@ describeEachEngine('dingtalk replies', (db) => {
   it(`issue 8: the session webhook is not used in its last ${SESSION_MARGIN_MS / 1000} s; a group then goes through groupMessages/send`, async () => {
     await deliverFixture('text_group_at');
     clock.set(new Date(GROUP.sessionWebhookExpiredTime - SESSION_MARGIN_MS + 1));
-    const res = await adapter.send({ channel: 'dingtalk', account: 'default', chat_id: GROUP.conversationId, chat_type: 'group' }, reply('群里回复'));
+    const res = await adapter.send(
+      { channel: 'dingtalk', account: 'default', chat_id: GROUP.conversationId, chat_type: 'group' },
+      reply('群里回复'),
+    );
     expect(res.ok).toBe(true);
     expect(fake.calls('/robot/sendBySession')).toHaveLength(0);
-    expect(fake.calls('/v1.0/robot/groupMessages/send')[0]!.json).toMatchObject({ openConversationId: GROUP.conversationId, msgKey: 'sampleMarkdown' });
+    expect(fake.calls('/v1.0/robot/groupMessages/send')[0]!.json).toMatchObject({
+      openConversationId: GROUP.conversationId,
+      msgKey: 'sampleMarkdown',
+    });
   });
 
   it('issue 8: a session webhook that refuses the message is abandoned for the Open API within the same send', async () => {
     await deliverFixture('text_single_chat');
     fake.script('POST', '/robot/sendBySession', { json: { errcode: 300001, errmsg: 'session 不存在或已过期' } }, 1);
-    const res = await adapter.send({ channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' }, reply('回退'));
+    const res = await adapter.send(
+      { channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' },
+      reply('回退'),
+    );
     expect(res.ok).toBe(true);
     expect(fake.calls('/robot/sendBySession')).toHaveLength(1);
     expect(fake.calls('/v1.0/robot/oToMessages/batchSend')).toHaveLength(1);
@@ -115,7 +164,13 @@ describeEachEngine('dingtalk replies', (db) => {
     const msg = host.calls.at(-1)!.msg;
     expect(msg.reply_route, JSON.stringify(msg)).toEqual({ staff_id: 'test_staff_001' });
     // The target as the turn stores it on the outbox row (src/turn/turn.ts targetOf), then a restart: a new adapter, no memory.
-    const target = { channel: 'dingtalk' as const, account: 'default', chat_id: msg.chat.id, chat_type: 'direct' as const, route: msg.reply_route };
+    const target = {
+      channel: 'dingtalk' as const,
+      account: 'default',
+      chat_id: msg.chat.id,
+      chat_type: 'direct' as const,
+      route: msg.reply_route,
+    };
     const restarted = createDingtalkAdapter({
       account: 'default',
       appKey: APP_KEY,
@@ -133,7 +188,10 @@ describeEachEngine('dingtalk replies', (db) => {
   });
 
   it('issue 8: a single chat whose staff id is unknown (no callback seen, cid target) fails permanently, naming why', async () => {
-    const res = await adapter.send({ channel: 'dingtalk', account: 'default', chat_id: 'cidUnknown+p2p=', chat_type: 'direct' }, reply('x'));
+    const res = await adapter.send(
+      { channel: 'dingtalk', account: 'default', chat_id: 'cidUnknown+p2p=', chat_type: 'direct' },
+      reply('x'),
+    );
     expect(res).toMatchObject({ ok: false, retryable: false, code: 'no_staff_id' });
     expect(fake.requests).toHaveLength(0);
   });
@@ -165,7 +223,9 @@ describeEachEngine('dingtalk replies', (db) => {
       expect(res.status).toBe(200);
     }
     expect(host.calls.slice(before).map((c) => c.result)).toEqual(['accepted', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
-    const { rows } = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM skillgate.inbox_events WHERE dedupe_key = $1', ['dingtalk:msg:msgRedeliver0001==']);
+    const { rows } = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM skillgate.inbox_events WHERE dedupe_key = $1', [
+      'dingtalk:msg:msgRedeliver0001==',
+    ]);
     expect(rows[0]!.n).toBe(1);
   });
 
@@ -179,8 +239,15 @@ describeEachEngine('dingtalk replies', (db) => {
     const replay = { ...signed, body: Buffer.from(JSON.stringify(forged)) };
     expect((await adapter.handleWebhook(replay, host)).status).toBe(401);
     const replica = createDingtalkAdapter({
-      account: 'default', appKey: APP_KEY, appSecret: SECRETS.app_secret, robotCode: SECRETS.robot_code,
-      apiRoot: fake.baseUrl, oapiRoot: fake.baseUrl, db: db(), log: createLogger({ level: 'silent', pretty: false }), now: () => t,
+      account: 'default',
+      appKey: APP_KEY,
+      appSecret: SECRETS.app_secret,
+      robotCode: SECRETS.robot_code,
+      apiRoot: fake.baseUrl,
+      oapiRoot: fake.baseUrl,
+      db: db(),
+      log: createLogger({ level: 'silent', pretty: false }),
+      now: () => t,
     });
     expect((await replica.handleWebhook(replay, host)).status).toBe(401);
     // The platform's redelivery of the same bytes passes verification and is the inbox's duplicate.
@@ -192,17 +259,36 @@ describeEachEngine('dingtalk replies', (db) => {
   });
 
   it('a signed callback whose text carries NUL or a lone surrogate is stored by the inbox (U+FFFD), never a 5xx; valid text stays verbatim', async () => {
-    const raw = Buffer.from(JSON.stringify({ ...JSON.parse(fixture('text_single_chat.json').toString()), msgId: 'msgNul0001==', text: { content: 'a\u0000b' } }).replace('a\\u0000b', 'a\\u0000b\\ud800 😀'));
+    const raw = Buffer.from(
+      JSON.stringify({
+        ...JSON.parse(fixture('text_single_chat.json').toString()),
+        msgId: 'msgNul0001==',
+        text: { content: 'a\u0000b' },
+      }).replace('a\\u0000b', 'a\\u0000b\\ud800 😀'),
+    );
     expect((await adapter.handleWebhook(signedRequest(raw, t), host)).status).toBe(200);
-    const { rows } = await db().query<{ raw: string }>("SELECT payload->>'raw_input' AS raw FROM skillgate.inbox_events WHERE dedupe_key = $1", ['dingtalk:msg:msgNul0001==']);
+    const { rows } = await db().query<{ raw: string }>(
+      "SELECT payload->>'raw_input' AS raw FROM skillgate.inbox_events WHERE dedupe_key = $1",
+      ['dingtalk:msg:msgNul0001=='],
+    );
     expect(rows.map((r) => r.raw)).toEqual(['a\uFFFDb\uFFFD 😀']);
   });
 
   it('issue 8: a Chinese file name in: kept on the attachment, fetched through the download code with its bytes', async () => {
     const filename = '泵房3 巡检记录（2026-01）.xlsx';
     const data = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xe6, 0xb3, 0xb5, 0x00, 0xff]);
-    serveDownload(fake, 'dc_cn_file_0001', { filename, data, mime_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
-    const body = { ...JSON.parse(fixture('text_single_chat.json').toString()), msgId: 'msgCnFile0001==', msgtype: 'file', text: undefined, content: { fileName: filename, downloadCode: 'dc_cn_file_0001', spaceId: '1', fileId: '2' } };
+    serveDownload(fake, 'dc_cn_file_0001', {
+      filename,
+      data,
+      mime_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    });
+    const body = {
+      ...JSON.parse(fixture('text_single_chat.json').toString()),
+      msgId: 'msgCnFile0001==',
+      msgtype: 'file',
+      text: undefined,
+      content: { fileName: filename, downloadCode: 'dc_cn_file_0001', spaceId: '1', fileId: '2' },
+    };
     const before = host.accepted().length;
     expect((await adapter.handleWebhook(signedRequest(body, t), host)).status).toBe(200);
     const msg = host.accepted().slice(before)[0]!;
@@ -210,14 +296,32 @@ describeEachEngine('dingtalk replies', (db) => {
     const got = await adapter.fetchAttachment!(msg.attachments[0]!, msg);
     expect(got.data.equals(data)).toBe(true);
     expect(got.filename).toBe(filename);
-    expect(fake.calls('/v1.0/robot/messageFiles/download')[0]!.json).toEqual({ downloadCode: 'dc_cn_file_0001', robotCode: SECRETS.robot_code });
+    expect(fake.calls('/v1.0/robot/messageFiles/download')[0]!.json).toEqual({
+      downloadCode: 'dc_cn_file_0001',
+      robotCode: SECRETS.robot_code,
+    });
   });
 
   it('issue 8: confirm buttons are dtmd send-message links; pressing one comes back as a callback with the token; groups get the @ hint', async () => {
     await deliverFixture('text_single_chat');
     const token = `tok_${'y'.repeat(60)}`;
-    const confirm = { token, prompt_md: '确认删除 **3** 行？', options: [{ id: 'confirm' as const, label: '确认' }, { id: 'cancel' as const, label: '取消' }], expires_at: new Date(t + 300_000).toISOString() };
-    expect((await adapter.send({ channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' }, reply('', { confirm }))).ok).toBe(true);
+    const confirm = {
+      token,
+      prompt_md: '确认删除 **3** 行？',
+      options: [
+        { id: 'confirm' as const, label: '确认' },
+        { id: 'cancel' as const, label: '取消' },
+      ],
+      expires_at: new Date(t + 300_000).toISOString(),
+    };
+    expect(
+      (
+        await adapter.send(
+          { channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' },
+          reply('', { confirm }),
+        )
+      ).ok,
+    ).toBe(true);
     const text = sentText(fake.calls('/robot/sendBySession')[0]!)!;
     expect(text).toContain('确认删除 **3** 行？');
     const contents = [...text.matchAll(/\(dtmd:\/\/dingtalkclient\/sendMessage\?content=([^)]+)\)/g)].map((m) => decodeURIComponent(m[1]!));
@@ -241,8 +345,12 @@ describeEachEngine('dingtalk replies', (db) => {
 });
 
 it('issue 8: session webhooks are rebased onto DINGTALK_OAPI_ROOT; any other path is refused', () => {
-  expect(sessionWebhookUrl('https://oapi.dingtalk.com/robot/sendBySession?session=abc', 'http://127.0.0.1:9/')).toBe('http://127.0.0.1:9/robot/sendBySession?session=abc');
-  expect(sessionWebhookUrl('https://evil.example/robot/sendBySession?session=abc', 'https://oapi.dingtalk.com')).toBe('https://oapi.dingtalk.com/robot/sendBySession?session=abc');
+  expect(sessionWebhookUrl('https://oapi.dingtalk.com/robot/sendBySession?session=abc', 'http://127.0.0.1:9/')).toBe(
+    'http://127.0.0.1:9/robot/sendBySession?session=abc',
+  );
+  expect(sessionWebhookUrl('https://evil.example/robot/sendBySession?session=abc', 'https://oapi.dingtalk.com')).toBe(
+    'https://oapi.dingtalk.com/robot/sendBySession?session=abc',
+  );
   for (const bad of ['https://oapi.dingtalk.com/robot/send?access_token=x', 'file:///robot/sendBySession', 'not a url', '', null]) {
     expect(sessionWebhookUrl(bad, 'https://oapi.dingtalk.com')).toBeNull();
   }
@@ -250,13 +358,23 @@ it('issue 8: session webhooks are rebased onto DINGTALK_OAPI_ROOT; any other pat
 
 function factoryCtx(env: Record<string, string>, accounts: Record<string, unknown>[] = []) {
   const { log, lines } = captureLog();
-  const c = { db: undefined as never, log, env, config: { accounts } as never, defaultRoleId: 'default', dataDir: '/tmp', secretKey: Buffer.alloc(32) } as ChannelFactoryContext;
+  const c = {
+    db: undefined as never,
+    log,
+    env,
+    config: { accounts } as never,
+    defaultRoleId: 'default',
+    dataDir: '/tmp',
+    secretKey: Buffer.alloc(32),
+  } as ChannelFactoryContext;
   return { c, lines };
 }
 
 it('CONTRACTS §11: DINGTALK_* is account default, config accounts add more, off when unconfigured, start-up report without secrets', async () => {
   expect(await dingtalkChannel.create(factoryCtx({ DINGTALK_APP_SECRET: 's' }).c)).toEqual([]);
-  const { c, lines } = factoryCtx({ DINGTALK_APP_KEY: 'k', DINGTALK_APP_SECRET: 'secret-env' }, [{ channel: 'dingtalk', id: 'ops', role: 'default', app_key: 'k2', app_secret: 'secret-cfg', robot_code: 'r2' }]);
+  const { c, lines } = factoryCtx({ DINGTALK_APP_KEY: 'k', DINGTALK_APP_SECRET: 'secret-env' }, [
+    { channel: 'dingtalk', id: 'ops', role: 'default', app_key: 'k2', app_secret: 'secret-cfg', robot_code: 'r2' },
+  ]);
   const adapters = await dingtalkChannel.create(c);
   expect(adapters.map((a) => [a.channel, a.account])).toEqual([
     ['dingtalk', 'default'],
@@ -266,5 +384,7 @@ it('CONTRACTS §11: DINGTALK_* is account default, config accounts add more, off
   expect(report.map((l) => l.account)).toEqual(['default', 'ops']);
   expect(JSON.stringify(lines())).not.toMatch(/secret-env|secret-cfg/);
   await expect(dingtalkChannel.create(factoryCtx({ DINGTALK_APP_KEY: 'k' }).c)).rejects.toMatchObject({ key: 'DINGTALK_APP_SECRET' });
-  await expect(dingtalkChannel.create(factoryCtx({}, [{ channel: 'dingtalk', id: 'x', role: 'default', app_key: 'k' }]).c)).rejects.toBeInstanceOf(ConfigError);
+  await expect(
+    dingtalkChannel.create(factoryCtx({}, [{ channel: 'dingtalk', id: 'x', role: 'default', app_key: 'k' }]).c),
+  ).rejects.toBeInstanceOf(ConfigError);
 });

@@ -13,7 +13,9 @@ describe('dingtalk callback signature', () => {
     for (const [name, c] of Object.entries(EXPECTED.cases)) {
       const h = c.request.headers;
       expect(callbackSign(h.timestamp!, SECRETS.app_secret), name).toBe(h.sign);
-      expect(checkCallbackHeaders({ timestamp: h.timestamp, sign: h.sign }, SECRETS.app_secret, Number(h.timestamp) + 1000), name).toBe('ok');
+      expect(checkCallbackHeaders({ timestamp: h.timestamp, sign: h.sign }, SECRETS.app_secret, Number(h.timestamp) + 1000), name).toBe(
+        'ok',
+      );
     }
   });
 

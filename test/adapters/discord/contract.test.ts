@@ -17,7 +17,18 @@ import { verifyInteractionRequest, publicKeyFromHex } from '../../../adapters/di
 import type { WebhookAdapter } from '../../../src/channel/types.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { ENGINES, openTestDb } from '../../helpers/db.ts';
-import { appKeys, BOT, customIds, DM_CHANNEL, installDiscord, messageBody, messageCreate, signInteraction, TOKEN, USER } from './fake-discord.ts';
+import {
+  appKeys,
+  BOT,
+  customIds,
+  DM_CHANNEL,
+  installDiscord,
+  messageBody,
+  messageCreate,
+  signInteraction,
+  TOKEN,
+  USER,
+} from './fake-discord.ts';
 
 const casesDir = fileURLToPath(new URL('../../fixtures/adapters/discord', import.meta.url));
 const keys = appKeys();
@@ -81,7 +92,14 @@ describeAdapterContract({
   createAdapter: async (ctx) => {
     const now = () => ctx.clock.now();
     const a = new DiscordAdapter(
-      { account: ctx.account, token: TOKEN, apiRoot: `${ctx.fake.baseUrl}/api`, messageContent: true, publicKey: keys.publicHex, maxRetryDelayMs: 2000 },
+      {
+        account: ctx.account,
+        token: TOKEN,
+        apiRoot: `${ctx.fake.baseUrl}/api`,
+        messageContent: true,
+        publicKey: keys.publicHex,
+        maxRetryDelayMs: 2000,
+      },
       { db: ctx.db, log: createLogger({ level: 'silent' }), now, botInfo: BOT },
     );
     return kitAdapter(a, now);
@@ -104,7 +122,10 @@ describeAdapterContract({
           locale: 'zh-CN',
         }),
       ),
-    ignoredEvent: (seq) => Buffer.from(JSON.stringify({ op: 0, t: 'TYPING_START', s: seq, d: { channel_id: DM_CHANNEL, user_id: USER.id, timestamp: 1767225600 } })),
+    ignoredEvent: (seq) =>
+      Buffer.from(
+        JSON.stringify({ op: 0, t: 'TYPING_START', s: seq, d: { channel_id: DM_CHANNEL, user_id: USER.id, timestamp: 1767225600 } }),
+      ),
   },
   outbound: {
     sendPath: /^\/api\/v10\/channels\/\d+\/messages$/,
@@ -114,12 +135,17 @@ describeAdapterContract({
     },
     isFormatted: (r) => ((Number(messageBody(r).flags) || 0) & 4) === 0,
     buttonPayloads: customIds,
-    uploadedFiles: (r) => r.parts.filter((p) => p.filename !== null && /^files\[\d+\]$/.test(p.name)).map((p) => ({ filename: p.filename!, data: p.data })),
+    uploadedFiles: (r) =>
+      r.parts.filter((p) => p.filename !== null && /^files\[\d+\]$/.test(p.name)).map((p) => ({ filename: p.filename!, data: p.data })),
     maxLength: 2000,
     unit: 'utf16',
     buttonLimitBytes: 100,
     formattingRejected: { status: 400, json: { code: 50035, message: 'Invalid Form Body' } },
-    rateLimited: (s) => ({ status: 429, headers: { 'retry-after': String(s), 'x-ratelimit-scope': 'user' }, json: { message: 'You are being rate limited.', retry_after: s, global: false } }),
+    rateLimited: (s) => ({
+      status: 429,
+      headers: { 'retry-after': String(s), 'x-ratelimit-scope': 'user' },
+      json: { message: 'You are being rate limited.', retry_after: s, global: false },
+    }),
     permanentFailure: { status: 404, json: { code: 10003, message: 'Unknown Channel' } },
     serverFailure: { status: 502, body: 'Bad Gateway' },
     wellFormed: fenceProblem,
@@ -128,8 +154,17 @@ describeAdapterContract({
   attachments: {
     serve(fake, file) {
       const path = `/attachments/${DM_CHANNEL}/1700000000000000001/${encodeURIComponent(file.filename)}`;
-      fake.route('GET', /^\/attachments\/\d+\/1700000000000000001\/[^/]+$/, { headers: { 'content-type': file.mime_type }, body: file.data });
-      const att = { type: 'file' as const, filename: file.filename, mime_type: file.mime_type, size: file.data.length, platform_ref: { attachment_id: '1700000000000000001', url: `${fake.baseUrl}${path}?ex=1&is=2&hm=3&` } };
+      fake.route('GET', /^\/attachments\/\d+\/1700000000000000001\/[^/]+$/, {
+        headers: { 'content-type': file.mime_type },
+        body: file.data,
+      });
+      const att = {
+        type: 'file' as const,
+        filename: file.filename,
+        mime_type: file.mime_type,
+        size: file.data.length,
+        platform_ref: { attachment_id: '1700000000000000001', url: `${fake.baseUrl}${path}?ex=1&is=2&hm=3&` },
+      };
       const msg = JSON.parse(message({ seq: 1, text: 'file', chat: 'direct', sender: 'user', address: 'none' })!.toString()) as never;
       return { att, msg };
     },

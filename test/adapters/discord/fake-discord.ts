@@ -18,7 +18,14 @@ export const BOT = { id: '754679440998531171', username: 'test-gateway-bot' };
 export const DM_CHANNEL = '586907280998531075';
 export const GUILD = '335249040998531073';
 export const GUILD_CHANNEL = '335249460428931074';
-export const USER = { id: '544964240998531073', username: 'test_user', discriminator: '0', global_name: 'Test User', avatar: null, public_flags: 0 };
+export const USER = {
+  id: '544964240998531073',
+  username: 'test_user',
+  discriminator: '0',
+  global_name: 'Test User',
+  avatar: null,
+  public_flags: 0,
+};
 
 /** An Ed25519 application key pair (the public key as Discord shows it: 64 hex chars). */
 export function appKeys(): { publicHex: string; privateKey: KeyObject } {
@@ -30,7 +37,10 @@ export function appKeys(): { publicHex: string; privateKey: KeyObject } {
 /** Signing headers of an interactions-endpoint delivery at `at`. */
 export function signInteraction(privateKey: KeyObject, body: Buffer, at: Date): Record<string, string> {
   const ts = String(Math.floor(at.getTime() / 1000));
-  return { 'X-Signature-Ed25519': edSign(null, Buffer.concat([Buffer.from(ts), body]), privateKey).toString('hex'), 'X-Signature-Timestamp': ts };
+  return {
+    'X-Signature-Ed25519': edSign(null, Buffer.concat([Buffer.from(ts), body]), privateKey).toString('hex'),
+    'X-Signature-Timestamp': ts,
+  };
 }
 
 /** The JSON body of a create-message request (JSON, or multipart `payload_json`). */
@@ -64,11 +74,27 @@ export function installDiscord(fake: FakePlatform, gatewayUrl: () => string = ()
     const b = messageBody(r);
     const content = typeof b.content === 'string' ? b.content : '';
     const files = r.parts.filter((p) => p.filename !== null);
-    if (content.length > 2000) return { status: 400, json: { code: 50035, message: 'Invalid Form Body', errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } } };
+    if (content.length > 2000)
+      return {
+        status: 400,
+        json: {
+          code: 50035,
+          message: 'Invalid Form Body',
+          errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } },
+        },
+      };
     if (content === '' && files.length === 0 && !b.components) return apiError(400, 50006, 'Cannot send an empty message');
-    if (customIds(r).some((c) => c.length < 1 || c.length > 100)) return { status: 400, json: { code: 50035, message: 'Invalid Form Body' } };
+    if (customIds(r).some((c) => c.length < 1 || c.length > 100))
+      return { status: 400, json: { code: 50035, message: 'Invalid Form Body' } };
     nextId += 1n;
-    return { json: { id: String(nextId), channel_id: r.params.channel, content, attachments: files.map((f, i) => ({ id: String(i), filename: f.filename })) } };
+    return {
+      json: {
+        id: String(nextId),
+        channel_id: r.params.channel,
+        content,
+        attachments: files.map((f, i) => ({ id: String(i), filename: f.filename })),
+      },
+    };
   });
   fake.route('POST', '/api/v10/interactions/:id/:token/callback', { status: 204 });
   fake.route('POST', '/api/v10/channels/:channel/typing', { status: 204 });
@@ -148,7 +174,15 @@ export async function startFakeGateway(appFlags = 1 << 18): Promise<FakeGateway>
             op: 0,
             t: 'READY',
             s: 1,
-            d: { v: 10, user: { ...BOT, discriminator: '0099', bot: true, global_name: null, avatar: null }, guilds: [], session_id: 'sess-test', resume_gateway_url: `ws://127.0.0.1:${port}`, application: { id: BOT.id, flags: appFlags }, shard: [0, 1] },
+            d: {
+              v: 10,
+              user: { ...BOT, discriminator: '0099', bot: true, global_name: null, avatar: null },
+              guilds: [],
+              session_id: 'sess-test',
+              resume_gateway_url: `ws://127.0.0.1:${port}`,
+              application: { id: BOT.id, flags: appFlags },
+              shard: [0, 1],
+            },
           }),
         );
         identify();

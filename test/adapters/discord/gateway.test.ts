@@ -6,7 +6,15 @@
  * unhandled rejection, the connection still works.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRecordingHost, createClock, mutate, prng, startFakePlatform, type FakePlatform, type RecordingHost } from '../../../adapters/contract/index.ts';
+import {
+  createRecordingHost,
+  createClock,
+  mutate,
+  prng,
+  startFakePlatform,
+  type FakePlatform,
+  type RecordingHost,
+} from '../../../adapters/contract/index.ts';
 import { DiscordAdapter } from '../../../adapters/discord/index.ts';
 import { intentsFor } from '../../../adapters/discord/wire.ts';
 import { IntentsBitField } from 'discord.js';
@@ -70,13 +78,25 @@ for (const engine of ENGINES) {
       gw.push(messageCreate({ id: '1800000000000000001', content: '查询 工单 42', chat: 'direct', s: 3 }));
       await until(() => host.accepted().length > before, 'the message accepted');
       const msg = host.accepted().at(-1)!;
-      expect(msg).toMatchObject({ dedupe_key: 'discord:message:1800000000000000001', raw_input: '查询 工单 42', chat: { id: DM_CHANNEL, type: 'direct' }, addressed_to_bot: true });
+      expect(msg).toMatchObject({
+        dedupe_key: 'discord:message:1800000000000000001',
+        raw_input: '查询 工单 42',
+        chat: { id: DM_CHANNEL, type: 'direct' },
+        addressed_to_bot: true,
+      });
       fake.reset();
-      const res = await adapter.send({ channel: 'discord', account: 'default', chat_id: msg.chat.id }, { kind: 'reply', text: '工单 42：**已完成**', format: 'markdown', reply_to: msg.message_id });
+      const res = await adapter.send(
+        { channel: 'discord', account: 'default', chat_id: msg.chat.id },
+        { kind: 'reply', text: '工单 42：**已完成**', format: 'markdown', reply_to: msg.message_id },
+      );
       expect(res.ok).toBe(true);
       const sent = fake.calls(/\/channels\/\d+\/messages$/);
       expect(sent).toHaveLength(1);
-      expect(messageBody(sent[0]!)).toMatchObject({ content: '工单 42：**已完成**', message_reference: { message_id: '1800000000000000001' }, allowed_mentions: { parse: [] } });
+      expect(messageBody(sent[0]!)).toMatchObject({
+        content: '工单 42：**已完成**',
+        message_reference: { message_id: '1800000000000000001' },
+        allowed_mentions: { parse: [] },
+      });
     });
 
     it('issue 8 known failure: one dispatch redelivered five times is accepted once (dedup by message id)', async () => {
@@ -93,8 +113,25 @@ for (const engine of ENGINES) {
       const rnd = prng(8);
       const seeds = [
         messageCreate({ id: '1800000000000000003', content: `<@${BOT.id}> hi`, chat: 'group', mentions: [{ ...BOT, bot: true }] }),
-        messageCreate({ id: '1800000000000000004', content: 'file', chat: 'direct', attachments: [{ id: '9', filename: '报告.pdf', url: 'https://cdn.example/x', size: 3, content_type: 'application/pdf' }] }),
-        { op: 0, t: 'INTERACTION_CREATE', s: 5, d: { id: '1900000000000000001', token: 't', type: 3, channel_id: DM_CHANNEL, user: { id: '5', username: 'u' }, data: { custom_id: 'confirm:tok', component_type: 2 } } },
+        messageCreate({
+          id: '1800000000000000004',
+          content: 'file',
+          chat: 'direct',
+          attachments: [{ id: '9', filename: '报告.pdf', url: 'https://cdn.example/x', size: 3, content_type: 'application/pdf' }],
+        }),
+        {
+          op: 0,
+          t: 'INTERACTION_CREATE',
+          s: 5,
+          d: {
+            id: '1900000000000000001',
+            token: 't',
+            type: 3,
+            channel_id: DM_CHANNEL,
+            user: { id: '5', username: 'u' },
+            data: { custom_id: 'confirm:tok', component_type: 2 },
+          },
+        },
       ];
       for (let i = 0; i < 300; i++) {
         const seed = Buffer.from(JSON.stringify(seeds[i % seeds.length]));
@@ -112,7 +149,7 @@ for (const engine of ENGINES) {
       gw.push(messageCreate({ id: '1800000000000000099', content: 'still alive', chat: 'direct', s: 999 }));
       await until(() => host.accepted().some((m) => m.raw_input === 'still alive'), 'a message after the fuzz');
       expect(host.accepted().length).toBeGreaterThan(before);
-      expect(rejections.map((e) => (e as Error).stack?.split("\n").slice(0, 4).join(" | "))).toEqual([]);
+      expect(rejections.map((e) => (e as Error).stack?.split('\n').slice(0, 4).join(' | '))).toEqual([]);
     });
   });
 }

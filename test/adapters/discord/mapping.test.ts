@@ -15,15 +15,18 @@ import { GatewayIntentBits } from 'discord.js';
 import { renderDiscordMarkdown } from '../../../src/channel/render/discord.ts';
 import { BOT } from './fake-discord.ts';
 
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../fixtures/adapters/discord/${name}.json`, import.meta.url), 'utf8'));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/adapters/discord/${name}.json`, import.meta.url), 'utf8'));
 const NOW = new Date('2026-01-01T00:00:00Z');
 
 describe('discord mapping: gateway dispatch JSON → channel contract (shared fixtures)', () => {
   for (const name of ['dm_text', 'guild_mention_bot', 'attachments_image_pdf', 'interaction_button_confirm']) {
     it(`issue 8: discord/${name}.json maps to expected.json`, () => {
-      const c = JSON.parse(readFileSync(new URL(`../../fixtures/adapters/discord/${name}.inbound.json`, import.meta.url), 'utf8')) as { expected: { message: Record<string, unknown> } };
+      const c = JSON.parse(readFileSync(new URL(`../../fixtures/adapters/discord/${name}.inbound.json`, import.meta.url), 'utf8')) as {
+        expected: { message: Record<string, unknown> };
+      };
       const n = normalizeDispatch(fixture(name), 'default', BOT, NOW);
-      const msg = n.type === 'message' ? n.msg : n.type === 'callback' ? n.build((n.customId)) : null;
+      const msg = n.type === 'message' ? n.msg : n.type === 'callback' ? n.build(n.customId) : null;
       expect(matchSubset(msg, c.expected.message, 'message')).toEqual([]);
     });
   }
@@ -35,22 +38,47 @@ describe('discord mapping: gateway dispatch JSON → channel contract (shared fi
   });
 
   it('issue 8: mentions resolve to @name; the bot mention (both forms) is removed', () => {
-    const mentions = [{ id: BOT.id, username: BOT.username, global_name: null }, { id: '42', username: 'bob', global_name: 'Bob B' }];
+    const mentions = [
+      { id: BOT.id, username: BOT.username, global_name: null },
+      { id: '42', username: 'bob', global_name: 'Bob B' },
+    ];
     const r = resolveMentions(`<@!${BOT.id}> ask <@42> about <@99>`, mentions, BOT.id);
     expect(r).toEqual({ display: `@${BOT.username} ask @Bob B about <@99>`, withoutBot: 'ask @Bob B about <@99>', mentioned: true });
   });
 
   it('issue 8: a reply to the bot in a guild is addressed to it; our own and other bots’ messages are ignored', () => {
     const base = fixture('guild_mention_bot') as { d: Record<string, unknown> };
-    const reply = { ...base, d: { ...base.d, content: 'and pump-4?', mentions: [], message_reference: { message_id: '77' }, referenced_message: { author: { id: BOT.id, username: BOT.username, bot: true } } } };
+    const reply = {
+      ...base,
+      d: {
+        ...base.d,
+        content: 'and pump-4?',
+        mentions: [],
+        message_reference: { message_id: '77' },
+        referenced_message: { author: { id: BOT.id, username: BOT.username, bot: true } },
+      },
+    };
     const n = normalizeDispatch(reply, 'default', BOT, NOW);
     expect(n.type === 'message' && n.msg.addressed_to_bot && n.msg.reply_to).toEqual({ message_id: '77', author_is_bot: true });
-    expect(normalizeDispatch({ ...base, d: { ...base.d, author: { id: BOT.id, username: 'x', bot: true } } }, 'default', BOT, NOW).type).toBe('ignore');
-    expect(normalizeDispatch({ ...base, d: { ...base.d, author: { id: '5', username: 'y', bot: true } } }, 'default', BOT, NOW).type).toBe('ignore');
+    expect(
+      normalizeDispatch({ ...base, d: { ...base.d, author: { id: BOT.id, username: 'x', bot: true } } }, 'default', BOT, NOW).type,
+    ).toBe('ignore');
+    expect(normalizeDispatch({ ...base, d: { ...base.d, author: { id: '5', username: 'y', bot: true } } }, 'default', BOT, NOW).type).toBe(
+      'ignore',
+    );
   });
 
   it('issue 8: malformed dispatches are ignored, never thrown', () => {
-    for (const f of [null, 1, 'x', {}, { op: 0 }, { op: 0, t: 'MESSAGE_CREATE' }, { op: 0, t: 'MESSAGE_CREATE', d: { id: 5 } }, { op: 0, t: 'INTERACTION_CREATE', d: { id: '1', token: 't', type: 3, data: {} } }]) {
+    for (const f of [
+      null,
+      1,
+      'x',
+      {},
+      { op: 0 },
+      { op: 0, t: 'MESSAGE_CREATE' },
+      { op: 0, t: 'MESSAGE_CREATE', d: { id: 5 } },
+      { op: 0, t: 'INTERACTION_CREATE', d: { id: '1', token: 't', type: 3, data: {} } },
+    ]) {
       expect(normalizeDispatch(f, 'default', BOT, NOW).type).toBe('ignore');
     }
   });
@@ -58,7 +86,14 @@ describe('discord mapping: gateway dispatch JSON → channel contract (shared fi
 
 describe('discord intents and settings', () => {
   it('issue 8: intents are Guilds, GuildMessages, DirectMessages (+ MessageContent unless mention-only)', () => {
-    expect(intentsFor(true).sort()).toEqual([GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent].sort());
+    expect(intentsFor(true).sort()).toEqual(
+      [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.DirectMessages,
+        GatewayIntentBits.MessageContent,
+      ].sort(),
+    );
     expect(intentsFor(false)).not.toContain(GatewayIntentBits.MessageContent);
   });
 
@@ -72,10 +107,18 @@ describe('discord intents and settings', () => {
   });
 
   it('CONTRACTS §11: settings from the .env block; missing token and bad values name the key', () => {
-    const s = discordSettings({ channel: 'discord', id: 'default', role: 'r', source: 'env', values: { bot_token: 't', api_root: 'http://x/api/', message_content: 'off' } });
+    const s = discordSettings({
+      channel: 'discord',
+      id: 'default',
+      role: 'r',
+      source: 'env',
+      values: { bot_token: 't', api_root: 'http://x/api/', message_content: 'off' },
+    });
     expect(s).toMatchObject({ token: 't', apiRoot: 'http://x/api', messageContent: false, publicKey: null });
     expect(() => discordSettings({ channel: 'discord', id: 'default', role: 'r', source: 'env', values: {} })).toThrow(/token/);
-    expect(() => discordSettings({ channel: 'discord', id: 'b', role: 'r', source: 'config', values: { token: 't', public_key: 'zz' } })).toThrow(/public key/);
+    expect(() =>
+      discordSettings({ channel: 'discord', id: 'b', role: 'r', source: 'config', values: { token: 't', public_key: 'zz' } }),
+    ).toThrow(/public key/);
   });
 });
 

@@ -25,8 +25,15 @@ beforeAll(async () => {
   fake = await startFakePlatform();
   installOpenApi(fake);
   adapter = createFeishuAdapter({
-    account: 'enc', appId: SECRETS.app_id, appSecret: 'secret', domain: fake.baseUrl, mode: 'webhook', log,
-    verificationToken: SECRETS.verification_token, encryptKey: SECRETS.encrypt_key, now: () => FIXTURE_NOW_MS,
+    account: 'enc',
+    appId: SECRETS.app_id,
+    appSecret: 'secret',
+    domain: fake.baseUrl,
+    mode: 'webhook',
+    log,
+    verificationToken: SECRETS.verification_token,
+    encryptKey: SECRETS.encrypt_key,
+    now: () => FIXTURE_NOW_MS,
   });
 });
 afterAll(async () => {
@@ -41,7 +48,13 @@ describeEachEngine('webhook field bounds', (db) => {
   it('a signed event with a 300 000-character chat_id is 400 and not stored; the normal event is 200 and stored', async () => {
     const inbox = createInbox(db(), { log });
     const app = express();
-    app.use(createWebhookRouter({ adapterFor: () => adapter, host: () => ({ receive: (m) => inbox.receive(m), notice: async () => undefined }), log }));
+    app.use(
+      createWebhookRouter({
+        adapterFor: () => adapter,
+        host: () => ({ receive: (m) => inbox.receive(m), notice: async () => undefined }),
+        log,
+      }),
+    );
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     try {
@@ -51,7 +64,10 @@ describeEachEngine('webhook field bounds', (db) => {
         const res = await fetch(url, { method: 'POST', headers: req.headers as Record<string, string>, body: req.body });
         return res.status;
       };
-      const ev = JSON.parse(fixture('p2p_text.json').toString()) as { header: { event_id: string }; event: { message: { chat_id: string } } };
+      const ev = JSON.parse(fixture('p2p_text.json').toString()) as {
+        header: { event_id: string };
+        event: { message: { chat_id: string } };
+      };
       ev.header.event_id = 'huge_chat';
       ev.event.message.chat_id = 'oc_' + 'x'.repeat(300_000);
       expect(await post(JSON.stringify(ev))).toBe(400);

@@ -23,9 +23,20 @@ afterAll(async () => {
   await fake.close();
 });
 
-function ctx(env: Record<string, string>, accounts: Record<string, unknown>[] = []): { c: ChannelFactoryContext; lines: () => Record<string, unknown>[] } {
+function ctx(
+  env: Record<string, string>,
+  accounts: Record<string, unknown>[] = [],
+): { c: ChannelFactoryContext; lines: () => Record<string, unknown>[] } {
   const { log, lines } = captureLog();
-  const c = { db: undefined as never, log, env, config: { accounts } as never, defaultRoleId: 'default', dataDir: '/tmp', secretKey: Buffer.alloc(32) } as ChannelFactoryContext;
+  const c = {
+    db: undefined as never,
+    log,
+    env,
+    config: { accounts } as never,
+    defaultRoleId: 'default',
+    dataDir: '/tmp',
+    secretKey: Buffer.alloc(32),
+  } as ChannelFactoryContext;
   return { c, lines };
 }
 
@@ -35,10 +46,9 @@ describe('feishuChannel factory', () => {
   });
 
   it('the .env block is account default; mode ws without token/key, webhook with one; config accounts added; start-up report names each', async () => {
-    const { c, lines } = ctx(
-      { FEISHU_APP_ID: 'cli_a', FEISHU_APP_SECRET: 's', FEISHU_DOMAIN: fake.baseUrl },
-      [{ channel: 'feishu', id: 'ops', role: 'default', app_id: 'cli_b', app_secret: 's2', verification_token: 'vt', domain: 'lark' }],
-    );
+    const { c, lines } = ctx({ FEISHU_APP_ID: 'cli_a', FEISHU_APP_SECRET: 's', FEISHU_DOMAIN: fake.baseUrl }, [
+      { channel: 'feishu', id: 'ops', role: 'default', app_id: 'cli_b', app_secret: 's2', verification_token: 'vt', domain: 'lark' },
+    ]);
     const adapters = (await feishuChannel.create(c)) as FeishuAdapter[];
     expect(adapters.map((a) => [a.account, a.mode])).toEqual([
       ['default', 'ws'],
@@ -51,12 +61,21 @@ describe('feishuChannel factory', () => {
 
   it('refuses inconsistent accounts with the variable named', async () => {
     await expect(feishuChannel.create(ctx({ FEISHU_APP_ID: 'cli_a' }).c)).rejects.toMatchObject({ key: 'FEISHU_APP_SECRET' });
-    await expect(feishuChannel.create(ctx({ FEISHU_APP_ID: 'a', FEISHU_APP_SECRET: 's', FEISHU_MODE: 'webhook' }).c)).rejects.toBeInstanceOf(ConfigError);
-    await expect(feishuChannel.create(ctx({ FEISHU_APP_ID: 'a', FEISHU_APP_SECRET: 's', FEISHU_MODE: 'poll' }).c)).rejects.toMatchObject({ key: 'FEISHU_MODE' });
+    await expect(
+      feishuChannel.create(ctx({ FEISHU_APP_ID: 'a', FEISHU_APP_SECRET: 's', FEISHU_MODE: 'webhook' }).c),
+    ).rejects.toBeInstanceOf(ConfigError);
+    await expect(feishuChannel.create(ctx({ FEISHU_APP_ID: 'a', FEISHU_APP_SECRET: 's', FEISHU_MODE: 'poll' }).c)).rejects.toMatchObject({
+      key: 'FEISHU_MODE',
+    });
   });
 
   it('FEISHU_DOMAIN points the SDK at any base URL (webhook account answers through the fake)', async () => {
-    const { c } = ctx({ FEISHU_APP_ID: 'cli_a', FEISHU_APP_SECRET: 's', FEISHU_DOMAIN: fake.baseUrl, FEISHU_VERIFICATION_TOKEN: SECRETS.verification_token });
+    const { c } = ctx({
+      FEISHU_APP_ID: 'cli_a',
+      FEISHU_APP_SECRET: 's',
+      FEISHU_DOMAIN: fake.baseUrl,
+      FEISHU_VERIFICATION_TOKEN: SECRETS.verification_token,
+    });
     const [a] = (await feishuChannel.create(c)) as FeishuAdapter[];
     fake.reset();
     const host = recordingHost();
@@ -89,7 +108,12 @@ describe('long connection (WSClient) event mapping', () => {
     await h['im.message.receive_v1'](flattened('sender_app_ignored.json'));
     expect(host.received).toHaveLength(2);
     const exp = EXPECTED.cases['group_text_at_bot.json']!;
-    expect(host.received[0]).toMatchObject({ dedupe_key: exp.dedupe_key, display_input: exp.display_input, input_without_bot_mention: exp.input_without_bot_mention, mentioned_bot: true });
+    expect(host.received[0]).toMatchObject({
+      dedupe_key: exp.dedupe_key,
+      display_input: exp.display_input,
+      input_without_bot_mention: exp.input_without_bot_mention,
+      mentioned_bot: true,
+    });
     expect(host.received[1]).toMatchObject({ kind: 'callback', callback: { action: 'confirm', token: 'tok_test_7f3a9c' } });
     expect(toast).toMatchObject({ toast: { type: 'success' } });
   });
@@ -110,4 +134,3 @@ describe('lookups (contact API, cached)', () => {
     expect(await look.chatType('oc_test_p2p_000000000000000000001')).toBe('direct');
   });
 });
-

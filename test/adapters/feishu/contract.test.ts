@@ -21,7 +21,14 @@ const OTHER_BOT = 'ou_test_otherbot_0000000000000077';
 const SEND_PATH = /^\/open-apis\/im\/v1\/messages(\/[^/]+\/reply)?$/;
 
 function header(id: string, type: string): Record<string, string> {
-  return { event_id: id, token: SECRETS.verification_token, create_time: '1767225600000', event_type: type, tenant_key: 'tenant_test_0001', app_id: SECRETS.app_id };
+  return {
+    event_id: id,
+    token: SECRETS.verification_token,
+    create_time: '1767225600000',
+    event_type: type,
+    tenant_key: 'tenant_test_0001',
+    app_id: SECRETS.app_id,
+  };
 }
 
 /** The JSON of a card request's markdown (text of a delivering request). */
@@ -45,7 +52,9 @@ function buttonPayloads(req: RecordedRequest): string[] {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') {
       const o = v as Record<string, unknown>;
-      if (o.tag === 'button') for (const b of (o.behaviors as { type?: string; value?: unknown }[]) ?? []) if (b.type === 'callback') out.push(JSON.stringify(b.value));
+      if (o.tag === 'button')
+        for (const b of (o.behaviors as { type?: string; value?: unknown }[]) ?? [])
+          if (b.type === 'callback') out.push(JSON.stringify(b.value));
       Object.values(o).forEach(walk);
     }
   };
@@ -76,7 +85,11 @@ describeAdapterContract({
     const ts = String(Math.floor(at.getTime() / 1000));
     const nonce = 'kit-nonce-1';
     return {
-      headers: { 'X-Lark-Request-Timestamp': ts, 'X-Lark-Request-Nonce': nonce, 'X-Lark-Signature': eventSignature(ts, nonce, SECRETS.encrypt_key, encrypted) },
+      headers: {
+        'X-Lark-Request-Timestamp': ts,
+        'X-Lark-Request-Nonce': nonce,
+        'X-Lark-Signature': eventSignature(ts, nonce, SECRETS.encrypt_key, encrypted),
+      },
       body: encrypted,
     };
   },
@@ -87,7 +100,14 @@ describeAdapterContract({
       request: () => ({
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: Buffer.from(JSON.stringify({ encrypt: encryptEvent(JSON.stringify({ challenge: 'kit_challenge', token: SECRETS.verification_token, type: 'url_verification' }), SECRETS.encrypt_key) })),
+        body: Buffer.from(
+          JSON.stringify({
+            encrypt: encryptEvent(
+              JSON.stringify({ challenge: 'kit_challenge', token: SECRETS.verification_token, type: 'url_verification' }),
+              SECRETS.encrypt_key,
+            ),
+          }),
+        ),
       }),
       expect: { status: 200, body: { challenge: 'kit_challenge' } },
     },
@@ -102,7 +122,11 @@ describeAdapterContract({
           schema: '2.0',
           header: header(`kit_evt_${spec.seq}`, 'im.message.receive_v1'),
           event: {
-            sender: { sender_id: { open_id: sender, union_id: `on_${sender}`, ...(spec.sender === 'user' ? { user_id: 'test_user_001' } : {}) }, sender_type: spec.sender === 'user' ? 'user' : 'app', tenant_key: 'tenant_test_0001' },
+            sender: {
+              sender_id: { open_id: sender, union_id: `on_${sender}`, ...(spec.sender === 'user' ? { user_id: 'test_user_001' } : {}) },
+              sender_type: spec.sender === 'user' ? 'user' : 'app',
+              tenant_key: 'tenant_test_0001',
+            },
             message: {
               message_id: `om_kit_in_${spec.seq}`,
               create_time: '1767225600000',
@@ -110,7 +134,18 @@ describeAdapterContract({
               chat_type: spec.chat === 'direct' ? 'p2p' : 'group',
               message_type: 'text',
               content: JSON.stringify({ text: mention ? `@_user_1 ${spec.text}` : spec.text }),
-              ...(mention ? { mentions: [{ key: '@_user_1', id: { open_id: BOT, union_id: 'on_bot', user_id: '' }, name: 'Test Gateway Bot', tenant_key: 'tenant_test_0001' }] } : {}),
+              ...(mention
+                ? {
+                    mentions: [
+                      {
+                        key: '@_user_1',
+                        id: { open_id: BOT, union_id: 'on_bot', user_id: '' },
+                        name: 'Test Gateway Bot',
+                        tenant_key: 'tenant_test_0001',
+                      },
+                    ],
+                  }
+                : {}),
             },
           },
         }),
@@ -138,7 +173,13 @@ describeAdapterContract({
       );
     },
     ignoredEvent(seq) {
-      return Buffer.from(JSON.stringify({ schema: '2.0', header: header(`kit_other_${seq}`, 'im.chat.member.bot.added_v1'), event: { chat_id: 'oc_kit_group_0001' } }));
+      return Buffer.from(
+        JSON.stringify({
+          schema: '2.0',
+          header: header(`kit_other_${seq}`, 'im.chat.member.bot.added_v1'),
+          event: { chat_id: 'oc_kit_group_0001' },
+        }),
+      );
     },
   },
   outbound: {
@@ -157,8 +198,18 @@ describeAdapterContract({
     unit: 'bytes',
     // Card callback values are small JSON objects; no byte limit is documented, 1 KB is our own bound.
     buttonLimitBytes: 1024,
-    formattingRejected: { status: 400, json: { code: 230099, msg: 'Failed to create card content, ext=ErrCode: 11310; ErrMsg: card table number over limit; ErrorValue: table; ' } },
-    rateLimited: (s) => ({ status: 429, headers: { 'x-ogw-ratelimit-limit': '50', 'x-ogw-ratelimit-reset': String(s) }, json: { code: 99991400, msg: 'request trigger frequency limit' } }),
+    formattingRejected: {
+      status: 400,
+      json: {
+        code: 230099,
+        msg: 'Failed to create card content, ext=ErrCode: 11310; ErrMsg: card table number over limit; ErrorValue: table; ',
+      },
+    },
+    rateLimited: (s) => ({
+      status: 429,
+      headers: { 'x-ogw-ratelimit-limit': '50', 'x-ogw-ratelimit-reset': String(s) },
+      json: { code: 99991400, msg: 'request trigger frequency limit' },
+    }),
     permanentFailure: { status: 400, json: { code: 230002, msg: 'The bot can not be outside the group.' } },
     serverFailure: { status: 500, json: { code: 1500, msg: 'internal error' } },
     wellFormed(text) {
@@ -184,7 +235,12 @@ describeAdapterContract({
         },
         body: file.data,
       });
-      const att = { type: 'file' as const, filename: file.filename, mime_type: null, platform_ref: { message_id: 'om_kit_att', file_key: 'file_kit_att', resource_type: 'file' } };
+      const att = {
+        type: 'file' as const,
+        filename: file.filename,
+        mime_type: null,
+        platform_ref: { message_id: 'om_kit_att', file_key: 'file_kit_att', resource_type: 'file' },
+      };
       return {
         att,
         msg: {

@@ -39,7 +39,16 @@ export interface Frame {
 }
 
 export function encodeFrame(f: Frame): Buffer {
-  const out: number[] = [...tag(1, 0), ...varint(f.SeqID), ...tag(2, 0), ...varint(f.LogID), ...tag(3, 0), ...varint(f.service), ...tag(4, 0), ...varint(f.method)];
+  const out: number[] = [
+    ...tag(1, 0),
+    ...varint(f.SeqID),
+    ...tag(2, 0),
+    ...varint(f.LogID),
+    ...tag(3, 0),
+    ...varint(f.service),
+    ...tag(4, 0),
+    ...varint(f.method),
+  ];
   for (const h of f.headers) out.push(...bytesField(5, Buffer.from([...strField(1, h.key), ...strField(2, h.value)])));
   out.push(...bytesField(8, f.payload));
   return Buffer.from(out);
@@ -81,7 +90,8 @@ export function decodeFrame(buf: Buffer): Frame {
     else if (field === 4) f.method = Number(value);
     else if (field === 5) {
       const h = { key: '', value: '' };
-      for (const x of readFields(value as Buffer)) (x.field === 1 ? (h.key = (x.value as Buffer).toString('utf8')) : (h.value = (x.value as Buffer).toString('utf8')));
+      for (const x of readFields(value as Buffer))
+        x.field === 1 ? (h.key = (x.value as Buffer).toString('utf8')) : (h.value = (x.value as Buffer).toString('utf8'));
       f.headers.push(h);
     } else if (field === 8) f.payload = Buffer.from(value as Buffer);
   }
@@ -119,7 +129,10 @@ export async function startFakeFeishuWs(api: FakePlatform, appId: string): Promi
       json: {
         code: 0,
         msg: 'ok',
-        data: { URL: `ws://127.0.0.1:${port}/ws/v2?fpid=1&device_id=dev&service_id=${SERVICE_ID}`, ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 } },
+        data: {
+          URL: `ws://127.0.0.1:${port}/ws/v2?fpid=1&device_id=dev&service_id=${SERVICE_ID}`,
+          ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 },
+        },
       },
     };
   });
@@ -199,10 +212,24 @@ export async function startFakeFeishuWs(api: FakePlatform, appId: string): Promi
       const now = String(Date.now());
       const payload = {
         schema: '2.0',
-        header: { event_id: eventId, event_type: 'im.message.receive_v1', create_time: now, token: '', app_id: appId, tenant_key: 'tenant_ws' },
+        header: {
+          event_id: eventId,
+          event_type: 'im.message.receive_v1',
+          create_time: now,
+          token: '',
+          app_id: appId,
+          tenant_key: 'tenant_ws',
+        },
         event: {
           sender: { sender_id: { open_id: openId, union_id: `on_${openId}`, user_id: null }, sender_type: 'user', tenant_key: 'tenant_ws' },
-          message: { message_id: messageId, create_time: now, chat_id: `oc_p2p_${openId}`, chat_type: 'p2p', message_type: 'text', content: JSON.stringify({ text }) },
+          message: {
+            message_id: messageId,
+            create_time: now,
+            chat_id: `oc_p2p_${openId}`,
+            chat_type: 'p2p',
+            message_type: 'text',
+            content: JSON.stringify({ text }),
+          },
         },
       };
       unacked.set(eventId, { payload: Buffer.from(JSON.stringify(payload)), on: null });

@@ -24,11 +24,20 @@ export const CASES = Object.keys(EXPECTED.cases);
 
 /** A plain (unencrypted, unsigned) webhook request. */
 export function plainRequest(body: Buffer | string, headers: Record<string, string> = {}): WebhookRequest {
-  return { method: 'POST', path: '', headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, query: {}, body: Buffer.isBuffer(body) ? body : Buffer.from(body) };
+  return {
+    method: 'POST',
+    path: '',
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    query: {},
+    body: Buffer.isBuffer(body) ? body : Buffer.from(body),
+  };
 }
 
 /** The encrypted + signed form of `plain` (what Feishu sends with an Encrypt Key). */
-export function encryptedRequest(plain: Buffer | string, opts: { key?: string; timestampS: number; nonce?: string; signKey?: string }): WebhookRequest {
+export function encryptedRequest(
+  plain: Buffer | string,
+  opts: { key?: string; timestampS: number; nonce?: string; signKey?: string },
+): WebhookRequest {
   const key = opts.key ?? SECRETS.encrypt_key;
   const body = Buffer.from(JSON.stringify({ encrypt: encryptEvent(plain.toString(), key) }));
   const ts = String(opts.timestampS);
@@ -45,7 +54,9 @@ export function encryptedRequest(plain: Buffer | string, opts: { key?: string; t
  * database). Notices are recorded and, with `deliver`, sent at once through that adapter, as the
  * core's outbox would (once per event key).
  */
-export function recordingHost(deliver?: ChannelAdapter): AdapterHost & { received: InboundMessage[]; seen: Set<string>; notices: OutboxItem[] } {
+export function recordingHost(
+  deliver?: ChannelAdapter,
+): AdapterHost & { received: InboundMessage[]; seen: Set<string>; notices: OutboxItem[] } {
   const received: InboundMessage[] = [];
   const seen = new Set<string>();
   const notices: OutboxItem[] = [];

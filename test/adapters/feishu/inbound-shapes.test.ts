@@ -34,7 +34,11 @@ describe('Feishu inbound shapes', () => {
       event('post', {
         title: '日报',
         content: [
-          [{ tag: 'text', text: '见 ' }, { tag: 'a', text: '链接', href: 'https://e.example/x' }, { tag: 'emotion', emoji_type: 'SMILE' }],
+          [
+            { tag: 'text', text: '见 ' },
+            { tag: 'a', text: '链接', href: 'https://e.example/x' },
+            { tag: 'emotion', emoji_type: 'SMILE' },
+          ],
           [{ tag: 'code_block', language: 'Python', text: 'print(1)\n' }],
           [{ tag: 'hr' }],
           [{ tag: 'md', text: '**粗体**' }],
@@ -47,7 +51,9 @@ describe('Feishu inbound shapes', () => {
       { unknownTag: (t) => unknown.push(t) },
     );
     expect(n.outcome).toBe('message');
-    expect(n.message.raw_input).toBe('日报\n见 链接 (https://e.example/x)[SMILE]\n```python\nprint(1)\n```\n---\n**粗体**\n新元素[other_tag]');
+    expect(n.message.raw_input).toBe(
+      '日报\n见 链接 (https://e.example/x)[SMILE]\n```python\nprint(1)\n```\n---\n**粗体**\n新元素[other_tag]',
+    );
     expect(n.message.attachments.map((a) => [a.type, a.filename, (a.platform_ref as { file_key: string }).file_key])).toEqual([
       ['file', '附件一.pdf', 'file_in_content'],
       ['image', null, 'img_1'],
@@ -57,7 +63,11 @@ describe('Feishu inbound shapes', () => {
   });
 
   it('a mention naming the bot only by user_id or union_id addresses it when the account knows those ids', async () => {
-    const byUserId = event('text', { text: '@_user_1 查一下' }, { mentions: [{ key: '@_user_1', id: { user_id: 'bot_uid' }, name: '助手' }] });
+    const byUserId = event(
+      'text',
+      { text: '@_user_1 查一下' },
+      { mentions: [{ key: '@_user_1', id: { user_id: 'bot_uid' }, name: '助手' }] },
+    );
     expect((await norm(byUserId, {}, null)).message.mentioned_bot).toBe(false);
     const a = await norm(byUserId, { bot: { user_id: 'bot_uid' } }, null);
     expect(a.message).toMatchObject({ mentioned_bot: true, addressed_to_bot: true, input_without_bot_mention: '查一下' });

@@ -44,26 +44,43 @@ export function contentOf(req: RecordedRequest): { msg_type: string; content: Re
 /** The markdown of a card's markdown components, joined. */
 export function cardMarkdown(content: Record<string, unknown>): string {
   const elements = ((content.body as { elements?: unknown[] } | undefined)?.elements ?? []) as { tag?: string; content?: string }[];
-  return elements.filter((e) => e.tag === 'markdown').map((e) => e.content ?? '').join('\n');
+  return elements
+    .filter((e) => e.tag === 'markdown')
+    .map((e) => e.content ?? '')
+    .join('\n');
 }
 
 /** Install the routes; returns the state. */
 export function installOpenApi(fake: FakePlatform): OpenApiState {
   const state: OpenApiState = { withdrawn: new Set(), uuids: new Map() };
   let n = 0;
-  fake.route('POST', '/open-apis/auth/v3/tenant_access_token/internal', { json: { code: 0, msg: 'ok', tenant_access_token: 't-kit', expire: 7200 } });
-  fake.route('GET', '/open-apis/bot/v3/info', { json: { code: 0, msg: 'ok', bot: { open_id: SECRETS.bot_open_id, app_name: 'Test Gateway Bot' } } });
+  fake.route('POST', '/open-apis/auth/v3/tenant_access_token/internal', {
+    json: { code: 0, msg: 'ok', tenant_access_token: 't-kit', expire: 7200 },
+  });
+  fake.route('GET', '/open-apis/bot/v3/info', {
+    json: { code: 0, msg: 'ok', bot: { open_id: SECRETS.bot_open_id, app_name: 'Test Gateway Bot' } },
+  });
   fake.route('GET', '/open-apis/contact/v3/users/:id', (r) => {
     const name = SECRETS.directory[r.params.id!];
-    return name ? { json: { code: 0, msg: 'success', data: { user: { open_id: r.params.id, name } } } } : { status: 400, json: { code: 41050, msg: 'no user authority error' } };
+    return name
+      ? { json: { code: 0, msg: 'success', data: { user: { open_id: r.params.id, name } } } }
+      : { status: 400, json: { code: 41050, msg: 'no user authority error' } };
   });
-  fake.route('GET', '/open-apis/im/v1/chats/:id', (r) => ({ json: { code: 0, msg: 'success', data: { chat_mode: r.params.id!.includes('p2p') ? 'p2p' : 'group' } } }));
+  fake.route('GET', '/open-apis/im/v1/chats/:id', (r) => ({
+    json: { code: 0, msg: 'success', data: { chat_mode: r.params.id!.includes('p2p') ? 'p2p' : 'group' } },
+  }));
   const send = (r: RecordedRequest): FakeReply => {
     const c = contentOf(r);
     if (!c) return { status: 400, json: { code: 230001, msg: 'Your request contains an invalid request parameter, ext=invalid content.' } };
     if (r.params.id && state.withdrawn.has(r.params.id)) return { status: 400, json: { code: 230011, msg: 'The message was withdrawn.' } };
     if (c.msg_type === 'interactive' && countMdTables(cardMarkdown(c.content)) > 4) {
-      return { status: 400, json: { code: 230099, msg: 'Failed to create card content, ext=ErrCode: 11310; ErrMsg: card table number over limit; ErrorValue: table; ' } };
+      return {
+        status: 400,
+        json: {
+          code: 230099,
+          msg: 'Failed to create card content, ext=ErrCode: 11310; ErrMsg: card table number over limit; ErrorValue: table; ',
+        },
+      };
     }
     if (c.uuid && state.uuids.has(c.uuid)) return { json: { code: 0, msg: 'success', data: { message_id: state.uuids.get(c.uuid) } } };
     const id = `om_kit_${++n}`;
@@ -81,9 +98,24 @@ export function installOpenApi(fake: FakePlatform): OpenApiState {
       data: {
         items: [
           { message_id: 'om_doc_merge_0001', msg_type: 'merge_forward', body: { content: '{"content":"Merged and Forwarded Message"}' } },
-          { message_id: 'om_doc_merge_child_1', upper_message_id: 'om_doc_merge_0001', msg_type: 'text', body: { content: '{"text":"第一条"}' } },
-          { message_id: 'om_doc_merge_child_2', upper_message_id: 'om_doc_merge_0001', msg_type: 'text', body: { content: '{"text":"第二条"}' } },
-          { message_id: 'om_doc_merge_child_3', upper_message_id: 'om_doc_merge_0001', msg_type: 'file', body: { content: '{"file_key":"file_v3_doc_merge_3","file_name":"记录.xlsx"}' } },
+          {
+            message_id: 'om_doc_merge_child_1',
+            upper_message_id: 'om_doc_merge_0001',
+            msg_type: 'text',
+            body: { content: '{"text":"第一条"}' },
+          },
+          {
+            message_id: 'om_doc_merge_child_2',
+            upper_message_id: 'om_doc_merge_0001',
+            msg_type: 'text',
+            body: { content: '{"text":"第二条"}' },
+          },
+          {
+            message_id: 'om_doc_merge_child_3',
+            upper_message_id: 'om_doc_merge_0001',
+            msg_type: 'file',
+            body: { content: '{"file_key":"file_v3_doc_merge_3","file_name":"记录.xlsx"}' },
+          },
         ],
       },
     },

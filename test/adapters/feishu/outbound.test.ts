@@ -26,14 +26,28 @@ const dir = mkdtempSync(join(tmpdir(), 'feishu-out-'));
 beforeAll(async () => {
   fake = await startFakePlatform();
   state = installOpenApi(fake);
-  adapter = createFeishuAdapter({ account: 'default', appId: 'cli_x', appSecret: 's', verificationToken: 'v', domain: fake.baseUrl, mode: 'webhook', log });
+  adapter = createFeishuAdapter({
+    account: 'default',
+    appId: 'cli_x',
+    appSecret: 's',
+    verificationToken: 'v',
+    domain: fake.baseUrl,
+    mode: 'webhook',
+    log,
+  });
 });
 afterAll(async () => {
   await fake.close();
 });
 beforeEach(() => fake.reset());
 
-const reply = (text: string, extra: Partial<OutboundMessage> = {}): OutboundMessage => ({ kind: 'reply', text, format: 'markdown', final: true, ...extra });
+const reply = (text: string, extra: Partial<OutboundMessage> = {}): OutboundMessage => ({
+  kind: 'reply',
+  text,
+  format: 'markdown',
+  final: true,
+  ...extra,
+});
 const sends = () => fake.calls(SEND, 'POST');
 
 describe('Feishu outbound', () => {
@@ -93,7 +107,15 @@ describe('Feishu outbound', () => {
     writeFileSync(file, Buffer.from('%PDF-1.4 测试'));
     const msg = reply('见附件', { media: [{ kind: 'file', path: file, filename: '报表.pdf' }] });
     // First attempt: the text card goes out, the file message hits a server error.
-    fake.script('POST', '/open-apis/im/v1/messages', (r) => ((r.json as { msg_type?: string }).msg_type === 'file' ? { status: 500, json: { code: 1500, msg: 'internal error' } } : { status: 200, json: { code: 0, data: { message_id: 'om_first' } } }), 2);
+    fake.script(
+      'POST',
+      '/open-apis/im/v1/messages',
+      (r) =>
+        (r.json as { msg_type?: string }).msg_type === 'file'
+          ? { status: 500, json: { code: 1500, msg: 'internal error' } }
+          : { status: 200, json: { code: 0, data: { message_id: 'om_first' } } },
+      2,
+    );
     const first = await adapter.send(TARGET, msg, { idempotencyKey: 'outbox:77' });
     expect(first).toMatchObject({ ok: false, retryable: true });
     const firstUuids = sends().map((r) => contentOf(r)!.uuid);
@@ -111,7 +133,11 @@ describe('Feishu outbound', () => {
   it('HTTP 200 with code != 0 is a failure with the platform code (not retryable unless a rate limit)', async () => {
     fake.script('POST', SEND, { status: 200, json: { code: 230002, msg: 'The bot can not be outside the group.' } });
     expect(await adapter.send(TARGET, reply('x'))).toMatchObject({ ok: false, retryable: false, code: 230002 });
-    fake.script('POST', SEND, { status: 400, json: { code: 99991400, msg: 'request trigger frequency limit' }, headers: { 'x-ogw-ratelimit-reset': '7' } });
+    fake.script('POST', SEND, {
+      status: 400,
+      json: { code: 99991400, msg: 'request trigger frequency limit' },
+      headers: { 'x-ogw-ratelimit-reset': '7' },
+    });
     expect(await adapter.send(TARGET, reply('x'))).toMatchObject({ ok: false, retryable: true, retry_after_ms: 7000 });
     fake.script('POST', SEND, { status: 400, json: { code: 230020, msg: 'This chat is triggering the rate limit.' } });
     expect(await adapter.send(TARGET, reply('x'))).toMatchObject({ ok: false, retryable: true, retry_after_ms: null });
@@ -122,7 +148,15 @@ describe('Feishu outbound', () => {
     const png = join(dir, '现场.png');
     writeFileSync(pdf, Buffer.from('%PDF-1.4\n报修\n'));
     writeFileSync(png, Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
-    const res = await adapter.send(TARGET, reply('', { media: [{ kind: 'file', path: pdf, filename: '报修单.pdf' }, { kind: 'image', path: png, filename: '现场.png' }] }));
+    const res = await adapter.send(
+      TARGET,
+      reply('', {
+        media: [
+          { kind: 'file', path: pdf, filename: '报修单.pdf' },
+          { kind: 'image', path: png, filename: '现场.png' },
+        ],
+      }),
+    );
     expect(res.ok, res.ok ? '' : res.error).toBe(true);
     const order = fake.requests.filter((r) => r.method === 'POST' && !r.path.includes('auth')).map((r) => r.path);
     expect(order).toEqual(['/open-apis/im/v1/files', '/open-apis/im/v1/messages', '/open-apis/im/v1/images', '/open-apis/im/v1/messages']);
@@ -153,7 +187,11 @@ describe('Feishu outbound', () => {
   it('a retryable upload failure ends the attempt after the text; the retry resumes at the attachment', async () => {
     const pdf = join(dir, '稍后.pdf');
     writeFileSync(pdf, 'x');
-    fake.script('POST', '/open-apis/im/v1/files', { status: 429, headers: { 'x-ogw-ratelimit-reset': '2' }, json: { code: 99991400, msg: 'request trigger frequency limit' } });
+    fake.script('POST', '/open-apis/im/v1/files', {
+      status: 429,
+      headers: { 'x-ogw-ratelimit-reset': '2' },
+      json: { code: 99991400, msg: 'request trigger frequency limit' },
+    });
     const message = reply('见附件', { media: [{ kind: 'file', path: pdf, filename: '稍后.pdf' }] });
     const first = await adapter.send(TARGET, message);
     expect(first).toMatchObject({ ok: false, retryable: true, retry_after_ms: 2000, code: 99991400, parts_done: 1 });
@@ -164,7 +202,10 @@ describe('Feishu outbound', () => {
   });
 
   it('an unreadable media file is named, the text still sent', async () => {
-    const res = await adapter.send(TARGET, reply('文字', { media: [{ kind: 'file', path: join(dir, 'missing.pdf'), filename: 'missing.pdf' }] }));
+    const res = await adapter.send(
+      TARGET,
+      reply('文字', { media: [{ kind: 'file', path: join(dir, 'missing.pdf'), filename: 'missing.pdf' }] }),
+    );
     expect(res.ok).toBe(true);
     expect(sends().map((r) => contentOf(r)!.msg_type)).toEqual(['interactive', 'text']);
   });
@@ -196,7 +237,11 @@ describe('Feishu outbound', () => {
 
 describe('Feishu resources in', () => {
   const msg = { channel: 'feishu', account: 'default', message_id: 'om_r' } as InboundMessage;
-  const att = (key: string, filename: string | null = null) => ({ type: 'file' as const, filename, platform_ref: { message_id: 'om_r', file_key: key, resource_type: 'file' } });
+  const att = (key: string, filename: string | null = null) => ({
+    type: 'file' as const,
+    filename,
+    platform_ref: { message_id: 'om_r', file_key: key, resource_type: 'file' },
+  });
 
   it('file names: RFC 5987 filename* wins; a raw UTF-8 filename= is decoded; ASCII kept', () => {
     expect(dispositionFilename(`attachment; filename="x.pdf"; filename*=UTF-8''%E6%8A%A5%E4%BF%AE%E5%8D%95.pdf`)).toBe('报修单.pdf');
@@ -210,7 +255,10 @@ describe('Feishu resources in', () => {
   it('fetchAttachment downloads the bytes and reads the name and type from the answer', async () => {
     const data = Buffer.from('PDF 字节 \u0000\u00ff');
     fake.route('GET', '/open-apis/im/v1/messages/om_r/resources/file_raw', {
-      headers: { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="${Buffer.from('维修记录.pdf').toString('latin1')}"` },
+      headers: {
+        'content-type': 'application/pdf',
+        'content-disposition': `attachment; filename="${Buffer.from('维修记录.pdf').toString('latin1')}"`,
+      },
       body: data,
     });
     const got = await adapter.fetchAttachment!(att('file_raw'), msg);

@@ -5,7 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { checkSignature, decryptEvent, encryptEvent, eventSignature, freshTimestamp, legacyCardSignature, signatureHeaders, tokenOf } from '../../../adapters/feishu/verify.ts';
+import {
+  checkSignature,
+  decryptEvent,
+  encryptEvent,
+  eventSignature,
+  freshTimestamp,
+  legacyCardSignature,
+  signatureHeaders,
+  tokenOf,
+} from '../../../adapters/feishu/verify.ts';
 import { safeEqual } from '../../../src/channel/safe-equal.ts';
 import { SECRETS } from './helpers.ts';
 
@@ -14,7 +23,8 @@ describe('Feishu verify', () => {
     // open.feishu.cn event subscription guide, "Decrypt" sample.
     expect(decryptEvent('P37w+VZImNgPEO1RBhJ6RtKl7n6zymIbEG1pReEzghk=', 'test key')).toBe('hello world');
     expect(decryptEvent('P37w+VZImNgPEO1RBhJ6RtKl7n6zymIbEG1pReEzghk=', 'other key')).not.toBe('hello world');
-    for (const bad of ['', 'AAAA', '!!!', 'a'.repeat(7), Buffer.alloc(40).toString('base64')]) expect(decryptEvent(bad, 'test key')).toBeNull();
+    for (const bad of ['', 'AAAA', '!!!', 'a'.repeat(7), Buffer.alloc(40).toString('base64')])
+      expect(decryptEvent(bad, 'test key')).toBeNull();
   });
 
   it('encrypt/decrypt round trip keeps Chinese text and emoji byte for byte', () => {
@@ -28,11 +38,15 @@ describe('Feishu verify', () => {
     expect(sig).toBe(createHash('sha256').update(`1736928000n1k${raw.toString()}`).digest('hex'));
     const now = 1736928000 * 1000;
     expect(checkSignature({ timestamp: '1736928000', nonce: 'n1', signature: sig }, raw, { encryptKey: 'k' }, now)).toBe('ok');
-    expect(checkSignature({ timestamp: '1736928000', nonce: 'n1', signature: sig.toUpperCase() }, raw, { encryptKey: 'k' }, now)).toBe('ok');
+    expect(checkSignature({ timestamp: '1736928000', nonce: 'n1', signature: sig.toUpperCase() }, raw, { encryptKey: 'k' }, now)).toBe(
+      'ok',
+    );
     const reserialized = Buffer.from(JSON.stringify(JSON.parse(raw.toString())));
     expect(checkSignature({ timestamp: '1736928000', nonce: 'n1', signature: sig }, reserialized, { encryptKey: 'k' }, now)).toBe('bad');
     const legacy = legacyCardSignature('1736928000', 'n1', 'vt', raw);
-    expect(checkSignature({ timestamp: '1736928000', nonce: 'n1', signature: legacy }, raw, { encryptKey: 'k', verificationToken: 'vt' }, now)).toBe('ok_legacy_card');
+    expect(
+      checkSignature({ timestamp: '1736928000', nonce: 'n1', signature: legacy }, raw, { encryptKey: 'k', verificationToken: 'vt' }, now),
+    ).toBe('ok_legacy_card');
   });
 
   it('replay window is 300 s both ways, non-integers refused', () => {

@@ -27,7 +27,12 @@ beforeAll(async () => {
   installOpenApi(fake);
   const base = { appId: SECRETS.app_id, appSecret: 'secret', domain: fake.baseUrl, mode: 'webhook' as const, log, now: () => now };
   plainAdapter = createFeishuAdapter({ ...base, account: 'default', verificationToken: SECRETS.verification_token });
-  encAdapter = createFeishuAdapter({ ...base, account: 'enc', verificationToken: SECRETS.verification_token, encryptKey: SECRETS.encrypt_key });
+  encAdapter = createFeishuAdapter({
+    ...base,
+    account: 'enc',
+    verificationToken: SECRETS.verification_token,
+    encryptKey: SECRETS.encrypt_key,
+  });
 });
 afterAll(async () => {
   await fake.close();
@@ -65,7 +70,8 @@ describe('Feishu golden cases (shared/fixtures/feishu)', () => {
       fake.reset();
       for (const name of CASES) {
         const exp = EXPECTED.cases[name]!;
-        const req = form === 'plain' ? plainRequest(fixture(name)) : encryptedRequest(fixture(name), { timestampS: Math.floor(now / 1000) });
+        const req =
+          form === 'plain' ? plainRequest(fixture(name)) : encryptedRequest(fixture(name), { timestampS: Math.floor(now / 1000) });
         const before = host.received.length;
         const res = await adapter.handleWebhook(req, host);
         expect(res.status, name).toBe(200);
@@ -120,7 +126,9 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
   it('encrypted mode: wrong signature, missing signature, plaintext body, a foreign key → 401', async () => {
     const host = recordingHost();
     const good = encryptedRequest(body, { timestampS: ts() });
-    expect((await encAdapter.handleWebhook({ ...good, headers: { ...good.headers, 'x-lark-signature': 'a'.repeat(64) } }, host)).status).toBe(401);
+    expect(
+      (await encAdapter.handleWebhook({ ...good, headers: { ...good.headers, 'x-lark-signature': 'a'.repeat(64) } }, host)).status,
+    ).toBe(401);
     const { 'x-lark-signature': _s, ...unsigned } = good.headers;
     expect((await encAdapter.handleWebhook({ ...good, headers: unsigned }, host)).status).toBe(401);
     expect((await encAdapter.handleWebhook(plainRequest(body), host)).status).toBe(401);
@@ -178,7 +186,10 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
       expect((await adapter.handleWebhook(plainRequest('[1,2]'), host)).status).toBe(401);
     }
     // With an encrypt key, an unsigned object other than exactly {encrypt} is refused before decrypting.
-    const extra = { encrypt: encryptEvent(fixture('url_verification_plain.json').toString(), SECRETS.encrypt_key), type: 'url_verification' };
+    const extra = {
+      encrypt: encryptEvent(fixture('url_verification_plain.json').toString(), SECRETS.encrypt_key),
+      type: 'url_verification',
+    };
     expect((await encAdapter.handleWebhook(plainRequest(JSON.stringify(extra)), host)).status).toBe(401);
     expect(host.received).toEqual([]);
   });
@@ -196,9 +207,17 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
     const signedGarbage = encryptedRequest('x', { timestampS: ts() });
     const b = Buffer.from(JSON.stringify({ encrypt: 'AAAA' }));
     const sig = eventSignature(signedGarbage.headers['x-lark-request-timestamp']!, 'n', SECRETS.encrypt_key, b);
-    const bad = plainRequest(b, { 'x-lark-request-timestamp': signedGarbage.headers['x-lark-request-timestamp']!, 'x-lark-request-nonce': 'n', 'x-lark-signature': sig });
+    const bad = plainRequest(b, {
+      'x-lark-request-timestamp': signedGarbage.headers['x-lark-request-timestamp']!,
+      'x-lark-request-nonce': 'n',
+      'x-lark-signature': sig,
+    });
     expect((await encAdapter.handleWebhook(bad, host)).status).toBe(400);
-    const other = { schema: '2.0', header: { event_id: 'e1', event_type: 'im.chat.member.bot.added_v1', token: SECRETS.verification_token }, event: {} };
+    const other = {
+      schema: '2.0',
+      header: { event_id: 'e1', event_type: 'im.chat.member.bot.added_v1', token: SECRETS.verification_token },
+      event: {},
+    };
     expect(await plainAdapter.handleWebhook(plainRequest(JSON.stringify(other)), host)).toMatchObject({ status: 200 });
     const v1 = { uuid: 'u1', token: SECRETS.verification_token, ts: '1', type: 'event_callback', event: { type: 'message' } };
     expect(await plainAdapter.handleWebhook(plainRequest(JSON.stringify(v1)), host)).toMatchObject({ status: 200 });
@@ -219,8 +238,14 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
       }),
     );
     const t = String(ts());
-    const headers = { 'x-lark-request-timestamp': t, 'x-lark-request-nonce': 'n1', 'x-lark-signature': legacyCardSignature(t, 'n1', SECRETS.verification_token, legacy) };
-    expect((await plainAdapter.handleWebhook(plainRequest(legacy, { ...headers, 'x-lark-signature': 'f'.repeat(40) }), host)).status).toBe(401);
+    const headers = {
+      'x-lark-request-timestamp': t,
+      'x-lark-request-nonce': 'n1',
+      'x-lark-signature': legacyCardSignature(t, 'n1', SECRETS.verification_token, legacy),
+    };
+    expect((await plainAdapter.handleWebhook(plainRequest(legacy, { ...headers, 'x-lark-signature': 'f'.repeat(40) }), host)).status).toBe(
+      401,
+    );
     // The legacy signature does not authorize anything but a legacy card callback.
     const event = fixture('p2p_text.json');
     const evHeaders = { ...headers, 'x-lark-signature': legacyCardSignature(t, 'n1', SECRETS.verification_token, event) };
@@ -228,7 +253,12 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
     const res = await plainAdapter.handleWebhook(plainRequest(legacy, headers), host);
     expect(res.status).toBe(200);
     expect(host.received).toHaveLength(1);
-    expect(host.received[0]).toMatchObject({ kind: 'callback', callback: { action: 'confirm', token: 'tok_legacy' }, chat: { type: 'direct' }, actor: { display_name: 'Test User' } });
+    expect(host.received[0]).toMatchObject({
+      kind: 'callback',
+      callback: { action: 'confirm', token: 'tok_legacy' },
+      chat: { type: 'direct' },
+      actor: { display_name: 'Test User' },
+    });
   });
 
   it('a webhook account with neither token nor key refuses everything (fail closed)', async () => {
@@ -248,7 +278,12 @@ describe('Feishu through the real webhook route (raw body, CONTRACTS.md §6)', (
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/feishu/enc`;
       const body = Buffer.from(`{\n  "encrypt" : "${encryptEvent(fixture('p2p_text.json').toString(), SECRETS.encrypt_key)}"\n}\n`);
       const t = String(Math.floor(now / 1000));
-      const headers = { 'content-type': 'application/json', 'x-lark-request-timestamp': t, 'x-lark-request-nonce': 'n9', 'x-lark-signature': eventSignature(t, 'n9', SECRETS.encrypt_key, body) };
+      const headers = {
+        'content-type': 'application/json',
+        'x-lark-request-timestamp': t,
+        'x-lark-request-nonce': 'n9',
+        'x-lark-signature': eventSignature(t, 'n9', SECRETS.encrypt_key, body),
+      };
       const compact = Buffer.from(JSON.stringify(JSON.parse(body.toString())));
       expect((await fetch(url, { method: 'POST', headers, body: compact })).status).toBe(401);
       const res = await fetch(url, { method: 'POST', headers, body });
@@ -260,4 +295,3 @@ describe('Feishu through the real webhook route (raw body, CONTRACTS.md §6)', (
     }
   });
 });
-

@@ -82,7 +82,10 @@ describe('telegram adapter against the fake Bot API', () => {
     await fake.close();
   });
   const make = (mode: 'webhook' | 'polling', publicUrl?: string) =>
-    new TelegramAdapter({ account: 'default', token: TOKEN, webhookSecret: SECRET, mode, apiRoot: fake.baseUrl, maxRetryDelayS: 0 }, { db, log: silent, publicUrl });
+    new TelegramAdapter(
+      { account: 'default', token: TOKEN, webhookSecret: SECRET, mode, apiRoot: fake.baseUrl, maxRetryDelayS: 0 },
+      { db, log: silent, publicUrl },
+    );
 
   it('webhook mode registers <public url>/webhooks/telegram/<account> with the secret token on start', async () => {
     fake.reset();
@@ -95,8 +98,30 @@ describe('telegram adapter against the fake Bot API', () => {
   it('polling: deleteWebhook, then getUpdates with an advancing offset; updates reach the host; stop ends the loop', async () => {
     fake.reset();
     const batches = [
-      [{ update_id: 7, message: { message_id: 1, from: { id: 10000001, is_bot: false, first_name: 'Ann' }, chat: { id: 10000001, type: 'private' }, date: 1, text: '你好' } }],
-      [{ update_id: 8, message: { message_id: 2, from: { id: 10000001, is_bot: false, first_name: 'Ann' }, chat: { id: 10000001, type: 'private' }, date: 2, text: 'again' } }],
+      [
+        {
+          update_id: 7,
+          message: {
+            message_id: 1,
+            from: { id: 10000001, is_bot: false, first_name: 'Ann' },
+            chat: { id: 10000001, type: 'private' },
+            date: 1,
+            text: '你好',
+          },
+        },
+      ],
+      [
+        {
+          update_id: 8,
+          message: {
+            message_id: 2,
+            from: { id: 10000001, is_bot: false, first_name: 'Ann' },
+            chat: { id: 10000001, type: 'private' },
+            date: 2,
+            text: 'again',
+          },
+        },
+      ],
     ];
     fake.route('POST', '/bot:token/getUpdates', () => ({ json: { ok: true, result: batches.shift() ?? [] } }));
     const got: InboundMessage[] = [];
@@ -104,7 +129,10 @@ describe('telegram adapter against the fake Bot API', () => {
     const a = make('polling');
     await a.start(host);
     await until(() => got.length === 2, 'two polled updates');
-    await until(() => fake.calls(/\/getUpdates$/).some((r) => (r.json as { offset?: number }).offset === 9), 'the poll after the second update');
+    await until(
+      () => fake.calls(/\/getUpdates$/).some((r) => (r.json as { offset?: number }).offset === 9),
+      'the poll after the second update',
+    );
     await a.stop();
     expect(got.map((m) => [m.dedupe_key, m.raw_input])).toEqual([
       ['telegram:update:7', '你好'],
@@ -114,12 +142,17 @@ describe('telegram adapter against the fake Bot API', () => {
     expect(names.indexOf('deleteWebhook')).toBeLessThan(names.indexOf('getUpdates'));
     const offsets = fake.calls(/\/getUpdates$/).map((r) => (r.json as { offset?: number }).offset);
     expect(offsets.slice(0, 3)).toEqual([undefined, 8, 9]);
-    expect(await a.handleWebhook({ method: 'POST', path: '', headers: {}, query: {}, body: Buffer.from('{}') }, host)).toMatchObject({ status: 404 });
+    expect(await a.handleWebhook({ method: 'POST', path: '', headers: {}, query: {}, body: Buffer.from('{}') }, host)).toMatchObject({
+      status: 404,
+    });
   });
 
   it('polling: an update the host cannot store is fetched again (offset not advanced)', async () => {
     fake.reset();
-    const update = { update_id: 20, message: { message_id: 3, from: { id: 1, is_bot: false, first_name: 'A' }, chat: { id: 1, type: 'private' }, date: 3, text: 'x' } };
+    const update = {
+      update_id: 20,
+      message: { message_id: 3, from: { id: 1, is_bot: false, first_name: 'A' }, chat: { id: 1, type: 'private' }, date: 3, text: 'x' },
+    };
     fake.route('POST', '/bot:token/getUpdates', () => ({ json: { ok: true, result: [update] } }));
     const keys: string[] = [];
     let advancedEarly = -1;
@@ -128,7 +161,8 @@ describe('telegram adapter against the fake Bot API', () => {
         keys.push(m.dedupe_key);
         if (keys.length === 1) throw new Error('database down');
         // the offset must not have moved past update 20 before it was stored
-        if (advancedEarly < 0) advancedEarly = fake.calls(/\/getUpdates$/).filter((r) => (r.json as { offset?: number }).offset === 21).length;
+        if (advancedEarly < 0)
+          advancedEarly = fake.calls(/\/getUpdates$/).filter((r) => (r.json as { offset?: number }).offset === 21).length;
         return 'accepted';
       },
       notice: async () => undefined,
@@ -147,7 +181,10 @@ describe('telegram adapter against the fake Bot API', () => {
     const att = { type: 'file' as const, filename: '大文件.zip', size: 21 * 1024 * 1024, platform_ref: { file_id: 'big' } };
     await expect(a.fetchAttachment(att)).rejects.toThrow(/文件「大文件.zip」超过 20 MB/);
     expect(fake.requests).toHaveLength(0);
-    fake.script('POST', '/bot:token/getFile', { status: 400, json: { ok: false, error_code: 400, description: 'Bad Request: file is too big' } });
+    fake.script('POST', '/bot:token/getFile', {
+      status: 400,
+      json: { ok: false, error_code: 400, description: 'Bad Request: file is too big' },
+    });
     await expect(a.fetchAttachment({ ...att, size: null })).rejects.toThrow(/20 MB/);
     // typed, so the turn tells the user the limit (AttachmentTooLargeError)
     await expect(a.fetchAttachment(att)).rejects.toMatchObject({ name: 'AttachmentTooLargeError', limitBytes: 20 * 1024 * 1024 });
@@ -179,6 +216,8 @@ describe('telegram helpers', () => {
   });
 
   it('htmlToText keeps link targets and decodes entities (the plain-text retry)', () => {
-    expect(htmlToText('<b>x</b> &lt;&amp;&gt; <a href="https://e.example/?a=1&amp;b=2">doc</a> &#128512;')).toBe('x <&> doc (https://e.example/?a=1&b=2) 😀');
+    expect(htmlToText('<b>x</b> &lt;&amp;&gt; <a href="https://e.example/?a=1&amp;b=2">doc</a> &#128512;')).toBe(
+      'x <&> doc (https://e.example/?a=1&b=2) 😀',
+    );
   });
 });

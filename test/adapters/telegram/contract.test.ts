@@ -35,10 +35,16 @@ function message(spec: EventSpec): Buffer | null {
   }
   const from = spec.sender === 'self' ? SELF : spec.sender === 'other_bot' ? OTHER_BOT : USER;
   const chat = spec.chat === 'group' ? GROUP : PRIVATE;
-  return Buffer.from(JSON.stringify({ update_id: 600_000_000 + spec.seq, message: { message_id: spec.seq, from, chat, date: 1736928000, text, ...(entities.length ? { entities } : {}) } }));
+  return Buffer.from(
+    JSON.stringify({
+      update_id: 600_000_000 + spec.seq,
+      message: { message_id: spec.seq, from, chat, date: 1736928000, text, ...(entities.length ? { entities } : {}) },
+    }),
+  );
 }
 
-const replyMarkup = (r: RecordedRequest) => telegramBody(r).reply_markup as { inline_keyboard?: { callback_data?: string }[][] } | undefined;
+const replyMarkup = (r: RecordedRequest) =>
+  telegramBody(r).reply_markup as { inline_keyboard?: { callback_data?: string }[][] } | undefined;
 
 describeAdapterContract({
   channel: 'telegram',
@@ -67,7 +73,21 @@ describeAdapterContract({
         }),
       ),
     ignoredEvent: (seq) =>
-      Buffer.from(JSON.stringify({ update_id: 600_000_000 + seq, poll: { id: 'p1', question: 'q', options: [], total_voter_count: 0, is_closed: false, is_anonymous: true, type: 'regular', allows_multiple_answers: false } })),
+      Buffer.from(
+        JSON.stringify({
+          update_id: 600_000_000 + seq,
+          poll: {
+            id: 'p1',
+            question: 'q',
+            options: [],
+            total_voter_count: 0,
+            is_closed: false,
+            is_anonymous: true,
+            type: 'regular',
+            allows_multiple_answers: false,
+          },
+        }),
+      ),
   },
   outbound: {
     sendPath: /\/bot[^/]+\/send(Message|Photo|Document|Video|Audio|Voice)$/,
@@ -82,8 +102,14 @@ describeAdapterContract({
     maxLength: 4096,
     unit: 'utf16',
     buttonLimitBytes: 64,
-    formattingRejected: { status: 400, json: { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 0" } },
-    rateLimited: (s) => ({ status: 429, json: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${s}`, parameters: { retry_after: s } } }),
+    formattingRejected: {
+      status: 400,
+      json: { ok: false, error_code: 400, description: 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 0' },
+    },
+    rateLimited: (s) => ({
+      status: 429,
+      json: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${s}`, parameters: { retry_after: s } },
+    }),
     permanentFailure: { status: 403, json: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } },
     serverFailure: { status: 502, json: { ok: false, error_code: 502, description: 'Bad Gateway' } },
     wellFormed: telegramHtmlProblem,
@@ -93,7 +119,13 @@ describeAdapterContract({
     serve: (_fake, f) => {
       const id = `BQACAgTEST-${files.size}`;
       files.set(id, { file_path: `documents/file_${files.size}.pdf`, data: f.data });
-      const att = { type: 'file' as const, filename: f.filename, mime_type: f.mime_type, size: f.data.length, platform_ref: { file_id: id, file_unique_id: `u${id}` } };
+      const att = {
+        type: 'file' as const,
+        filename: f.filename,
+        mime_type: f.mime_type,
+        size: f.data.length,
+        platform_ref: { file_id: id, file_unique_id: `u${id}` },
+      };
       const msg: InboundMessage = {
         channel: 'telegram',
         account: 'default',

@@ -89,7 +89,11 @@ export async function startFakePolling(): Promise<FakePolling> {
           polls.push(Date.now());
           if (waiter && !waiter.res.destroyed) {
             conflicts++;
-            return json(res, 409, { ok: false, error_code: 409, description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running' });
+            return json(res, 409, {
+              ok: false,
+              error_code: 409,
+              description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+            });
           }
           const offset = Number(body.offset ?? 0);
           // Confirm what the consumer has seen.
@@ -108,7 +112,12 @@ export async function startFakePolling(): Promise<FakePolling> {
           const parsed = typeof rp === 'string' ? (JSON.parse(rp) as { message_id?: number }) : rp;
           const replyTo = parsed?.message_id ?? (body.reply_to_message_id !== undefined ? Number(body.reply_to_message_id) : null);
           sent.push({ chat_id: String(body.chat_id), text: String(body.text ?? ''), reply_to: replyTo ?? null });
-          return ok({ message_id: nextSent++, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: 'private' }, text: String(body.text ?? '') });
+          return ok({
+            message_id: nextSent++,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: Number(body.chat_id), type: 'private' },
+            text: String(body.text ?? ''),
+          });
         }
         default:
           return ok(true);
@@ -123,7 +132,13 @@ export async function startFakePolling(): Promise<FakePolling> {
       const message_id = nextMessage++;
       queue.push({
         update_id: nextUpdate++,
-        message: { message_id, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: 'private', first_name: `u${chat}` }, from: { id: chat, is_bot: false, first_name: `u${chat}` }, text },
+        message: {
+          message_id,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: chat, type: 'private', first_name: `u${chat}` },
+          from: { id: chat, is_bot: false, first_name: `u${chat}` },
+          text,
+        },
       });
       if (waiter) answer(waiter);
       return message_id;

@@ -8,7 +8,7 @@
  * ("can't parse entities"), and a wrong token (401).
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { bodyObject, startFakePlatform, type FakePlatform, type FakeReply, } from '../../../adapters/contract/index.ts';
+import { bodyObject, startFakePlatform, type FakePlatform, type FakeReply } from '../../../adapters/contract/index.ts';
 import { migrate } from '../../../src/store/migrate.ts';
 import type { Db } from '../../../src/store/db.ts';
 import { htmlToText } from '../../../adapters/telegram/outbound.ts';
@@ -17,7 +17,24 @@ export const TOKEN = '10000099:TEST_token_do_not_use';
 export const SECRET = 'tg_test_secret_token_do_not_use';
 export const BOT = { id: 10000099, username: 'test_gateway_bot' };
 
-const ALLOWED_TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'a', 'code', 'pre', 'blockquote', 'tg-spoiler', 'span', 'tg-emoji']);
+const ALLOWED_TAGS = new Set([
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  'ins',
+  's',
+  'strike',
+  'del',
+  'a',
+  'code',
+  'pre',
+  'blockquote',
+  'tg-spoiler',
+  'span',
+  'tg-emoji',
+]);
 
 /** Telegram's HTML check: only documented tags, balanced, entities of the four names or numeric. Returns the problem or null. */
 export function telegramHtmlProblem(html: string): string | null {
@@ -51,7 +68,9 @@ export function installTelegram(fake: FakePlatform, files: Map<string, { file_pa
   let nextId = 5000;
   fake.route('GET', '/file/bot:token/*', (req) => {
     const f = [...files.values()].find((x) => x.file_path === req.params.rest);
-    return f && req.params.token === TOKEN ? { body: f.data, headers: { 'content-type': 'application/octet-stream' } } : { status: 404, body: 'Not Found' };
+    return f && req.params.token === TOKEN
+      ? { body: f.data, headers: { 'content-type': 'application/octet-stream' } }
+      : { status: 404, body: 'Not Found' };
   });
   fake.route('*', '/bot:token/:method', (req) => {
     if (req.params.token !== TOKEN) return bad('Unauthorized', 401);
@@ -61,10 +80,20 @@ export function installTelegram(fake: FakePlatform, files: Map<string, { file_pa
     const ok = (result: unknown): FakeReply => ({ json: { ok: true, result } });
     switch (method) {
       case 'getMe':
-        return ok({ id: BOT.id, is_bot: true, first_name: 'Test Gateway Bot', username: BOT.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+        return ok({
+          id: BOT.id,
+          is_bot: true,
+          first_name: 'Test Gateway Bot',
+          username: BOT.username,
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+        });
       case 'getFile': {
         const f = files.get(String(b.file_id));
-        return f ? ok({ file_id: b.file_id, file_unique_id: 'u', file_size: f.data.length, file_path: f.file_path }) : bad('Bad Request: invalid file_id');
+        return f
+          ? ok({ file_id: b.file_id, file_unique_id: 'u', file_size: f.data.length, file_path: f.file_path })
+          : bad('Bad Request: invalid file_id');
       }
       case 'sendMessage':
       case 'sendPhoto':

@@ -31,12 +31,24 @@ for (const engine of ENGINES) {
     /** POST a signed, encrypted text message from `from`. */
     async function say(from: string, text: string): Promise<void> {
       const n = ++seq;
-      const inner = toWecomXml({ ToUserName: WECOM.corpId, FromUserName: from, CreateTime: Math.floor(Date.now() / 1000), MsgType: 'text', Content: text, MsgId: 9_000_000_000_000_000_000n + BigInt(n), AgentID: Number(WECOM.agentId) });
+      const inner = toWecomXml({
+        ToUserName: WECOM.corpId,
+        FromUserName: from,
+        CreateTime: Math.floor(Date.now() / 1000),
+        MsgType: 'text',
+        Content: text,
+        MsgId: 9_000_000_000_000_000_000n + BigInt(n),
+        AgentID: Number(WECOM.agentId),
+      });
       const encrypt = wecomEncrypt(inner, WECOM.corpId, KEY);
       const timestamp = String(Math.floor(Date.now() / 1000));
       const nonce = `n${n}`;
       const qs = new URLSearchParams({ msg_signature: wecomSignature(WECOM.token, timestamp, nonce, encrypt), timestamp, nonce });
-      const res = await fetch(`${rig.gateway.url}/webhooks/wecom?${qs}`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: toWecomXml({ ToUserName: WECOM.corpId, AgentID: WECOM.agentId, Encrypt: encrypt }) });
+      const res = await fetch(`${rig.gateway.url}/webhooks/wecom?${qs}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/xml' },
+        body: toWecomXml({ ToUserName: WECOM.corpId, AgentID: WECOM.agentId, Encrypt: encrypt }),
+      });
       expect(res.status).toBe(200);
     }
     /** Texts the fake was asked to send to `to`. */
@@ -50,14 +62,22 @@ for (const engine of ENGINES) {
     beforeAll(async () => {
       fake = await startFakePlatform();
       installWecomApi(fake);
-      const env = { WECOM_CORP_ID: WECOM.corpId, WECOM_AGENT_ID: WECOM.agentId, WECOM_SECRET: WECOM.secret, WECOM_TOKEN: WECOM.token, WECOM_AES_KEY: WECOM.aesKey, WECOM_API_ROOT: fake.baseUrl };
+      const env = {
+        WECOM_CORP_ID: WECOM.corpId,
+        WECOM_AGENT_ID: WECOM.agentId,
+        WECOM_SECRET: WECOM.secret,
+        WECOM_TOKEN: WECOM.token,
+        WECOM_AES_KEY: WECOM.aesKey,
+        WECOM_API_ROOT: fake.baseUrl,
+      };
       Object.assign(process.env, env);
       rig = await startRig(engine, DIRECTORY, { feishu: false, telegram: false, env });
     }, 120_000);
     afterAll(async () => {
       await rig?.close();
       await fake?.close();
-      for (const k of ['WECOM_CORP_ID', 'WECOM_AGENT_ID', 'WECOM_SECRET', 'WECOM_TOKEN', 'WECOM_AES_KEY', 'WECOM_API_ROOT']) delete process.env[k];
+      for (const k of ['WECOM_CORP_ID', 'WECOM_AGENT_ID', 'WECOM_SECRET', 'WECOM_TOKEN', 'WECOM_AES_KEY', 'WECOM_API_ROOT'])
+        delete process.env[k];
     });
 
     it('R-MSG-09: 「完成了，费用 500 元」 with two open tickets → numbered list, nothing changed; 「2」 completes that ticket alone', async () => {

@@ -61,7 +61,12 @@ describeAdapterContract({
       request: (ctx) => {
         const echostr = wecomEncrypt('kit_echo_12345', WECOM.corpId, KEY);
         const timestamp = String(Math.floor(ctx.clock.now().getTime() / 1000));
-        return { method: 'GET', headers: {}, query: { msg_signature: wecomSignature(WECOM.token, timestamp, 'n1', echostr), timestamp, nonce: 'n1', echostr }, body: Buffer.alloc(0) };
+        return {
+          method: 'GET',
+          headers: {},
+          query: { msg_signature: wecomSignature(WECOM.token, timestamp, 'n1', echostr), timestamp, nonce: 'n1', echostr },
+          body: Buffer.alloc(0),
+        };
       },
       expect: { status: 200, body: 'kit_echo_12345' },
     },
@@ -71,16 +76,45 @@ describeAdapterContract({
       // Self-built app callbacks are one member ↔ the app: no groups, no bots, no mentions.
       if (spec.chat !== 'direct' || spec.sender !== 'user' || spec.address !== 'none') return null;
       return Buffer.from(
-        toWecomXml({ ToUserName: WECOM.corpId, FromUserName: 'test_user_001', CreateTime: 1767225600, MsgType: 'text', Content: spec.text, MsgId: 8_000_000_000_000_000_000n + BigInt(spec.seq), AgentID: 1000002 }),
+        toWecomXml({
+          ToUserName: WECOM.corpId,
+          FromUserName: 'test_user_001',
+          CreateTime: 1767225600,
+          MsgType: 'text',
+          Content: spec.text,
+          MsgId: 8_000_000_000_000_000_000n + BigInt(spec.seq),
+          AgentID: 1000002,
+        }),
       );
     },
     buttonPress({ seq, data, actorId }) {
       return Buffer.from(
-        toWecomXml({ ToUserName: WECOM.corpId, FromUserName: actorId, CreateTime: 1767225600 + seq, MsgType: 'event', Event: 'template_card_event', EventKey: data, TaskId: `kit_task_${seq}`, CardType: 'button_interaction', ResponseCode: `rc_${seq}`, AgentID: 1000002 }),
+        toWecomXml({
+          ToUserName: WECOM.corpId,
+          FromUserName: actorId,
+          CreateTime: 1767225600 + seq,
+          MsgType: 'event',
+          Event: 'template_card_event',
+          EventKey: data,
+          TaskId: `kit_task_${seq}`,
+          CardType: 'button_interaction',
+          ResponseCode: `rc_${seq}`,
+          AgentID: 1000002,
+        }),
       );
     },
     ignoredEvent(seq) {
-      return Buffer.from(toWecomXml({ ToUserName: WECOM.corpId, FromUserName: 'test_user_001', CreateTime: 1767225600 + seq, MsgType: 'event', Event: 'enter_agent', EventKey: '', AgentID: 1000002 }));
+      return Buffer.from(
+        toWecomXml({
+          ToUserName: WECOM.corpId,
+          FromUserName: 'test_user_001',
+          CreateTime: 1767225600 + seq,
+          MsgType: 'event',
+          Event: 'enter_agent',
+          EventKey: '',
+          AgentID: 1000002,
+        }),
+      );
     },
   },
   outbound: {
@@ -91,13 +125,19 @@ describeAdapterContract({
     },
     isFormatted: (req) => (req.json as SendBody | undefined)?.msgtype === 'markdown',
     buttonPayloads: (req) => ((req.json as SendBody | undefined)?.template_card?.button_list ?? []).map((b) => b.key ?? ''),
-    uploadedFiles: (req) => (req.path === '/cgi-bin/media/upload' ? req.parts.filter((p) => p.name === 'media' && p.value === null).map((p) => ({ filename: p.filename ?? '', data: p.data })) : []),
+    uploadedFiles: (req) =>
+      req.path === '/cgi-bin/media/upload'
+        ? req.parts.filter((p) => p.name === 'media' && p.value === null).map((p) => ({ filename: p.filename ?? '', data: p.data }))
+        : [],
     maxLength: 2048,
     unit: 'bytes',
     buttonLimitBytes: 1024,
     // WeCom text has no formatting to reject; the adapter never asks for any (see the report).
     // WeCom answers rate limits with HTTP 200 + errcode 45009 and no hint; the fake adds Retry-After, which the adapter honours.
-    rateLimited: (s) => ({ headers: { 'retry-after': String(s) }, json: { errcode: 45009, errmsg: 'api freq out of limit, more info at https://open.work.weixin.qq.com/devtool/query?e=45009' } }),
+    rateLimited: (s) => ({
+      headers: { 'retry-after': String(s) },
+      json: { errcode: 45009, errmsg: 'api freq out of limit, more info at https://open.work.weixin.qq.com/devtool/query?e=45009' },
+    }),
     permanentFailure: { json: { errcode: 81013, errmsg: 'user & party & tag all invalid' } },
     serverFailure: { status: 502, body: 'bad gateway' },
     target: { channel: 'wecom', account: 'default', chat_id: 'test_user_001', chat_type: 'direct' },
@@ -106,7 +146,9 @@ describeAdapterContract({
     serve(fake, file) {
       const raw = Buffer.from(file.filename, 'utf8').toString('latin1');
       fake.route('GET', '/cgi-bin/media/get', (req) =>
-        req.query.media_id === 'kit_media_att' ? { headers: { 'content-type': file.mime_type, 'content-disposition': `attachment; filename="${raw}"` }, body: file.data } : { json: { errcode: 40007, errmsg: 'invalid media_id' } },
+        req.query.media_id === 'kit_media_att'
+          ? { headers: { 'content-type': file.mime_type, 'content-disposition': `attachment; filename="${raw}"` }, body: file.data }
+          : { json: { errcode: 40007, errmsg: 'invalid media_id' } },
       );
       const att = { type: 'file' as const, filename: file.filename, mime_type: null, platform_ref: { media_id: 'kit_media_att' } };
       return {

@@ -14,7 +14,8 @@ const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'adapters', 'wecom
 const ENVELOPE = readFileSync(join(DIR, 'encrypted_text_envelope.xml'), 'utf8');
 const PLAIN = readFileSync(join(DIR, 'text_plain.xml'), 'utf8');
 const KEY = wecomAesKey(WECOM.aesKey);
-const ECHOSTR = 'jvYct1iiVtv/VSUoGGcCZIYsptozp0wtHBE0NsF/2CyhDGtfHaPKH8Ffe37xZMBqaBLL2MXvRgyZTlz9l5kBX5Wucb1jyLyydBQ22uLisKTodx3/ENZieHSJV8s6Cn6t';
+const ECHOSTR =
+  'jvYct1iiVtv/VSUoGGcCZIYsptozp0wtHBE0NsF/2CyhDGtfHaPKH8Ffe37xZMBqaBLL2MXvRgyZTlz9l5kBX5Wucb1jyLyydBQ22uLisKTodx3/ENZieHSJV8s6Cn6t';
 
 describe('WeCom crypto (doc /document/path/90968)', () => {
   it('msg_signature of the shared envelope and of the URL-verification echostr match the fixture', () => {
@@ -72,7 +73,11 @@ describe('WeCom callback XML reader', () => {
       MsgId: '7460000000000000001',
       AgentID: '1000002',
     });
-    expect(parseWecomXml('<?xml version="1.0"?>\n<xml><A><![CDATA[  two  ]]></A><A>x</A><B> 1 </B><C/></xml>')).toEqual({ A: '  two  ', B: '1', C: '' });
+    expect(parseWecomXml('<?xml version="1.0"?>\n<xml><A><![CDATA[  two  ]]></A><A>x</A><B> 1 </B><C/></xml>')).toEqual({
+      A: '  two  ',
+      B: '1',
+      C: '',
+    });
   });
 
   it('entities decoded, CDATA split across sections joined, nested elements kept raw', () => {

@@ -62,7 +62,11 @@ export function installWecomApi(fake: FakePlatform): FakeWecomState {
     const p = tokenProblem(req);
     if (p) return p;
     const m = state.media.get(req.query.media_id ?? '');
-    if (!m) return { headers: { 'content-type': 'application/json; charset=UTF-8' }, body: JSON.stringify({ errcode: 40007, errmsg: 'invalid media_id' }) };
+    if (!m)
+      return {
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+        body: JSON.stringify({ errcode: 40007, errmsg: 'invalid media_id' }),
+      };
     // WeCom writes the file name as raw UTF-8 bytes inside the quotes.
     const raw = Buffer.from(m.filename, 'utf8').toString('latin1');
     return { headers: { 'content-type': m.type, 'content-disposition': `attachment; filename="${raw}"` }, body: m.data };

@@ -12,7 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClock, createRecordingHost, startFakePlatform, type FakePlatform, type RecordingHost } from '../../../adapters/contract/index.ts';
+import {
+  createClock,
+  createRecordingHost,
+  startFakePlatform,
+  type FakePlatform,
+  type RecordingHost,
+} from '../../../adapters/contract/index.ts';
 import { createWecomAdapter, wecomChannel, type WecomAdapter } from '../../../adapters/wecom/index.ts';
 import { toWecomXml } from '../../../adapters/wecom/wire.ts';
 import { measure } from '../../../src/channel/chunk.ts';
@@ -35,7 +41,13 @@ function post(inner: string, at: Date, corpId = WECOM.corpId): WebhookRequest {
   const encrypt = wecomEncrypt(inner, corpId, KEY);
   const timestamp = String(Math.floor(at.getTime() / 1000));
   const body = Buffer.from(toWecomXml({ ToUserName: corpId, AgentID: WECOM.agentId, Encrypt: encrypt }));
-  return { method: 'POST', path: '', headers: { 'content-type': 'text/xml' }, query: { msg_signature: wecomSignature(WECOM.token, timestamp, '42', encrypt), timestamp, nonce: '42' }, body };
+  return {
+    method: 'POST',
+    path: '',
+    headers: { 'content-type': 'text/xml' },
+    query: { msg_signature: wecomSignature(WECOM.token, timestamp, '42', encrypt), timestamp, nonce: '42' },
+    body,
+  };
 }
 
 describeEachEngine('WeCom known failures', (db) => {
@@ -45,13 +57,28 @@ describeEachEngine('WeCom known failures', (db) => {
   let host: RecordingHost;
   const clock = createClock('2026-01-01T00:00:00Z');
   const target = { channel: 'wecom', account: 'default', chat_id: 'user_zh_002', chat_type: 'direct' as const };
-  const texts = () => fake.calls('/cgi-bin/message/send').filter((r) => (r.json as { msgtype?: string }).msgtype === 'text').map((r) => (r.json as { text: { content: string } }).text.content);
+  const texts = () =>
+    fake
+      .calls('/cgi-bin/message/send')
+      .filter((r) => (r.json as { msgtype?: string }).msgtype === 'text')
+      .map((r) => (r.json as { text: { content: string } }).text.content);
 
   beforeAll(async () => {
     await migrate(db());
     fake = await startFakePlatform();
     state = installWecomApi(fake);
-    adapter = createWecomAdapter({ account: 'default', corpId: WECOM.corpId, agentId: WECOM.agentId, secret: WECOM.secret, token: WECOM.token, aesKey: WECOM.aesKey, apiRoot: fake.baseUrl, db: db(), log, now: () => clock.now() });
+    adapter = createWecomAdapter({
+      account: 'default',
+      corpId: WECOM.corpId,
+      agentId: WECOM.agentId,
+      secret: WECOM.secret,
+      token: WECOM.token,
+      aesKey: WECOM.aesKey,
+      apiRoot: fake.baseUrl,
+      db: db(),
+      log,
+      now: () => clock.now(),
+    });
     host = createRecordingHost(db(), clock, () => adapter);
   });
   afterAll(async () => {
@@ -92,7 +119,16 @@ describeEachEngine('WeCom known failures', (db) => {
     const name = '报修单（三号泵房）2026.pdf';
     const data = Buffer.from('%PDF-1.4 报修 \u0000\u00ff bytes', 'utf8');
     state.media.set('media_zh_in', { data, filename: name, type: 'application/pdf' });
-    const inner = toWecomXml({ ToUserName: WECOM.corpId, FromUserName: 'user_zh_002', CreateTime: 1767225601, MsgType: 'file', MediaId: 'media_zh_in', FileName: name, MsgId: 7460000000000009001n, AgentID: 1000002 });
+    const inner = toWecomXml({
+      ToUserName: WECOM.corpId,
+      FromUserName: 'user_zh_002',
+      CreateTime: 1767225601,
+      MsgType: 'file',
+      MediaId: 'media_zh_in',
+      FileName: name,
+      MsgId: 7460000000000009001n,
+      AgentID: 1000002,
+    });
     const before = host.calls.length;
     const r = await adapter.handleWebhook(post(inner, clock.now()), host);
     expect(r.status).toBe(200);
@@ -108,7 +144,12 @@ describeEachEngine('WeCom known failures', (db) => {
 
     const dir = mkdtempSync(join(tmpdir(), 'wecom-out-'));
     writeFileSync(join(dir, 'f.pdf'), data);
-    const sent = await adapter.send(target, { kind: 'reply', text: '附件', format: 'plain', media: [{ kind: 'file', path: join(dir, 'f.pdf'), filename: name, mime_type: 'application/pdf' }] });
+    const sent = await adapter.send(target, {
+      kind: 'reply',
+      text: '附件',
+      format: 'plain',
+      media: [{ kind: 'file', path: join(dir, 'f.pdf'), filename: name, mime_type: 'application/pdf' }],
+    });
     expect(sent.ok, sent.ok ? '' : sent.error).toBe(true);
     const upload = fake.calls('/cgi-bin/media/upload')[0]!;
     const part = upload.parts.find((p) => p.name === 'media')!;
@@ -116,14 +157,34 @@ describeEachEngine('WeCom known failures', (db) => {
     expect(part.data.equals(data)).toBe(true);
     const raw = upload.rawBody.toString('utf8');
     expect(raw).toContain(`filename="${name}"`);
-    expect(raw).toContain(`filename*=UTF-8''${encodeURIComponent(name).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`);
+    expect(raw).toContain(
+      `filename*=UTF-8''${encodeURIComponent(name).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+    );
     const send = fake.calls('/cgi-bin/message/send').at(-1)!.json as { msgtype: string; file: { media_id: string } };
     expect(send).toMatchObject({ msgtype: 'file', file: { media_id: expect.stringMatching(/^fake_media_/) } });
   });
 
   it('issue 8: an event redelivered five times in one second → answered 200 each time, stored once (MsgId; events by FromUserName+CreateTime+Event)', async () => {
-    const text = toWecomXml({ ToUserName: WECOM.corpId, FromUserName: 'user_zh_002', CreateTime: 1767225602, MsgType: 'text', Content: '五次', MsgId: 7460000000000009002n, AgentID: 1000002 });
-    const press = toWecomXml({ ToUserName: WECOM.corpId, FromUserName: 'user_zh_002', CreateTime: 1767225603, MsgType: 'event', Event: 'template_card_event', EventKey: 'confirm:tok_five', TaskId: 't5', CardType: 'button_interaction', AgentID: 1000002 });
+    const text = toWecomXml({
+      ToUserName: WECOM.corpId,
+      FromUserName: 'user_zh_002',
+      CreateTime: 1767225602,
+      MsgType: 'text',
+      Content: '五次',
+      MsgId: 7460000000000009002n,
+      AgentID: 1000002,
+    });
+    const press = toWecomXml({
+      ToUserName: WECOM.corpId,
+      FromUserName: 'user_zh_002',
+      CreateTime: 1767225603,
+      MsgType: 'event',
+      Event: 'template_card_event',
+      EventKey: 'confirm:tok_five',
+      TaskId: 't5',
+      CardType: 'button_interaction',
+      AgentID: 1000002,
+    });
     for (const inner of [text, press]) {
       const before = host.calls.length;
       const req = post(inner, clock.now());
@@ -146,7 +207,8 @@ describeEachEngine('WeCom known failures', (db) => {
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       clock.set('2025-01-15T08:00:00Z');
-      const q = 'msg_signature=3847e4cb8f0fa3fb0f47234a447d582a61922e74&timestamp=1736928000&nonce=9988776655&echostr=jvYct1iiVtv%2FVSUoGGcCZIYsptozp0wtHBE0NsF%2F2CyhDGtfHaPKH8Ffe37xZMBqaBLL2MXvRgyZTlz9l5kBX5Wucb1jyLyydBQ22uLisKTodx3%2FENZieHSJV8s6Cn6t';
+      const q =
+        'msg_signature=3847e4cb8f0fa3fb0f47234a447d582a61922e74&timestamp=1736928000&nonce=9988776655&echostr=jvYct1iiVtv%2FVSUoGGcCZIYsptozp0wtHBE0NsF%2F2CyhDGtfHaPKH8Ffe37xZMBqaBLL2MXvRgyZTlz9l5kBX5Wucb1jyLyydBQ22uLisKTodx3%2FENZieHSJV8s6Cn6t';
       for (const path of ['/webhooks/wecom', '/webhooks/wecom/default']) {
         const res = await fetch(`${base}${path}?${q}`);
         expect(res.status).toBe(200);
@@ -166,7 +228,15 @@ describeEachEngine('WeCom known failures', (db) => {
 
   it('CONTRACTS §6: a message encrypted for another CorpID (receive id) → 401, nothing stored', async () => {
     const before = host.calls.length;
-    const inner = toWecomXml({ ToUserName: 'wwother', FromUserName: 'user_zh_002', CreateTime: 1767225604, MsgType: 'text', Content: 'x', MsgId: 7460000000000009003n, AgentID: 1000002 });
+    const inner = toWecomXml({
+      ToUserName: 'wwother',
+      FromUserName: 'user_zh_002',
+      CreateTime: 1767225604,
+      MsgType: 'text',
+      Content: 'x',
+      MsgId: 7460000000000009003n,
+      AgentID: 1000002,
+    });
     const r = await adapter.handleWebhook(post(inner, clock.now(), 'wwother00000000'), host);
     expect(r.status).toBe(401);
     expect(host.calls.length).toBe(before);
@@ -203,7 +273,14 @@ describeEachEngine('WeCom known failures', (db) => {
 });
 
 describe('WeCom configuration (CONTRACTS.md §11)', () => {
-  const env = { WECOM_CORP_ID: WECOM.corpId, WECOM_AGENT_ID: WECOM.agentId, WECOM_SECRET: 's', WECOM_TOKEN: WECOM.token, WECOM_AES_KEY: WECOM.aesKey, WECOM_API_ROOT: 'http://127.0.0.1:9' };
+  const env = {
+    WECOM_CORP_ID: WECOM.corpId,
+    WECOM_AGENT_ID: WECOM.agentId,
+    WECOM_SECRET: 's',
+    WECOM_TOKEN: WECOM.token,
+    WECOM_AES_KEY: WECOM.aesKey,
+    WECOM_API_ROOT: 'http://127.0.0.1:9',
+  };
   const ctx = (e: NodeJS.ProcessEnv, accounts: Record<string, unknown>[] = []) => ({
     db: {} as never,
     log,
@@ -216,7 +293,20 @@ describe('WeCom configuration (CONTRACTS.md §11)', () => {
 
   it('off when unconfigured; the .env block is account default; config accounts add more', async () => {
     expect(await wecomChannel.create(ctx({}))).toEqual([]);
-    const on = await wecomChannel.create(ctx(env, [{ channel: 'wecom', id: 'plant2', role: 'default', corp_id: 'ww2', agent_id: '7', secret: 's2', token: 't2', aes_key: WECOM.aesKey }]));
+    const on = await wecomChannel.create(
+      ctx(env, [
+        {
+          channel: 'wecom',
+          id: 'plant2',
+          role: 'default',
+          corp_id: 'ww2',
+          agent_id: '7',
+          secret: 's2',
+          token: 't2',
+          aes_key: WECOM.aesKey,
+        },
+      ]),
+    );
     expect(on.map((a) => a.account)).toEqual(['default', 'plant2']);
     expect(on[0]!.capabilities).toMatchObject({ display: 'text', max_length: 2048, length_unit: 'bytes' });
   });

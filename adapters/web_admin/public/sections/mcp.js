@@ -12,16 +12,32 @@ export async function mount(container, api, t) {
   async function load() {
     try {
       const res = await api('mcp/tokens');
-      list.replaceChildren(res.tokens.length === 0
-        ? h('p', { class: 'muted' }, t('还没有 MCP 令牌。', 'No MCP tokens yet.'))
-        : table([
-          { title: 'ID', cell: (x) => x.tokenId },
-          { title: t('角色', 'Role'), cell: (x) => x.roleId },
-          { title: t('联系人', 'Contact'), cell: (x) => x.contactKey },
-          { title: t('最近使用', 'Last used'), cell: (x) => x.lastUsedAt ?? '—' },
-          { title: t('状态', 'State'), cell: (x) => (x.revokedAt ? t('已吊销', 'revoked') : t('有效', 'live')) },
-          { title: '', cell: (x) => (x.revokedAt ? '' : h('button', { type: 'button', 'data-testid': 'mcp-revoke', onclick: () => void revoke(x.tokenId) }, t('吊销', 'Revoke'))) },
-        ], res.tokens, 'mcp-token'));
+      list.replaceChildren(
+        res.tokens.length === 0
+          ? h('p', { class: 'muted' }, t('还没有 MCP 令牌。', 'No MCP tokens yet.'))
+          : table(
+              [
+                { title: 'ID', cell: (x) => x.tokenId },
+                { title: t('角色', 'Role'), cell: (x) => x.roleId },
+                { title: t('联系人', 'Contact'), cell: (x) => x.contactKey },
+                { title: t('最近使用', 'Last used'), cell: (x) => x.lastUsedAt ?? '—' },
+                { title: t('状态', 'State'), cell: (x) => (x.revokedAt ? t('已吊销', 'revoked') : t('有效', 'live')) },
+                {
+                  title: '',
+                  cell: (x) =>
+                    x.revokedAt
+                      ? ''
+                      : h(
+                          'button',
+                          { type: 'button', 'data-testid': 'mcp-revoke', onclick: () => void revoke(x.tokenId) },
+                          t('吊销', 'Revoke'),
+                        ),
+                },
+              ],
+              res.tokens,
+              'mcp-token',
+            ),
+      );
     } catch (err) {
       status.show(err.message, false);
     }
@@ -40,7 +56,10 @@ export async function mount(container, api, t) {
 
   async function issue() {
     try {
-      const res = await api('mcp/tokens', { method: 'POST', body: { contact_key: contact.value.trim(), role: role.value.trim() || 'default' } });
+      const res = await api('mcp/tokens', {
+        method: 'POST',
+        body: { contact_key: contact.value.trim(), role: role.value.trim() || 'default' },
+      });
       shown.textContent = t(`令牌（只显示这一次）：\n${res.token}`, `Token (shown once):\n${res.token}`);
       status.show(t(`已为 ${res.name} 签发 ${res.token_id}`, `Issued ${res.token_id} for ${res.name}`));
       await load();
@@ -51,12 +70,23 @@ export async function mount(container, api, t) {
 
   container.append(
     h('h2', {}, t('MCP 令牌', 'MCP tokens')),
-    h('p', { class: 'muted' }, t('智能体（Claude Desktop、Cursor…）用令牌访问 /mcp，以该联系人的身份和角色调用技能。',
-      'Agents (Claude Desktop, Cursor…) use a token at /mcp to call skills as that contact, in that role.')),
-    status.node, list,
+    h(
+      'p',
+      { class: 'muted' },
+      t(
+        '智能体（Claude Desktop、Cursor…）用令牌访问 /mcp，以该联系人的身份和角色调用技能。',
+        'Agents (Claude Desktop, Cursor…) use a token at /mcp to call skills as that contact, in that role.',
+      ),
+    ),
+    status.node,
+    list,
     h('h3', {}, t('签发', 'Issue')),
     h('div', { class: 'row' }, contact, role),
-    h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'mcp-issue', onclick: () => void issue() }, t('签发', 'Issue'))),
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'mcp-issue', onclick: () => void issue() }, t('签发', 'Issue')),
+    ),
     shown,
   );
   await load();

@@ -6,8 +6,8 @@ import { h, safeHtml, statusLine } from '../ui.js';
 /** A JSON input template from a tool's parameters schema: defaults, else a typed empty value. */
 export function templateFor(schema) {
   const out = {};
-  const props = (schema?.properties) || {};
-  const required = new Set((schema?.required) || []);
+  const props = schema?.properties || {};
+  const required = new Set(schema?.required || []);
   const keys = Object.keys(props).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
   for (const k of keys) {
     const p = props[k] || {};
@@ -15,7 +15,8 @@ export function templateFor(schema) {
     else if (Array.isArray(p.enum) && p.enum.length) out[k] = p.enum[0];
     else {
       const type = Array.isArray(p.type) ? p.type[0] : p.type;
-      out[k] = type === 'number' || type === 'integer' ? 0 : type === 'boolean' ? false : type === 'array' ? [] : type === 'object' ? {} : '';
+      out[k] =
+        type === 'number' || type === 'integer' ? 0 : type === 'boolean' ? false : type === 'array' ? [] : type === 'object' ? {} : '';
     }
   }
   return out;
@@ -43,7 +44,15 @@ export async function mount(container, api, t) {
     const qs = new URLSearchParams({ role });
     if (who.value.trim()) qs.set('q', who.value.trim());
     const res = await api('proxy/contacts?' + qs);
-    forSel.replaceChildren(...res.contacts.map((c) => h('option', { value: c.contact_key }, `${c.name || c.contact_key}（${c.contact_key}${c.emp_no ? ' · ' + c.emp_no : ''}${c.department ? ' · ' + c.department : ''}）`)));
+    forSel.replaceChildren(
+      ...res.contacts.map((c) =>
+        h(
+          'option',
+          { value: c.contact_key },
+          `${c.name || c.contact_key}（${c.contact_key}${c.emp_no ? ' · ' + c.emp_no : ''}${c.department ? ' · ' + c.department : ''}）`,
+        ),
+      ),
+    );
   }
 
   async function loadRole(role) {
@@ -71,10 +80,17 @@ export async function mount(container, api, t) {
     status.show(t('运行中…', 'Running…'));
     display.replaceChildren();
     try {
-      const res = await api('proxy/run', { method: 'POST', body: { role: roleSel.value, skill: skillSel.value, for: forSel.value, input: body } });
+      const res = await api('proxy/run', {
+        method: 'POST',
+        body: { role: roleSel.value, skill: skillSel.value, for: forSel.value, input: body },
+      });
       const env = res.envelope;
       const ok = env.success !== false;
-      status.show((ok ? t('完成', 'Done') : t('失败', 'Failed')) + t(`（代填人：${res.filled_by.name}，为：${res.for}）`, ` (filled in by ${res.filled_by.name} for ${res.for})`), ok);
+      status.show(
+        (ok ? t('完成', 'Done') : t('失败', 'Failed')) +
+          t(`（代填人：${res.filled_by.name}，为：${res.for}）`, ` (filled in by ${res.filled_by.name} for ${res.for})`),
+        ok,
+      );
       if (res.display_html) safeHtml(display, res.display_html);
       else if (env.user_message || env.error) display.textContent = env.user_message || env.error;
       envelope.textContent = JSON.stringify(env, null, 2);
@@ -84,17 +100,32 @@ export async function mount(container, api, t) {
     }
   }
 
-  who.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') void loadContacts(roleSel.value).catch((err) => status.show(err.message, false)); });
+  who.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') void loadContacts(roleSel.value).catch((err) => status.show(err.message, false));
+  });
   const label = (zh, en, node) => h('label', {}, t(zh, en) + ' ', node);
   container.append(
     h('h2', {}, t('管理员代填', 'Proxy fill')),
-    h('p', { class: 'muted' }, t('以管理员身份为某个联系人运行技能：技能看到 actor_is_admin = true，申请人身份键（工号、职级、部门等）被清空，姓名/电话/邮箱为代填人的。需要申请人信息的技能会要求在输入中补充。',
-      'Run a skill for a contact as an admin: the skill sees actor_is_admin = true, the applicant identity keys (employee number, title, department…) are cleared, and name/phone/e-mail are the admin\'s. Skills that need the applicant\'s details ask for them in the input.')),
-    h('div', { class: 'row' }, label('角色', 'Role', roleSel), label('技能', 'Skill', skillSel)), desc,
+    h(
+      'p',
+      { class: 'muted' },
+      t(
+        '以管理员身份为某个联系人运行技能：技能看到 actor_is_admin = true，申请人身份键（工号、职级、部门等）被清空，姓名/电话/邮箱为代填人的。需要申请人信息的技能会要求在输入中补充。',
+        "Run a skill for a contact as an admin: the skill sees actor_is_admin = true, the applicant identity keys (employee number, title, department…) are cleared, and name/phone/e-mail are the admin's. Skills that need the applicant's details ask for them in the input.",
+      ),
+    ),
+    h('div', { class: 'row' }, label('角色', 'Role', roleSel), label('技能', 'Skill', skillSel)),
+    desc,
     h('div', { class: 'row' }, label('为谁代填', 'For', forSel), who),
-    h('div', { class: 'row' }, label('输入（JSON，按技能的参数生成）', 'Input (JSON, generated from the skill\'s parameters)', input)),
-    h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'proxy-run', onclick: () => void run() }, t('运行', 'Run'))),
-    status.node, display, envelope,
+    h('div', { class: 'row' }, label('输入（JSON，按技能的参数生成）', "Input (JSON, generated from the skill's parameters)", input)),
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'proxy-run', onclick: () => void run() }, t('运行', 'Run')),
+    ),
+    status.node,
+    display,
+    envelope,
   );
   await loadRole('');
 }

@@ -120,7 +120,10 @@ function parseReply(body: unknown): ChatReply {
   const m = choice.message;
   const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
   const tool_calls: ChatToolCall[] = calls
-    .filter((c): c is { id?: unknown; function: { name: unknown; arguments?: unknown } } => !!c && typeof c === 'object' && !!(c as { function?: unknown }).function)
+    .filter(
+      (c): c is { id?: unknown; function: { name: unknown; arguments?: unknown } } =>
+        !!c && typeof c === 'object' && !!(c as { function?: unknown }).function,
+    )
     .map((c, i) => ({
       id: typeof c.id === 'string' && c.id !== '' ? c.id : `call_${i}`,
       type: 'function',
@@ -192,7 +195,9 @@ export class ChatClient {
           return parseReply(parsed);
         }
         const retryable = res.statusCode === 429 || res.statusCode >= 500;
-        const err = new ModelCallError(errorText(parsed, res.statusCode), res.statusCode, retryable) as ModelCallError & { waitMs?: number };
+        const err = new ModelCallError(errorText(parsed, res.statusCode), res.statusCode, retryable) as ModelCallError & {
+          waitMs?: number;
+        };
         err.waitMs = retryAfterMs(res.headers['retry-after'] as string | string[] | undefined);
         if (!retryable) throw err;
         last = err;

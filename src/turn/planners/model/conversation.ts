@@ -102,7 +102,12 @@ function toolContent(run: TurnRun, env: Envelope): string {
 }
 
 /** Run one tool call; returns the envelope for the model and whether the turn must stop. */
-async function runCall(run: TurnRun, spec: ConversationSpec, call: ChatToolCall, allowed: ReadonlySet<string>): Promise<{ env: Envelope; stop?: 'loop' }> {
+async function runCall(
+  run: TurnRun,
+  spec: ConversationSpec,
+  call: ChatToolCall,
+  allowed: ReadonlySet<string>,
+): Promise<{ env: Envelope; stop?: 'loop' }> {
   const name = call.function.name;
   let args: Record<string, unknown>;
   try {
@@ -110,12 +115,20 @@ async function runCall(run: TurnRun, spec: ConversationSpec, call: ChatToolCall,
     if (!isRecord(parsed)) throw new Error('not an object');
     args = parsed;
   } catch {
-    const env: Envelope = { success: false, error: `the arguments of ${name} are not a JSON object; send them as one`, error_type: 'recoverable' };
+    const env: Envelope = {
+      success: false,
+      error: `the arguments of ${name} are not a JSON object; send them as one`,
+      error_type: 'recoverable',
+    };
     run.budget.failed(skillOf(run.registry, name), false);
     return { env };
   }
   if (!allowed.has(name)) {
-    const env: Envelope = { success: false, error: `there is no tool named "${name}"; use one of the tools provided`, error_type: 'recoverable' };
+    const env: Envelope = {
+      success: false,
+      error: `there is no tool named "${name}"; use one of the tools provided`,
+      error_type: 'recoverable',
+    };
     run.budget.failed(name, false);
     return { env };
   }
@@ -123,10 +136,20 @@ async function runCall(run: TurnRun, spec: ConversationSpec, call: ChatToolCall,
   const verdict = run.budget.admit(skill, name, args);
   if (verdict === 'banned') {
     const why = run.budget.banReason(skill) === 'non_retriable' ? 'it answered non_retriable' : 'it failed twice in a row';
-    return { env: { success: false, error: `"${skill}" is blocked for the rest of this turn (${why}); do not call it again`, error_type: 'config', non_retriable: true } };
+    return {
+      env: {
+        success: false,
+        error: `"${skill}" is blocked for the rest of this turn (${why}); do not call it again`,
+        error_type: 'config',
+        non_retriable: true,
+      },
+    };
   }
   if (verdict === 'loop') {
-    return { env: { success: false, error: `this exact call of ${name} was already made twice; it was not run again`, error_type: 'recoverable' }, stop: 'loop' };
+    return {
+      env: { success: false, error: `this exact call of ${name} was already made twice; it was not run again`, error_type: 'recoverable' },
+      stop: 'loop',
+    };
   }
 
   let env: Envelope;
@@ -147,7 +170,8 @@ async function runCall(run: TurnRun, spec: ConversationSpec, call: ChatToolCall,
   } else {
     const record = run.registry.resolveTool(name)?.record;
     run.turn.progress(run.turn.lang === 'en' ? `Running ${name}…` : `正在执行 ${name}…`);
-    env = record?.skillType === 'skill_md' ? await run.runDocumentSkill(run, name, args, spec.depth + 1) : await run.turn.invoke(name, args);
+    env =
+      record?.skillType === 'skill_md' ? await run.runDocumentSkill(run, name, args, spec.depth + 1) : await run.turn.invoke(name, args);
     run.invocations.push({ tool: name, args, envelope: env });
   }
   if (failed(env)) run.budget.failed(skill, env.non_retriable === true);
@@ -174,7 +198,11 @@ export async function converse(run: TurnRun, spec: ConversationSpec): Promise<Co
     let stopNow: 'loop' | undefined;
     for (const call of reply.tool_calls) {
       if (stopNow || run.budget.stopped || signal.aborted) {
-        messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify({ success: false, error: 'not run: the turn is ending' }) });
+        messages.push({
+          role: 'tool',
+          tool_call_id: call.id,
+          content: JSON.stringify({ success: false, error: 'not run: the turn is ending' }),
+        });
         continue;
       }
       const { env, stop } = await runCall(run, spec, call, allowed);

@@ -30,7 +30,8 @@ export const FILE_READ_TOOL: ChatTool = {
   type: 'function',
   function: {
     name: FILE_READ,
-    description: 'Read a file whose result was offloaded in this turn (`offloaded: true`), one page at a time. Pass `offload_path` as path; continue with `next_offset` until it is null or you have enough.',
+    description:
+      'Read a file whose result was offloaded in this turn (`offloaded: true`), one page at a time. Pass `offload_path` as path; continue with `next_offset` until it is null or you have enough.',
     parameters: {
       type: 'object',
       properties: {
@@ -49,13 +50,13 @@ export const SAVE_SKILL_CONFIG_TOOL: ChatTool = {
   function: {
     name: SAVE_SKILL_CONFIG,
     description:
-      "Save a configuration parameter of a skill for this assistant, e.g. after a result asked for it (needs_config). A credential is saved only when the user typed its exact value in this message; never fill one yourself.",
+      'Save a configuration parameter of a skill for this assistant, e.g. after a result asked for it (needs_config). A credential is saved only when the user typed its exact value in this message; never fill one yourself.',
     parameters: {
       type: 'object',
       properties: {
         skill: { type: 'string', description: 'the skill name (without __sub-command)' },
         parameter: { type: 'string', description: 'the parameter name, as the skill asked for it' },
-        value: { type: 'string', description: "the value, exactly as the user wrote it" },
+        value: { type: 'string', description: 'the value, exactly as the user wrote it' },
       },
       required: ['skill', 'parameter', 'value'],
     },
@@ -88,7 +89,11 @@ function intArg(v: unknown, dflt: number): number {
 }
 
 /** A page of `text` from `offset`, at most `limit` characters. */
-function page(text: string, offset: number, limit: number): { content: string; offset: number; next_offset: number | null; total_chars: number } {
+function page(
+  text: string,
+  offset: number,
+  limit: number,
+): { content: string; offset: number; next_offset: number | null; total_chars: number } {
   const start = Math.min(offset, text.length);
   const end = Math.min(text.length, start + limit);
   return { content: text.slice(start, end), offset: start, next_offset: end < text.length ? end : null, total_chars: text.length };
@@ -102,7 +107,10 @@ export async function fileRead(args: Record<string, unknown>, readable: Readonly
   const want = typeof args.path === 'string' ? args.path.trim() : '';
   if (want === '') return fail('path is required: pass offload_path from an offloaded result', { need_param: 'path' });
   const abs = readable.get(want);
-  if (!abs) return fail(`"${want}" is not an offloaded result of this turn; file_read reads only offload_path values of receipts`, { need_param: 'path' });
+  if (!abs)
+    return fail(`"${want}" is not an offloaded result of this turn; file_read reads only offload_path values of receipts`, {
+      need_param: 'path',
+    });
   let text: string;
   try {
     text = await readFile(abs, 'utf8');
@@ -119,7 +127,8 @@ export async function fileRead(args: Record<string, unknown>, readable: Readonly
  */
 export async function readSkillFile(skillDir: string, args: Record<string, unknown>): Promise<Envelope> {
   const want = typeof args.path === 'string' ? args.path.trim() : '';
-  if (want === '' || isAbsolute(want)) return fail('path must be relative to the skill folder, e.g. references/guide.md', { need_param: 'path' });
+  if (want === '' || isAbsolute(want))
+    return fail('path must be relative to the skill folder, e.g. references/guide.md', { need_param: 'path' });
   let root: string;
   let abs: string;
   try {
@@ -129,7 +138,8 @@ export async function readSkillFile(skillDir: string, args: Record<string, unkno
     return fail(`no file "${want}" in this skill`, { need_param: 'path' });
   }
   const rel = relative(root, abs);
-  if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) return fail(`"${want}" is outside the skill folder`, { need_param: 'path' });
+  if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel))
+    return fail(`"${want}" is outside the skill folder`, { need_param: 'path' });
   let text: string;
   try {
     text = await readFile(abs, 'utf8');
@@ -161,7 +171,12 @@ export interface SaveConfigDeps {
 export async function saveSkillConfig(args: Record<string, unknown>, deps: SaveConfigDeps): Promise<Envelope> {
   const skill = typeof args.skill === 'string' ? args.skill.trim().split('__')[0]! : '';
   const parameter = typeof args.parameter === 'string' ? args.parameter : '';
-  const value = typeof args.value === 'string' ? args.value : typeof args.value === 'number' || typeof args.value === 'boolean' ? String(args.value) : '';
+  const value =
+    typeof args.value === 'string'
+      ? args.value
+      : typeof args.value === 'number' || typeof args.value === 'boolean'
+        ? String(args.value)
+        : '';
   const record = skill ? deps.registry.get(skill) : undefined;
   if (!record || !deps.roleSkills.has(record.name)) {
     return fail(`unknown skill "${skill}": pass the name of one of this assistant's skills`, { need_param: 'skill' });

@@ -42,7 +42,10 @@ export function materialLines(materials: MaterialRef[]): string {
 export function knowledgeSection(hits: KnowledgeHit[]): string {
   if (hits.length === 0) return '';
   const parts = hits.map((h) => `[${h.skill}]\n${h.text}`);
-  return ['Reference knowledge that may help with this message (from knowledge skills; use it when relevant, cite nothing else as fact):', ...parts].join('\n\n');
+  return [
+    'Reference knowledge that may help with this message (from knowledge skills; use it when relevant, cite nothing else as fact):',
+    ...parts,
+  ].join('\n\n');
 }
 
 /** The main conversation's system prompt. */
@@ -54,7 +57,7 @@ export function mainSystemPrompt(a: MainPromptArgs): string {
     `You are skillgate, an assistant in a chat that carries out the user's requests with the tools provided. Current time: ${a.now}. ${LANGUAGE[a.lang]}`,
     [
       'Rules:',
-      '- Call a tool only when it serves the request; fill its arguments from the user\'s words. When you have what you need, answer without calling more tools.',
+      "- Call a tool only when it serves the request; fill its arguments from the user's words. When you have what you need, answer without calling more tools.",
       `- ${display}`,
       '- A failed tool result has `success: false`; `user_message` may be relayed to the user as is, `error` explains the cause to you, `need_param` names a missing or wrong parameter. Fix the arguments and retry only when the error says how; never retry the same call unchanged.',
       '- When a result has `needs_config` (or `error_type: "config"` with `need_param`), tell the user exactly which parameter is missing and that they can send its value in a message.',
@@ -69,7 +72,14 @@ export function mainSystemPrompt(a: MainPromptArgs): string {
 }
 
 /** The system prompt of a `skill_md` sub-agent (R-FORM-03, R-LOAD-11). */
-export function subAgentSystemPrompt(args: { skill: string; instructions: string; truncated: boolean; lang: Lang; now: string; materials: MaterialRef[] }): string {
+export function subAgentSystemPrompt(args: {
+  skill: string;
+  instructions: string;
+  truncated: boolean;
+  lang: Lang;
+  now: string;
+  materials: MaterialRef[];
+}): string {
   return [
     `You carry out the skill "${args.skill}" for one request, following its instructions below. Current time: ${args.now}. Write your final answer for the user (${args.lang === 'en' ? 'English' : 'Simplified Chinese'}); it becomes the skill's result.`,
     'Use `read_skill_file` to read files of this skill (for example `references/…`) when the instructions say so. Use the other tools only as the instructions require. Credentials are filled by the platform; never ask for or invent one.',
@@ -110,7 +120,8 @@ const TEXTS = {
   },
   model_unavailable: {
     zh: () => '模型服务暂时不可用，请稍后再试。也可以直接用命令调用技能（发送 /help 查看）。',
-    en: () => 'The model service is unavailable right now; please try again later. You can also call skills directly with commands (send /help).',
+    en: () =>
+      'The model service is unavailable right now; please try again later. You can also call skills directly with commands (send /help).',
   },
   empty_answer: {
     zh: () => '抱歉，这次没有得到回答，请换个说法再试。',

@@ -33,7 +33,13 @@ export async function runDocumentSkill(run: TurnRun, tool: string, args: Record<
     return { success: false, error: `"${tool}" is not a document skill`, error_type: 'recoverable', artifacts: [] };
   }
   if (depth > MAX_DEPTH) {
-    return { success: false, error: `document skills nest at most ${MAX_DEPTH} deep; answer without "${record.name}"`, error_type: 'recoverable', non_retriable: true, artifacts: [] };
+    return {
+      success: false,
+      error: `document skills nest at most ${MAX_DEPTH} deep; answer without "${record.name}"`,
+      error_type: 'recoverable',
+      non_retriable: true,
+      artifacts: [],
+    };
   }
   const head = docHead(record.doc);
   const own = (name: string): boolean => name === record.name || name.startsWith(`${record.name}__`);
@@ -42,20 +48,37 @@ export async function runDocumentSkill(run: TurnRun, tool: string, args: Record<
   const messages = [
     {
       role: 'system' as const,
-      content: subAgentSystemPrompt({ skill: record.name, instructions: head.text, truncated: head.truncated, lang: run.turn.lang, now: run.now().toISOString(), materials: run.turn.materials }),
+      content: subAgentSystemPrompt({
+        skill: record.name,
+        instructions: head.text,
+        truncated: head.truncated,
+        lang: run.turn.lang,
+        now: run.now().toISOString(),
+        materials: run.turn.materials,
+      }),
     },
     { role: 'user' as const, content: `Input of this call (JSON): ${JSON.stringify(args)}\n\nThe user's message: ${run.turn.raw_input}` },
   ];
   try {
     const end = await converse(run, { messages, tools, local, depth });
     if (end.stop) {
-      return { success: false, error: `the document skill "${record.name}" stopped before finishing (${end.stop})`, error_type: 'transient', artifacts: [] };
+      return {
+        success: false,
+        error: `the document skill "${record.name}" stopped before finishing (${end.stop})`,
+        error_type: 'transient',
+        artifacts: [],
+      };
     }
     return { success: true, result: end.text, artifacts: [] };
   } catch (err) {
     if (err instanceof ModelCallError) {
       run.log.warn({ skill: record.name, status: err.status }, 'sub-agent model call failed');
-      return { success: false, error: `the document skill "${record.name}" could not reach the model: ${err.message}`, error_type: 'transient', artifacts: [] };
+      return {
+        success: false,
+        error: `the document skill "${record.name}" could not reach the model: ${err.message}`,
+        error_type: 'transient',
+        artifacts: [],
+      };
     }
     throw err;
   }
