@@ -3,6 +3,7 @@
  * §3.5; R-ACT-01..05), the cost in a worker's reply, ticket numbers, recipient addresses
  * (docs/messaging.md) and the wall-clock stamp written to 日期时间 fields.
  */
+import { formatInstant } from '../../src/present/clock.ts';
 
 /** The canonical actions (the dispatch table's keys), in the order the help lists them. */
 export const ACTIONS = ['报修', '查询', '派单', '完成回复', '登记费用', '值班设置'] as const;
@@ -244,22 +245,7 @@ export function addressOf(channel: string, account: string | null | undefined, i
   return `${channel}${account && account !== 'default' ? `@${account}` : ''}:${id}`;
 }
 
-/** `YYYY-MM-DD HH:MM:SS` wall-clock time in `timeZone` (a 日期时间 value). */
+/** `YYYY-MM-DD HH:MM:SS` wall-clock time in `timeZone` (a 日期时间 value; src/present/clock.ts). */
 export function wallClock(d: Date, timeZone: string): string {
-  try {
-    return new Intl.DateTimeFormat('sv-SE', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hour12: false,
-    })
-      .format(d)
-      .replace('T', ' ');
-  } catch {
-    return d.toISOString().slice(0, 19).replace('T', ' ');
-  }
+  return formatInstant(d, timeZone);
 }
