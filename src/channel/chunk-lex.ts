@@ -426,8 +426,10 @@ class InlineLexer {
       if (link && p === link.linkAt) {
         flush(p);
         while (this.stack[this.stack.length - 1] !== link) this.stack.pop();
+        // A closer carries the state it closes: a cut before it closes the span there.
+        const inside = this.state(base);
         this.stack.pop();
-        b.add(p, link.linkEnd!, this.state(base), NO_CUT_BEFORE | MARKUP, link.span ? null : '', Kind.Text);
+        b.add(p, link.linkEnd!, inside, NO_CUT_BEFORE | MARKUP, link.span ? null : '', Kind.Text);
         p = textFrom = link.linkEnd!;
         continue;
       }
@@ -473,6 +475,7 @@ class InlineLexer {
           const fits = widthOf(t, p, close + n, b.unit) + (outer?.openW ?? 0) + (outer?.closeW ?? 0) <= b.max;
           if (!span && !fits) {
             b.l.out[b.l.out.length - 1] = '';
+            b.l.width[b.l.width.length - 1] = 0;
             b.l.glue[b.l.glue.length - 1] = MARKUP | NO_CUT_AFTER;
           }
           b.graphemes(p + n, close, span ?? outer, span || !fits ? 0 : NO_CUT_AFTER);
@@ -524,15 +527,21 @@ class InlineLexer {
         if (at >= 0) {
           flush(p);
           const entry = this.stack[at]!;
-          for (const e of this.stack.splice(at)) if (e.verbatim) this.verbatim--;
+          for (const e of this.stack.splice(at + 1)) if (e.verbatim) this.verbatim--;
+          const inside = this.state(base);
+          this.stack.pop();
+          if (entry.verbatim) this.verbatim--;
           // A verbatim span too long to stay in one chunk is dropped (its text kept).
           const outer = this.state(base);
           const drop =
             entry.verbatim === true &&
             entry.unit !== undefined &&
             b.spanWidth(entry.unit, p + marker.length) + (outer?.openW ?? 0) + (outer?.closeW ?? 0) > b.max;
-          if (drop) b.l.out[entry.unit!] = '';
-          b.add(p, p + marker.length, this.state(base), NO_CUT_BEFORE | (entry.span || drop ? MARKUP : 0), drop ? '' : null, Kind.Text);
+          if (drop) {
+            b.l.out[entry.unit!] = '';
+            b.l.width[entry.unit!] = 0;
+          }
+          b.add(p, p + marker.length, inside, NO_CUT_BEFORE | (entry.span || drop ? MARKUP : 0), drop ? '' : null, Kind.Text);
           p = textFrom = p + marker.length;
           continue;
         }
