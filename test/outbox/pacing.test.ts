@@ -85,7 +85,11 @@ describe('flood control: account pacer', () => {
 describe('flood control: documented paces and operator ceilings', () => {
   it('paces Telegram private chats at ~1/s and groups at 20/min; web is not paced', () => {
     // answers to the person are not held in a private chat (docs/operations-delivery.md)
-    expect(chatPaceOf({ channel: 'telegram', chat_type: 'direct' }, CHANNEL_POLICIES)).toEqual({ intervalMs: 1000, burst: 3, answersFree: true });
+    expect(chatPaceOf({ channel: 'telegram', chat_type: 'direct' }, CHANNEL_POLICIES)).toEqual({
+      intervalMs: 1000,
+      burst: 3,
+      answersFree: true,
+    });
     expect(chatPaceOf({ channel: 'telegram', chat_type: 'group' }, CHANNEL_POLICIES)).toEqual({ intervalMs: 3000, burst: 3 });
     expect(chatPaceOf({ channel: 'telegram' }, CHANNEL_POLICIES)).toEqual({ intervalMs: 1000, burst: 3, answersFree: true });
     expect(chatPaceOf({ channel: 'web', chat_type: 'direct' }, CHANNEL_POLICIES)).toBeUndefined();
