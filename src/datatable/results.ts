@@ -4,7 +4,7 @@
  * need_param?, non_retriable?}`; successes carry `success:true` plus the action's own shape.
  */
 import { AMBIGUOUS_URL_FIELDS, EXPLICIT_URL_FIELDS } from '../envelope/artifacts/url-scan.ts';
-import type { Envelope, ErrorType } from '../envelope/types.ts';
+import { ENVELOPE_CONTROL_KEYS, type Envelope, type ErrorType } from '../envelope/types.ts';
 
 /** Language of user-facing texts (zh-CN default). */
 export type DtLang = 'zh-CN' | 'en';
@@ -237,27 +237,11 @@ export function sqlState(err: unknown): string | undefined {
  * under `record`).
  */
 const RESERVED_RESULT_KEYS: ReadonlySet<string> = new Set([
-  'success',
-  'ok',
-  'error',
-  'error_type',
-  'non_retriable',
-  'need_param',
-  'redirect',
-  'action_note',
-  'user_message',
-  'display_md',
-  'display_only',
-  'need_confirm',
-  'confirm_token',
+  ...ENVELOPE_CONTROL_KEYS,
   'executed',
-  'offloaded',
   'partial',
   'record',
-  'artifacts',
-  'artifact_errors',
   'filename',
-  'local_path',
   'media',
   'images',
   'videos',

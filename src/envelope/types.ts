@@ -51,3 +51,28 @@ export type RawOutcome =
    * becomes `{success:false, error, error_type?, non_retriable?}` (R-OUT-09).
    */
   | { kind: 'failed'; error: string; error_type?: ErrorType; non_retriable?: boolean; details?: Record<string, unknown> };
+
+/**
+ * Top-level keys of a result that steer the platform (the envelope, display, confirmation,
+ * artifacts) rather than carry data (docs/results.md). Rendering hides them; a datatable record
+ * never lets a field of one of these names act as one.
+ */
+export const ENVELOPE_CONTROL_KEYS: readonly string[] = [
+  'success',
+  'ok',
+  'error',
+  'error_type',
+  'non_retriable',
+  'need_param',
+  'redirect',
+  'action_note',
+  'user_message',
+  'display_md',
+  'display_only',
+  'need_confirm',
+  'confirm_token',
+  'offloaded',
+  'artifacts',
+  'artifact_errors',
+  'local_path',
+];

@@ -5,6 +5,7 @@
  * `artifact_errors`, `local_path`, `error_type`, stack traces, display fields, `for_user`,
  * confirmation plumbing, `_`-prefixed keys, internal columns (schema, qualified, pageInfo…).
  */
+import { ENVELOPE_CONTROL_KEYS } from '../../envelope/types.ts';
 import { escapeMarkdown } from '../../present/cells.ts';
 import { renderShape } from '../../present/shape.ts';
 import type { Lang } from './text.ts';
@@ -13,30 +14,14 @@ export { escapeMarkdown };
 
 /** Top-level envelope keys that are platform or model plumbing, never rendered as data. */
 export const INTERNAL_KEYS: ReadonlySet<string> = new Set([
-  'success',
-  'ok',
-  'error',
-  'error_type',
-  'non_retriable',
-  'need_param',
-  'redirect',
-  'action_note',
-  'user_message',
-  'display_md',
-  'display_only',
-  'artifacts',
-  'artifact_errors',
+  ...ENVELOPE_CONTROL_KEYS,
   'for_user',
-  'confirm_token',
   'expires_in_s',
   'expires_at',
-  'need_confirm',
   'message',
   'summary',
   'stack',
   'traceback',
-  'offloaded',
-  'local_path',
 ]);
 
 /** Keys dropped at any depth. */
