@@ -42,8 +42,22 @@ const md = new MarkdownIt({ html: false, linkify: true, breaks: true });
 /** The shared markdown-it instance (for URL helpers such as `normalizeLinkText`). */
 export const markdownIt = md;
 
+/**
+ * One line of words, digits, CJK punctuation and emoji with no character that markdown,
+ * linkify or HTML escaping acts on (no ASCII punctuation but `,` `?` `;` `%`, no edge
+ * spaces): markdown-it would give one paragraph of exactly that text. Most chat replies are
+ * such a line; they skip the parser (test/render/plain-line.test.ts checks the equivalence).
+ */
+const PLAIN_LINE = /^[\p{L}\p{M}\p{N}\p{Extended_Pictographic}\u200d\u3000-\u303f\uff01-\uff0d\uff0f-\uff1f\uff21-\uff5e ,?;%]+$/u;
+
+/** True when `src` is a plain line (see {@link PLAIN_LINE}); such text renders as itself in every dialect. */
+export function isPlainLine(src: string): boolean {
+  return src.length <= 4096 && src.trim() === src && PLAIN_LINE.test(src);
+}
+
 /** Parse markdown into blocks. Never throws for any input string. */
 export function parseMarkdown(src: string): MdBlock[] {
+  if (isPlainLine(src)) return [{ type: 'paragraph', children: [{ type: 'text', text: src }] }];
   const tokens = md.parse(src, {});
   const cursor = { i: 0 };
   return parseBlocks(tokens, cursor, null);

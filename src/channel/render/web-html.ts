@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type sanitizeHtmlType from 'sanitize-html';
-import { parseMarkdown } from './ast.ts';
+import { isPlainLine, parseMarkdown } from './ast.ts';
 import { isOwnFilePath, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
 
 /** Escape text for HTML content and double-quoted attribute values. */
@@ -116,5 +116,6 @@ function sanitizeHtml(): typeof sanitizeHtmlType {
  * Source: docs/results.md (rich channel), R-DISP-01; allowlist above.
  */
 export function renderWebHtml(md: string): string {
+  if (isPlainLine(md)) return `<p>${md}</p>`; // nothing in it to escape or sanitize
   return sanitizeHtml()(renderWith(web, parseMarkdown(md)), SANITIZE);
 }
