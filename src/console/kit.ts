@@ -4,7 +4,7 @@
  * and the small helpers every section's routes share (error shape, the signed-in admin, roles).
  *
  * A section's routes are mounted at `/admin/api/<id>/`, behind the admin sign-in and the CSRF
- * check (adapters/web_admin/auth.ts), with JSON bodies already parsed (`express.json`, 1 MiB).
+ * check (src/console/auth.ts), with JSON bodies already parsed (`express.json`, 1 MiB).
  * Errors are `{error: <zh-CN text>, code: <stable code>}` with a 4xx status (docs/console.md).
  */
 import type express from 'express';
