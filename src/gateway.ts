@@ -16,6 +16,7 @@ import { demoIdentitiesOn, isLoopbackHost, type Settings } from './config/settin
 import type { Logger } from './log/logger.ts';
 import { acquireDataDir, removeServerInfo, writeServerInfo, type DataDirLock } from './store/datadir.ts';
 import type { Db } from './store/db.ts';
+import { defaultInstanceId } from './store/instance-id.ts';
 import { migrate } from './store/migrate.ts';
 import { openEmbeddedDb, openServerDb } from './store/open.ts';
 import { createSkillLifecycle } from './lifecycle/live.ts';
@@ -30,7 +31,7 @@ import { leaseTimingFromEnv, longConnectionKey, runLongConnection, type LongConn
 import { publishCatalog } from './registry/catalog.ts';
 import { createMetrics } from './http/metrics.ts';
 import { findContact, seedDemoDirectory } from './identity/index.ts';
-import { createInbox, defaultInstanceId, floodLimitFromEnv } from './inbox/index.ts';
+import { createInbox, floodLimitFromEnv } from './inbox/index.ts';
 import { pressureFromEnv, startMemoryGuard } from './inbox/pressure.ts';
 import { startRecovery } from './recovery/heartbeat.ts';
 import { SHUTDOWN_GRACE_DEFAULT_SEC } from './config/settings.ts';

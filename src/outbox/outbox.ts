@@ -18,7 +18,7 @@ import { EventEmitter } from 'node:events';
 import type { CompletesEvent } from './types.ts';
 import type { SendResult } from '../channel/types.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { defaultInstanceId } from '../inbox/inbox.ts';
+import { defaultInstanceId } from '../store/instance-id.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { AccountPacers, CHANNEL_POLICIES, chatPaceOf, type RateLimit } from './pacing.ts';
 import {
