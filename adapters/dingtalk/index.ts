@@ -17,7 +17,7 @@ import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/fa
 import { perAccountChannel } from '../../src/channel/per-account.ts';
 import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Queryable } from '../../src/store/db.ts';
+import type { Queryable } from '../../src/channel/db.ts';
 import { createDingtalkApi } from './api.ts';
 import { DINGTALK_TEXT_LIMIT, sendDingtalk } from './outbound.ts';
 import { SessionBook } from './sessions.ts';

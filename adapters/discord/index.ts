@@ -31,7 +31,7 @@ import type {
 } from '../../src/channel/types.ts';
 import { storableCopy } from '../../src/channel/storable.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Queryable } from '../../src/store/db.ts';
+import type { Queryable } from '../../src/channel/db.ts';
 import { normalizeDispatch, normalizeInteraction, type BotIdentity, type Normalized } from './inbound.ts';
 import { createRest, failureOf, sendDiscord } from './outbound.ts';
 import { expiredButtonText } from './texts.ts';

@@ -28,7 +28,7 @@ import type {
   WebhookResponse,
 } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Queryable } from '../../src/store/db.ts';
+import type { Queryable } from '../../src/channel/db.ts';
 import { MalformedUpdateError, normalizeUpdate, type BotIdentity } from './inbound.ts';
 import { failureOf, sendTelegram } from './outbound.ts';
 import { ALLOWED_UPDATES, startPolling, type Poller } from './transport-polling.ts';

@@ -9,10 +9,10 @@
  * replica); every other replica with a socket of that conversation catches it up from the table.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/channel/db.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { appendFrames, framesAfter, type AppendArgs } from './frames.ts';
-import { createBatcher } from '../../src/store/batch.ts';
+import { createBatcher } from '../../src/channel/batch.ts';
 import type { ServerFrame, StoredFrame, StoredFrameBody } from './wire.ts';
 
 /** The LISTEN/NOTIFY channel of web pushes. */
@@ -34,7 +34,7 @@ export class WebHub {
   readonly replicaId = randomBytes(8).toString('hex');
   readonly #conns = new Map<string, Set<HubConn>>();
   #unlisten: (() => Promise<void>) | undefined;
-  /** Frames stored at the same time share one statement (src/store/batch.ts). */
+  /** Frames stored at the same time share one statement (src/channel/batch.ts). */
   readonly #appends;
 
   constructor(

@@ -21,7 +21,7 @@ import type {
   OutboundTarget,
   SendResult,
 } from '../../src/channel/types.ts';
-import type { Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/channel/db.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { WebContext } from './context.ts';
 import { identityDirectory, type WebDirectory } from './directory.ts';

@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import busboy from 'busboy';
 import mime from 'mime-types';
-import type { Queryable } from '../../src/store/db.ts';
+import type { Queryable } from '../../src/channel/db.ts';
 import { LIMITS } from './wire.ts';
 
 /** A stored upload, as `POST /api/uploads` answers (snake_case on the wire). */

@@ -16,7 +16,7 @@ import { perAccountChannel } from '../../src/channel/per-account.ts';
 import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
 import { wecomAesKey } from '../../src/channel/wecom-crypto.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/channel/db.ts';
 import { WecomApi } from './api.ts';
 import { sendWecom } from './outbound.ts';
 import { handleWecomWebhook } from './transport-webhook.ts';

@@ -1,8 +1,8 @@
 /**
  * The built-in `web` skill: a single-use web chat sign-in link for the person asking
- * (adapters/web/signin-request.ts; docs/web-protocol.md "Sign-in links").
+ * (src/orchestration/web-signin.ts; docs/web-protocol.md "Sign-in links").
  */
-import { runWebSigninRequest } from '../../adapters/web/signin-request.ts';
+import { runWebSigninRequest } from '../../src/orchestration/web-signin.ts';
 
 export async function execute(input_data: Record<string, unknown>, runtime_context: Record<string, unknown>) {
   return runWebSigninRequest(input_data, runtime_context);

@@ -5,7 +5,7 @@
  */
 import type { ConfigFile } from '../config/file.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Db } from '../store/db.ts';
+import type { Db } from './db.ts';
 import type { ChannelAdapter } from './types.ts';
 
 /** What a channel factory may use. */

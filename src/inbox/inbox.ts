@@ -8,8 +8,6 @@
  * handler runs), and only the head of a chat's unfinished events can be taken. Wake-ups are
  * NOTIFY `skillgate_inbox` (in-process on the embedded engine) with a poll as the fallback.
  */
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { chatKeyOf } from '../channel/chat-key.ts';
 import type { InboundMessage } from '../channel/types.ts';
 import { storableCopy } from '../channel/storable.ts';
@@ -17,6 +15,7 @@ import { inboundBoundsProblem, InboundRefusedError } from '../channel/bounds.ts'
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import { floodCounted, floodNotice, insertRefused, senderWindow } from './flood.ts';
 import type { Db } from '../store/db.ts';
+import { defaultInstanceId } from '../store/instance-id.ts';
 import { backoffMs } from '../outbox/backoff.ts';
 import {
   chatIsProcessing,
@@ -40,11 +39,6 @@ const MAX_RETRY_MS = 60_000;
 
 /** The chat key of an inbound message (src/channel/chat-key.ts). */
 export const chatKey = chatKeyOf;
-
-/** A default worker name, unique per inbox instance. */
-export function defaultInstanceId(): string {
-  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-}
 
 function errorText(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);

@@ -1,5 +1,5 @@
 /** The inbox: durable, deduplicated inbound events . */
-export { createInbox, chatKey, defaultInstanceId, INBOX_CHANNEL } from './inbox.ts';
+export { createInbox, chatKey, INBOX_CHANNEL } from './inbox.ts';
 export type {
   Inbox,
   InboxEvent,

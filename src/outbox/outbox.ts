@@ -18,7 +18,7 @@ import { EventEmitter } from 'node:events';
 import type { CompletesEvent } from './types.ts';
 import type { SendResult } from '../channel/types.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { defaultInstanceId } from '../inbox/inbox.ts';
+import { defaultInstanceId } from '../store/instance-id.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { AccountPacers, CHANNEL_POLICIES, chatPaceOf, type RateLimit } from './pacing.ts';
 import {
@@ -35,7 +35,7 @@ import {
   type SentMark,
 } from './store.ts';
 import { ChatHolds, quietAdapter } from './holds.ts';
-import { createBatcher } from '../store/batch.ts';
+import { createBatcher } from '../channel/batch.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -88,7 +88,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const pacers = new AccountPacers(policies, ceilingOf);
   const holds = new ChatHolds();
   const finals = new EventEmitter();
-  /** Delivery marks recorded at the same time share one statement (src/store/batch.ts). */
+  /** Delivery marks recorded at the same time share one statement (src/channel/batch.ts). */
   const sentMarks = createBatcher((marks: SentMark[]) => markSentMany(db, marks));
   finals.setMaxListeners(0);
 

@@ -1,10 +1,10 @@
 /**
- * Group commit without waiting (src/store/batch.ts): writes submitted in one event-loop turn go
+ * Group commit without waiting (src/channel/batch.ts): writes submitted in one event-loop turn go
  * together at its end, writes submitted while a flush is in flight share the next flush, results
  * come back per item in order, and a failed flush fails exactly its own items.
  */
 import { expect, it } from 'vitest';
-import { createBatcher } from '../../src/store/batch.ts';
+import { createBatcher } from '../../src/channel/batch.ts';
 
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 

@@ -3,7 +3,8 @@
  * submitted in (`setImmediate`), together with every write submitted in that turn; writes
  * submitted while a flush is in flight are sent together as the next statement, and so on. An
  * idle process pays no delay; a busy one pays one statement (one commit) per batch instead of
- * one per write (docs/pipeline.md "Group commit").
+ * one per write (docs/pipeline.md "Group commit"). Here with the adapter contract because an
+ * adapter uses it too (the web channel's frame appends), as the outbox does (its delivery marks).
  */
 
 /** Submits writes that are flushed in batches. */

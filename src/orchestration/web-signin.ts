@@ -5,13 +5,14 @@
  * only to them: as a message of its own into the direct chat the request came from, through
  * the outbox — never in the skill's result, so no planner or model sees it. A request from a
  * group chat, from a sender not in the directory, or outside the gateway is refused.
- * Results are envelopes (docs/results.md). Never throws.
+ * Results are envelopes (docs/results.md). Never throws. A messaging skill like send_message
+ * (send-message.ts), so it sits with them; it uses the web channel's link store as the console does.
  */
-import type { InboundMessage } from '../../src/channel/types.ts';
-import { loadSettings } from '../../src/config/settings.ts';
-import { langOf, messagingOf } from '../../src/orchestration/messaging.ts';
-import { identityDirectory } from './directory.ts';
-import { issueSigninLink, signinBase, SIGNIN_LINK_TTL_MS } from './signin-links.ts';
+import type { InboundMessage } from '../channel/types.ts';
+import { loadSettings } from '../config/settings.ts';
+import { langOf, messagingOf } from './messaging.ts';
+import { identityDirectory } from '../../adapters/web/directory.ts';
+import { issueSigninLink, signinBase, SIGNIN_LINK_TTL_MS } from '../../adapters/web/signin-links.ts';
 
 const T = {
   'zh-CN': {
