@@ -48,7 +48,7 @@ export const markdownIt = md;
  * spaces): markdown-it would give one paragraph of exactly that text. Most chat replies are
  * such a line; they skip the parser (test/render/plain-line.test.ts checks the equivalence).
  */
-const PLAIN_LINE = /^[\p{L}\p{M}\p{N}\p{Extended_Pictographic}\u200d\u3000-\u303f\uff01-\uff0d\uff0f-\uff1f\uff21-\uff5e ,?;%]+$/u;
+const PLAIN_LINE = /^(?:[\p{L}\p{M}\p{N}\p{Extended_Pictographic}\u3000-\u303f\uff01-\uff0d\uff0f-\uff1f\uff21-\uff5e ,?;%]|\u200d)+$/u;
 
 /** True when `src` is a plain line (see {@link PLAIN_LINE}); such text renders as itself in every dialect. */
 export function isPlainLine(src: string): boolean {
