@@ -134,7 +134,14 @@ export function classifyOapi(status: number, body: Record<string, unknown> | nul
 
 function networkFailure(err: unknown): ApiFailure {
   const unknown = sendPhaseOfError(err) === 'unknown';
-  return { ok: false, status: 0, retryable: true, error: `DingTalk unreachable: ${(err as Error).message}`, code: null, ...(unknown ? { unknown } : {}) };
+  return {
+    ok: false,
+    status: 0,
+    retryable: true,
+    error: `DingTalk unreachable: ${(err as Error).message}`,
+    code: null,
+    ...(unknown ? { unknown } : {}),
+  };
 }
 
 /** Create the client. */

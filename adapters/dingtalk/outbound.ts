@@ -258,5 +258,12 @@ async function sendMedia(
 
 function failure(r: ApiFailure): Extract<SendResult, { ok: false }> {
   const ambiguous = r.unknown === true;
-  return { ok: false, retryable: r.retryable, retry_after_ms: r.retry_after_ms ?? null, error: r.error, code: r.code ?? null, ...(ambiguous ? { ambiguous } : {}) };
+  return {
+    ok: false,
+    retryable: r.retryable,
+    retry_after_ms: r.retry_after_ms ?? null,
+    error: r.error,
+    code: r.code ?? null,
+    ...(ambiguous ? { ambiguous } : {}),
+  };
 }

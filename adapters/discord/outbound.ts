@@ -220,7 +220,9 @@ export async function sendDiscord(
         const parts = splitMessage(caption, TEXT_LIMIT, 'utf16');
         for (const part of parts.slice(0, -1)) {
           const nonce = nonces()(0);
-          await cursor.part(() => post(deps.rest, target.chat_id, { allowed_mentions: body.allowed_mentions, content: part }, undefined, nonce));
+          await cursor.part(() =>
+            post(deps.rest, target.chat_id, { allowed_mentions: body.allowed_mentions, content: part }, undefined, nonce),
+          );
         }
         body.content = parts.at(-1);
       }

@@ -37,9 +37,15 @@ export interface SendDeps {
 export function failureOf(err: unknown): ApiFailure {
   if (err instanceof GrammyError) {
     const unknown = sendPhaseOfStatus(err.error_code) === 'unknown';
-    return { code: err.error_code, description: err.description, retry_after_s: err.parameters?.retry_after, ...(unknown ? { unknown } : {}) };
+    return {
+      code: err.error_code,
+      description: err.description,
+      retry_after_s: err.parameters?.retry_after,
+      ...(unknown ? { unknown } : {}),
+    };
   }
-  if (err instanceof HttpError) return { code: null, description: err.message, ...(sendPhaseOfError(err) === 'unknown' ? { unknown: true } : {}) };
+  if (err instanceof HttpError)
+    return { code: null, description: err.message, ...(sendPhaseOfError(err) === 'unknown' ? { unknown: true } : {}) };
   return { code: 0, description: err instanceof Error ? err.message : String(err) };
 }
 
@@ -196,9 +202,9 @@ export async function sendTelegram(
       await cursor.part(() =>
         text.length <= TEXT_LIMIT
           ? sendChunk(deps.api, target.chat_id, { ...chunk, text }, c)
-          : deps.api.sendMessage(target.chat_id, text.slice(0, text.length - chunk.text.length), { ...thread }).then(() =>
-              sendChunk(deps.api, target.chat_id, chunk, c),
-            ),
+          : deps.api
+              .sendMessage(target.chat_id, text.slice(0, text.length - chunk.text.length), { ...thread })
+              .then(() => sendChunk(deps.api, target.chat_id, chunk, c)),
       );
     }
     for (const m of media) {
@@ -206,7 +212,9 @@ export async function sendTelegram(
       if (caption.length > CAPTION_LIMIT) {
         for (const part of splitMessage(caption, TEXT_LIMIT, 'utf16')) {
           const text = cursor.marked(part);
-          await cursor.part(async () => (await deps.api.sendMessage(target.chat_id, text.length <= TEXT_LIMIT ? text : part, { ...thread })).message_id);
+          await cursor.part(
+            async () => (await deps.api.sendMessage(target.chat_id, text.length <= TEXT_LIMIT ? text : part, { ...thread })).message_id,
+          );
         }
       }
       const c = common();

@@ -61,7 +61,14 @@ export function mediaType(m: OutboundMedia): 'image' | 'voice' | 'video' | 'file
 function failed(err: unknown, unknownSend = false): SendResult {
   if (err instanceof WecomApiError) {
     const ambiguous = unknownSend && err.unknown;
-    return { ok: false, retryable: err.retryable, retry_after_ms: err.retryAfterMs, error: err.message, code: err.code, ...(ambiguous ? { ambiguous } : {}) };
+    return {
+      ok: false,
+      retryable: err.retryable,
+      retry_after_ms: err.retryAfterMs,
+      error: err.message,
+      code: err.code,
+      ...(ambiguous ? { ambiguous } : {}),
+    };
   }
   return { ok: false, retryable: false, error: err instanceof Error ? err.message : String(err), code: null };
 }
@@ -136,8 +143,7 @@ export async function sendWecom(
         return { msgtype: type, [type]: { media_id: mediaId } };
       });
       const caption = (m.caption ?? '').trim();
-      if (caption !== '')
-        for (const content of splitMessage(caption, TEXT_LIMIT_BYTES, 'bytes')) await sendText(content);
+      if (caption !== '') for (const content of splitMessage(caption, TEXT_LIMIT_BYTES, 'bytes')) await sendText(content);
     }
     if (card) await send({ msgtype: 'template_card', template_card: card });
     return { ok: true, message_ids: cursor.ids };

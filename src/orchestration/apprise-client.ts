@@ -156,6 +156,12 @@ export async function sendToApprise(req: AppriseRequest, opts: AppriseClientOpti
     const why = e.cause?.code ?? e.cause?.message ?? e.message;
     // Written but unanswered: Apprise may have notified (it has no idempotency key).
     const ambiguous = sendPhaseOfError(err) === 'unknown';
-    return { ok: false, retryable: true, error: `Apprise API unreachable at ${base}: ${why}`, code: 'network', ...(ambiguous ? { ambiguous } : {}) };
+    return {
+      ok: false,
+      retryable: true,
+      error: `Apprise API unreachable at ${base}: ${why}`,
+      code: 'network',
+      ...(ambiguous ? { ambiguous } : {}),
+    };
   }
 }

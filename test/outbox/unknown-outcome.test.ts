@@ -18,7 +18,14 @@ import { createLogger } from '../../src/log/logger.ts';
 import { createOutbox, type OutboxOptions } from '../../src/outbox/index.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { captureLog } from '../inbox/helpers.ts';
-import { BOT, DM_CHANNEL, installDiscord, messageBody, TOKEN as DISCORD_TOKEN, type DiscordState } from '../adapters/discord/fake-discord.ts';
+import {
+  BOT,
+  DM_CHANNEL,
+  installDiscord,
+  messageBody,
+  TOKEN as DISCORD_TOKEN,
+  type DiscordState,
+} from '../adapters/discord/fake-discord.ts';
 import { contentOf, installOpenApi, type OpenApiState } from '../adapters/feishu/open-api.ts';
 import { SECRET, TOKEN, useFakeTelegram } from '../adapters/telegram/fake-telegram.ts';
 import { FakeClock } from './fakes.ts';
@@ -92,7 +99,13 @@ describeEachEngine('outbox: a send whose outcome is unknown', (db) => {
     const [id] = await outbox.enqueue(db(), [{ target, message: { kind: 'reply', text: '巡检结果：正常', format: 'plain', final: true } }]);
 
     await outbox.deliverDue();
-    expect(await outbox.get(id!)).toMatchObject({ status: 'queued', attempts: 1, ambiguity: 'pending', ambiguous_part: 0, ambiguous_attempts: 1 });
+    expect(await outbox.get(id!)).toMatchObject({
+      status: 'queued',
+      attempts: 1,
+      ambiguity: 'pending',
+      ambiguous_part: 0,
+      ambiguous_attempts: 1,
+    });
     expect(feishuState.uuids.size).toBe(1); // the platform did post it
 
     clock.advance(300_000);
@@ -125,7 +138,9 @@ describeEachEngine('outbox: a send whose outcome is unknown', (db) => {
     discordFake.reset();
     discordFake.script('POST', DISCORD_SEND, { dropAnswer: true });
     const target: OutboundTarget = { channel: 'discord', account: 'default', chat_id: DM_CHANNEL, chat_type: 'direct' };
-    const [id] = await outbox.enqueue(db(), [{ target, message: { kind: 'reply', text: 'pump 3 is back online', format: 'plain', final: true } }]);
+    const [id] = await outbox.enqueue(db(), [
+      { target, message: { kind: 'reply', text: 'pump 3 is back online', format: 'plain', final: true } },
+    ]);
 
     await outbox.deliverDue();
     expect(await outbox.get(id!)).toMatchObject({ status: 'queued', ambiguity: 'pending', ambiguous_part: 0, ambiguous_attempts: 1 });
@@ -148,7 +163,9 @@ describeEachEngine('outbox: a send whose outcome is unknown', (db) => {
     const { outbox, clock, events } = outboxWith(() => adapter);
     telegram().script('POST', /\/sendMessage$/, { dropAnswer: true });
     const target: OutboundTarget = { channel: 'telegram', account: 'default', chat_id: '5151', chat_type: 'direct' };
-    const [id] = await outbox.enqueue(db(), [{ target, message: { kind: 'reply', text: '今日产量 1200 件', format: 'plain', final: true } }]);
+    const [id] = await outbox.enqueue(db(), [
+      { target, message: { kind: 'reply', text: '今日产量 1200 件', format: 'plain', final: true } },
+    ]);
 
     await outbox.deliverDue();
     expect(await outbox.get(id!)).toMatchObject({ status: 'queued', ambiguity: 'pending', ambiguous_part: 0, ambiguous_attempts: 1 });
