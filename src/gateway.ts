@@ -215,6 +215,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       ceilingOf: operatorCeilings(process.env, config.accounts),
       onStatus: (channel: string, status: string) => metricsRef?.outbound(channel, status),
       onSuppressed: (channel, kind) => metricsRef?.suppressed(channel, kind),
+      onAmbiguous: (channel, event) => metricsRef?.ambiguous(channel, event),
     });
     // Audit rows are group-committed; a turn awaits their durability before it replies.
     const auditSink = createAuditSink(db, { log });

@@ -59,6 +59,12 @@ export interface FakeReply {
   destroy?: boolean;
   /** From a script: answer this request as the routes would (lets one request through, e.g. "the 2nd send fails"). */
   pass?: boolean;
+  /**
+   * From a script: the whole request is read and the routes act on it (the platform posts the
+   * message), then the socket is destroyed without an answer — a reset after the request was
+   * written, whose outcome the client cannot know.
+   */
+  dropAnswer?: boolean;
 }
 
 /** Computes a reply; may be async. A throw answers 500 with the error text. */
@@ -281,7 +287,7 @@ export class FakePlatform {
       rec.params = s.match(path) ?? {};
       if (--s.remaining <= 0) this.#scripts.splice(si, 1);
       reply = await answer(s.handler);
-      if (reply.pass) reply = await answer(routeHandler());
+      if (reply.pass || reply.dropAnswer) reply = { ...(await answer(routeHandler())), ...(reply.dropAnswer ? { destroy: true } : {}) };
     } else reply = await answer(routeHandler());
     if (reply.destroy) {
       req.socket.destroy();

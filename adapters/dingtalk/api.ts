@@ -22,6 +22,7 @@
  * 40014/42001/40001) is refreshed once; anything else is permanent. By status and code, never by
  * message text (STYLE.md "a typed send result").
  */
+import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
 
 /** A failed call. */
 export interface ApiFailure {
@@ -34,6 +35,8 @@ export interface ApiFailure {
   status: number;
   /** The token was refused (refresh and retry once). */
   authExpired?: boolean;
+  /** The request may have reached DingTalk (no answer after write, or a 5xx): src/channel/send-outcome.ts. */
+  unknown?: boolean;
 }
 
 /** The outcome of one call. */
@@ -99,7 +102,11 @@ export function classifyNewApi(status: number, body: Record<string, unknown> | n
   }
   if (status === 401 || code === 'InvalidAuthentication')
     return { ok: false, status, retryable: true, authExpired: true, error, code: code ?? status };
-  return { ok: false, status, retryable: status >= 500, error, code: code ?? status };
+  return { ok: false, status, retryable: status >= 500, error, code: code ?? status, ...unknownStatus(status) };
+}
+
+function unknownStatus(status: number): { unknown?: true } {
+  return sendPhaseOfStatus(status) === 'unknown' ? { unknown: true } : {};
 }
 
 /** Classify an old-API / session-webhook `{errcode, errmsg}` answer (null when errcode is 0). */
@@ -107,7 +114,14 @@ export function classifyOapi(status: number, body: Record<string, unknown> | nul
   if (status >= 400 || body === null) {
     const error = `DingTalk ${status}: ${body === null ? 'answer is not JSON' : String(body.errmsg ?? '')}`;
     if (status === 429) return { ok: false, status, retryable: true, retry_after_ms: retryAfterMs(headers) ?? 1000, error, code: 429 };
-    return { ok: false, status, retryable: status >= 500 || status === 0 || (status < 400 && body === null), error, code: status };
+    return {
+      ok: false,
+      status,
+      retryable: status >= 500 || status === 0 || (status < 400 && body === null),
+      error,
+      code: status,
+      ...unknownStatus(status),
+    };
   }
   const errcode = typeof body.errcode === 'number' ? body.errcode : Number(body.errcode ?? 0);
   if (errcode === 0) return null;
@@ -119,7 +133,15 @@ export function classifyOapi(status: number, body: Record<string, unknown> | nul
 }
 
 function networkFailure(err: unknown): ApiFailure {
-  return { ok: false, status: 0, retryable: true, error: `DingTalk unreachable: ${(err as Error).message}`, code: null };
+  const unknown = sendPhaseOfError(err) === 'unknown';
+  return {
+    ok: false,
+    status: 0,
+    retryable: true,
+    error: `DingTalk unreachable: ${(err as Error).message}`,
+    code: null,
+    ...(unknown ? { unknown } : {}),
+  };
 }
 
 /** Create the client. */

@@ -176,7 +176,8 @@ export async function sendDingtalk(
 ): Promise<SendResult> {
   const route = deps.book.get(target.chat_id);
   let session = route?.webhook && deps.now() < route.expiresAt - SESSION_MARGIN_MS ? route.webhook : null;
-  const cursor = new PartCursor(opts.partsDone);
+  // DingTalk's send APIs take no idempotency key: a part whose earlier send had an unknown outcome shows the marker.
+  const cursor = new PartCursor(opts.partsDone, opts.resendMarker);
 
   async function viaOpenApi(msg: OpenApiMessage): Promise<ApiOutcome<Record<string, unknown>>> {
     const where = openApiAddress(target, route);
@@ -192,7 +193,8 @@ export async function sendDingtalk(
   async function deliver(p: Part): Promise<ApiOutcome<Record<string, unknown>>> {
     if (session) {
       const r = await deps.api.postSession(session, sessionBody(p));
-      if (r.ok || (r.retryable && r.retry_after_ms != null)) return r;
+      // An unknown outcome may have posted it: never post it a second way in the same attempt.
+      if (r.ok || (r.retryable && r.retry_after_ms != null) || r.unknown) return r;
       deps.log.info({ error: r.error }, 'dingtalk session webhook refused; falling back to the Open API');
       session = null;
     }
@@ -206,7 +208,11 @@ export async function sendDingtalk(
     return { ok: false, retryable: true, error: `could not store a button payload: ${(err as Error).message}` };
   }
   try {
-    for (const p of parts) {
+    for (const part of parts) {
+      const p: Part =
+        part.kind === 'text'
+          ? { ...part, text: cursor.marked(part.text) }
+          : { ...part, text: cursor.marked(part.text), plain: cursor.marked(part.plain) };
       await cursor.part(async () => {
         let r = await deliver(p);
         if (!r.ok && !r.retryable && p.kind === 'markdown') {
@@ -251,5 +257,13 @@ async function sendMedia(
 }
 
 function failure(r: ApiFailure): Extract<SendResult, { ok: false }> {
-  return { ok: false, retryable: r.retryable, retry_after_ms: r.retry_after_ms ?? null, error: r.error, code: r.code ?? null };
+  const ambiguous = r.unknown === true;
+  return {
+    ok: false,
+    retryable: r.retryable,
+    retry_after_ms: r.retry_after_ms ?? null,
+    error: r.error,
+    code: r.code ?? null,
+    ...(ambiguous ? { ambiguous } : {}),
+  };
 }

@@ -104,6 +104,8 @@ export class DiscordAdapter implements WebhookAdapter {
     typing: true,
     media: true,
   };
+  /** Every post carries `nonce` + `enforce_nonce` (adapters/discord/outbound.ts `partNonce`). */
+  readonly sendIdempotency = 'platform_key' as const;
   readonly rest: REST;
   /** The gateway is one shard (0) per account, owned by one replica (docs/operations-delivery.md). */
   readonly longConnection = { shard: '0' };

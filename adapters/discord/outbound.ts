@@ -15,6 +15,7 @@
  *   waits out a 429 only when it is at most `maxRetryDelayMs`; longer ones reject at once and go to
  *   the outbox with `retry_after_ms`. 5xx/network errors are not retried here (`retries: 0`).
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DiscordAPIError, HTTPError, RateLimitError, REST, Routes, type RawFile } from 'discord.js';
 import { splitMessage } from '../../src/channel/chunk.ts';
@@ -22,6 +23,7 @@ import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { renderPlain } from '../../src/channel/render/index.ts';
 import { renderDiscordMarkdown } from '../../src/channel/render/discord.ts';
 import { PartCursor } from '../../src/channel/parts.ts';
+import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
 import type { OutboundConfirm, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import {
   BUTTON_STYLE,
@@ -58,13 +60,25 @@ export function createRest(token: string, apiRoot: string, maxRetryDelayMs: numb
 export function failureOf(err: unknown): ApiFailure {
   if (err instanceof RateLimitError)
     return { status: 429, description: `rate limited on ${err.route} (${err.retryAfter} ms)`, retry_after_ms: err.retryAfter };
-  if (err instanceof DiscordAPIError) return { status: err.status, code: err.code, description: err.message };
-  if (err instanceof HTTPError) return { status: err.status, description: err.message || `HTTP ${err.status}` };
+  const unknown = (s: number | null): { unknown?: true } => (sendPhaseOfStatus(s) === 'unknown' ? { unknown: true } : {});
+  if (err instanceof DiscordAPIError) return { status: err.status, code: err.code, description: err.message, ...unknown(err.status) };
+  if (err instanceof HTTPError) return { status: err.status, description: err.message || `HTTP ${err.status}`, ...unknown(err.status) };
   const e = err as { name?: string; code?: string; message?: string };
-  if (e?.name === 'AbortError' || /fetch failed|ECONN|socket|other side closed|terminated/i.test(`${e?.message ?? ''} ${e?.code ?? ''}`)) {
-    return { status: null, description: e.message ?? 'network failure' };
+  const phase = sendPhaseOfError(err);
+  if (phase || /fetch failed|ECONN|socket/i.test(`${e?.message ?? ''} ${e?.code ?? ''}`)) {
+    return { status: null, description: e.message ?? 'network failure', ...(phase === 'unknown' ? { unknown: true } : {}) };
   }
   return { status: 0, description: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * The `nonce` of post `sub` of part `part` of the outbox row `key` (≤ 25 chars, Discord's
+ * limit): sent with `enforce_nonce`, so a repeat within Discord's window (a few minutes)
+ * returns the first message instead of posting another. Null without a key (not the outbox).
+ */
+export function partNonce(target: OutboundTarget, key: string | null | undefined, part: number, sub = 0): string | null {
+  if (!key) return null;
+  return createHash('sha256').update(`${target.account}:${key}:${part}:${sub}`).digest('hex').slice(0, 25);
 }
 
 /** {@link SendResult} of a failure. */
@@ -75,6 +89,7 @@ export function failed(f: ApiFailure): SendResult {
     retry_after_ms: f.retry_after_ms ?? null,
     error: f.description || `discord error ${f.status ?? 'network'}`,
     code: f.code ?? f.status,
+    ...(f.unknown ? { ambiguous: true } : {}),
   };
 }
 
@@ -123,17 +138,23 @@ interface Body {
   message_reference?: { message_id: string; fail_if_not_exists: false };
   components?: unknown[];
   attachments?: { id: number; filename: string }[];
+  nonce?: string;
+  enforce_nonce?: boolean;
 }
 
-async function post(rest: REST, channelId: string, body: Body, files?: RawFile[]): Promise<string> {
-  const res = (await rest.post(Routes.channelMessages(channelId), { body, ...(files ? { files } : {}) })) as { id?: unknown };
+/** The nonce of one post (see {@link partNonce}); null = none. */
+type NonceOf = (sub: number) => string | null;
+
+async function post(rest: REST, channelId: string, body: Body, files?: RawFile[], nonce?: string | null): Promise<string> {
+  const b = nonce ? { ...body, nonce, enforce_nonce: true } : body;
+  const res = (await rest.post(Routes.channelMessages(channelId), { body: b, ...(files ? { files } : {}) })) as { id?: unknown };
   return typeof res?.id === 'string' ? res.id : '';
 }
 
 /** Send one text chunk; on 50035 its plain text (split again if needed), embeds suppressed. */
-async function sendChunk(rest: REST, channelId: string, chunk: TextChunk, common: Body): Promise<string> {
+async function sendChunk(rest: REST, channelId: string, chunk: TextChunk, common: Body, nonceOf: NonceOf): Promise<string> {
   try {
-    return await post(rest, channelId, { ...common, content: chunk.text });
+    return await post(rest, channelId, { ...common, content: chunk.text }, undefined, nonceOf(0));
   } catch (err) {
     if (!chunk.markdown || !isContentRejected(failureOf(err))) throw err;
     const parts = splitMessage(plainOf(chunk.text), TEXT_LIMIT, 'utf16').filter((p) => p.trim() !== '');
@@ -142,7 +163,7 @@ async function sendChunk(rest: REST, channelId: string, chunk: TextChunk, common
       const b: Body = { ...common, content: part, flags: FLAG_SUPPRESS_EMBEDS };
       if (i > 0) delete b.message_reference;
       if (i < parts.length - 1) delete b.components;
-      id = await post(rest, channelId, b);
+      id = await post(rest, channelId, b, undefined, nonceOf(i + 1));
     }
     return id;
   }
@@ -152,8 +173,9 @@ async function sendChunk(rest: REST, channelId: string, chunk: TextChunk, common
  * Deliver one {@link OutboundMessage}: text chunks, then each file (its caption as content),
  * the buttons on the last message. Never throws for a platform failure. Parts delivered by an
  * earlier attempt (`opts.partsDone`) are skipped; a failure after some parts went out reports
- * them (`parts_done`, src/channel/parts.ts) so the outbox's retry resumes there (Discord has no
- * idempotency key besides `nonce`, which only dedups within minutes).
+ * them (`parts_done`, src/channel/parts.ts) so the outbox's retry resumes there. Every post
+ * carries `nonce` + `enforce_nonce` ({@link partNonce}): a resend after an unknown outcome
+ * within Discord's window returns the message already posted.
  */
 export async function sendDiscord(
   deps: SendDeps,
@@ -181,24 +203,39 @@ export async function sendDiscord(
       index++;
       return b;
     };
+    // Each post carries a nonce of (row, part, sub-post): a resend after an unknown outcome is deduplicated.
+    const nonces = (): NonceOf => {
+      const part = cursor.done;
+      return (sub) => partNonce(target, opts.idempotencyKey, part, sub);
+    };
     for (const chunk of chunks) {
       const body = common();
-      await cursor.part(() => sendChunk(deps.rest, target.chat_id, chunk, body));
+      const nonceOf = nonces();
+      await cursor.part(() => sendChunk(deps.rest, target.chat_id, chunk, body, nonceOf));
     }
     for (const m of media) {
       const caption = (m.caption ?? '').trim();
       const body = common();
       if (caption) {
         const parts = splitMessage(caption, TEXT_LIMIT, 'utf16');
-        for (const part of parts.slice(0, -1))
-          await cursor.part(() => post(deps.rest, target.chat_id, { allowed_mentions: body.allowed_mentions, content: part }));
+        for (const part of parts.slice(0, -1)) {
+          const nonce = nonces()(0);
+          await cursor.part(() =>
+            post(deps.rest, target.chat_id, { allowed_mentions: body.allowed_mentions, content: part }, undefined, nonce),
+          );
+        }
         body.content = parts.at(-1);
       }
       body.attachments = [{ id: 0, filename: m.filename }];
+      const nonce = nonces()(0);
       await cursor.part(async () =>
-        post(deps.rest, target.chat_id, body, [
-          { key: 'files[0]', name: m.filename, data: await readFile(m.path), contentType: m.mime_type ?? undefined },
-        ]),
+        post(
+          deps.rest,
+          target.chat_id,
+          body,
+          [{ key: 'files[0]', name: m.filename, data: await readFile(m.path), contentType: m.mime_type ?? undefined }],
+          nonce,
+        ),
       );
     }
     return { ok: true, message_ids: cursor.ids };

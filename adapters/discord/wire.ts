@@ -64,6 +64,8 @@ export interface ApiFailure {
   description: string;
   /** Advised wait in ms (429). */
   retry_after_ms?: number;
+  /** The request may have reached Discord (no answer after write, or a 5xx): src/channel/send-outcome.ts. */
+  unknown?: boolean;
 }
 
 /** 429, 5xx and network failures are retried later; other 4xx are permanent (by status, never by text). */

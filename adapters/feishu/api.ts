@@ -12,6 +12,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { ChatType } from '../../src/channel/types.ts';
 import type { FeishuLookups, MergedChild } from './inbound.ts';
 import type { ApiAnswer } from './wire.ts';
+import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
 
 /** One API outcome. */
 export type ApiResult<T> =
@@ -24,6 +25,8 @@ export type ApiResult<T> =
       /** HTTP status (null: no answer — network error). */
       status: number | null;
       headers: Record<string, unknown>;
+      /** The request may have reached Feishu (no answer after write, or a 5xx): src/channel/send-outcome.ts. */
+      unknown?: boolean;
     };
 
 /** Settings of {@link createFeishuClient}. */
@@ -78,12 +81,15 @@ export function errorResult(err: unknown): ApiResult<never> & { ok: false } {
   const e = err as { response?: { status?: number; data?: unknown; headers?: Record<string, unknown> }; message?: string };
   const body = e.response?.data;
   const obj = body && typeof body === 'object' && !(Symbol.asyncIterator in (body as object)) ? (body as ApiAnswer) : {};
+  const status = e.response?.status ?? null;
+  const unknown = (status === null ? sendPhaseOfError(err) : sendPhaseOfStatus(status)) === 'unknown';
   return {
     ok: false,
     code: typeof obj.code === 'number' ? obj.code : null,
     msg: String(obj.msg ?? e.message ?? 'request failed'),
-    status: e.response?.status ?? null,
+    status,
     headers: e.response?.headers ?? {},
+    ...(unknown ? { unknown } : {}),
   };
 }
 

@@ -105,6 +105,8 @@ export function createFeishuAdapter(o: FeishuAdapterOptions): FeishuAdapter {
     // Feishu splits events between an app's connections: one replica holds it (docs/operations-delivery.md).
     longConnection: o.mode === 'ws' ? {} : null,
     capabilities: FEISHU_CAPABILITIES,
+    // Every part carries `uuid` (adapters/feishu/outbound.ts): Feishu drops a repeated one.
+    sendIdempotency: 'platform_key',
     send: (target, message, opts) => sendFeishu({ client, log: o.log, tableLimit: o.tableLimit }, target, message, opts),
     fetchAttachment: (att: InboundAttachment, _msg: InboundMessage): Promise<FetchedAttachment> => fetchResource(client, att),
     handleWebhook: (req: WebhookRequest, host: AdapterHost): Promise<WebhookResponse> =>

@@ -95,7 +95,10 @@ export function classify(r: Extract<ApiResult<unknown>, { ok: false }>, what: st
   }
   if (r.code === FEISHU_CODES.TOKEN_INVALID || r.code === FEISHU_CODES.TOKEN_EXPIRED)
     return { ok: false, retryable: true, error, code: r.code };
-  if (r.status === null || r.status >= 500) return { ok: false, retryable: true, error, code: r.code ?? r.status };
+  // No answer after the request was written (or a 5xx): Feishu may have posted it; the retry's
+  // `uuid` lets Feishu answer with that message instead of posting a second one.
+  if (r.status === null || r.status >= 500)
+    return { ok: false, retryable: true, error, code: r.code ?? r.status, ...(r.unknown ? { ambiguous: true } : {}) };
   return { ok: false, retryable: false, error, code: r.code ?? r.status };
 }
 

@@ -22,6 +22,7 @@ import { splitMessage } from '../../src/channel/chunk.ts';
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { renderTelegramHtml } from '../../src/channel/render/index.ts';
 import { PartCursor } from '../../src/channel/parts.ts';
+import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
 import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import { CALLBACK_DATA_LIMIT, CAPTION_LIMIT, TEXT_LIMIT, isEntityParseError, isRetryable, type ApiFailure } from './wire.ts';
 
@@ -35,9 +36,16 @@ export interface SendDeps {
 /** A Bot API failure, from whatever grammY threw. Non-API errors (a missing file) are permanent. */
 export function failureOf(err: unknown): ApiFailure {
   if (err instanceof GrammyError) {
-    return { code: err.error_code, description: err.description, retry_after_s: err.parameters?.retry_after };
+    const unknown = sendPhaseOfStatus(err.error_code) === 'unknown';
+    return {
+      code: err.error_code,
+      description: err.description,
+      retry_after_s: err.parameters?.retry_after,
+      ...(unknown ? { unknown } : {}),
+    };
   }
-  if (err instanceof HttpError) return { code: null, description: err.message };
+  if (err instanceof HttpError)
+    return { code: null, description: err.message, ...(sendPhaseOfError(err) === 'unknown' ? { unknown: true } : {}) };
   return { code: 0, description: err instanceof Error ? err.message : String(err) };
 }
 
@@ -49,6 +57,7 @@ export function failed(f: ApiFailure): SendResult {
     retry_after_ms: f.retry_after_s !== undefined ? f.retry_after_s * 1000 : null,
     error: f.description || `telegram error ${f.code ?? 'network'}`,
     code: f.code,
+    ...(f.unknown ? { ambiguous: true } : {}),
   };
 }
 
@@ -155,7 +164,8 @@ export function textChunks(message: OutboundMessage): { text: string; html: bool
  * Deliver one {@link OutboundMessage}: text chunks, then media, the keyboard on the last one.
  * Never throws for a platform failure. Parts delivered by an earlier attempt (`opts.partsDone`)
  * are skipped; a failure after some parts went out reports them (`parts_done`, src/channel/parts.ts)
- * so the outbox's retry resumes there (Telegram has no idempotency key).
+ * so the outbox's retry resumes there. Telegram has no idempotency key: a part whose earlier send
+ * had an unknown outcome (`opts.resendMarker`) is resent with the marker in front.
  */
 export async function sendTelegram(
   deps: SendDeps,
@@ -163,7 +173,7 @@ export async function sendTelegram(
   message: OutboundMessage,
   opts: SendOptions = {},
 ): Promise<SendResult> {
-  const cursor = new PartCursor(opts.partsDone);
+  const cursor = new PartCursor(opts.partsDone, opts.resendMarker);
   try {
     const chunks = textChunks(message);
     const media = message.media ?? [];
@@ -187,16 +197,30 @@ export async function sendTelegram(
     };
     for (const chunk of chunks) {
       const c = common();
-      await cursor.part(() => sendChunk(deps.api, target.chat_id, chunk, c));
+      // Telegram has no idempotency key: a part an earlier attempt may have delivered shows the marker.
+      const text = cursor.marked(chunk.text);
+      await cursor.part(() =>
+        text.length <= TEXT_LIMIT
+          ? sendChunk(deps.api, target.chat_id, { ...chunk, text }, c)
+          : deps.api
+              .sendMessage(target.chat_id, text.slice(0, text.length - chunk.text.length), { ...thread })
+              .then(() => sendChunk(deps.api, target.chat_id, chunk, c)),
+      );
     }
     for (const m of media) {
       const caption = (m.caption ?? '').trim();
       if (caption.length > CAPTION_LIMIT) {
-        for (const part of splitMessage(caption, TEXT_LIMIT, 'utf16'))
-          await cursor.part(async () => (await deps.api.sendMessage(target.chat_id, part, { ...thread })).message_id);
+        for (const part of splitMessage(caption, TEXT_LIMIT, 'utf16')) {
+          const text = cursor.marked(part);
+          await cursor.part(
+            async () => (await deps.api.sendMessage(target.chat_id, text.length <= TEXT_LIMIT ? text : part, { ...thread })).message_id,
+          );
+        }
       }
       const c = common();
-      await cursor.part(() => sendMedia(deps.api, target.chat_id, m, caption && caption.length <= CAPTION_LIMIT ? caption : undefined, c));
+      const short = caption && caption.length <= CAPTION_LIMIT ? caption : '';
+      const marked = cursor.marked(short);
+      await cursor.part(() => sendMedia(deps.api, target.chat_id, m, (marked.length <= CAPTION_LIMIT ? marked : short) || undefined, c));
     }
     return { ok: true, message_ids: cursor.ids };
   } catch (err) {

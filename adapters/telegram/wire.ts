@@ -36,6 +36,8 @@ export interface ApiFailure {
   code: number | null;
   description: string;
   retry_after_s?: number;
+  /** The request may have reached Telegram (no answer after write, or a 5xx): src/channel/send-outcome.ts. */
+  unknown?: boolean;
 }
 
 /**

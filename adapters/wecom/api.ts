@@ -6,6 +6,7 @@
  * when an answer says it is invalid or expired (40001 / 40014 / 42001). Answers are HTTP 200
  * with `errcode`; a non-zero `errcode` becomes a {@link WecomApiError}.
  */
+import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
 import { randomBytes } from 'node:crypto';
 import { dispositionFilename } from '../../src/channel/content-disposition.ts';
 import { ERR, isRetryableCode, isTokenError, type ApiAnswer } from './wire.ts';
@@ -23,6 +24,8 @@ export class WecomApiError extends Error {
     readonly code: number | null,
     readonly retryable: boolean,
     readonly retryAfterMs: number | null = null,
+    /** The request may have reached WeCom (no answer after write, or a 5xx): src/channel/send-outcome.ts. */
+    readonly unknown = false,
   ) {
     super(message);
     this.name = 'WecomApiError';
@@ -136,7 +139,7 @@ export class WecomApi {
         signal: AbortSignal.timeout(this.#o.timeoutMs ?? 15_000),
       });
     } catch (err) {
-      throw new WecomApiError(`${what}: network error: ${(err as Error).message}`, null, true);
+      throw new WecomApiError(`${what}: network error: ${(err as Error).message}`, null, true, null, sendPhaseOfError(err) === 'unknown');
     }
     const text = await res.text().catch(() => '');
     if (res.status === 429 || res.status >= 500) {
@@ -145,6 +148,7 @@ export class WecomApi {
         res.status,
         true,
         retryAfterOf(res.headers) ?? (res.status === 429 ? DEFAULT_RATE_LIMIT_WAIT_MS : null),
+        sendPhaseOfStatus(res.status) === 'unknown',
       );
     }
     let answer: ApiAnswer;

@@ -57,9 +57,18 @@ export function mediaType(m: OutboundMedia): 'image' | 'voice' | 'video' | 'file
   return 'file';
 }
 
-function failed(err: unknown): SendResult {
+/** @param unknownSend a `message/send` request may have reached WeCom (not an upload) */
+function failed(err: unknown, unknownSend = false): SendResult {
   if (err instanceof WecomApiError) {
-    return { ok: false, retryable: err.retryable, retry_after_ms: err.retryAfterMs, error: err.message, code: err.code };
+    const ambiguous = unknownSend && err.unknown;
+    return {
+      ok: false,
+      retryable: err.retryable,
+      retry_after_ms: err.retryAfterMs,
+      error: err.message,
+      code: err.code,
+      ...(ambiguous ? { ambiguous } : {}),
+    };
   }
   return { ok: false, retryable: false, error: err instanceof Error ? err.message : String(err), code: null };
 }
@@ -99,16 +108,33 @@ export async function sendWecom(
     agentid,
     ...(message.kind === 'notice' ? { enable_duplicate_check: 1, duplicate_check_interval: 1800 } : {}),
   };
-  const cursor = new PartCursor(opts.partsDone);
+  // A notice repeats the same request JSON on every attempt, which WeCom's duplicate check drops;
+  // other messages have no key: a part whose earlier send had an unknown outcome shows the marker.
+  const cursor = new PartCursor(opts.partsDone, message.kind === 'notice' ? null : opts.resendMarker);
+  let unknownSend = false;
   const post = async (payload: Record<string, unknown>): Promise<string> => {
-    const a = await deps.api.postJson('/cgi-bin/message/send', { ...common, ...payload });
-    return typeof a.msgid === 'string' ? a.msgid : String(a.msgid ?? '');
+    try {
+      const a = await deps.api.postJson('/cgi-bin/message/send', { ...common, ...payload });
+      return typeof a.msgid === 'string' ? a.msgid : String(a.msgid ?? '');
+    } catch (err) {
+      unknownSend = err instanceof WecomApiError && err.unknown;
+      throw err;
+    }
   };
   const send = (payload: Record<string, unknown> | (() => Promise<Record<string, unknown>>)) =>
     cursor.part(async () => post(typeof payload === 'function' ? await payload() : payload));
+  /** A text part, the resend marker in front when it is due (alone first when the two would not fit). */
+  const sendText = (content: string) => {
+    const marked = cursor.marked(content);
+    if (Buffer.byteLength(marked) <= TEXT_LIMIT_BYTES) return send({ msgtype: 'text', text: { content: marked } });
+    return cursor.part(async () => {
+      await post({ msgtype: 'text', text: { content: marked.slice(0, marked.length - content.length) } });
+      return post({ msgtype: 'text', text: { content } });
+    });
+  };
   try {
     const card = message.confirm ? await buttonCard(deps, message.confirm) : null;
-    for (const content of textChunks(message)) await send({ msgtype: 'text', text: { content } });
+    for (const content of textChunks(message)) await sendText(content);
     for (const m of message.media ?? []) {
       const type = mediaType(m);
       await send(async () => {
@@ -117,12 +143,11 @@ export async function sendWecom(
         return { msgtype: type, [type]: { media_id: mediaId } };
       });
       const caption = (m.caption ?? '').trim();
-      if (caption !== '')
-        for (const content of splitMessage(caption, TEXT_LIMIT_BYTES, 'bytes')) await send({ msgtype: 'text', text: { content } });
+      if (caption !== '') for (const content of splitMessage(caption, TEXT_LIMIT_BYTES, 'bytes')) await sendText(content);
     }
     if (card) await send({ msgtype: 'template_card', template_card: card });
     return { ok: true, message_ids: cursor.ids };
   } catch (err) {
-    return cursor.fail(failed(err));
+    return cursor.fail(failed(err, unknownSend));
   }
 }

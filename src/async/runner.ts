@@ -147,7 +147,7 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
         target,
         message,
         idempotency_key: `async:${jobId}:${n}`,
-        origin: { inbox_event_id: data.origin.event_id, async_job_id: jobId },
+        origin: { inbox_event_id: data.origin.event_id, async_job_id: jobId, lang: data.lang === 'en' ? 'en' : 'zh-CN' },
       })),
     );
     log.info(

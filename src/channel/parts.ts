@@ -22,9 +22,25 @@ export class PartCursor {
   /** Platform message ids of the parts this attempt delivered, in order. */
   readonly ids: string[] = [];
 
-  /** @param partsDone parts delivered by earlier attempts (`SendOptions.partsDone`; 0 or absent = none). */
-  constructor(partsDone: number | null | undefined) {
+  /** The marker of the part whose earlier send had an unknown outcome (`SendOptions.resendMarker`), or "". */
+  readonly #marker: string;
+
+  /**
+   * @param partsDone parts delivered by earlier attempts (`SendOptions.partsDone`; 0 or absent = none)
+   * @param resendMarker `SendOptions.resendMarker`: shown on part `partsDone` (see {@link PartCursor.marked})
+   */
+  constructor(partsDone: number | null | undefined, resendMarker?: string | null) {
     this.#skip = Number.isInteger(partsDone) && (partsDone as number) > 0 ? (partsDone as number) : 0;
+    this.#marker = resendMarker ?? '';
+  }
+
+  /**
+   * `text` of the next part, with the resend marker in front when this part is the one an
+   * earlier attempt may have delivered already (docs/operations-delivery.md "Unknown outcomes");
+   * for adapters whose platform has no idempotency key.
+   */
+  marked(text: string): string {
+    return this.#marker !== '' && this.#index === this.#skip ? `${this.#marker}${text}` : text;
   }
 
   /**

@@ -231,6 +231,13 @@ export type SendResult =
       parts_done?: number;
       /** Platform message ids of the parts this attempt delivered before failing. */
       message_ids?: string[];
+      /**
+       * The request of part `parts_done` may have reached the platform (written, then no answer:
+       * a reset or timeout after write, a 5xx; src/channel/send-outcome.ts). The outbox marks the
+       * row and the next attempt resends that part with the platform's idempotency key, or with a
+       * visible marker where the platform has none (docs/operations-delivery.md "Unknown outcomes").
+       */
+      ambiguous?: boolean;
     };
 
 /** What the outbox tells an adapter about one send. */
@@ -246,7 +253,22 @@ export interface SendOptions {
    * Absent or 0 on a first attempt.
    */
   partsDone?: number;
+  /**
+   * Set when an earlier attempt left the outcome of part `partsDone` unknown (it may have
+   * reached the user): an adapter whose platform has no idempotency key starts that part's text
+   * with this marker (src/channel/parts.ts `PartCursor.marked`); adapters with a key ignore it
+   * and resend under the same key. Absent otherwise.
+   */
+  resendMarker?: string | null;
 }
+
+/**
+ * How an adapter keeps a resend after an unknown outcome from reaching the user twice
+ * (docs/operations-delivery.md "Unknown outcomes"): `platform_key` — every part carries a key
+ * derived from `SendOptions.idempotencyKey` + the part index that the platform deduplicates;
+ * `none` — the platform has no such key, the resent part shows `SendOptions.resendMarker`.
+ */
+export type SendIdempotency = 'platform_key' | 'none';
 
 /** Bytes of a fetched attachment. */
 export interface FetchedAttachment {
@@ -288,6 +310,8 @@ export interface ChannelAdapter {
   readonly channel: ChannelName;
   readonly account: string;
   readonly capabilities: AdapterCapabilities;
+  /** How a resend after an unknown outcome is kept from duplicating; absent = `none`. */
+  readonly sendIdempotency?: SendIdempotency;
   /**
    * Set when `start` opens a transport that must have a single consumer per account (long
    * polling, a long connection, one gateway shard): the core then calls `start`/`stop` only on

@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics of one gateway (prom-client 15): messages in/out per
- * channel, turn latency, skill failures, inbox and outbox backlog, typing/progress suppressed
+ * channel, turn latency, skill failures, inbox and outbox backlog, unknown send outcomes, typing/progress suppressed
  * during flood control, heap and memory pressure (src/inbox/pressure.ts; the event-loop delay
  * percentiles are prom-client's `skillgate_nodejs_eventloop_lag_p99_seconds` …). Each gateway has its own
  * registry (several gateways may live in one test process), served at `GET /metrics`.
@@ -18,6 +18,11 @@ export interface GatewayMetrics {
   turn(channel: string, ms: number, failures: number): void;
   /** A typing action or progress note was dropped: its chat waits out a `retry_after`. */
   suppressed(channel: string, kind: string): void;
+  /**
+   * A send's outcome was unknown (`event`: unknown), or a resend got past it (resolved_by_key |
+   * resent_with_marker): docs/operations-delivery.md "Unknown outcomes".
+   */
+  ambiguous(channel: string, event: string): void;
 }
 
 /**
@@ -61,6 +66,12 @@ export function createMetrics(
     labelNames: ['channel', 'kind'] as const,
     registers: [registry],
   });
+  const ambiguous = new Counter({
+    name: 'skillgate_outbound_ambiguous_total',
+    help: 'Sends whose outcome was unknown (event=unknown), and how their resend went (resolved_by_key, resent_with_marker)',
+    labelNames: ['channel', 'event'] as const,
+    registers: [registry],
+  });
   const gauge = (name: string, help: string, read?: () => Promise<number>): void => {
     new Gauge({
       name,
@@ -94,6 +105,7 @@ export function createMetrics(
     inbound: (channel, result) => messagesIn.inc({ channel, result }),
     outbound: (channel, status) => messagesOut.inc({ channel, status }),
     suppressed: (channel, kind) => suppressed.inc({ channel, kind }),
+    ambiguous: (channel, event) => ambiguous.inc({ channel, event }),
     turn: (channel, ms, failures) => {
       turnSeconds.observe({ channel }, ms / 1000);
       if (failures > 0) skillFailures.inc({ channel }, failures);

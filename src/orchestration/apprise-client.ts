@@ -20,6 +20,7 @@ import mime from 'mime-types';
 import { fetch, FormData } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { SendResult } from '../channel/types.ts';
+import { sendPhaseOfError, sendPhaseOfStatus } from '../channel/send-outcome.ts';
 
 /** Apprise notification types. */
 export type AppriseType = 'info' | 'success' | 'warning' | 'failure';
@@ -148,10 +149,19 @@ export async function sendToApprise(req: AppriseRequest, opts: AppriseClientOpti
       retry_after_ms: retryAfterMs(res.headers.get('retry-after')),
       error: reasonOf(res.status, text),
       code: res.status,
+      ...(sendPhaseOfStatus(res.status) === 'unknown' ? { ambiguous: true } : {}),
     };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     const why = e.cause?.code ?? e.cause?.message ?? e.message;
-    return { ok: false, retryable: true, error: `Apprise API unreachable at ${base}: ${why}`, code: 'network' };
+    // Written but unanswered: Apprise may have notified (it has no idempotency key).
+    const ambiguous = sendPhaseOfError(err) === 'unknown';
+    return {
+      ok: false,
+      retryable: true,
+      error: `Apprise API unreachable at ${base}: ${why}`,
+      code: 'network',
+      ...(ambiguous ? { ambiguous } : {}),
+    };
   }
 }

@@ -15,7 +15,7 @@
  * pseudo channel `notify` (the gateway registers it with the others when APPRISE_API_URL is set).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { ChannelAdapter, OutboundMessage, OutboundTarget, SendResult } from '../channel/types.ts';
+import type { ChannelAdapter, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../channel/types.ts';
 import type { Dispatcher } from 'undici';
 import { sendToApprise, type AppriseRequest, type AppriseType } from './apprise-client.ts';
 import { checkAttachments } from './attach-files.ts';
@@ -41,10 +41,12 @@ export function createNotifyAdapter(opts: { baseUrl: string; timeoutMs?: number;
     channel: NOTIFY_CHANNEL,
     account: NOTIFY_ACCOUNT,
     capabilities: { display: 'text', buttons: false, max_length: 1_000_000, length_unit: 'chars', typing: false, media: true },
-    async send(_target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
-      const req = (message as Partial<NotifyOutboundMessage>).apprise;
-      if (!req || typeof req !== 'object')
+    async send(_target: OutboundTarget, message: OutboundMessage, sendOpts?: SendOptions): Promise<SendResult> {
+      const stored = (message as Partial<NotifyOutboundMessage>).apprise;
+      if (!stored || typeof stored !== 'object')
         return { ok: false, retryable: false, error: 'not a notify message (no Apprise request)', code: 'bad_message' };
+      // Apprise has no idempotency key: a resend after an unknown outcome shows the marker.
+      const req = sendOpts?.resendMarker ? { ...stored, body: `${sendOpts.resendMarker}${stored.body}` } : stored;
       return sendToApprise(req, { baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, dispatcher: opts.dispatcher });
     },
   };

@@ -29,6 +29,8 @@ export interface FailedDelivery {
   /** The platform's error text and code of the last attempt. */
   last_error: string | null;
   error_code: string | null;
+  /** `pending`: the last send's outcome is unknown, it may have reached the user (docs/operations-delivery.md "Unknown outcomes"). */
+  ambiguity: string | null;
   /** The message text, at most 200 characters (`…` appended when cut). */
   preview: string;
   created_at: string;
@@ -49,7 +51,7 @@ export async function listFailedDeliveries(
   const limit = Math.min(FAILED_PAGE_MAX, Math.max(1, Math.floor(opts.limit ?? 50)));
   const before = opts.beforeId && /^\d{1,19}$/.test(opts.beforeId) ? opts.beforeId : null;
   const { rows } = await q.query<Omit<FailedDelivery, 'preview' | 'created_at'> & { text: string | null; created_at: Date }>(
-    `SELECT id::text AS id, channel, account, chat_key, status, attempts, last_error, error_code,
+    `SELECT id::text AS id, channel, account, chat_key, status, attempts, last_error, error_code, ambiguity,
             message->>'text' AS text, created_at
        FROM skillgate.outbox_messages
       WHERE status = $1 AND ($2::bigint IS NULL OR id < $2::bigint)

@@ -31,10 +31,12 @@ import {
   releaseMessages,
   selectMessage,
   targetChatKey,
+  type AmbiguityResolution,
   type ClaimedRecord,
   type SentMark,
 } from './store.ts';
 import { ChatHolds, quietAdapter } from './holds.ts';
+import { resendMarker } from '../channel/send-outcome.ts';
 import { createBatcher } from '../channel/batch.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
@@ -54,6 +56,11 @@ function errorText(err: unknown): string {
 
 /** What a failed multi-part attempt delivered (src/channel/parts.ts), to store on the row. */
 type Progress = { partsDone: number; messageIds: string[] };
+
+/** The language of a row's resend marker: the origin's `lang` (a turn stores it), zh-CN by default. */
+function langOf(row: OutboxRecord): 'zh-CN' | 'en' {
+  return row.origin?.lang === 'en' ? 'en' : 'zh-CN';
+}
 
 /** The progress a failed result reports, or undefined when it delivered nothing new. */
 function progressOf(row: OutboxRecord, result: Extract<SendResult, { ok: false }>): Progress | undefined {
@@ -118,8 +125,22 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     }
   }
 
-  async function fail(row: OutboxRecord, error: string, code: string | null, progress?: Progress): Promise<void> {
-    const ours = await markAttemptFailed(db, row.id, owner, error, code, null, progress);
+  function observeAmbiguous(channel: string, event: 'unknown' | AmbiguityResolution): void {
+    try {
+      opts.onAmbiguous?.(channel, event);
+    } catch (err) {
+      log.warn({ err: errorText(err) }, 'outbox: ambiguity observer threw');
+    }
+  }
+
+  async function fail(
+    row: OutboxRecord,
+    error: string,
+    code: string | null,
+    progress?: Progress,
+    ambiguity?: { unknownPart?: number | null; resolution?: AmbiguityResolution | null },
+  ): Promise<void> {
+    const ours = await markAttemptFailed(db, row.id, owner, error, code, null, progress, ambiguity);
     // The platform's error and code, never the message text (it may carry user data).
     log.warn(
       {
@@ -131,6 +152,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         error,
         code,
         origin: row.origin,
+        ...(ambiguity?.unknownPart != null || row.ambiguity === 'pending' ? { ambiguity: 'pending' } : {}),
       },
       'outbox: message failed for good',
     );
@@ -171,9 +193,18 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         pacer.adopt({ notBeforeMs: 0, rate: { perSecond: shared.pace_rate_per_s, sinceMs: new Date(shared.pace_rate_since).getTime() } });
       }
       await pacer.acquire(clock);
+      // An earlier attempt left the next part's outcome unknown: resend it under the platform's
+      // key, or with the visible marker where the platform has none (docs/operations-delivery.md).
+      const keyed = adapter.sendIdempotency === 'platform_key';
+      const pending = row.ambiguity === 'pending' && row.ambiguous_part === (row.parts_done ?? 0);
+      const resolution: AmbiguityResolution = keyed ? 'resolved_by_key' : 'resent_with_marker';
       let result: SendResult;
       try {
-        result = await adapter.send(row.target, row.message, { idempotencyKey: `outbox:${row.id}`, partsDone: row.parts_done ?? 0 });
+        result = await adapter.send(row.target, row.message, {
+          idempotencyKey: `outbox:${row.id}`,
+          partsDone: row.parts_done ?? 0,
+          ...(pending && !keyed ? { resendMarker: resendMarker(langOf(row)) } : {}),
+        });
       } catch (err) {
         // Adapters return platform failures; a throw is a bug or a network surprise: retry it.
         result = { ok: false, retryable: true, error: errorText(err), code: 'adapter_threw' };
@@ -196,9 +227,11 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
           messageIds: result.message_ids,
           nowMs: now,
           ...(step ? { pace: step } : {}),
+          ...(row.ambiguity === 'pending' ? { resolution } : {}),
         });
         if (marked.notBeforeMs > now) wakeAt(marked.notBeforeMs);
         if (marked.ours) {
+          if (row.ambiguity === 'pending') observeAmbiguous(row.channel, resolution);
           final(row, 'sent');
           return true;
         }
@@ -208,6 +241,18 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       const code = result.code === undefined || result.code === null ? null : String(result.code);
       const error = String(result.error ?? '').slice(0, 2000);
       const progress = progressOf(row, result);
+      // The part that failed may have reached the platform (written, no answer): mark it.
+      const unknownPart = result.ambiguous ? (progress?.partsDone ?? row.parts_done ?? 0) : null;
+      const passed = row.ambiguity === 'pending' && (progress?.partsDone ?? 0) > (row.ambiguous_part ?? 0);
+      const ambiguity = { unknownPart, resolution: row.ambiguity === 'pending' ? resolution : null };
+      if (passed) observeAmbiguous(row.channel, resolution);
+      if (unknownPart !== null) {
+        observeAmbiguous(row.channel, 'unknown');
+        log.info(
+          { outbox_id: row.id, channel: row.channel, chat_key: row.chat_key, part: unknownPart, error, code, resend: resolution },
+          'outbox: send outcome unknown (written, no answer)',
+        );
+      }
       if (result.retryable && (result.retry_after_ms != null || code === '429')) {
         // The platform says "too fast": pause the whole account (every replica) and slow it down.
         const state = pacer.rateLimited(now, result.retry_after_ms ?? null);
@@ -221,11 +266,11 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         );
       }
       if (!result.retryable || row.attempts >= maxAttempts) {
-        await fail(row, error, code, progress);
+        await fail(row, error, code, progress, ambiguity);
         return false;
       }
       const at = retryAt(now, backoffMs(row.attempts, baseDelayMs, maxDelayMs, random), result.retry_after_ms);
-      await markAttemptFailed(db, row.id, owner, error, code, at, progress);
+      await markAttemptFailed(db, row.id, owner, error, code, at, progress, ambiguity);
       log.info(
         {
           outbox_id: row.id,

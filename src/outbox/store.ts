@@ -15,7 +15,8 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export { targetChatKey };
 
 const COLUMNS = `id::text AS id, idempotency_key, channel, account, chat_key, target, message, status,
-  attempts, next_attempt_at, last_error, error_code, platform_message_ids, origin, created_at, sent_at, parts_done`;
+  attempts, next_attempt_at, last_error, error_code, platform_message_ids, origin, created_at, sent_at, parts_done,
+  ambiguity, ambiguous_part, ambiguous_attempts`;
 
 /**
  * SQL: no pace row holds this chat or its account back at `now` (src/outbox/pacing.ts;
@@ -167,7 +168,11 @@ export async function claimMessages(q: Queryable, owner: string, nowMs: number, 
 async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRecord[]> {
   const { rows } = await q.query<ClaimedRecord>(
     `UPDATE skillgate.outbox_messages m
-        SET status = 'sending', lease_owner = $1, lease_until = $3::timestamptz, attempts = m.attempts + 1
+        SET status = 'sending', lease_owner = $1, lease_until = $3::timestamptz, attempts = m.attempts + 1,
+            -- Taken over from a sender whose lease expired mid-send: its part may have gone out.
+            ambiguity = CASE WHEN m.status = 'sending' THEN 'pending' ELSE m.ambiguity END,
+            ambiguous_part = CASE WHEN m.status = 'sending' THEN m.parts_done ELSE m.ambiguous_part END,
+            ambiguous_attempts = m.ambiguous_attempts + CASE WHEN m.status = 'sending' THEN 1 ELSE 0 END
       WHERE m.id IN (
         SELECT h.id FROM skillgate.outbox_messages h
          WHERE h.status IN ('queued', 'sending')
@@ -213,14 +218,17 @@ export async function markSent(
   messageIds: string[],
   nowMs: number,
   pace?: ChatPaceStep,
+  resolution: AmbiguityResolution | null = null,
 ): Promise<{ ours: boolean; notBeforeMs: number }> {
+  const n = pace ? 8 : 5;
   const update = `UPDATE skillgate.outbox_messages
         SET status = 'sent', sent_at = $4::timestamptz,
             platform_message_ids = CASE WHEN parts_done > 0 THEN COALESCE(platform_message_ids, '[]'::jsonb) || $3::jsonb ELSE $3::jsonb END,
+            ambiguity = CASE WHEN ambiguity = 'pending' THEN COALESCE($${n}::text, ambiguity) ELSE ambiguity END,
             lease_owner = NULL, lease_until = NULL
       WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`;
   if (!pace) {
-    const res = await q.query(update, [id, owner, JSON.stringify(messageIds), iso(nowMs)]);
+    const res = await q.query(update, [id, owner, JSON.stringify(messageIds), iso(nowMs), resolution]);
     return { ours: res.rowCount > 0, notBeforeMs: 0 };
   }
   const { rows } = await q.query<{ n: number; not_before: Date | null }>(
@@ -235,7 +243,7 @@ export async function markSent(
                   not_before = GREATEST(d.tat, $4::timestamptz) + ($6 - $7) * interval '1 millisecond'
             RETURNING not_before)
      SELECT (SELECT count(*)::int FROM s) AS n, (SELECT max(not_before) FROM p) AS not_before`,
-    [id, owner, JSON.stringify(messageIds), iso(nowMs), pace.chatKey, pace.stepMs, pace.toleranceMs],
+    [id, owner, JSON.stringify(messageIds), iso(nowMs), pace.chatKey, pace.stepMs, pace.toleranceMs, resolution],
   );
   const r = rows[0];
   return { ours: (r?.n ?? 0) > 0, notBeforeMs: r?.not_before ? new Date(r.not_before).getTime() : 0 };
@@ -248,7 +256,15 @@ export interface SentMark {
   messageIds: string[];
   nowMs: number;
   pace?: ChatPaceStep;
+  /** How a `pending` unknown outcome of this row ended (see {@link AmbiguityResolution}). */
+  resolution?: AmbiguityResolution | null;
 }
+
+/**
+ * How a resend after an unknown outcome kept the user from a silent duplicate (migration 0037):
+ * under the platform's idempotency key, or with the visible marker.
+ */
+export type AmbiguityResolution = 'resolved_by_key' | 'resent_with_marker';
 
 /**
  * {@link markSent} for many deliveries in one statement (the outbox's group commit). At most
@@ -259,7 +275,7 @@ export interface SentMark {
 export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Promise<{ ours: boolean; notBeforeMs: number }[]> {
   if (marks.length === 1) {
     const m = marks[0]!;
-    return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs, m.pace)];
+    return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs, m.pace, m.resolution ?? null)];
   }
   const seen = new Set<string>();
   const now: SentMark[] = [];
@@ -273,12 +289,13 @@ export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Pr
   });
   const { rows } = await q.query<{ id: string; ours: boolean; not_before: Date | null }>(
     `WITH v AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::text[], $6::float8[], $7::float8[])
-                  AS t(id, owner, ids, at, chat_key, step, tol)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::text[], $6::float8[], $7::float8[], $8::text[])
+                  AS t(id, owner, ids, at, chat_key, step, tol, resolution)
      ), s AS (
        UPDATE skillgate.outbox_messages o
           SET status = 'sent', sent_at = v.at,
               platform_message_ids = CASE WHEN o.parts_done > 0 THEN COALESCE(o.platform_message_ids, '[]'::jsonb) || v.ids ELSE v.ids END,
+              ambiguity = CASE WHEN o.ambiguity = 'pending' THEN COALESCE(v.resolution, o.ambiguity) ELSE o.ambiguity END,
               lease_owner = NULL, lease_until = NULL
          FROM v
         WHERE o.id = v.id AND o.lease_owner = v.owner AND o.status = 'sending'
@@ -306,6 +323,7 @@ export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Pr
       now.map((m) => m.pace?.chatKey ?? null),
       now.map((m) => m.pace?.stepMs ?? null),
       now.map((m) => m.pace?.toleranceMs ?? null),
+      now.map((m) => m.resolution ?? null),
     ],
   );
   const byId = new Map(rows.map((r) => [r.id, { ours: r.ours, notBeforeMs: r.not_before ? new Date(r.not_before).getTime() : 0 }]));
@@ -339,7 +357,8 @@ export async function recordAccountPause(
  * Record a failed attempt with the platform's error: `queued` again, due at `retryAtMs`, or
  * `failed` for good when `retryAtMs` is null. `progress` (a multi-part message that failed
  * mid-way, src/channel/parts.ts): the parts delivered so far, earlier attempts included, and
- * the ids this attempt produced — stored so the retry resumes after them.
+ * the ids this attempt produced — stored so the retry resumes after them. `ambiguity`: an
+ * unknown outcome to mark, or how a pending one ended (docs/operations-delivery.md "Unknown outcomes").
  * @returns false when the lease was no longer ours
  */
 export async function markAttemptFailed(
@@ -350,12 +369,19 @@ export async function markAttemptFailed(
   code: string | null,
   retryAtMs: number | null,
   progress?: { partsDone: number; messageIds: string[] },
+  ambiguity?: AttemptAmbiguity,
 ): Promise<boolean> {
   const res = await q.query(
     `UPDATE skillgate.outbox_messages
         SET status = CASE WHEN $5::timestamptz IS NULL THEN 'failed' ELSE 'queued' END,
             next_attempt_at = COALESCE($5::timestamptz, next_attempt_at),
             last_error = $3, error_code = $4, lease_owner = NULL, lease_until = NULL,
+            ambiguity = CASE WHEN $8::int IS NOT NULL THEN 'pending'
+                             WHEN ambiguity = 'pending' AND $9::text IS NOT NULL
+                                  AND GREATEST(parts_done, COALESCE($6::int, 0)) > ambiguous_part THEN $9::text
+                             ELSE ambiguity END,
+            ambiguous_part = COALESCE($8::int, ambiguous_part),
+            ambiguous_attempts = ambiguous_attempts + CASE WHEN $8::int IS NOT NULL THEN 1 ELSE 0 END,
             parts_done = GREATEST(parts_done, COALESCE($6::int, 0)),
             platform_message_ids = CASE WHEN $7::jsonb = '[]'::jsonb THEN platform_message_ids
                                         ELSE COALESCE(platform_message_ids, '[]'::jsonb) || $7::jsonb END
@@ -368,9 +394,19 @@ export async function markAttemptFailed(
       retryAtMs === null ? null : iso(retryAtMs),
       progress?.partsDone ?? null,
       JSON.stringify(progress?.messageIds ?? []),
+      ambiguity?.unknownPart ?? null,
+      ambiguity?.resolution ?? null,
     ],
   );
   return res.rowCount > 0;
+}
+
+/** The unknown-outcome bookkeeping of a failed attempt (migration 0037). */
+export interface AttemptAmbiguity {
+  /** This attempt left part `unknownPart` unknown (it may have reached the platform): the row becomes `pending`. */
+  unknownPart?: number | null;
+  /** How a `pending` part ends when this attempt got past it (see {@link AmbiguityResolution}). */
+  resolution?: AmbiguityResolution | null;
 }
 
 /** Give back messages taken but not sent (a stopping sender): as if never taken. */

@@ -51,6 +51,17 @@ export interface OutboxRecord {
   origin: Record<string, unknown> | null;
   created_at: Date;
   sent_at: Date | null;
+  /**
+   * Unknown send outcomes (migration 0037; docs/operations-delivery.md "Unknown outcomes"):
+   * null never; `pending` part {@link OutboxRecord.ambiguous_part} may or may not have reached
+   * the platform; `resolved_by_key` resent under the platform's idempotency key;
+   * `resent_with_marker` resent with the visible marker (no key on that platform).
+   */
+  ambiguity: 'pending' | 'resolved_by_key' | 'resent_with_marker' | null;
+  /** The part index of the last unknown outcome (null: none). */
+  ambiguous_part: number | null;
+  /** Attempts that ended with an unknown outcome. */
+  ambiguous_attempts: number;
 }
 
 /** What the outbox tells its observer when a message reaches a final state. */
@@ -105,6 +116,12 @@ export interface OutboxOptions {
   random?: () => number;
   /** Observes final states (metrics: messages out per channel, permanent failures). */
   onStatus?: (channel: string, status: 'sent' | 'failed', info: OutboxStatusInfo) => void;
+  /**
+   * Observes unknown send outcomes (metrics): `unknown` when an attempt's part may or may not
+   * have reached the platform, then `resolved_by_key` / `resent_with_marker` when a resend got
+   * past it (docs/operations-delivery.md "Unknown outcomes").
+   */
+  onAmbiguous?: (channel: string, event: 'unknown' | 'resolved_by_key' | 'resent_with_marker') => void;
   /** Observes typing / progress dropped for a held chat (metrics; see {@link Outbox.quiet}). */
   onSuppressed?: (channel: string, kind: 'typing' | 'progress') => void;
 }

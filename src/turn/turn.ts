@@ -203,7 +203,8 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
         target,
         message: m,
         idempotency_key: `turn:${ev.id}:${seq++}`,
-        origin: { inbox_event_id: ev.id },
+        // `lang`: the resend marker after an unknown outcome speaks it (docs/operations-delivery.md).
+        origin: { inbox_event_id: ev.id, lang },
       }));
       if (final && ev.lease_owner && deps.outbox.enqueueFinal) {
         const audit = auditSession === undefined ? undefined : await deps.audit?.take(auditSession);

@@ -2,7 +2,8 @@
  * A fake Discord on loopback, speaking the real wire format:
  * - REST v10 on the contract kit's fake (`/api/v10/...`, `Authorization: Bot <token>`): create
  *   message (JSON or multipart `payload_json` + `files[n]`), enforcing what the real API refuses
- *   (content over 2000 → 400/50035, custom_id over 100, empty message, wrong token → 401),
+ *   (content over 2000 → 400/50035, custom_id over 100, a nonce over 25, empty message, wrong
+ *   token → 401) and honouring `nonce` + `enforce_nonce` (a repeat returns the first message),
  *   interaction callbacks, typing, `GET /users/@me`, `GET /gateway/bot` (the fake gateway's URL),
  *   CDN files;
  * - a gateway (`ws` server): HELLO, IDENTIFY → READY, heartbeat → ACK, then dispatches pushed by
@@ -66,8 +67,17 @@ function apiError(status: number, code: number, message: string): FakeReply {
   return { status, json: { code, message } };
 }
 
-/** Install the REST routes on the kit's fake. */
-export function installDiscord(fake: FakePlatform, gatewayUrl: () => string = () => 'ws://127.0.0.1:9'): void {
+/** What the REST routes remember. */
+export interface DiscordState {
+  /** Every message created, in order (a request answered from a nonce creates none). */
+  messages: Record<string, unknown>[];
+}
+
+/** Install the REST routes on the kit's fake; returns what they remember. */
+export function installDiscord(fake: FakePlatform, gatewayUrl: () => string = () => 'ws://127.0.0.1:9'): DiscordState {
+  const state: DiscordState = { messages: [] };
+  /** Messages created with `enforce_nonce`, by `<channel>:<nonce>` (the fake keeps them for its life). */
+  const created = new Map<string, Record<string, unknown>>();
   const authed = (r: RecordedRequest) => r.headers.authorization === `Bot ${TOKEN}`;
   fake.route('POST', '/api/v10/channels/:channel/messages', (r) => {
     if (!authed(r)) return apiError(401, 0, '401: Unauthorized');
@@ -86,15 +96,22 @@ export function installDiscord(fake: FakePlatform, gatewayUrl: () => string = ()
     if (content === '' && files.length === 0 && !b.components) return apiError(400, 50006, 'Cannot send an empty message');
     if (customIds(r).some((c) => c.length < 1 || c.length > 100))
       return { status: 400, json: { code: 50035, message: 'Invalid Form Body' } };
+    const nonce = typeof b.nonce === 'string' || typeof b.nonce === 'number' ? String(b.nonce) : null;
+    if (nonce !== null && nonce.length > 25) return { status: 400, json: { code: 50035, message: 'Invalid Form Body' } };
+    // `enforce_nonce`: the same author's nonce seen within the window returns that message.
+    const seen = nonce !== null && b.enforce_nonce === true ? created.get(`${r.params.channel}:${nonce}`) : undefined;
+    if (seen) return { json: seen };
     nextId += 1n;
-    return {
-      json: {
-        id: String(nextId),
-        channel_id: r.params.channel,
-        content,
-        attachments: files.map((f, i) => ({ id: String(i), filename: f.filename })),
-      },
+    const message = {
+      id: String(nextId),
+      channel_id: r.params.channel,
+      content,
+      attachments: files.map((f, i) => ({ id: String(i), filename: f.filename })),
+      ...(nonce !== null ? { nonce } : {}),
     };
+    if (nonce !== null && b.enforce_nonce === true) created.set(`${r.params.channel}:${nonce}`, message);
+    state.messages.push(message);
+    return { json: message };
   });
   fake.route('POST', '/api/v10/interactions/:id/:token/callback', { status: 204 });
   fake.route('POST', '/api/v10/channels/:channel/typing', { status: 204 });
@@ -102,6 +119,7 @@ export function installDiscord(fake: FakePlatform, gatewayUrl: () => string = ()
   fake.route('GET', '/api/v10/gateway/bot', () => ({
     json: { url: gatewayUrl(), shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } },
   }));
+  return state;
 }
 
 /** A MESSAGE_CREATE dispatch frame. */
