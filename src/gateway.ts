@@ -242,7 +242,15 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     };
     const callServices = { ...services, call: durableCall };
     // async: true skills on non-web channels run in the background on a pg-boss queue .
-    const asyncRunner = createAsyncRunner({ db, services, call: durableCall, outbox, log, adapterFor: (c, a) => adapters.get(c, a) });
+    const asyncRunner = createAsyncRunner({
+      db,
+      services,
+      call: durableCall,
+      outbox,
+      log,
+      adapterFor: (c, a) => adapters.get(c, a),
+      instanceId,
+    });
     await asyncRunner.start();
     stops.push(() => asyncRunner.stop()); // a no-op once the turns' step below stopped it
     // Under memory pressure the inbox stores events but takes no new turns (src/inbox/pressure.ts).
@@ -296,7 +304,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     });
     const host = createCoreHost({ db, log, inbox, running, outbox, onInbound: (channel, result) => metrics.inbound(channel, result) });
     // Work left by a process that died is taken over before anything is claimed (docs/recovery.md).
-    const recovery = await startRecovery(db, instanceId, log);
+    const recovery = await startRecovery(db, instanceId, log, { onTakeOver: (dead) => asyncRunner.takeOver(dead) });
     stops.push(() => recovery.stop());
     outbox.start();
     stops.push(() => outbox.stop());

@@ -16,7 +16,7 @@ import type { ChannelAdapter } from '../channel/types.ts';
 import type { Envelope } from '../envelope/types.ts';
 import { ASYNC_HARDCAP_FACTOR, prepareCall, type RunSkillRequest, type SkillCall, type SkillServices } from '../executor/skill-call.ts';
 import type { Logger } from '../log/logger.ts';
-import { createBoss, startBoss } from '../schedule/boss.ts';
+import { BOSS_SCHEMA, createBoss, startBoss } from '../schedule/boss.ts';
 import type { Db } from '../store/db.ts';
 import { rememberConfirms } from '../turn/reply-support.ts';
 import type { ReplySink } from '../turn/turn.ts';
@@ -56,6 +56,11 @@ export interface AsyncRunnerOptions {
   ackWaitMs?: number;
   /** Clock for trigger times and confirmation expiry (tests). */
   clock?: () => Date;
+  /**
+   * This process's id in `skillgate.instances` (docs/recovery.md): written on each job it
+   * starts, so {@link AsyncRunner.takeOver} can hand a dead process's jobs to the workers again.
+   */
+  instanceId?: string;
 }
 
 /** What {@link createAsyncRunner} returns; the lead wires it into the gateway. */
@@ -76,6 +81,13 @@ export interface AsyncRunner {
   maybeDefer(req: RunSkillRequest, origin: AsyncOrigin): Promise<Envelope | null>;
   /** Run one stored job now (what the worker does; exported for tests and tooling). */
   runJob(jobId: string, data: AsyncJobData): Promise<Envelope>;
+  /**
+   * Jobs a stopped process was running (docs/recovery.md): `dead` instance ids (server), or
+   * `'all'` — every job that was running before this runner started (embedded: one process
+   * owns the data dir). They are failed through pg-boss, which retries them at once (within
+   * `retryLimit`) instead of after the job's expiry. @returns how many were handed back.
+   */
+  takeOver(dead: readonly string[] | 'all'): Promise<number>;
 }
 
 /** Build the async runner (not started). */
@@ -86,6 +98,8 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
   const services: SkillServices = { ...opts.services, db, channelRegistry: null };
   let boss: PgBoss | undefined;
   let workerId: string | undefined;
+  /** Database time when this runner started (embedded takeover: older active jobs are a dead process's). */
+  let startedAt: string | undefined;
   const backgroundWallSec = services.settings.walls.skillWallHardcapSec * (opts.hardcapFactor ?? ASYNC_HARDCAP_FACTOR);
   const expireInSeconds = Math.ceil(backgroundWallSec) + 60;
 
@@ -160,6 +174,7 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
   return {
     async start() {
       if (boss) return;
+      startedAt = (await db.query<{ now: string }>('SELECT now()::text AS now')).rows[0]!.now;
       const b = createBoss(db, { schedule: false, supervise: true });
       b.on('error', (err: Error) => log.error({ err }, 'pg-boss error (async skills)'));
       await startBoss(db, b, async () => {
@@ -171,7 +186,10 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
           ASYNC_QUEUE,
           { batchSize: 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 },
           async (jobs) => {
-            for (const job of jobs) await runJob(job.id, job.data);
+            for (const job of jobs) {
+              if (opts.instanceId) await markRunner(db, job.id, opts.instanceId);
+              await runJob(job.id, job.data);
+            }
           },
         );
       }
@@ -198,5 +216,40 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
     },
 
     runJob,
+
+    async takeOver(dead) {
+      const b = boss;
+      if (!b || (dead !== 'all' && dead.length === 0)) return 0;
+      const { rows } =
+        dead === 'all'
+          ? await db.query<{ id: string }>(
+              `SELECT id::text AS id FROM ${BOSS_SCHEMA}.job WHERE name = $1 AND state = 'active' AND started_on < $2::timestamptz`,
+              [ASYNC_QUEUE, startedAt],
+            )
+          : await db.query<{ id: string }>(
+              `SELECT id::text AS id FROM ${BOSS_SCHEMA}.job WHERE name = $1 AND state = 'active' AND output->>'${RUNNER_KEY}' = ANY($2::text[])`,
+              [ASYNC_QUEUE, [...dead]],
+            );
+      if (rows.length === 0) return 0;
+      // One call per job: pg-boss types take data only with a single id.
+      for (const r of rows) await b.fail(ASYNC_QUEUE, r.id, { message: 'the gateway process running it stopped' });
+      if (workerId) b.notifyWorker(workerId);
+      log.warn({ jobs: rows.length, queue: ASYNC_QUEUE }, 'async jobs of a stopped gateway process handed back to the workers');
+      return rows.length;
+    },
   };
+}
+
+/** The key of a running job's pg-boss `output` that names the process running it. */
+const RUNNER_KEY = 'skillgate_instance';
+
+/**
+ * Note on the running job which process runs it (pg-boss keeps no worker identity; `output`
+ * is replaced by the result when the job completes or fails).
+ */
+async function markRunner(db: Db, jobId: string, instanceId: string): Promise<void> {
+  await db.query(
+    `UPDATE ${BOSS_SCHEMA}.job SET output = jsonb_build_object('${RUNNER_KEY}', $3::text) WHERE name = $1 AND id = $2::uuid AND state = 'active'`,
+    [ASYNC_QUEUE, jobId, instanceId],
+  );
 }

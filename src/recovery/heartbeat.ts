@@ -52,10 +52,20 @@ export async function startRecovery(
   db: Db,
   self: string,
   log: Logger,
-  opts: { heartbeatMs?: number; takeoverMs?: number } = {},
+  opts: {
+    heartbeatMs?: number;
+    takeoverMs?: number;
+    /** Hand back other work of the stopped processes (`'all'`: embedded start) — the async jobs they ran. */
+    onTakeOver?: (dead: readonly string[] | 'all') => Promise<unknown>;
+  } = {},
 ): Promise<Recovery> {
+  const handBack = async (dead: readonly string[] | 'all'): Promise<void> => {
+    if (!opts.onTakeOver || (dead !== 'all' && dead.length === 0)) return;
+    await opts.onTakeOver(dead).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'handing back async jobs failed'));
+  };
   if (db.engine !== 'server') {
     logTaken(log, await takeOverAll(db, self), 'this process owns the data dir');
+    await handBack('all');
     return { stop: async () => undefined };
   }
   const hostKey = localHostKey();
@@ -63,10 +73,14 @@ export async function startRecovery(
   const knownDead = hostKey ? (await sameHostInstances(db, self, hostKey)).filter((i) => !pidRuns(i.pid)).map((i) => i.id) : [];
   const first = await beatAndTakeOver(db, self_, { knownDead, takeoverMs: opts.takeoverMs });
   logTaken(log, first, 'no longer running on this host or heartbeat stopped', { instances: first.dead });
+  await handBack(first.dead);
   let beating: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     beating = beatAndTakeOver(db, self_, { takeoverMs: opts.takeoverMs ?? TAKEOVER_MS })
-      .then((t) => logTaken(log, t, 'heartbeat stopped', { instances: t.dead }))
+      .then(async (t) => {
+        logTaken(log, t, 'heartbeat stopped', { instances: t.dead });
+        await handBack(t.dead);
+      })
       .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'heartbeat failed; retrying at the next beat'));
   }, opts.heartbeatMs ?? HEARTBEAT_MS);
   timer.unref();

@@ -77,6 +77,7 @@ let seq = 0;
 /** Options of a runner the harness builds (see AsyncRunnerOptions). */
 export interface RunnerOpts {
   work?: boolean;
+  instanceId?: string;
   hardcapFactor?: number;
   ackWaitMs?: number;
 }
