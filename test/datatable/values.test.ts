@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { coerceRecord, coerceValue, toHalfWidth } from '../../src/datatable/values.ts';
-import type { FieldMeta, LogicalType } from '../../src/datatable/types.ts';
+import { coerceRecord, coerceValue, toHalfWidth } from '../../src/datatable/values/coerce.ts';
+import type { FieldMeta, LogicalType } from '../../src/datatable/model/types.ts';
 
 function f(uidt: LogicalType, over: Partial<FieldMeta> = {}): FieldMeta {
   return {

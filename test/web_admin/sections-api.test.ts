@@ -18,7 +18,7 @@ import { proxySection } from '../../adapters/web_admin/api/proxy.ts';
 import { schedulesSection } from '../../adapters/web_admin/api/schedules.ts';
 import type { AdminConsoleDeps } from '../../adapters/web_admin/index.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
-import { createTableAction } from '../../src/datatable/structure.ts';
+import { createTableAction } from '../../src/datatable/structure/table-actions.ts';
 import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';

@@ -16,9 +16,7 @@
  */
 import express from 'express';
 import { runGrantCommand } from '../../../src/admin/grants.ts';
-import { listGrants } from '../../../src/datatable/grants.ts';
-import { listTables } from '../../../src/datatable/metadata.ts';
-import { DATATABLE_ACTIONS } from '../../../src/datatable/types.ts';
+import { DATATABLE_ACTIONS, listGrants, listTables } from '../../../src/datatable/index.ts';
 import { defaultRole, fail, str, type AdminDeps, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 
