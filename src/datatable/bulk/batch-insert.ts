@@ -11,6 +11,7 @@ import { sqlState, type DtLang } from '../model/results.ts';
 import { SqlParams, tableRef } from '../read/rows.ts';
 import type { TableMeta } from '../model/types.ts';
 import type { DbValue } from '../values/coerce.ts';
+import { elementOf } from '../values/literal.ts';
 
 /** One refused or failed row of a batch. `row` is 1-based (position in records / the file). */
 export interface RowError {
@@ -45,20 +46,6 @@ export function columnsOf(table: TableMeta, rows: readonly ValidRow[]): string[]
   return table.fields.map((f) => f.title).filter((t) => used.has(t));
 }
 
-/**
- * One element of a PostgreSQL array literal: bare when that is unambiguous, else double-quoted
- * with `"` and `\` escaped (empty strings, NULL, whitespace, `"`, `\`, `{`, `}`, `,`).
- */
-export function arrayElement(s: string): string {
-  if (s !== '' && !/[\s"\\{},]/.test(s) && s.toUpperCase() !== 'NULL') return s;
-  return `"${s.replace(/[\\"]/g, '\\$&')}"`;
-}
-
-/** A PostgreSQL array literal of strings (for 多选 values sent inside a text[] of literals). */
-function arrayLiteral(items: readonly string[]): string {
-  return `{${items.map((x) => `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
-}
-
 /** The set-wise INSERT of `rows` (columns used by any row; ids when pre-allocated), without a conflict clause. */
 function chunkInsertSql(table: TableMeta, rows: readonly ValidRow[]): { sql: string; values: unknown[] } | null {
   const cols = columnsOf(table, rows);
@@ -66,19 +53,11 @@ function chunkInsertSql(table: TableMeta, rows: readonly ValidRow[]): { sql: str
   if (cols.length === 0 && !withId) return null;
   const fields = cols.map((c) => table.fields.find((f) => f.title === c)!);
   const arrays: string[] = cols.map((c, j) => {
-    // Coerced 整数/数字/勾选/日期/时间 values use only digits, '-', '.', ':' and letters, so
-    // they go bare; 日期时间 holds one space (quoted, nothing to escape); the rest is escaped.
-    const uidt = fields[j]!.uidt;
-    const bare = uidt === '整数' || uidt === '数字' || uidt === '勾选' || uidt === '日期' || uidt === '时间';
+    const field = fields[j]!;
     const parts = new Array<string>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const v = rows[i]!.values;
-      const x = Object.hasOwn(v, c) ? v[c] : undefined;
-      if (x === undefined || x === null) parts[i] = 'NULL';
-      else if (Array.isArray(x)) parts[i] = arrayElement(arrayLiteral(x));
-      else if (bare) parts[i] = String(x);
-      else if (uidt === '日期时间') parts[i] = `"${String(x)}"`;
-      else parts[i] = arrayElement(String(x));
+      parts[i] = elementOf(field, Object.hasOwn(v, c) ? v[c] : undefined);
     }
     return `{${parts.join(',')}}`;
   });

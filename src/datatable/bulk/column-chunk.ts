@@ -3,131 +3,26 @@
  * each record is validated straight into per-column lists of PostgreSQL array-literal
  * elements, ready for the one `INSERT … SELECT … FROM unnest($1::<type>[], …)` of a chunk —
  * no per-row value objects on the common path. The result equals validating with
- * `coerceRecord` (values/coerce.ts) and encoding its values with {@link elementOf}: the fast
- * encoders below only take value shapes whose coercion is certain (a non-empty string into
- * 文本, a safe integer into 整数, a canonical ISO date …) or memoise `coerceValue` per
- * distinct primitive value; any other row — a refused value, a missing required field, a
- * non-object — goes through the compiled validator (values/record-validator.ts), so error texts
- * and their order are exactly the validator's. test/datatable/column-chunk.test.ts pins that.
+ * `coerceRecord` (values/coerce.ts) and encoding its values with `elementOf`
+ * (values/literal.ts): each field's encoder is the value rules' shortcut
+ * (values/record-validator.ts `fastPath`) finishing into the element; any other row — a
+ * refused value, a missing required field, a non-object — goes through the compiled
+ * validator, so error texts and their order are exactly the validator's.
+ * test/datatable/column-chunk.test.ts pins that.
  */
-import { isSystemColumn } from '../model/naming.ts';
 import type { OwnerScope } from '../access/permissions.ts';
+import { isSystemColumn } from '../model/naming.ts';
 import type { DtLang } from '../model/results.ts';
-import { compileValidator, validYmd, type RecordValidator } from '../values/record-validator.ts';
 import type { FieldMeta, TableMeta } from '../model/types.ts';
-import { coerceValue, type DbValue } from '../values/coerce.ts';
+import type { DbValue } from '../values/coerce.ts';
+import { elementOf } from '../values/literal.ts';
+import { compileValidator, fastPath, SLOW, type RecordValidator } from '../values/record-validator.ts';
 
-/** Marks "the fast path does not decide this value". */
-const SLOW: unique symbol = Symbol('slow');
 type Enc = (v: unknown) => string | typeof SLOW;
-
-/** Most memoised encodings per field. */
-const MEMO_LIMIT = 50_000;
-
-/** A PostgreSQL array-literal element holding the string `s`, always double-quoted (`"` and `\` escaped). */
-export function quoteElement(s: string): string {
-  return s.indexOf('"') < 0 && s.indexOf('\\') < 0 ? `"${s}"` : `"${s.replace(/[\\"]/g, '\\$&')}"`;
-}
-
-/**
- * The array-literal element of a coerced value `x` of `field` (R-DT-98's set-wise insert):
- * `NULL` for null; 整数/数字/日期/时间 bare (their canonical text holds only digits, `-`,
- * `.`, `:`); 勾选 `true`/`false`; 多选 the quoted text of its own array literal (cast per row);
- * every other value a quoted string. Injective per field, so equal elements mean equal values.
- */
-export function elementOf(field: Pick<FieldMeta, 'uidt'>, x: DbValue | undefined): string {
-  if (x === undefined || x === null) return 'NULL';
-  if (Array.isArray(x)) return quoteElement(`{${x.map(quoteElement).join(',')}}`);
-  if (typeof x === 'boolean') return x ? 'true' : 'false';
-  switch (field.uidt) {
-    case '整数':
-    case '数字':
-    case '日期':
-    case '时间':
-      return x;
-    default:
-      return quoteElement(x);
-  }
-}
-
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-const TIME_RE = /^\d{2}:\d{2}:\d{2}$/;
-
-/** The two characters of `s` at `i` as a number 0–99, or -1 when they are not both ASCII digits. */
-function two(s: string, i: number): number {
-  const a = s.charCodeAt(i) - 48;
-  const b = s.charCodeAt(i + 1) - 48;
-  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
-}
-
-/**
- * `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DDTHH:MM:SS` naming a real day and time — the canonical
- * form `coerceDateLike` returns as is (after T → space); checked without a regular expression.
- */
-function isIsoDateTime(v: string): boolean {
-  if (v.length !== 19 || v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58)
-    return false;
-  const sep = v.charCodeAt(10);
-  if (sep !== 32 && sep !== 84) return false;
-  if (two(v, 0) < 0 || two(v, 2) < 0 || two(v, 5) < 0 || two(v, 8) < 0) return false;
-  const h = two(v, 11);
-  const mi = two(v, 14);
-  const sec = two(v, 17);
-  return h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59 && validYmd(v);
-}
 
 /** The encoder of one field: the element of `coerceValue(field, v)`, or SLOW when the value is refused or not certain. */
 function fieldEncoder(field: FieldMeta, lang: DtLang): Enc {
-  const memo = new Map<unknown, string | typeof SLOW>();
-  const cached: Enc = (v) => {
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return SLOW;
-    let r = memo.get(v);
-    if (r === undefined) {
-      const c = coerceValue(field, v, lang);
-      r = c.ok ? elementOf(field, c.value) : SLOW;
-      if (memo.size < MEMO_LIMIT) memo.set(v, r);
-    }
-    return r;
-  };
-  switch (field.uidt) {
-    case '文本':
-    case '长文本':
-      return (v) => (typeof v === 'string' && v !== '' && v.indexOf('\u0000') < 0 ? quoteElement(v) : cached(v));
-    case '整数':
-      return (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : cached(v));
-    case '数字': {
-      const maxInt = (field.precision ?? 38) - (field.scale ?? 2);
-      const bound = maxInt >= 15 ? 1e15 : 10 ** maxInt;
-      return (v) => {
-        if (typeof v === 'number' && Number.isFinite(v) && v < bound && v > -bound) {
-          const s = String(v);
-          if (s.indexOf('e') < 0) return s;
-        }
-        return cached(v);
-      };
-    }
-    case '日期':
-      return (v) => (typeof v === 'string' && v.length === 10 && DATE_RE.test(v) && validYmd(v) ? v : cached(v));
-    case '日期时间':
-      return (v) => {
-        if (typeof v === 'string' && isIsoDateTime(v)) return v.charCodeAt(10) === 32 ? `"${v}"` : `"${v.slice(0, 10)} ${v.slice(11)}"`;
-        return cached(v);
-      };
-    case '时间':
-      return (v) =>
-        typeof v === 'string' &&
-        v.length === 8 &&
-        TIME_RE.test(v) &&
-        Number(v.slice(0, 2)) <= 23 &&
-        Number(v.slice(3, 5)) <= 59 &&
-        Number(v.slice(6, 8)) <= 59
-          ? v
-          : cached(v);
-    case '勾选':
-      return (v) => (v === true ? 'true' : v === false ? 'false' : cached(v));
-    default:
-      return cached;
-  }
+  return fastPath(field, lang, (x) => elementOf(field, x));
 }
 
 /** One refused row's problems, as the validator reports them. */

@@ -12,6 +12,7 @@ import { idAt, type IdBlock } from './column-insert.ts';
 import { quoteIdent } from '../model/naming.ts';
 import { tableRef } from '../read/rows.ts';
 import type { FieldMeta, TableMeta } from '../model/types.ts';
+import { isBareElement } from '../values/literal.ts';
 
 /**
  * Whether bulk imports use COPY on the server engine. Default **false**: measured 2026-12-01
@@ -21,15 +22,12 @@ import type { FieldMeta, TableMeta } from '../model/types.ts';
  */
 export const COPY_TUNING = { enabled: false };
 
-/** Field types whose elements are bare (no quoting, nothing COPY escapes) or `NULL`. */
-const BARE = new Set(['整数', '数字', '日期', '时间', '勾选']);
-
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_SPECIAL_G = /[\\\t\n\r]/g;
 
 /**
- * The COPY text-format field of one array-literal element (column-chunk.ts `elementOf`):
+ * The COPY text-format field of one array-literal element (values/literal.ts `elementOf`):
  * `NULL` → `\N`; a double-quoted element is unquoted (its `\"` and `\\` undone); then `\`,
  * tab, newline and carriage return are escaped as `\\`, `\t`, `\n`, `\r`. Bare elements
  * (numbers, dates, times, booleans) hold none of those and pass as they are.
@@ -61,8 +59,8 @@ export function columnCopy(
     names.push(quoteIdent(fields[j]!.title));
     const src = chunk.cols[j]!;
     const out = new Array<string>(n);
-    // Bare kinds (elementOf): only NULL changes.
-    if (BARE.has(fields[j]!.uidt)) for (let i = 0; i < n; i++) out[i] = src[i] === 'NULL' ? '\\N' : src[i]!;
+    // Bare kinds (values/literal.ts): only NULL changes.
+    if (isBareElement(fields[j]!.uidt)) for (let i = 0; i < n; i++) out[i] = src[i] === 'NULL' ? '\\N' : src[i]!;
     else for (let i = 0; i < n; i++) out[i] = copyField(src[i]!);
     cols.push(out);
   }

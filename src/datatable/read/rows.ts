@@ -8,10 +8,8 @@ import { compileConditions, parseFilters, type FilterCond, type FilterValueCoerc
 import { quoteIdent, qualified } from '../model/naming.ts';
 import { ownFilter, type OwnerScope } from '../access/permissions.ts';
 import { dtFail, type DtLang } from '../model/results.ts';
-import { coerceValue, hasNul, toHalfWidth } from '../values/coerce.ts';
-
-const INT8_MAX = 2n ** 63n - 1n;
-import type { DtCaller, EffectiveAccess, FieldMeta, TableMeta } from '../model/types.ts';
+import { coerceFilterValue } from '../values/filter.ts';
+import type { DtCaller, EffectiveAccess, TableMeta } from '../model/types.ts';
 
 /** `"schema"."title"` of a table. */
 export function tableRef(table: Pick<TableMeta, 'schema' | 'title'>): string {
@@ -69,27 +67,9 @@ export function rowOut(table: Pick<TableMeta, 'fields'>, row: Record<string, unk
   return out;
 }
 
-/**
- * Filter values are normalised like written values where types matter (R-DT-68/69, A-35):
- * 整数/数字 (decimals allowed in comparisons), dates and times, 勾选. Text-like fields keep
- * the raw value (a partial e-mail in a filter is fine).
- */
+/** The filter-value normaliser of parseFilters: the value rules' (values/filter.ts). */
 export function filterCoercer(lang: DtLang): FilterValueCoercer {
-  return (field, value) => {
-    if (hasNul(value)) return { error: lang === 'en' ? 'the value contains a NUL character (\\u0000)' : '值含有空字符（\\u0000）' };
-    if (field.uidt === '整数' && (typeof value === 'string' || typeof value === 'number')) {
-      const digits = toHalfWidth(String(value)).trim().replace(/,/g, '');
-      if (/^[+-]?\d+$/.test(digits) && (BigInt(digits) > INT8_MAX || BigInt(digits) < -INT8_MAX - 1n)) {
-        return { error: lang === 'en' ? `${digits} is outside the integer range` : `${digits} 超出整数范围` };
-      }
-    }
-    let f: FieldMeta = field;
-    if (field.uidt === '整数') f = { ...field, uidt: '数字', precision: 1000, scale: 0 };
-    else if (field.uidt === '数字') f = { ...field, precision: 1000, scale: 0 };
-    else if (!['日期', '日期时间', '时间', '勾选'].includes(field.uidt)) return { value };
-    const r = coerceValue(f, value, lang);
-    return r.ok ? { value: r.value } : { error: r.error };
-  };
+  return (field, value) => coerceFilterValue(field, value, lang);
 }
 
 /** A scoped WHERE: the SQL text (no `WHERE` keyword) and what it was built from. */

@@ -240,6 +240,27 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A field's shortcut inside {@link checkRecord}: the coerced value, or {@link SLOW} when {@link coerceValue} must decide. */
+export type FastValue = (v: unknown) => DbValue | typeof SLOW;
+
+/** Marks "the shortcut does not decide this value" (record-validator.ts). */
+export const SLOW: unique symbol = Symbol('slow');
+
+/** The fields of a table as {@link checkRecord} walks them, built once per table. */
+export interface RecordPlan {
+  /** Writable fields by title (system columns are never writable, R-DT-08), each with its shortcut. */
+  byTitle: ReadonlyMap<string, { field: FieldMeta; fast: FastValue | null }>;
+  /** Fields that must be present and non-empty on insert (R-DT-75). */
+  required: readonly FieldMeta[];
+}
+
+/** The {@link RecordPlan} of `table`; `fast` gives each field its shortcut (none: every value takes {@link coerceValue}). */
+export function recordPlan(table: Pick<TableMeta, 'fields'>, fast?: (field: FieldMeta) => FastValue): RecordPlan {
+  const byTitle = new Map<string, { field: FieldMeta; fast: FastValue | null }>();
+  for (const f of table.fields) if (!isSystemColumn(f.title)) byTitle.set(f.title, { field: f, fast: fast ? fast(f) : null });
+  return { byTitle, required: table.fields.filter((f) => f.required) };
+}
+
 /**
  * Validate a whole record against `table`'s fields (spec 000 §7.5):
  * unknown keys and the system columns are dropped (R-DT-73, R-DT-08) and listed in `dropped`;
@@ -253,8 +274,16 @@ export function coerceRecord(
   data: unknown,
   opts: { mode: 'insert' | 'update'; lang?: DtLang },
 ): CoercedRecord {
-  const lang = opts.lang ?? 'zh-CN';
-  const out: CoercedRecord = { values: {}, errors: [], dropped: [] };
+  return checkRecord(recordPlan(table), data, opts.mode, opts.lang ?? 'zh-CN');
+}
+
+/**
+ * {@link coerceRecord} over a prepared plan: a field's shortcut, when it has one and decides,
+ * gives the value; otherwise {@link coerceValue} does (shortcuts only ever agree with it).
+ */
+export function checkRecord(plan: RecordPlan, data: unknown, mode: 'insert' | 'update', lang: DtLang): CoercedRecord {
+  const values: Record<string, DbValue> = {};
+  const out: CoercedRecord = { values, errors: [], dropped: [] };
   if (!isPlainObject(data)) {
     out.errors.push({
       field: '',
@@ -263,22 +292,27 @@ export function coerceRecord(
     });
     return out;
   }
-  const byTitle = new Map(table.fields.map((f) => [f.title, f]));
-  for (const [key, raw] of Object.entries(data)) {
-    const field = byTitle.get(key);
-    if (!field || isSystemColumn(key)) {
+  for (const key in data) {
+    if (!Object.hasOwn(data, key)) continue;
+    const entry = plan.byTitle.get(key);
+    if (entry === undefined) {
       out.dropped.push(key);
       continue;
     }
-    const r = coerceValue(field, raw, lang);
-    if (r.ok) out.values[key] = r.value;
+    const raw = data[key];
+    const x = entry.fast === null ? SLOW : entry.fast(raw);
+    if (x !== SLOW) {
+      values[key] = x;
+      continue;
+    }
+    const r = coerceValue(entry.field, raw, lang);
+    if (r.ok) values[key] = r.value;
     else out.errors.push({ field: key, error: r.error, value: raw });
   }
-  if (opts.mode === 'insert') {
-    for (const f of table.fields) {
-      if (!f.required) continue;
-      if (out.errors.some((e) => e.field === f.title)) continue;
-      const v = out.values[f.title];
+  if (mode === 'insert') {
+    for (const f of plan.required) {
+      if (out.errors.length > 0 && out.errors.some((e) => e.field === f.title)) continue;
+      const v = values[f.title];
       if (v === undefined || v === null) {
         out.errors.push({ field: f.title, error: lang === 'en' ? `"${f.title}" is required` : `「${f.title}」是必填字段` });
       }

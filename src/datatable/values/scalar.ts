@@ -1,7 +1,8 @@
 /**
  * Scalar value rules of spec 000 §7.5 (R-DT-68..71, A-35): numbers (full-width digits,
  * thousands commas, no magnitude words, integers without decimals) and ISO dates, date-times
- * and times. Used by coerce.ts; pure functions.
+ * and times, plus the tests for the canonical forms these rules return unchanged (the fast
+ * paths of record-validator.ts). Used by coerce.ts; pure functions.
  */
 import type { FieldMeta } from '../model/types.ts';
 import type { Bilingual, DtLang } from '../model/results.ts';
@@ -12,8 +13,9 @@ export type DbValue = string | boolean | string[] | null;
 /** Result of coerceValue (coerce.ts) and of the scalar coercions here: the parameter, or a recoverable error text. */
 export type CoerceResult = { ok: true; value: DbValue } | { ok: false; error: string };
 
-const BIGINT_MIN = -(2n ** 63n);
-const BIGINT_MAX = 2n ** 63n - 1n;
+/** The range of a 整数 column (PostgreSQL bigint). */
+export const BIGINT_MIN = -(2n ** 63n);
+export const BIGINT_MAX = 2n ** 63n - 1n;
 
 function fail(lang: DtLang, m: Bilingual): CoerceResult {
   return { ok: false, error: lang === 'en' ? m.en : m.zh };
@@ -150,11 +152,61 @@ export function coerceNumber(field: FieldMeta, value: unknown, lang: DtLang): Co
   return { ok: true, value: decimalText(p.d) };
 }
 
+/** Days of each month in a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Year `y` ≥ 1, month `mo`, day `d` name a real day (proleptic Gregorian calendar). */
 function validDate(y: number, mo: number, d: number): boolean {
-  if (mo < 1 || mo > 12 || d < 1 || y < 1) return false;
-  const dt = new Date(Date.UTC(y, mo - 1, d));
-  dt.setUTCFullYear(y);
-  return dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d;
+  if (y < 1 || mo < 1 || mo > 12 || d < 1) return false;
+  if (mo === 2 && d === 29) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  return d <= MONTH_DAYS[mo - 1]!;
+}
+
+/** The two characters of `s` at `i` as a number 0–99, or -1 when they are not both ASCII digits. */
+function two(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** `HH:MM:SS` at `i` of `s` (colons at i+2 and i+5) within 23:59:59. */
+function clockAt(s: string, i: number): boolean {
+  if (s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58) return false;
+  const h = two(s, i);
+  const mi = two(s, i + 3);
+  const sec = two(s, i + 6);
+  return h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59;
+}
+
+/** `YYYY-MM-DD` at the start of `s` naming a real day. */
+function ymdAt(s: string): boolean {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
+  const hi = two(s, 0);
+  const lo = two(s, 2);
+  const mo = two(s, 5);
+  const d = two(s, 8);
+  return hi >= 0 && lo >= 0 && mo >= 0 && d >= 0 && validDate(hi * 100 + lo, mo, d);
+}
+
+/** `v` is a canonical 日期 (`YYYY-MM-DD`, a real day): {@link coerceDateLike} returns it unchanged. */
+export function isCanonicalDate(v: string): boolean {
+  return v.length === 10 && ymdAt(v);
+}
+
+/** `v` is a canonical 时间 (`HH:MM:SS`): {@link coerceDateLike} returns it unchanged. */
+export function isCanonicalTime(v: string): boolean {
+  return v.length === 8 && clockAt(v, 0);
+}
+
+/**
+ * The 日期时间 parameter of `v` when `v` is `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DDTHH:MM:SS` (a
+ * real day and time): the same text with a space, exactly what {@link coerceDateLike} returns;
+ * else null (the full rule decides).
+ */
+export function canonicalDateTime(v: string): string | null {
+  if (v.length !== 19 || !ymdAt(v) || !clockAt(v, 11)) return null;
+  const sep = v.charCodeAt(10);
+  return sep === 32 ? v : sep === 84 ? `${v.slice(0, 10)} ${v.slice(11)}` : null;
 }
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
