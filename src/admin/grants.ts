@@ -1,9 +1,18 @@
 /** Table grants of the built-in datatable skill: grant, revoke, list (docs/datatable.md). */
 import type { Db } from '../store/db.ts';
-import { findTableByTitle, getTable, listTables } from '../datatable/metadata.ts';
-import { grant, listGrants, revoke, type GrantRequest } from '../datatable/grants.ts';
-import { isUuid } from '../datatable/naming.ts';
-import type { Grant, RowScope, TableMeta } from '../datatable/types.ts';
+import {
+  findTableByTitle,
+  getTable,
+  grant,
+  isUuid,
+  listGrants,
+  listTables,
+  revoke,
+  type Grant,
+  type GrantRequest,
+  type RowScope,
+  type TableMeta,
+} from '../datatable/index.ts';
 
 /** What a datatable grant command asks for (also the body of the local admin API route). */
 export interface GrantCommandRequest {

@@ -1,29 +1,37 @@
 /**
  * The datatable entry (spec 000 §7; R-DT-01..05, R-DT-12, R-DT-24, R-DT-28, R-DT-96, D-09):
- * `runDatatable(input, runtime_context)` normalises the input (normalize.ts), builds the
+ * `runDatatable(input, runtime_context)` normalises the input (call/normalize.ts), builds the
  * operator from the runtime context only, opens sessions only through `db_factory`, resolves
  * the table and checks the action permission, dispatches to the 20 handlers and puts
  * `action_note` on every envelope of a normalised call and the `display_md` people read
- * (display.ts). Never throws.
+ * (call/display.ts). Never throws.
  */
 import type { Envelope } from '../envelope/types.ts';
 import { log as processLog, type Logger } from '../log/logger.ts';
 import type { Queryable, Tx } from '../store/db.ts';
-import { deleteBatch, deleteBy, deleteRow } from './delete.ts';
-import { withDisplay } from './display.ts';
-import { resolveTable } from './metadata.ts';
-import { orgSchemaName, OrgSchemaError } from './naming.ts';
-import { normalizeInput } from './normalize.ts';
-import { checkAction, effectiveAccess } from './permissions.ts';
-import { aggregate, query } from './read.ts';
-import { dbErrorEnvelope, dtFail, emptyOrgEnvelope } from './results.ts';
-import type { RowHandler } from './rows.ts';
-import { SQL_HANDLERS } from './sql-actions.ts';
-import { schemaCollisionEnvelope, STRUCTURE_HANDLERS, STRUCTURE_TABLE_HANDLERS } from './structure.ts';
-import type { ActionHandler, DatatableAction, DtCaller, DtEnv, DtSettings } from './types.ts';
-import { DATATABLE_ACTIONS } from './types.ts';
-import { upsert } from './upsert.ts';
-import { insert, insertBatch, insertFromFile, update, updateBy } from './write.ts';
+import { deleteBatch, deleteBy, deleteRow } from './write/delete.ts';
+import { withDisplay } from './call/display.ts';
+import { resolveTable } from './catalog/metadata.ts';
+import { orgSchemaName, OrgSchemaError } from './model/naming.ts';
+import { normalizeInput } from './call/normalize.ts';
+import { checkAction, effectiveAccess } from './access/permissions.ts';
+import { aggregate, query } from './read/read.ts';
+import { dbErrorEnvelope, dtFail, emptyOrgEnvelope } from './model/results.ts';
+import type { RowHandler } from './read/rows.ts';
+import { SQL_HANDLERS } from './sql/index.ts';
+import { schemaCollisionEnvelope, STRUCTURE_HANDLERS, STRUCTURE_TABLE_HANDLERS } from './structure/table-actions.ts';
+import type { ActionHandler, DatatableAction, DtCaller, DtEnv, DtSettings } from './model/types.ts';
+import { DATATABLE_ACTIONS } from './model/types.ts';
+import { upsert } from './write/upsert.ts';
+import { insert, insertBatch, insertFromFile, update, updateBy } from './write/write.ts';
+
+// What modules outside src/datatable/ use: the operators' grant commands and console read the
+// catalogue and the grants through these (docs/datatable.md "Layout").
+export { findTableByTitle, getTable, listTables } from './catalog/metadata.ts';
+export { grant, listGrants, revoke, type GrantRequest, type GrantResult } from './access/grants.ts';
+export { isUuid } from './model/naming.ts';
+export { DATATABLE_ACTIONS } from './model/types.ts';
+export type { DatatableAction, FieldMeta, Grant, LogicalType, RowScope, TableMeta } from './model/types.ts';
 
 /** Row actions on a resolved table. */
 export const ROW_HANDLERS = {

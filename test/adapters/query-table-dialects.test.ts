@@ -1,6 +1,6 @@
 /**
  * One datatable `query` result reaches Telegram, Feishu and WeCom as a table in each dialect
- * (docs/results.md "How a result is shown"): the envelope's display_md (src/datatable/display.ts)
+ * (docs/results.md "How a result is shown"): the envelope's display_md (src/datatable/call/display.ts)
  * composed for each adapter's capabilities, sent by the real adapter to its loopback fake:
  * Telegram HTML `<pre>` monospace, a Feishu card markdown table, WeCom plain aligned text — each
  * within the platform's limit.
@@ -12,8 +12,8 @@ import { TelegramAdapter } from '../../adapters/telegram/index.ts';
 import { createWecomAdapter } from '../../adapters/wecom/index.ts';
 import { measure } from '../../src/channel/chunk.ts';
 import type { ChannelAdapter, OutboundTarget } from '../../src/channel/types.ts';
-import { withDisplay } from '../../src/datatable/display.ts';
-import type { TableMeta } from '../../src/datatable/types.ts';
+import { withDisplay } from '../../src/datatable/call/display.ts';
+import type { TableMeta } from '../../src/datatable/model/types.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { composeReply } from '../../src/turn/reply/index.ts';

@@ -54,7 +54,7 @@ function makeRows(n: number): Row[] {
 
 /**
  * 1% invalid: 990 refused by validation (four kinds), 10 repeating the previous row's unique
- * 编号 — in-file duplicates, caught in the application (write-batch.ts uniqueTracker), so no
+ * 编号 — in-file duplicates, caught in the application (src/datatable/bulk/write-batch.ts uniqueTracker), so no
  * chunk fails in the database (the table is empty at the start of each run).
  */
 function withInvalid(rows: Row[]): { rows: Array<Record<string, unknown>>; invalid: Set<number> } {

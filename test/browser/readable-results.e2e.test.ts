@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.ts';
-import { DATATABLE_ACTIONS } from '../../src/datatable/types.ts';
+import { DATATABLE_ACTIONS } from '../../src/datatable/index.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/log/logger.ts';
 

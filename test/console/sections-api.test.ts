@@ -18,7 +18,7 @@ import { proxySection } from '../../src/console/api/proxy.ts';
 import { schedulesSection } from '../../src/console/api/schedules.ts';
 import type { AdminConsoleDeps } from '../../src/console/index.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
-import { createTableAction } from '../../src/datatable/structure.ts';
+import { createTableAction } from '../../src/datatable/structure/table-actions.ts';
 import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';

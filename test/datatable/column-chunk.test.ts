@@ -7,11 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileColumnEncoder, elementOf } from '../../src/datatable/column-chunk.ts';
-import { openImportRecords } from '../../src/datatable/import-file.ts';
-import { jsonSource, UNPARSABLE, type RecordSource } from '../../src/datatable/import-source.ts';
-import type { FieldMeta, LogicalType } from '../../src/datatable/types.ts';
-import { coerceRecord } from '../../src/datatable/values.ts';
+import { compileColumnEncoder } from '../../src/datatable/bulk/column-chunk.ts';
+import { elementOf } from '../../src/datatable/values/literal.ts';
+import { openImportRecords } from '../../src/datatable/import/file.ts';
+import { jsonSource, UNPARSABLE, type RecordSource } from '../../src/datatable/import/source.ts';
+import type { FieldMeta, LogicalType } from '../../src/datatable/model/types.ts';
+import { coerceRecord } from '../../src/datatable/values/coerce.ts';
 
 const f = (title: string, uidt: LogicalType, extra: Partial<FieldMeta> = {}): FieldMeta => ({
   title,

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, expect, it } from 'vitest';
-import { backupTimestamp } from '../../src/datatable/delete-protection.ts';
+import { backupTimestamp } from '../../src/datatable/write/delete-protection.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';
 

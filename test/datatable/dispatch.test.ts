@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { callerFromContext, dispatchedActions, runDatatable } from '../../src/datatable/index.ts';
-import { DATATABLE_ACTIONS } from '../../src/datatable/types.ts';
+import { DATATABLE_ACTIONS } from '../../src/datatable/model/types.ts';
 import type { Tx } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';

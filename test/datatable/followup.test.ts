@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { dbErrorEnvelope } from '../../src/datatable/results.ts';
+import { dbErrorEnvelope } from '../../src/datatable/model/results.ts';
 import { checkSql } from '../../src/datatable/sql/check.ts';
 import { runSqlQuery } from '../../src/datatable/sql/execute.ts';
 import { wrapSelectBounded } from '../../src/datatable/sql/session.ts';
@@ -294,7 +294,7 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     expect(zhOnly(structural.user_message)).toMatch(HAN_ONLY);
     const en = await t.call({ action: 'sql_query', sql: 'SELECT 1' }, { allow_sql: false, lang: 'en' });
     expect(String(en.user_message)).not.toMatch(/[\u4e00-\u9fa5]/);
-    const { checkAction } = await import('../../src/datatable/permissions.ts');
+    const { checkAction } = await import('../../src/datatable/access/permissions.ts');
     const env = checkAction({ actions: new Set(['query']), rowScope: 'all', ownerField: null }, 'delete_by', 'zh-CN', '台账')!;
     expect(String(env.user_message)).toBe('当前角色无权对表「台账」进行「按条件删除」操作，请联系管理员授权');
     expect(env.denied_action).toBe('delete_by');

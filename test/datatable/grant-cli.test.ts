@@ -8,10 +8,10 @@ import { ENGINES, serverDatabaseUrl } from '../helpers/db.ts';
 import { openEmbeddedDb, openServerDb } from '../../src/store/open.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import type { Db } from '../../src/store/db.ts';
-import { createTableAction } from '../../src/datatable/structure.ts';
-import { effectiveAccess } from '../../src/datatable/permissions.ts';
-import { findTableByTitle } from '../../src/datatable/metadata.ts';
-import { listGrants } from '../../src/datatable/grants.ts';
+import { createTableAction } from '../../src/datatable/structure/table-actions.ts';
+import { effectiveAccess } from '../../src/datatable/access/permissions.ts';
+import { findTableByTitle } from '../../src/datatable/catalog/metadata.ts';
+import { listGrants } from '../../src/datatable/access/grants.ts';
 import { makeEnv } from './structure-helpers.ts';
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {

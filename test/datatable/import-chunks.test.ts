@@ -3,7 +3,7 @@
  * tiny chunks and id blocks so one batch of 100 crosses many chunk and id-block boundaries.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BATCH_TUNING } from '../../src/datatable/write-batch.ts';
+import { BATCH_TUNING } from '../../src/datatable/bulk/write-batch.ts';
 import type { Tx } from '../../src/store/db.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';

@@ -7,8 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { COPY_TUNING, copyField } from '../../src/datatable/column-copy.ts';
-import { BATCH_TUNING } from '../../src/datatable/write-batch.ts';
+import { COPY_TUNING, copyField } from '../../src/datatable/bulk/column-copy.ts';
+import { BATCH_TUNING } from '../../src/datatable/bulk/write-batch.ts';
 import type { Tx } from '../../src/store/db.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';

@@ -9,7 +9,7 @@ import {
   OrgSchemaError,
   qualified,
   quoteIdent,
-} from '../../src/datatable/naming.ts';
+} from '../../src/datatable/model/naming.ts';
 
 describe('datatable naming', () => {
   it('R-DT-06: org "Ab-9" ⇒ org_data_ab9 (non-alphanumerics removed, lower-cased)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_ALIASES, assertAliasTargets, cleanAction, normalizeInput, resolveAction } from '../../src/datatable/normalize.ts';
-import { DATATABLE_ACTIONS } from '../../src/datatable/types.ts';
+import { ACTION_ALIASES, assertAliasTargets, cleanAction, normalizeInput, resolveAction } from '../../src/datatable/call/normalize.ts';
+import { DATATABLE_ACTIONS } from '../../src/datatable/model/types.ts';
 
 function ok(input: unknown) {
   const r = normalizeInput(input);

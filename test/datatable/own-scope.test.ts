@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { grant } from '../../src/datatable/grants.ts';
-import { getTable } from '../../src/datatable/metadata.ts';
+import { grant } from '../../src/datatable/access/grants.ts';
+import { getTable } from '../../src/datatable/catalog/metadata.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';
 

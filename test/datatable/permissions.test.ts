@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import type { Db } from '../../src/store/db.ts';
-import { createTableAction } from '../../src/datatable/structure.ts';
-import { getTable } from '../../src/datatable/metadata.ts';
-import { grant, revoke, validateGrant } from '../../src/datatable/grants.ts';
+import { createTableAction } from '../../src/datatable/structure/table-actions.ts';
+import { getTable } from '../../src/datatable/catalog/metadata.ts';
+import { grant, revoke, validateGrant } from '../../src/datatable/access/grants.ts';
 import {
   accessFromGrants,
   checkAction,
@@ -16,8 +16,8 @@ import {
   ownerCondition,
   ownFilter,
   stampOwner,
-} from '../../src/datatable/permissions.ts';
-import type { EffectiveAccess, Grant, TableMeta } from '../../src/datatable/types.ts';
+} from '../../src/datatable/access/permissions.ts';
+import type { EffectiveAccess, Grant, TableMeta } from '../../src/datatable/model/types.ts';
 import { makeCaller, makeEnv } from './structure-helpers.ts';
 
 const g = (roleId: string, over: Partial<Grant> = {}): Grant => ({

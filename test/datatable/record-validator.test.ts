@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileValidator } from '../../src/datatable/record-validator.ts';
-import type { FieldMeta, LogicalType } from '../../src/datatable/types.ts';
-import { coerceRecord } from '../../src/datatable/values.ts';
+import { compileValidator } from '../../src/datatable/values/record-validator.ts';
+import type { FieldMeta, LogicalType } from '../../src/datatable/model/types.ts';
+import { coerceRecord } from '../../src/datatable/values/coerce.ts';
 
 const f = (title: string, uidt: LogicalType, extra: Partial<FieldMeta> = {}): FieldMeta => ({
   title,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { preflight } from '../../src/registry/preflight.ts';
-import { DATATABLE_ACTIONS } from '../../src/datatable/types.ts';
+import { DATATABLE_ACTIONS } from '../../src/datatable/model/types.ts';
 
 const SKILLS = fileURLToPath(new URL('../../skills/', import.meta.url));
 

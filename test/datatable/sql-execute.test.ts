@@ -5,8 +5,8 @@
  * DDL is mirrored into the metadata.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { listTables, findTableByTitle } from '../../src/datatable/metadata.ts';
-import { grant, listGrants } from '../../src/datatable/grants.ts';
+import { listTables, findTableByTitle } from '../../src/datatable/catalog/metadata.ts';
+import { grant, listGrants } from '../../src/datatable/access/grants.ts';
 import { checkSqlSync, ensureParser, runSqlExecute, runSqlQuery } from '../../src/datatable/sql/index.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DtCaller, DtEnv, DtSettings } from '../../src/datatable/types.ts';
+import type { DtCaller, DtEnv, DtSettings } from '../../src/datatable/model/types.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
 

@@ -4,8 +4,8 @@
  * for team_role owner/admin (with the enforceStructuralRoles switch) — on both engines.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { grant } from '../../src/datatable/grants.ts';
-import { findTableByTitle } from '../../src/datatable/metadata.ts';
+import { grant } from '../../src/datatable/access/grants.ts';
+import { findTableByTitle } from '../../src/datatable/catalog/metadata.ts';
 import { runSqlExecute, runSqlQuery, sqlExecuteAction, sqlQueryAction } from '../../src/datatable/sql/index.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';

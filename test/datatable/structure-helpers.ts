@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../src/store/db.ts';
-import type { DtCaller, DtEnv, DtSettings } from '../../src/datatable/types.ts';
+import type { DtCaller, DtEnv, DtSettings } from '../../src/datatable/model/types.ts';
 import { createLogger } from '../../src/log/logger.ts';
 
 /** A caller with every field set: owner of org `acme`, role `default`, employee E001. */

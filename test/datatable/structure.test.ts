@@ -4,12 +4,12 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import type { Db } from '../../src/store/db.ts';
-import { createTableAction, listTablesAction, STRUCTURE_TABLE_HANDLERS } from '../../src/datatable/structure.ts';
-import { getTable, resolveTable } from '../../src/datatable/metadata.ts';
-import { effectiveAccess } from '../../src/datatable/permissions.ts';
-import { grant, listGrants } from '../../src/datatable/grants.ts';
-import { coerceRecord } from '../../src/datatable/values.ts';
-import type { DtEnv, TableMeta } from '../../src/datatable/types.ts';
+import { createTableAction, listTablesAction, STRUCTURE_TABLE_HANDLERS } from '../../src/datatable/structure/table-actions.ts';
+import { getTable, resolveTable } from '../../src/datatable/catalog/metadata.ts';
+import { effectiveAccess } from '../../src/datatable/access/permissions.ts';
+import { grant, listGrants } from '../../src/datatable/access/grants.ts';
+import { coerceRecord } from '../../src/datatable/values/coerce.ts';
+import type { DtEnv, TableMeta } from '../../src/datatable/model/types.ts';
 import { makeEnv } from './structure-helpers.ts';
 
 async function tableCall(env: DtEnv, id: string) {

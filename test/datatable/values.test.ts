@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { coerceRecord, coerceValue, toHalfWidth } from '../../src/datatable/values.ts';
-import type { FieldMeta, LogicalType } from '../../src/datatable/types.ts';
+import { coerceRecord, coerceValue, toHalfWidth } from '../../src/datatable/values/coerce.ts';
+import { canonicalDateTime, isCanonicalDate, isCanonicalTime } from '../../src/datatable/values/scalar.ts';
+import type { FieldMeta, LogicalType } from '../../src/datatable/model/types.ts';
 
 function f(uidt: LogicalType, over: Partial<FieldMeta> = {}): FieldMeta {
   return {
@@ -176,5 +177,35 @@ describe('datatable values (spec 000 §7.5)', () => {
   it('R-DT-59: data that is not one object is refused', () => {
     expect(coerceRecord(table, [{ 客户名: '甲' }], { mode: 'insert' }).errors[0]?.field).toBe('');
     expect(coerceRecord(table, 'x', { mode: 'update' }).errors).toHaveLength(1);
+  });
+});
+
+describe('one calendar for every date path (values/scalar.ts)', () => {
+  // Oracle: the JavaScript calendar (proleptic Gregorian, any year ≥ 1).
+  const real = (y: number, mo: number, d: number): boolean => {
+    const dt = new Date(Date.UTC(2000, mo - 1, d));
+    dt.setUTCFullYear(y, mo - 1, d);
+    return dt.getUTCFullYear() === y && dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d;
+  };
+  const pad = (n: number, w: number) => String(n).padStart(w, '0');
+
+  it('a canonical date, time or date-time takes the shortcut only when the full rule returns it unchanged', () => {
+    const years = [1, 4, 100, 200, 400, 1900, 2000, 2023, 2024, 2100, 9999];
+    for (const y of years)
+      for (let mo = 0; mo <= 13; mo++)
+        for (const d of [0, 1, 28, 29, 30, 31, 32]) {
+          const v = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}`;
+          const ok = mo >= 1 && mo <= 12 && real(y, mo, d);
+          expect(isCanonicalDate(v), v).toBe(ok);
+          expect(coerceValue(f('日期'), v), v).toEqual(ok ? { ok: true, value: v } : { ok: false, error: expect.any(String) });
+          const t = `${v}T23:59:59`;
+          expect(canonicalDateTime(t), t).toBe(ok ? `${v} 23:59:59` : null);
+          const c = coerceValue(f('日期时间'), t);
+          expect(c.ok ? c.value : null, t).toBe(ok ? `${v} 23:59:59` : null);
+        }
+    for (const t of ['00:00:00', '23:59:59', '24:00:00', '12:60:00', '12:00:60', '1:00:00', '12:00']) {
+      const c = coerceValue(f('时间'), t);
+      expect(isCanonicalTime(t), t).toBe(c.ok && c.value === t);
+    }
   });
 });

@@ -11,7 +11,7 @@
  * Exit codes (README.md "The skillgate command"): 0 done; 1 refused (unknown table, invalid grant, nothing to
  * revoke); 2 the database could not be reached.
  */
-import type { Grant } from '../../datatable/types.ts';
+import type { Grant } from '../../datatable/index.ts';
 import { runAdminCommand } from '../db-access.ts';
 import { EXIT_OK, type CliIO } from '../io.ts';
 import { configSettings } from './config-set.ts';

@@ -16,9 +16,7 @@
  */
 import express from 'express';
 import { runGrantCommand } from '../../admin/grants.ts';
-import { listGrants } from '../../datatable/grants.ts';
-import { listTables } from '../../datatable/metadata.ts';
-import { DATATABLE_ACTIONS } from '../../datatable/types.ts';
+import { DATATABLE_ACTIONS, listGrants, listTables } from '../../datatable/index.ts';
 import { defaultRole, fail, str, type AdminDeps, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 

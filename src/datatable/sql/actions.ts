@@ -4,7 +4,7 @@
  * for a protected DELETE, R-DT-88). Thin adapters over execute.ts; a `sql_execute` text of
  * several statements is a batch script (script.ts: admin line only, R-DT-27, A-27).
  */
-import type { ActionHandler } from '../types.ts';
+import type { ActionHandler } from '../model/types.ts';
 import { runSqlExecute, runSqlQuery } from './execute.ts';
 import { isAdminLine, runSqlScript, scriptRefusal, scriptStatements } from './script.ts';
 
@@ -21,4 +21,10 @@ export const sqlExecuteAction: ActionHandler = async (env, payload) => {
   const script = await scriptStatements(payload.sql);
   if (script) return isAdminLine(env.caller) ? runSqlScript(env, script) : scriptRefusal(script.length, env.caller.lang);
   return runSqlExecute(env, payload.sql, { confirmToken: payload.confirm_token });
+};
+
+/** Both actions by name, for the dispatch table of src/datatable/index.ts. */
+export const SQL_HANDLERS: Record<'sql_query' | 'sql_execute', ActionHandler> = {
+  sql_query: sqlQueryAction,
+  sql_execute: sqlExecuteAction,
 };

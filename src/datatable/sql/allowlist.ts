@@ -8,7 +8,7 @@
  * implicitly, even with `search_path` set to the org schema alone), so these lists are the
  * complete set of catalog objects a statement can reach by name.
  */
-import type { LogicalType } from '../types.ts';
+import type { LogicalType } from '../model/types.ts';
 
 /** Aggregates, window functions and scalar functions a statement may call (lower case). */
 export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([

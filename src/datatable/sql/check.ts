@@ -25,7 +25,7 @@ import {
 import { deletePrecheck, statementText, withSystemColumns, type DeletePrecheck } from './rewrite.ts';
 import { refuseStatement } from './statements.ts';
 import { unboundedReason } from './embedded-guard.ts';
-import type { Bilingual } from '../results.ts';
+import type { Bilingual } from '../model/results.ts';
 
 export type { DeletePrecheck } from './rewrite.ts';
 

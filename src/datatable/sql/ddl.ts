@@ -9,9 +9,9 @@
  * owners, triggers …) is refused; delete_field / update_field / delete_table do those jobs
  * (with the backups of A-30).
  */
-import type { FieldDef } from '../types.ts';
+import type { FieldDef } from '../model/types.ts';
 import { COLUMN_TYPE_MAP } from './allowlist.ts';
-import { describeIdentifierProblem, identifierProblem, isSystemColumn } from '../naming.ts';
+import { describeIdentifierProblem, identifierProblem, isSystemColumn } from '../model/naming.ts';
 import type { RawNode } from './parser.ts';
 import { refuse } from './refusal.ts';
 import {

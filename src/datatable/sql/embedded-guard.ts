@@ -22,7 +22,7 @@
  */
 import type { Tx } from '../../store/db.ts';
 import type { RawNode } from './parser.ts';
-import type { Bilingual } from '../results.ts';
+import type { Bilingual } from '../model/results.ts';
 import type { SqlKind } from './check.ts';
 
 /**

@@ -7,13 +7,13 @@
  */
 import type { Envelope } from '../../envelope/types.ts';
 import type { Tx } from '../../store/db.ts';
-import { fieldMetaFromDef, fieldView, normalizeFieldDef } from '../fields.ts';
-import { renameOwnerField } from '../grants.ts';
-import { insertFieldMeta, registerTable, updateFieldMeta } from '../metadata.ts';
-import { quoteIdent } from '../naming.ts';
-import { dtFail, dtOk } from '../results.ts';
-import { lockSchema } from '../structure-ddl.ts';
-import type { DtEnv, FieldMeta, TableMeta } from '../types.ts';
+import { fieldMetaFromDef, fieldView, normalizeFieldDef } from '../catalog/fields.ts';
+import { renameOwnerField } from '../access/grants.ts';
+import { insertFieldMeta, registerTable, updateFieldMeta } from '../catalog/metadata.ts';
+import { quoteIdent } from '../model/naming.ts';
+import { dtFail, dtOk } from '../model/results.ts';
+import { lockSchema } from '../structure/ddl.ts';
+import type { DtEnv, FieldMeta, TableMeta } from '../model/types.ts';
 import type { SqlPlan } from './check.ts';
 import type { AlterStep } from './ddl.ts';
 import { missingRelations, prepareSqlTx } from './session.ts';

@@ -3,15 +3,15 @@
  * pre-check count is the checker's `SELECT count(DISTINCT <target>.ctid) …` over the
  * statement's own FROM/USING/WHERE text, run in its own READ ONLY transaction — a failed
  * pre-check is an unknown count and needs a confirmation (R-DT-89). The confirmation token and
- * the backup file come from the one delete-protection service (delete-protection.ts, the
+ * the backup file come from the one delete-protection service (write/delete-protection.ts, the
  * confirmation service of docs/messaging.md); the token is bound to the statement text.
  */
 import type { Envelope } from '../../envelope/types.ts';
 import type { Tx } from '../../store/db.ts';
-import { DeleteMismatch, protectDelete } from '../delete-protection.ts';
-import { quoteIdent } from '../naming.ts';
-import { dtOk } from '../results.ts';
-import type { DtEnv, TableMeta } from '../types.ts';
+import { DeleteMismatch, protectDelete } from '../write/delete-protection.ts';
+import { quoteIdent } from '../model/naming.ts';
+import { dtOk } from '../model/results.ts';
+import type { DtEnv, TableMeta } from '../model/types.ts';
 import { checkSqlSync, type SqlPlan } from './check.ts';
 import { parseJsonLossless, prepareSqlTx, wrapReturning } from './session.ts';
 

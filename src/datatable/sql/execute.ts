@@ -14,12 +14,12 @@
  * Failures are envelopes (never thrown); database errors are classified by SQLSTATE.
  */
 import type { Envelope } from '../../envelope/types.ts';
-import { listTables } from '../metadata.ts';
-import { orgSchemaName, OrgSchemaError } from '../naming.ts';
-import { checkAction, checkSqlAccess, effectiveAccess } from '../permissions.ts';
-import { dbErrorEnvelope, dtFail, dtOk, emptyOrgEnvelope } from '../results.ts';
-import { structuralGate } from '../structure-ddl.ts';
-import type { DatatableAction, DtEnv, TableMeta } from '../types.ts';
+import { listTables } from '../catalog/metadata.ts';
+import { orgSchemaName, OrgSchemaError } from '../model/naming.ts';
+import { checkAction, checkSqlAccess, effectiveAccess } from '../access/permissions.ts';
+import { dbErrorEnvelope, dtFail, dtOk, emptyOrgEnvelope } from '../model/results.ts';
+import { structuralGate } from '../structure/ddl.ts';
+import type { DatatableAction, DtEnv, TableMeta } from '../model/types.ts';
 import { checkSql, checkSqlSync, type SqlPlan } from './check.ts';
 import { EXPLAINABLE_KINDS, planTooCostly } from './embedded-guard.ts';
 import { runSqlDdl } from './execute-ddl.ts';

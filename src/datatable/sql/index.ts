@@ -14,6 +14,6 @@ export {
 export type { RefusalCode, SqlRefusal } from './refusal.ts';
 export { runSqlExecute, runSqlQuery, type SqlExecuteOptions } from './execute.ts';
 export { DEFAULT_SQL_TIMEOUT_MS, MAX_SQL_ROWS, type SqlRunOptions } from './session.ts';
-export { sqlExecuteAction, sqlQueryAction } from './actions.ts';
+export { SQL_HANDLERS, sqlExecuteAction, sqlQueryAction } from './actions.ts';
 export { isAdminLine, MAX_SCRIPT_STATEMENTS, runSqlScript, scriptStatements } from './script.ts';
 export { ensureParser } from './parser.ts';

@@ -3,7 +3,7 @@
  * code per rule so tests and callers can tell refusals apart without matching text; the
  * messages are bilingual (zh-CN for the chat user, English for logs and the model).
  */
-import type { Bilingual } from '../results.ts';
+import type { Bilingual } from '../model/results.ts';
 
 /** Refusal codes, each tied to its rule. */
 export type RefusalCode =

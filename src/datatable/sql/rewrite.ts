@@ -5,7 +5,7 @@
  */
 import { parseSql, sliceBytes, type ParsedSql, type RawNode, type SqlToken } from './parser.ts';
 import { refuse } from './refusal.ts';
-import { quoteIdent } from '../naming.ts';
+import { quoteIdent } from '../model/naming.ts';
 
 /** The SQL DELETE pre-check (R-DT-89) built from the statement's own text. */
 export interface DeletePrecheck {

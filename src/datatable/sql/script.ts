@@ -14,8 +14,8 @@
  * the admin runs that DELETE alone (where the usual confirmation applies), then the rest.
  */
 import type { Envelope } from '../../envelope/types.ts';
-import { dtFail, pick, type DtLang } from '../results.ts';
-import type { DtCaller, DtEnv } from '../types.ts';
+import { dtFail, pick, type DtLang } from '../model/results.ts';
+import type { DtCaller, DtEnv } from '../model/types.ts';
 import { MAX_SQL_CHARS } from './check.ts';
 import { runSqlExecute, type SqlExecuteOptions } from './execute.ts';
 import { ensureParser, parseSql, sliceBytes } from './parser.ts';

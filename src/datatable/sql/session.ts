@@ -8,7 +8,7 @@
  * parameters at all (D-12: a `:name` inside a literal is never a placeholder).
  */
 import type { Tx } from '../../store/db.ts';
-import { quoteIdent } from '../naming.ts';
+import { quoteIdent } from '../model/naming.ts';
 
 /** Default statement timeout of the SQL channel (ms). */
 export const DEFAULT_SQL_TIMEOUT_MS = 30_000;

@@ -12,7 +12,7 @@
  * TypeName…); protobuf-JSON omits defaults (`{ival: {}}` is 0).
  */
 import { ALLOWED_FUNCTIONS, ALLOWED_TYPES, ALLOWED_VALUE_FUNCTIONS, SYSTEM_SCHEMAS, deniedFunctionReason } from './allowlist.ts';
-import { isSystemColumn } from '../naming.ts';
+import { isSystemColumn } from '../model/naming.ts';
 import { tokenAt, type ParsedSql, type RawNode } from './parser.ts';
 import { refuse } from './refusal.ts';
 import { SPEC } from './spec.ts';
