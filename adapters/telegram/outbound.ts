@@ -22,6 +22,7 @@ import { splitMessage } from '../../src/channel/chunk.ts';
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { renderTelegramHtml } from '../../src/channel/render/index.ts';
 import { PartCursor } from '../../src/channel/parts.ts';
+import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
 import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import { CALLBACK_DATA_LIMIT, CAPTION_LIMIT, TEXT_LIMIT, isEntityParseError, isRetryable, type ApiFailure } from './wire.ts';
 
@@ -134,7 +135,7 @@ async function sendMedia(api: Api, chatId: string, m: OutboundMedia, caption: st
   return (await api.sendDocument(chatId, file, extra)).message_id;
 }
 
-/** The text chunks of a message, rendered then split (empty list when there is no text). */
+/** The text chunks of a message, rendered once then split once (empty list when there is no text). */
 export function textChunks(message: OutboundMessage): { text: string; html: boolean }[] {
   let md = message.text ?? '';
   if (md.trim() === '' && message.confirm) md = message.confirm.prompt_md;
@@ -142,13 +143,11 @@ export function textChunks(message: OutboundMessage): { text: string; html: bool
   if (message.format === 'markdown') {
     const html = renderTelegramHtml(md);
     if (html.trim() === '') return [];
-    return splitMessage(html, TEXT_LIMIT, 'utf16', { format: 'html' })
+    return splitReply(html, TEXT_LIMIT, 'utf16', { format: 'html', ...cutOf(message) })
       .filter((c) => htmlToText(c).trim() !== '')
       .map((text) => ({ text, html: true }));
   }
-  return splitMessage(md, TEXT_LIMIT, 'utf16', { format: 'plain' })
-    .filter((c) => c.trim() !== '')
-    .map((text) => ({ text, html: false }));
+  return splitReply(md, TEXT_LIMIT, 'utf16', { format: 'plain', ...cutOf(message) }).map((text) => ({ text, html: false }));
 }
 
 /**
