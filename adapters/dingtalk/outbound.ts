@@ -29,7 +29,6 @@
 import { extname } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { splitMessage } from '../../src/channel/chunk.ts';
 import { dingtalkTitle, renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
 import { renderPlain } from '../../src/channel/render/plain.ts';
 import { PartCursor } from '../../src/channel/parts.ts';

@@ -25,7 +25,6 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type * as lark from '@larksuiteoapi/node-sdk';
-import { splitMessage } from '../../src/channel/chunk.ts';
 import { renderFeishuCardMd, escapeFeishuMd } from '../../src/channel/render/feishu.ts';
 import { renderPlain } from '../../src/channel/render/plain.ts';
 import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
