@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { measure } from '../../src/channel/chunk.ts';
+import { REPLY_MAX_PARTS } from '../../src/channel/long-reply.ts';
 import type { OutboundMessage, SendResult } from '../../src/channel/types.ts';
 import { nextSeq, type Bed } from './harness.ts';
 import type { AdapterContractOptions } from './types.ts';
@@ -70,6 +71,17 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     expect(texts.length).toBeGreaterThanOrEqual(2);
     const all = texts.join('\n');
     for (const l of [lines[0]!, lines.at(-1)!, lines[Math.floor(lines.length / 2)]!]) expect(all).toContain(l.split(' <')[0]);
+  });
+
+  it('a reply whose rendering needs more than REPLY_MAX_PARTS messages arrives as REPLY_MAX_PARTS, one cut notice last', async () => {
+    const b = bed();
+    let text = '';
+    while (measure(text, p.unit) < p.maxLength * (REPLY_MAX_PARTS + 3))
+      text += '**泵房** 压力 & 温度 [报告](https://example.com/r) 正常。\n';
+    const texts = await sendAndCheckChunks(b, reply(text, { lang: 'en', omitted: 1000 }));
+    expect(texts.length).toBe(REPLY_MAX_PARTS);
+    expect(texts.filter((t) => t.includes('reply too long')).length, 'one notice').toBe(1);
+    expect(texts.at(-1)).toMatch(/about \d+ characters left out\)\s*$/);
   });
 
   it('generated texts (emoji, CJK, markup, fences, long) never throw and always chunk validly', async () => {

@@ -29,10 +29,10 @@
 import { extname } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { splitMessage } from '../../src/channel/chunk.ts';
 import { dingtalkTitle, renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
 import { renderPlain } from '../../src/channel/render/plain.ts';
 import { PartCursor } from '../../src/channel/parts.ts';
+import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
 import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { ApiFailure, ApiOutcome, DingtalkApi } from './api.ts';
@@ -106,11 +106,14 @@ export async function composeParts(deps: SendDeps, target: OutboundTarget, messa
   if (message.text.trim() !== '') {
     if (message.format === 'markdown') {
       const title = dingtalkTitle(message.text);
-      for (const chunk of splitMessage(renderDingtalkMd(message.text), DINGTALK_TEXT_LIMIT, 'chars', { format: 'markdown' })) {
+      for (const chunk of splitReply(renderDingtalkMd(message.text), DINGTALK_TEXT_LIMIT, 'chars', {
+        format: 'markdown',
+        ...cutOf(message),
+      })) {
         if (chunk.trim() !== '') parts.push({ kind: 'markdown', title, text: chunk, plain: renderPlain(chunk) });
       }
     } else {
-      for (const chunk of splitMessage(message.text, DINGTALK_TEXT_LIMIT, 'chars', { format: 'plain' })) {
+      for (const chunk of splitReply(message.text, DINGTALK_TEXT_LIMIT, 'chars', { format: 'plain', ...cutOf(message) })) {
         if (chunk.trim() !== '') parts.push({ kind: 'text', text: chunk });
       }
     }

@@ -24,6 +24,7 @@ import { renderPlain } from '../../src/channel/render/index.ts';
 import { renderDiscordMarkdown } from '../../src/channel/render/discord.ts';
 import { PartCursor } from '../../src/channel/parts.ts';
 import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
+import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
 import type { OutboundConfirm, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import {
   BUTTON_STYLE,
@@ -106,7 +107,7 @@ export function textChunks(message: OutboundMessage): TextChunk[] {
   if (md.trim() === '') return [];
   const markdown = message.format === 'markdown';
   const text = markdown ? renderDiscordMarkdown(md) : md;
-  return splitMessage(text, TEXT_LIMIT, 'utf16', { format: markdown ? 'markdown' : 'plain' })
+  return splitReply(text, TEXT_LIMIT, 'utf16', { format: markdown ? 'markdown' : 'plain', ...cutOf(message) })
     .filter((c) => c.trim() !== '')
     .map((t) => ({ text: t, markdown }));
 }

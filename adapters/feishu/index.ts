@@ -43,8 +43,8 @@ export { eventSignature, encryptEvent, decryptEvent } from './verify.ts';
 export const FEISHU_DEFAULT_DOMAIN = 'https://open.feishu.cn';
 
 /**
- * Capabilities: rich (cards), buttons, media. `max_length` is what the core pre-splits markdown
- * to (UTF-8 bytes); the adapter splits again after rendering to the request-body limits.
+ * Capabilities: rich (cards), buttons, media. `max_length` (UTF-8 bytes) sizes the core's bound
+ * of a reply; the adapter splits once, after rendering, to the request-body limits.
  */
 export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   display: 'rich',

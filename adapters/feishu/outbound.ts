@@ -25,9 +25,9 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type * as lark from '@larksuiteoapi/node-sdk';
-import { splitMessage } from '../../src/channel/chunk.ts';
 import { renderFeishuCardMd, escapeFeishuMd } from '../../src/channel/render/feishu.ts';
 import { renderPlain } from '../../src/channel/render/plain.ts';
+import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
 import type { OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { apiCall, uploadMultipart, type ApiResult } from './api.ts';
@@ -179,14 +179,14 @@ async function upload(deps: OutboundDeps, m: OutboundMedia): Promise<FeishuBody 
 export function textParts(message: OutboundMessage, tableLimit?: number): FeishuBody[] {
   const confirm = message.confirm ?? null;
   if (message.format === 'plain' && !confirm) {
-    return splitMessage(message.text, TEXT_BUDGET, 'bytes', { format: 'plain' }).map(textBody);
+    return splitReply(message.text, TEXT_BUDGET, 'bytes', { format: 'plain', ...cutOf(message) }).map(textBody);
   }
   let md = message.format === 'markdown' ? renderFeishuCardMd(message.text, { tableLimit }).markdown : escapeFeishuMd(message.text);
   if (confirm) {
     const prompt = renderFeishuCardMd(confirm.prompt_md, { tableLimit: 0 }).markdown;
     if (prompt !== '' && !md.includes(prompt)) md = md === '' ? prompt : `${md}\n\n${prompt}`;
   }
-  const chunks = md === '' ? [''] : splitMessage(md, CARD_TEXT_BUDGET, 'bytes', { format: 'markdown' });
+  const chunks = md === '' ? [''] : splitReply(md, CARD_TEXT_BUDGET, 'bytes', { format: 'markdown', ...cutOf(message) });
   return chunks.map((c, i) => cardBody(c, i === chunks.length - 1 ? confirm : null));
 }
 
@@ -195,7 +195,7 @@ function plainFallback(message: OutboundMessage): FeishuBody[] {
   let text = message.format === 'markdown' ? renderPlain(message.text) : message.text;
   const prompt = message.confirm ? renderPlain(message.confirm.prompt_md) : '';
   if (prompt !== '' && !text.includes(prompt)) text = text === '' ? prompt : `${text}\n\n${prompt}`;
-  return splitMessage(text === '' ? ' ' : text, TEXT_BUDGET, 'bytes', { format: 'plain' }).map(textBody);
+  return splitReply(text === '' ? ' ' : text, TEXT_BUDGET, 'bytes', { format: 'plain', ...cutOf(message) }).map(textBody);
 }
 
 /** Send one body: reply to `replyTo` (falling back to a new message when the target is gone) or create. */

@@ -23,6 +23,7 @@ import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { renderTelegramHtml } from '../../src/channel/render/index.ts';
 import { PartCursor } from '../../src/channel/parts.ts';
 import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
+import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
 import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import { CALLBACK_DATA_LIMIT, CAPTION_LIMIT, TEXT_LIMIT, isEntityParseError, isRetryable, type ApiFailure } from './wire.ts';
 
@@ -143,21 +144,27 @@ async function sendMedia(api: Api, chatId: string, m: OutboundMedia, caption: st
   return (await api.sendDocument(chatId, file, extra)).message_id;
 }
 
-/** The text chunks of a message, rendered then split (empty list when there is no text). */
-export function textChunks(message: OutboundMessage): { text: string; html: boolean }[] {
+/** The text of a message as it is sent: Telegram HTML, or plain (null when there is no text). */
+function renderedText(message: OutboundMessage): { text: string; html: boolean } | null {
   let md = message.text ?? '';
   if (md.trim() === '' && message.confirm) md = message.confirm.prompt_md;
-  if (md.trim() === '') return [];
-  if (message.format === 'markdown') {
-    const html = renderTelegramHtml(md);
-    if (html.trim() === '') return [];
-    return splitMessage(html, TEXT_LIMIT, 'utf16', { format: 'html' })
-      .filter((c) => htmlToText(c).trim() !== '')
-      .map((text) => ({ text, html: true }));
-  }
-  return splitMessage(md, TEXT_LIMIT, 'utf16', { format: 'plain' })
-    .filter((c) => c.trim() !== '')
-    .map((text) => ({ text, html: false }));
+  if (md.trim() === '') return null;
+  if (message.format !== 'markdown') return { text: md, html: false };
+  const html = renderTelegramHtml(md);
+  return html.trim() === '' ? null : { text: html, html: true };
+}
+
+/** The rendered text split once, in UTF-16 units, into at most REPLY_MAX_PARTS chunks. */
+function chunksOf(rendered: { text: string; html: boolean } | null, message: OutboundMessage): { text: string; html: boolean }[] {
+  if (!rendered) return [];
+  const { text, html } = rendered;
+  const parts = splitReply(text, TEXT_LIMIT, 'utf16', { format: html ? 'html' : 'plain', ...cutOf(message) });
+  return (html ? parts.filter((c) => htmlToText(c).trim() !== '') : parts).map((t) => ({ text: t, html }));
+}
+
+/** The text chunks of a message, rendered once then split once (empty list when there is no text). */
+export function textChunks(message: OutboundMessage): { text: string; html: boolean }[] {
+  return chunksOf(renderedText(message), message);
 }
 
 /**
@@ -175,7 +182,10 @@ export async function sendTelegram(
 ): Promise<SendResult> {
   const cursor = new PartCursor(opts.partsDone, opts.resendMarker);
   try {
-    const chunks = textChunks(message);
+    const rendered = renderedText(message);
+    // Rendering and splitting a long reply are two turns of the event loop, not one.
+    if (rendered && rendered.text.length > TEXT_LIMIT) await new Promise<void>((r) => setImmediate(r));
+    const chunks = chunksOf(rendered, message);
     const media = message.media ?? [];
     let markup: InlineKeyboardMarkup | undefined;
     try {

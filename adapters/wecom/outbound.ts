@@ -24,6 +24,7 @@ import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { splitMessage } from '../../src/channel/chunk.ts';
 import { renderPlain } from '../../src/channel/render/index.ts';
 import { PartCursor } from '../../src/channel/parts.ts';
+import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
 import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import { WecomApiError, type WecomApi } from './api.ts';
 import { BUTTON_KEY_LIMIT, TEXT_LIMIT_BYTES } from './wire.ts';
@@ -44,7 +45,7 @@ export function textChunks(message: OutboundMessage): string[] {
   if (text.trim() === '' && message.confirm) text = message.confirm.prompt_md;
   if (text.trim() === '') return [];
   const plain = message.format === 'markdown' || (message.confirm && text === message.confirm.prompt_md) ? renderPlain(text) : text;
-  return splitMessage(plain, TEXT_LIMIT_BYTES, 'bytes', { format: 'plain' }).filter((c) => c.trim() !== '');
+  return splitReply(plain, TEXT_LIMIT_BYTES, 'bytes', { format: 'plain', ...cutOf(message) }).filter((c) => c.trim() !== '');
 }
 
 /** The `message/send` type for a media item (documented limits decide; else a file). */

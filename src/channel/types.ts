@@ -135,7 +135,10 @@ export interface AdapterCapabilities {
   display: DisplayCapability;
   /** Inline buttons (confirmation requests become buttons, else a 「确认」 text prompt). */
   buttons: boolean;
-  /** Longest text of one message, in `length_unit`; longer replies are split by the core. */
+  /**
+   * Longest text of one message, in `length_unit`. The core bounds a reply to a few messages'
+   * worth of it; the adapter splits after rendering (src/channel/split-reply.ts).
+   */
   max_length: number;
   length_unit: LengthUnit;
   /** A typing indicator exists (`sendChatAction`); the web shows a 「处理中…」 status instead. */
@@ -177,7 +180,9 @@ export interface OutboundConfirm {
 /**
  * One outbound message as the core composed it. `format: 'markdown'` text is rendered by the
  * adapter into its dialect (rich channels); `plain` is sent as is (text-only channels, or
- * notices). The core has already applied the display rules and split to `max_length`.
+ * notices). The core has applied the display rules and bounded the text
+ * (src/channel/long-reply.ts); the adapter renders it once and splits the rendering once, in
+ * its own unit, into at most `REPLY_MAX_PARTS` platform messages (src/channel/split-reply.ts).
  */
 export interface OutboundMessage {
   /** `reply` (a turn's answer), `notice` (a platform message: refusal, help, error), `progress`. */
@@ -186,8 +191,15 @@ export interface OutboundMessage {
   format: 'markdown' | 'plain';
   media?: OutboundMedia[];
   confirm?: OutboundConfirm | null;
-  /** Platform message id this answers (only the first chunk of a split reply carries it). */
+  /** Platform message id this answers (the adapter sets it on the first part it sends). */
   reply_to?: string | null;
+  /** Language of the reply, for text an adapter adds itself (the cut notice); absent = zh-CN. */
+  lang?: Lang;
+  /**
+   * UTF-16 units of the reply the core left out when it bounded the text (its cut notice ends
+   * `text`); an adapter that cuts the rendering again adds them to its own notice. Absent = 0.
+   */
+  omitted?: number;
   /** The web frame's `display_md` (rich channels keep the block apart from the text). */
   display_md?: string | null;
   /** True on the last message of a turn (web `final`). */

@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { OutboundMessage } from '../channel/types.ts';
-import { splitMessage } from '../channel/chunk.ts';
+import { boundReply, REPLY_MAX_PARTS } from '../channel/long-reply.ts';
 import type { OutboxItem } from '../outbox/types.ts';
 import { checkAttachments } from './attach-files.ts';
 import { awaitDelivery, DEFAULT_DELIVERY_WAIT_MS, langOf, messagingOf, type DeliveryOutcome } from './messaging.ts';
@@ -138,31 +138,26 @@ export async function runSendMessage(input: Record<string, unknown>, ctx: Record
       continue;
     }
     results.push({ to, status: 'queued' });
+    // One row per recipient: bounded here, rendered and split by the adapter (docs/operations-delivery.md "Long replies").
     const cap = adapter.capabilities;
-    const parts =
-      text === '' ? [''] : splitMessage(text, cap.max_length, cap.length_unit, { format: format === 'markdown' ? 'markdown' : 'plain' });
-    const rows: number[] = [];
-    parts.forEach((part, n) => {
-      const last = n === parts.length - 1;
-      rows.push(items.length);
-      items.push({
-        target: { channel: r.channel, account, chat_id: r.id, chat_type: 'direct' },
-        message: {
-          kind: 'reply',
-          text: part,
-          format,
-          ...(last && files.files.length
-            ? {
-                media: files.files.map((f) => ({ kind: f.kind, path: f.path, filename: f.filename, mime_type: f.mime_type, size: f.size })),
-              }
-            : {}),
-          final: last,
-        },
-        idempotency_key: `send_message:${callKey}:${r.channel}:${account}:${r.id}:${n}`,
-        origin: { skill: 'send_message', session_id: String(ctx.session_id ?? '') },
-      });
+    const bounded = boundReply(text, cap.max_length, cap.length_unit, { lang, maxParts: REPLY_MAX_PARTS });
+    rowsOf.set(idx, [items.length]);
+    items.push({
+      target: { channel: r.channel, account, chat_id: r.id, chat_type: 'direct' },
+      message: {
+        kind: 'reply',
+        text: bounded.text,
+        format,
+        lang,
+        ...(bounded.cut ? { omitted: bounded.omitted } : {}),
+        ...(files.files.length
+          ? { media: files.files.map((f) => ({ kind: f.kind, path: f.path, filename: f.filename, mime_type: f.mime_type, size: f.size })) }
+          : {}),
+        final: true,
+      },
+      idempotency_key: `send_message:${callKey}:${r.channel}:${account}:${r.id}`,
+      origin: { skill: 'send_message', session_id: String(ctx.session_id ?? '') },
     });
-    rowsOf.set(idx, rows);
   }
 
   if (items.length > 0) {

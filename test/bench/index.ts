@@ -4,7 +4,8 @@
  * PGlite, and on BENCH_DATABASE_URL when set) — then `docs/performance.md` (test/bench/report.ts).
  * Never asserted in tests (machines are noisy).
  *
- * BENCH_ONLY=micro|skillcall|chunk|gateway|webhook|startup runs one group (skillcall: only the in-process
+ * BENCH_ONLY=micro|skillcall|chunk|longreply|gateway|webhook|startup runs one group (longreply: a
+ * 1 M-character reply through the Telegram fake, /healthz latency during its delivery) (skillcall: only the in-process
  * no-op through runSkill, µs per call) and leaves docs/performance.md alone unless
  * BENCH_WRITE_DOCS=1 (BENCH_DOCS_PATH writes elsewhere). BENCH_REPEAT=n repeats each load bench n times (median ratio).
  */
@@ -20,6 +21,7 @@ import { printChunkTable, runChunkBench, type ChunkTiming } from './chunk.bench.
 import { renderReport, type LoadFigure } from './report.ts';
 import { median, type LoadResult } from './load.ts';
 import { runStartupBench, type StartupFigures } from './startup.bench.ts';
+import { printLongReply, runLongReplyBench, type LongReplyFigures } from './long-reply.bench.ts';
 
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 // A pg client given a query while it executes another (two flows on one client) fails the run.
@@ -61,6 +63,14 @@ if (runs('chunk')) {
   process.stderr.write('bench: chunking …\n');
   chunking.push(...runChunkBench());
   printChunkTable(chunking);
+}
+
+// A 1 M-character reply through a gateway child and the Telegram fake (test/bench/long-reply.bench.ts).
+let longReply: LongReplyFigures | undefined;
+if (runs('longreply')) {
+  process.stderr.write('bench: long reply …\n');
+  longReply = await runLongReplyBench();
+  printLongReply(longReply);
 }
 
 // Start-up and footprint: spawned `skillgate serve` / `skill run` (test/bench/startup.bench.ts).
@@ -122,7 +132,7 @@ if (only === undefined || process.env.BENCH_WRITE_DOCS === '1') {
   const file = process.env.BENCH_DOCS_PATH?.trim() || fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
   writeFileSync(
     file,
-    renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped, chunking, startup }),
+    renderReport({ startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000, micro, load, skipped, chunking, startup, longReply }),
   );
   console.log(`\nwrote ${file}`);
 }

@@ -4,6 +4,7 @@
  * how to reproduce. Pure formatting: the caller passes what it measured.
  */
 import type { ChunkTiming } from './chunk.bench.ts';
+import type { LongReplyFigures } from './long-reply.bench.ts';
 import { cpus, freemem, loadavg, platform, release, totalmem, type as osType, arch, availableParallelism } from 'node:os';
 import type { BenchResult } from './harness.ts';
 import type { LoadResult } from './load.ts';
@@ -39,6 +40,8 @@ export interface BenchReport {
   chunking?: ChunkTiming[];
   /** Start-up and footprint (test/bench/startup.bench.ts). */
   startup?: StartupFigures;
+  /** A 1 M-character reply through the Telegram fake (test/bench/long-reply.bench.ts). */
+  longReply?: LongReplyFigures;
 }
 
 /** The machine, as a markdown list. */
@@ -138,6 +141,19 @@ export function renderReport(r: BenchReport): string {
     out.push('| dialect | characters | chunks | ms |', '|---|---:|---:|---:|');
     for (const c of r.chunking) out.push(`| ${c.dialect} | ${c.chars} | ${c.chunks} | ${c.ms.toFixed(1)} |`);
     out.push('');
+  }
+  if (r.longReply) {
+    const l = r.longReply;
+    out.push('## Long reply', '');
+    out.push(
+      'A skill returning a display_md of about 1 M characters, through a `skillgate serve` child and the loopback Telegram fake; `/healthz` asked every ~10 ms, one request at a time, during the whole delivery (absolute ms; target: max ≤ 100 ms, at most 8 messages).',
+      '',
+    );
+    out.push('| messages | delivered in ms | healthz probes | healthz max ms | healthz p99 ms |', '|---:|---:|---:|---:|---:|');
+    out.push(
+      `| ${l.messages} | ${l.deliverMs.toFixed(0)} | ${l.probes} | ${l.healthzMaxMs.toFixed(1)} | ${l.healthzP99Ms.toFixed(1)} |`,
+      '',
+    );
   }
   out.push('## Micro benchmarks', '');
   if (r.micro.length > 0) {

@@ -90,19 +90,19 @@ describeEachEngine('issue 9 send_message', (db) => {
     tg.release?.();
   });
 
-  it('R-MSG-03 attachments become media of the last part; a long text is split to the channel limit', async () => {
+  it('R-MSG-03 attachments become media of the message; the text goes whole in one outbox row (the adapter splits it)', async () => {
     writeFileSync(join(env.workspace, 'photo.jpg'), Buffer.from([0xff, 0xd8, 0xff]));
     const r = await runSendMessage(
       { to: 'telegram:42', message: '第一段很长的说明文字。第二段也很长的说明文字。', format: 'text', attach: ['photo.jpg'] },
       env.ctx(),
     );
     expect(r).toMatchObject({ ok: true, sent: 1 });
-    expect(tg.sent.length).toBeGreaterThan(1);
-    expect(tg.sent.map((s) => s.message.text).join('')).toBe('第一段很长的说明文字。第二段也很长的说明文字。');
-    expect(tg.sent.every((s) => s.message.format === 'plain')).toBe(true);
-    const last = tg.sent[tg.sent.length - 1]!.message;
-    expect(last.media?.map((m) => [m.kind, m.filename, m.path])).toEqual([['image', 'photo.jpg', join(env.workspace, 'photo.jpg')]]);
-    expect(tg.sent.slice(0, -1).every((s) => !s.message.media)).toBe(true);
+    expect(tg.sent).toHaveLength(1);
+    const sent = tg.sent[0]!.message;
+    expect(sent.text).toBe('第一段很长的说明文字。第二段也很长的说明文字。');
+    expect(sent.format).toBe('plain');
+    expect(sent.final).toBe(true);
+    expect(sent.media?.map((m) => [m.kind, m.filename, m.path])).toEqual([['image', 'photo.jpg', join(env.workspace, 'photo.jpg')]]);
   });
 
   it('R-MSG-06 send_message and notify run concurrently from one skill', async () => {

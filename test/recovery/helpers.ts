@@ -24,8 +24,8 @@ export interface Gw {
   stdout(): string;
 }
 
-/** Start `skillgate serve` (or `npm start` with `npm: true`, in its own process group). */
-export function spawnGateway(env: Record<string, string>, opts: { npm?: boolean } = {}): Gw {
+/** Start `skillgate serve` (or `npm start` with `npm: true`, in its own process group); `nodeArgs` go before the script. */
+export function spawnGateway(env: Record<string, string>, opts: { npm?: boolean; nodeArgs?: string[] } = {}): Gw {
   const child = opts.npm
     ? spawn('npm', ['start', '--silent'], {
         cwd: REPO,
@@ -33,7 +33,11 @@ export function spawnGateway(env: Record<string, string>, opts: { npm?: boolean 
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       })
-    : spawn(process.execPath, [BIN, 'serve'], { cwd: REPO, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    : spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, 'serve'], {
+        cwd: REPO,
+        env: childEnv({ PORT: '0', ...env }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   let err = '';
   let out = '';
   const ready = new Promise<number>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { boundReply, cutNotice, REPLY_MAX_PARTS } from '../../src/channel/long-reply.ts';
+import { measure } from '../../src/channel/chunk.ts';
 import { composeReply } from '../../src/turn/reply/index.ts';
 import type { AdapterCapabilities } from '../../src/channel/types.ts';
 
@@ -30,14 +31,16 @@ describe('long replies (docs/operations-delivery.md "Long replies")', () => {
     expect(r.text).toMatch(/the full text is attached as reply\.md\)$/);
   });
 
-  it('composeReply: a 1 M-character planner reply becomes a bounded number of messages, each within the limit', () => {
+  it('composeReply: a 1 M-character planner reply becomes one message bounded to REPLY_MAX_PARTS - 1 messages of the limit', () => {
     const plannerText = '**泵房** 压力正常。'.repeat(100_000);
     for (const caps of [TELEGRAM, WECOM]) {
       const messages = composeReply({ plannerText, invocations: [], capabilities: caps, lang: 'zh-CN' });
-      expect(messages.length).toBeGreaterThan(1);
-      expect(messages.length).toBeLessThanOrEqual(REPLY_MAX_PARTS + 1);
-      expect(messages[messages.length - 1]!.text).toContain('回复过长');
-      expect(messages[messages.length - 1]!.final).toBe(true);
+      expect(messages).toHaveLength(1);
+      const m = messages[0]!;
+      expect(measure(m.text, caps.length_unit)).toBeLessThanOrEqual((REPLY_MAX_PARTS - 1) * caps.max_length);
+      expect(m.text).toContain('回复过长');
+      expect(m.omitted).toBeGreaterThan(plannerText.length - (REPLY_MAX_PARTS - 1) * caps.max_length);
+      expect(m.final).toBe(true);
     }
   });
 });

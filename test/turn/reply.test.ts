@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { REPLY_MAX_PARTS } from '../../src/channel/long-reply.ts';
 import type { AdapterCapabilities } from '../../src/channel/types.ts';
 import type { Envelope } from '../../src/envelope/types.ts';
 import type { ToolInvocation } from '../../src/turn/planner.ts';
@@ -316,8 +317,8 @@ describe('confirmations (CONTRACTS.md §10)', () => {
   });
 });
 
-describe('splitting per capabilities', () => {
-  it('reply_to only on the first chunk, confirm and media on the last, final on the last', () => {
+describe('one message per reply (the adapter splits after rendering)', () => {
+  it('a long reply is one message with reply_to, display_md, confirm, media and final', () => {
     const long = Array.from({ length: 40 }, (_, i) => `第 ${i} 段：${'内容'.repeat(20)}`).join('\n\n');
     const caps: AdapterCapabilities = { display: 'rich', buttons: true, max_length: 500, length_unit: 'utf16', typing: true, media: true };
     const msgs = compose({
@@ -333,29 +334,32 @@ describe('splitting per capabilities', () => {
         }),
       ],
     });
-    expect(msgs.length).toBeGreaterThan(3);
-    expect(msgs[0]!.reply_to).toBe('m1');
-    expect(msgs[0]!.display_md).toBe(A);
-    msgs.slice(1).forEach((m) => {
-      expect(m.reply_to).toBeNull();
-      expect(m.display_md).toBeUndefined();
-    });
-    msgs.slice(0, -1).forEach((m) => {
-      expect(m.confirm).toBeUndefined();
-      expect(m.media).toBeUndefined();
-      expect(m.final).toBeUndefined();
-    });
-    const last = msgs[msgs.length - 1]!;
-    expect(last.confirm?.token).toBe('ct_1');
-    expect(last.media).toEqual([{ kind: 'image', path: '/w/a.png', filename: 'a.png' }]);
-    expect(last.final).toBe(true);
-    for (const m of msgs) expect(m.text.length).toBeLessThanOrEqual(500);
-    expect(msgs.map((m) => m.text).join('')).toBe(`${long}\n\n${A}`);
+    expect(msgs).toHaveLength(1);
+    const m = msgs[0]!;
+    expect(m.reply_to).toBe('m1');
+    expect(m.display_md).toBe(A);
+    expect(m.confirm?.token).toBe('ct_1');
+    expect(m.media).toEqual([{ kind: 'image', path: '/w/a.png', filename: 'a.png' }]);
+    expect(m.final).toBe(true);
+    expect(m.lang).toBe('zh-CN');
+    expect(m.omitted).toBeUndefined();
+    expect(m.text).toBe(`${long}\n\n${A}`);
   });
 
-  it('text channel splits in UTF-8 bytes (WeCom 2048)', () => {
+  it('a text channel gets the whole text that fits the bound in one message (WeCom 2048 bytes)', () => {
     const msgs = compose({ capabilities: TEXT, plannerText: '中'.repeat(1500), invocations: [] });
-    expect(msgs).toHaveLength(3);
-    for (const m of msgs) expect(Buffer.byteLength(m.text)).toBeLessThanOrEqual(2048);
+    expect(msgs).toEqual([{ kind: 'reply', text: '中'.repeat(1500), format: 'plain', reply_to: null, lang: 'zh-CN', final: true }]);
+  });
+
+  it('a reply over the bound is cut in the core with the notice, omitted recorded, no unbounded display_md', () => {
+    const caps: AdapterCapabilities = { display: 'rich', buttons: true, max_length: 500, length_unit: 'utf16', typing: true, media: true };
+    const huge = '一行内容\n'.repeat(10_000);
+    const msgs = compose({ capabilities: caps, invocations: [inv({ display_md: huge })], lang: 'en' });
+    expect(msgs).toHaveLength(1);
+    const m = msgs[0]!;
+    expect(m.text.length).toBeLessThanOrEqual((REPLY_MAX_PARTS - 1) * 500);
+    expect(m.text).toContain('(reply too long');
+    expect(m.omitted).toBeGreaterThan(huge.length - (REPLY_MAX_PARTS - 1) * 500);
+    expect(m.display_md).toBeUndefined();
   });
 });

@@ -5,11 +5,11 @@
  * Steps: the body parts (planner text, or per invocation a faithful rendering when there is
  * no planner text; each display_md) → the display rules ({@link selectParts}, R-DISP-01..05,
  * A-16) → next steps (`for_user`) → on text channels the plain rendering (D-22) → the
- * confirmation (buttons or a text instruction) → artifacts as media (R-DISP-06) → split to the
- * channel's limit.
+ * confirmation (buttons or a text instruction) → artifacts as media (R-DISP-06) → one message,
+ * bounded (src/channel/long-reply.ts). The adapter renders it and splits the rendering to its
+ * own limit (src/channel/split-reply.ts); nothing here splits.
  */
-import { boundReply, splitMessage } from '../../channel/chunk.ts';
-import { REPLY_MAX_PARTS } from '../../channel/long-reply.ts';
+import { boundReply, REPLY_MAX_PARTS } from '../../channel/long-reply.ts';
 import { renderPlain } from '../../channel/render/plain.ts';
 import type { AdapterCapabilities, OutboundConfirm, OutboundMedia, OutboundMessage } from '../../channel/types.ts';
 import type { ArtifactRef } from '../../envelope/types.ts';
@@ -35,7 +35,7 @@ export interface ComposeArgs {
   lang: Lang;
   /** The planner's text already paraphrases every display_md (a model did it; D-22). */
   paraphrased?: boolean;
-  /** The platform message id the reply answers (first chunk only). */
+  /** The platform message id the reply answers. */
   replyTo?: string | null;
   /**
    * Map an artifact to a servable media item (the turn maps local paths to `/files/<id>`);
@@ -62,7 +62,8 @@ function artifactsOf(inv: ToolInvocation): ArtifactRef[] {
 }
 
 /**
- * Compose the outbound messages of one turn. Pure apart from `mediaFor`/`now`.
+ * Compose the outbound message of one turn: a list of exactly one (callers add notes to it and
+ * queue it as one outbox row). Pure apart from `mediaFor`/`now`.
  *
  * - Rich channels (`display: 'rich'`): `format: 'markdown'`; the body is the planner text then
  *   each display_md in order, under the display_only rules; the selected blocks also go in
@@ -75,8 +76,9 @@ function artifactsOf(inv: ToolInvocation): ArtifactRef[] {
  * - `confirm_token`: an {@link OutboundConfirm} on the last message (buttons), or the
  *   「回复「确认」继续…」 line on channels without buttons.
  * - Artifacts: media items on the last message; without media capability a 「文件：name」 line.
- * - Split to `max_length`/`length_unit`: `reply_to` on the first chunk only; `final: true`
- *   on the last message.
+ * - Bounded to `REPLY_MAX_PARTS - 1` messages of `max_length`/`length_unit` (the cut notice
+ *   ends it; `omitted` says how much was left out); `lang` set for the adapter's own notice;
+ *   `final: true`.
  */
 export function composeReply(args: ComposeArgs): OutboundMessage[] {
   const { capabilities: caps, lang } = args;
@@ -161,18 +163,18 @@ export function composeReply(args: ComposeArgs): OutboundMessage[] {
   if (!rich) body = renderPlain(body);
   if (body === '' && media.length === 0 && !(confirmValue && caps.buttons)) body = t(lang, 'done');
 
-  // 5. Split.
-  const chunks = body === '' ? [''] : splitMessage(body, caps.max_length, caps.length_unit, { format: rich ? 'markdown' : 'plain' });
-  const messages: OutboundMessage[] = chunks.map((text, i) => ({
+  const message: OutboundMessage = {
     kind: 'reply',
-    text,
+    text: body,
     format: rich ? 'markdown' : 'plain',
-    reply_to: i === 0 ? (args.replyTo ?? null) : null,
-    ...(i === 0 && rich && displayBlocks.length ? { display_md: displayBlocks.join('\n\n') } : {}),
-  }));
-  const last = messages[messages.length - 1]!;
-  if (media.length) last.media = media;
-  if (confirmValue && caps.buttons) last.confirm = confirmValue;
-  last.final = true;
-  return messages;
+    reply_to: args.replyTo ?? null,
+    lang,
+    ...(bounded.cut ? { omitted: bounded.omitted } : {}),
+    // A cut reply carries the kept part of the blocks in `text` only (never an unbounded copy).
+    ...(rich && displayBlocks.length && !bounded.cut ? { display_md: displayBlocks.join('\n\n') } : {}),
+  };
+  if (media.length) message.media = media;
+  if (confirmValue && caps.buttons) message.confirm = confirmValue;
+  message.final = true;
+  return [message];
 }

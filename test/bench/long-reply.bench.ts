@@ -1,0 +1,105 @@
+/**
+ * A 1 M-character reply through Telegram (docs/operations-delivery.md "Long replies";
+ * docs/performance.md "Long reply"): a `skillgate serve` child on a Telegram channel whose Bot
+ * API is the loopback fake (test/recovery/helpers.ts), the `bench_long_reply` skill
+ * (test/bench/skills/) returning a display_md of about 1 M characters. While the reply is
+ * composed, queued and delivered, `/healthz` is asked every ~10 ms, one request at a time, so
+ * a blocked event loop in the gateway shows as a slow answer. Prints the healthz latency (max,
+ * p99), the time from the webhook to the last message, and how many messages arrived.
+ * Absolute times; never asserted in tests.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { sendText, sentTo, spawnGateway, startTelegram, until } from '../recovery/helpers.ts';
+import { SECRET, TOKEN } from '../adapters/telegram/fake-telegram.ts';
+
+/** What one run measured. */
+export interface LongReplyFigures {
+  /** Characters of the skill's display_md. */
+  chars: number;
+  /** Telegram messages the reply arrived as. */
+  messages: number;
+  /** Webhook accepted → last message at the fake Bot API, ms. */
+  deliverMs: number;
+  /** `/healthz` answers during the delivery. */
+  probes: number;
+  healthzMaxMs: number;
+  healthzP99Ms: number;
+}
+
+const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
+const USER = 920_001;
+const NOTICE = /回复过长/;
+
+/** The `q` quantile (0..1) of `xs` (nearest rank). */
+function quantile(xs: number[], q: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+
+/** Run the bench once (about 10–30 s with start-up). @throws when the reply never arrives. */
+export async function runLongReplyBench(): Promise<LongReplyFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'sg-bench-long-'));
+  const telegram = await startTelegram();
+  const gw = spawnGateway(
+    {
+      TELEGRAM_BOT_TOKEN: TOKEN,
+      TELEGRAM_WEBHOOK_SECRET: SECRET,
+      TELEGRAM_API_ROOT: telegram.baseUrl,
+      TELEGRAM_MODE: 'webhook',
+      SKILLGATE_SKILL_DIRS: SKILLS,
+      SKILLGATE_DATA_DIR: join(dir, 'data'),
+      LOG_LEVEL: 'info',
+    }, // BENCH_CPU_PROF_DIR=<dir>: the gateway writes a `node --cpu-prof` profile there on exit.
+    { nodeArgs: process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [] },
+  );
+  try {
+    const port = await gw.ready;
+    const healthz = `http://127.0.0.1:${port}/healthz`;
+    for (let i = 0; i < 20; i++) await (await fetch(healthz)).text(); // warm the route and the socket
+    const latencies: number[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const t0 = performance.now();
+        await (await fetch(healthz)).text();
+        latencies.push(performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    const sent = performance.now();
+    await sendText(port, USER, '/bench_long_reply');
+    await until(() => sentTo(telegram, USER).some((m) => NOTICE.test(m.text)), 180_000, 'the long reply arrived', gw.stderr);
+    const deliverMs = performance.now() - sent;
+    await new Promise((r) => setTimeout(r, 300)); // a few probes after the last message
+    polling = false;
+    await poller;
+    const messages = sentTo(telegram, USER).length;
+    return {
+      chars: 1_000_000,
+      messages,
+      deliverMs,
+      probes: latencies.length,
+      healthzMaxMs: Math.max(...latencies),
+      healthzP99Ms: quantile(latencies, 0.99),
+    };
+  } finally {
+    if (gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill('SIGTERM');
+    await Promise.race([gw.exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill('SIGKILL');
+    await telegram.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Print the figures. */
+export function printLongReply(f: LongReplyFigures): void {
+  console.log(
+    `\nlong reply (Telegram fake, ~${(f.chars / 1e6).toFixed(0)} M characters): ${f.messages} messages, delivered in ${f.deliverMs.toFixed(0)} ms; ` +
+      `/healthz over ${f.probes} probes: max ${f.healthzMaxMs.toFixed(1)} ms, p99 ${f.healthzP99Ms.toFixed(1)} ms (target max ≤ 100 ms)`,
+  );
+}
