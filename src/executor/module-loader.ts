@@ -86,7 +86,9 @@ function loadVersion(file: string, version: string): Promise<Record<string, unkn
   const key = `${file}?v=${version}`;
   let loading = cache.get(key);
   if (!loading) {
-    loading = importer().then((load) => load(`${pathToFileURL(file).href}?v=${version}`, import.meta.url)) as Promise<Record<string, unknown>>;
+    loading = importer().then((load) => load(`${pathToFileURL(file).href}?v=${version}`, import.meta.url)) as Promise<
+      Record<string, unknown>
+    >;
     cache.set(key, loading);
     loading.catch(() => cache.delete(key));
   }
