@@ -132,7 +132,15 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     // The registry with the saved chains, replaced after a save or enable and after every
     // change of the skill set; everyone reads it through the live view below.
     let skillSet: Registry | undefined;
-    const lifecycle = await createSkillLifecycle({ db, settings, config, log, env, scopeRegistry: () => skillSet ?? lifecycle.registry() });
+    const lifecycle = await createSkillLifecycle({
+      db,
+      settings,
+      config,
+      log,
+      env,
+      scopeRegistry: () => skillSet ?? lifecycle.registry(),
+      deferFirstPreload: true,
+    });
     stops.push(() => lifecycle.close());
     const broken = lifecycle
       .registry()
@@ -409,6 +417,8 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       `skillgate listening on http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port} — channels on: ${adapters.describe().join(', ')}`,
     );
     log.info(accessLine(settings, demo, port));
+    // The handlers discovery did not import yet (src/lifecycle/build.ts), now that the port answers.
+    void lifecycle.preloadDeferred();
     let closed: Promise<void> | undefined;
     return {
       url: `http://${urlHost(settings.host)}:${port}`,

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import busboy from 'busboy';
+import { createRequire } from 'node:module';
+import type busboyType from 'busboy';
 import mime from 'mime-types';
 import type { Queryable } from '../../src/channel/db.ts';
 import { LIMITS } from './wire.ts';
@@ -59,7 +60,9 @@ export async function receiveUpload(
   args: { q: Queryable; dataDir: string; orgId: string; contactKey: string; maxBytes?: number },
 ): Promise<UploadRecord> {
   const maxBytes = args.maxBytes ?? LIMITS.max_upload_bytes;
-  let bb: busboy.Busboy;
+  // busboy is loaded at the first upload, not by every start (docs/performance.md "Start-up").
+  const busboy = createRequire(import.meta.url)('busboy') as typeof busboyType;
+  let bb: busboyType.Busboy;
   try {
     // defParamCharset utf8: browsers send the raw UTF-8 name in filename="…" (Chinese names).
     bb = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fileSize: maxBytes, files: 1, fields: 20, parts: 30 } });

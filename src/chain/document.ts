@@ -2,7 +2,7 @@
  * The chain document (docs/chains.md; spec 004 §步骤定义; R-CHAIN-08..15) and its
  * structural JSON Schema (ajv). Semantic save rules live in validate.ts.
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../registry/types.ts';
 
 /** What a step does when its skill fails (R-CHAIN-11..13); default `abort`. */
@@ -74,8 +74,8 @@ export const CHAIN_DOCUMENT_SCHEMA = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const checkShape = ajv.compile(CHAIN_DOCUMENT_SCHEMA);
+/** Compiled at the first check, not when a start imports this module (docs/performance.md "Start-up"). */
+let checkShape: ValidateFunction | undefined;
 
 function describeAjvError(e: ErrorObject): string {
   const where = e.instancePath ? e.instancePath.replace(/^\//, '').replace(/\//g, '.') : 'document';
@@ -88,6 +88,7 @@ function describeAjvError(e: ErrorObject): string {
  * @returns problems as `<path>: <message>` lines (empty when the shape is right).
  */
 export function shapeProblems(doc: unknown): string[] {
+  checkShape ??= new Ajv({ allErrors: true, strict: false }).compile(CHAIN_DOCUMENT_SCHEMA);
   if (checkShape(doc)) return [];
   return (checkShape.errors ?? []).map(describeAjvError);
 }

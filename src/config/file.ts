@@ -83,8 +83,9 @@ const schema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true });
-const validate = ajv.compile(schema);
+// The schema above is this file's own constant: no meta-schema check of it at every start
+// (compiling the meta-schema is most of ajv's cost here; docs/performance.md "Start-up").
+const validate = new Ajv({ allErrors: true, validateSchema: false }).compile(schema);
 
 /** `/roles/0/access` → `roles[0].access`. */
 function keyOf(err: ErrorObject): string {

@@ -12,20 +12,19 @@
  */
 import { statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { register as registerEsm } from 'tsx/esm/api';
-import { register as registerCjs } from 'tsx/cjs/api';
 
 type ScopedImport = (specifier: string, parent: string) => Promise<unknown>;
 
 const NAMESPACE = 'skillgate-handlers';
-let scopedImport: ScopedImport | undefined;
+let scopedImport: Promise<ScopedImport> | undefined;
 
-function importer(): ScopedImport {
-  if (!scopedImport) {
-    registerCjs({ namespace: NAMESPACE });
-    const api = registerEsm({ namespace: NAMESPACE });
-    scopedImport = api.import as ScopedImport;
-  }
+/** tsx, loaded and registered at the first handler import (not by every start: docs/performance.md). */
+function importer(): Promise<ScopedImport> {
+  scopedImport ??= Promise.all([import('tsx/cjs/api'), import('tsx/esm/api')]).then(([cjs, esm]) => {
+    cjs.register({ namespace: NAMESPACE });
+    return esm.register({ namespace: NAMESPACE }).import as ScopedImport;
+  });
+  scopedImport.catch(() => (scopedImport = undefined));
   return scopedImport;
 }
 
@@ -87,7 +86,9 @@ function loadVersion(file: string, version: string): Promise<Record<string, unkn
   const key = `${file}?v=${version}`;
   let loading = cache.get(key);
   if (!loading) {
-    loading = importer()(`${pathToFileURL(file).href}?v=${version}`, import.meta.url) as Promise<Record<string, unknown>>;
+    loading = importer().then((load) => load(`${pathToFileURL(file).href}?v=${version}`, import.meta.url)) as Promise<
+      Record<string, unknown>
+    >;
     cache.set(key, loading);
     loading.catch(() => cache.delete(key));
   }

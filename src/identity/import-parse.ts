@@ -3,11 +3,17 @@
  * (header row), JSON `{contacts, departments}` or a bare array of contacts. Nothing here
  * touches the database.
  */
-import { parse } from 'csv-parse/sync';
+import { createRequire } from 'node:module';
+import type * as csvSync from 'csv-parse/sync';
 import { MAX_DEPARTMENT_DEPTH } from '../runtime/department.ts';
 import { MAX_DEPARTMENT_NAME, parseDepartmentPath } from './departments.ts';
 import type { IssueKind, RowOrigin } from './import-messages.ts';
 import type { ImportIssue, TeamRole } from './types.ts';
+
+/** csv-parse, loaded at the first CSV read, not by every start (docs/performance.md "Start-up"). */
+let csv: typeof csvSync | undefined;
+const parse: typeof csvSync.parse = ((...args: Parameters<typeof csvSync.parse>) =>
+  (csv ??= createRequire(import.meta.url)('csv-parse/sync') as typeof csvSync).parse(...args)) as typeof csvSync.parse;
 
 /** The whole file cannot be read as a directory (bad JSON, malformed CSV, wrong shape). */
 export class DirectoryFormatError extends Error {

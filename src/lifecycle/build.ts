@@ -13,6 +13,7 @@
  * static checks but does not import (a top-level throw, an unresolvable import) is a broken
  * edit too (`handler.load_failed`), and so is a top-level `process.exit` (run under the exit
  * guard, A-04). An import slower than PRELOAD_TIMEOUT_MS is not waited for (no pin then).
+ * A gateway defers the first build's imports until it listens (`deferFirstPreload`).
  */
 import { createHash } from 'node:crypto';
 import { lstat, readdir, stat } from 'node:fs/promises';
@@ -108,6 +109,8 @@ export async function fingerprint(dir: string): Promise<string> {
   return h.digest('hex');
 }
 
+const noop = (): void => undefined;
+
 async function entryVersion(rec: SkillRecord): Promise<string | undefined> {
   if (!rec.entryFile) return undefined;
   const st = await stat(rec.entryFile).catch(() => null);
@@ -130,17 +133,50 @@ export interface BuilderOptions {
    * commands do not). The handler's top-level code then runs at load time, not at first call.
    */
   preloadHandlers?: boolean;
+  /**
+   * With `preloadHandlers`: the first build does not import its handlers itself; they are
+   * imported by {@link SkillSetBuilder.preloadDeferred} (a gateway calls it once it listens, so
+   * its start waits neither for tsx nor for the handlers' top-level code). Any later build runs
+   * them first, so a broken edit still finds the first version cached.
+   */
+  deferFirstPreload?: boolean;
 }
 
 /** Keeps folder state between builds; `build` is not re-entrant (the lifecycle serialises it). */
 export class SkillSetBuilder {
   private folders = new Map<string, FolderState>();
   private served = new Map<string, SkillRecord>();
+  /** First-load preloads not started yet (`deferFirstPreload`), and those started. */
+  private deferred: Array<() => Promise<void>> = [];
+  private preloading: Promise<unknown> = Promise.resolve();
+  /** True until {@link preloadDeferred} first runs: only the first build defers. */
+  private deferring: boolean;
+  private builds = 0;
 
-  constructor(private readonly opts: BuilderOptions = {}) {}
+  constructor(private readonly opts: BuilderOptions = {}) {
+    this.deferring = opts.deferFirstPreload === true;
+  }
+
+  /**
+   * Import the handlers whose preload the first build deferred (`deferFirstPreload`); resolves
+   * when every import started so far settled. Never rejects: a handler that does not load is
+   * served as is and its call reports the error, as when the preload runs inside the build.
+   */
+  preloadDeferred(): Promise<void> {
+    this.deferring = false;
+    const tasks = this.deferred.splice(0);
+    this.preloading = Promise.all([this.preloading, ...tasks.map((t) => t())]);
+    return this.preloading.then(() => undefined);
+  }
+
+  /** Forget the deferred preloads not started yet (the lifecycle closes). */
+  dropDeferred(): void {
+    this.deferred = [];
+  }
 
   /** Re-discover `roots` (see the module comment). */
   async build(roots: readonly LiveRoot[]): Promise<BuildResult> {
+    if (this.builds++ > 0) await this.preloadDeferred();
     const issues: RegistryIssue[] = [];
     const report: ReloadReport = { added: [], changed: [], removed: [], keptLastGood: [] };
     const next = new Map<string, FolderState>();
@@ -240,6 +276,12 @@ export class SkillSetBuilder {
     }
     let version: string | undefined;
     if (this.opts.preloadHandlers && root.source !== 'builtin' && rec.status === 'ok' && rec.execType === 'IN_PROCESS' && rec.entryFile) {
+      if (!old && this.deferring) {
+        const file = rec.entryFile;
+        pinHandlerVersion(file, undefined);
+        this.deferred.push(() => runGuarded({}, () => preloadHandlerModule(file)).then(noop, noop));
+        return { fp, rec, entryVersion: await entryVersion(rec) };
+      }
       try {
         // Under the exit guard: a top-level process.exit fails the import, not the gateway (A-04).
         const file = rec.entryFile;

@@ -14,7 +14,8 @@ import { copyFile, lstat, mkdir, readdir, realpath, rename, rm, rmdir, stat } fr
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import yauzl from 'yauzl';
+import { createRequire } from 'node:module';
+import type yauzlType from 'yauzl';
 import { isSkillFolder, type Registry } from '../registry/discover.ts';
 import { loadSkill } from '../registry/load-skill.ts';
 import { confine, isInside } from '../registry/paths.ts';
@@ -74,7 +75,9 @@ class Budget {
 
 /** Unpack the zip `file` into the empty folder `dest`. */
 async function unzipInto(file: string, dest: string, budget: Budget): Promise<void> {
-  let zip: yauzl.ZipFile;
+  // yauzl is loaded at the first archive install, not by every start (docs/performance.md "Start-up").
+  const yauzl = createRequire(import.meta.url)('yauzl') as typeof yauzlType;
+  let zip: yauzlType.ZipFile;
   try {
     zip = await yauzl.openPromise(file, { strictFileNames: true, validateEntrySizes: true, decodeStrings: true });
   } catch (err) {

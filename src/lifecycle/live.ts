@@ -55,6 +55,11 @@ export interface LifecycleOptions {
   scopeRegistry?: () => Registry;
   /** The MCP servers' skills (default: from `config.mcp_servers`); tests pass their own. */
   mcp?: McpSkillSource;
+  /**
+   * The first discovery's handler imports wait for {@link LiveSkillLifecycle.preloadDeferred}
+   * (default false: they run during it); the gateway calls that once it listens.
+   */
+  deferFirstPreload?: boolean;
 }
 
 /** The disk registry plus the MCP records whose names are free (a clash is a warning). */
@@ -117,6 +122,11 @@ function roleList(config: ConfigFile, roleId: string): readonly string[] | undef
 export interface LiveSkillLifecycle extends SkillLifecycle {
   /** Problems of broken newer versions whose last good version serves, by skill. */
   keptIssues(skill: string): RegistryIssue[];
+  /**
+   * Import the handlers whose preload the first discovery deferred (`deferFirstPreload`);
+   * resolves once they settled, never rejects (a handler that does not load reports it when called).
+   */
+  preloadDeferred(): Promise<void>;
 }
 
 /**
@@ -135,7 +145,7 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
 
   // A long-running gateway imports good handlers as they load, so a broken edit always falls
   // back to a cached module (build.ts); a one-shot CLI lifecycle (watch false) does not.
-  const builder = new SkillSetBuilder({ preloadHandlers: opts.watch !== false });
+  const builder = new SkillSetBuilder({ preloadHandlers: opts.watch !== false, deferFirstPreload: opts.deferFirstPreload === true });
   const store: EnablementStore = db ? createEnablementStore(db) : noOverrides();
   await store.refresh();
   let roots: LiveRoot[] = await liveRoots(dataDir, configured);
@@ -295,8 +305,10 @@ export async function createSkillLifecycle(opts: LifecycleOptions): Promise<Live
     onChange(listener) {
       listeners.push(listener);
     },
+    preloadDeferred: () => (closed ? Promise.resolve() : builder.preloadDeferred()),
     async close() {
       closed = true;
+      builder.dropDeferred();
       if (refreshTimer) clearInterval(refreshTimer);
       await watcher?.close();
       await mcp?.close();

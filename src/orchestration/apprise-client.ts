@@ -17,8 +17,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import mime from 'mime-types';
-import { fetch, FormData } from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
 import type { SendResult } from '../channel/types.ts';
 import { sendPhaseOfError, sendPhaseOfStatus } from '../channel/send-outcome.ts';
 
@@ -107,6 +106,8 @@ export async function sendToApprise(req: AppriseRequest, opts: AppriseClientOpti
   if (req.type) fields.type = req.type;
   if (req.format) fields.format = req.format;
 
+  // undici is loaded at the first notification, not by every start (docs/performance.md "Start-up").
+  const { fetch, FormData } = await import('undici');
   let body: string | FormData;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (req.attach && req.attach.length > 0) {

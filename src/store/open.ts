@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Db } from './db.ts';
@@ -40,12 +41,25 @@ export function openServerDb(connectionString: string, opts: ServerDbOptions = {
  */
 export const EMBEDDED_EXTRA_PARAMS = ['-c', 'shared_buffers=16MB'];
 
+/** Options of {@link openEmbeddedDb}. */
+export interface EmbeddedDbOptions {
+  /**
+   * The process ends after one task (a CLI command). PostgreSQL's WebAssembly then runs on V8's
+   * baseline compiler only: the optimising tier would compile the functions the start-up runs
+   * on background threads, about 1 s of CPU a short process never earns back; a gateway keeps
+   * it for its long-running queries (docs/performance.md "Start-up"). Process-wide, from the
+   * next WebAssembly compile on.
+   */
+  oneShot?: boolean;
+}
+
 /**
  * Open embedded PGlite. `dataDir` is a folder (created when missing; the database lives in
  * `<dataDir>/pgdata`) or `undefined` for an in-memory database (tests).
  * The pool has exactly one client (PGlite is one session; library-facts §5).
  */
-export async function openEmbeddedDb(dataDir?: string): Promise<Db> {
+export async function openEmbeddedDb(dataDir?: string, opts: EmbeddedDbOptions = {}): Promise<Db> {
+  if (opts.oneShot) setFlagsFromString('--liftoff-only');
   // Imported here, not at the top: a server-engine process never loads PGlite.
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');

@@ -4,8 +4,9 @@
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createRequire } from 'node:module';
 import type pg from 'pg';
-import { from as copyFromStdin } from 'pg-copy-streams';
+import type * as copyStreams from 'pg-copy-streams';
 import { assertIdentifier, type Db, type DbEngine, type QueryResult, type Tx } from './db.ts';
 
 class PoolTx implements Tx {
@@ -21,6 +22,8 @@ class PoolTx implements Tx {
   }
 
   private async copy(sql: string, data: string): Promise<number> {
+    // pg-copy-streams is loaded at the first COPY, not by every start (docs/performance.md "Start-up").
+    const { from: copyFromStdin } = createRequire(import.meta.url)('pg-copy-streams') as typeof copyStreams;
     const stream = this.client.query(copyFromStdin(sql));
     await pipeline(Readable.from([data], { objectMode: false }), stream);
     return stream.rowCount;

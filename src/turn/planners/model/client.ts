@@ -7,7 +7,6 @@
  * `Retry-After` (seconds or an HTTP date, capped). Wire format: OpenAI "Create chat completion"
  * (messages with `tool_calls` / `role: "tool"`, `tools` in the function form).
  */
-import { request } from 'undici';
 import type { JsonSchema } from '../../../registry/types.ts';
 
 /** One tool call the model asked for (OpenAI wire form; `arguments` is a JSON string). */
@@ -175,6 +174,8 @@ export class ChatClient {
       }
       req.signal?.throwIfAborted();
       try {
+        // undici is loaded at the first model call, not by every start (docs/performance.md "Start-up").
+        const { request } = await import('undici');
         const res = await request(`${this.baseUrl}/chat/completions`, {
           method: 'POST',
           headers,
