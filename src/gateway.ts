@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './http/app.ts';
-import { createAdminConsole } from '../adapters/web_admin/index.ts';
+import { createAdminConsole } from './console/index.ts';
 import { loadConfigFile, type ConfigFile } from './config/file.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { demoIdentitiesOn, isLoopbackHost, type Settings } from './config/settings.ts';

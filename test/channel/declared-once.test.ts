@@ -14,7 +14,7 @@ import { createLogger } from '../../src/log/logger.ts';
 import { echoDeclaration } from '../fixtures/adapters/echo/channel.ts';
 import type { EchoAdapter } from '../fixtures/adapters/echo/index.ts';
 import { describeEachEngine } from '../helpers/db.ts';
-import { startConsoleRig, type ConsoleRig } from '../web_admin/rig.ts';
+import { startConsoleRig, type ConsoleRig } from '../console/rig.ts';
 
 /** The build's list with the one line that adds echo. */
 const withEcho = [...channelDeclarations, echoDeclaration];

@@ -17,7 +17,7 @@ import { declaredParams, secretParamNames } from '../../src/registry/credentials
 import { discoverSkills, type Registry } from '../../src/registry/discover.ts';
 import { readFrontmatter } from '../../src/registry/frontmatter.ts';
 import { describeEachEngine } from '../helpers/db.ts';
-import { startConsoleRig, type ConsoleRig } from '../web_admin/rig.ts';
+import { startConsoleRig, type ConsoleRig } from '../console/rig.ts';
 import { cleanupTemp, tempDir } from './helpers.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/skills/', import.meta.url));

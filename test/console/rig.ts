@@ -20,7 +20,7 @@ import type { Outbox } from '../../src/outbox/types.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { createAdminConsole, type AdminConsoleDeps } from '../../adapters/web_admin/index.ts';
+import { createAdminConsole, type AdminConsoleDeps } from '../../src/console/index.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-' + 'x'.repeat(24);
 const SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));

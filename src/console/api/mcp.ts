@@ -9,7 +9,7 @@
  *   POST revoke {token_id}                   → {ok:true}; 404 `not_found`
  */
 import express from 'express';
-import { runMcpTokenCommand } from '../../../src/admin/mcp-tokens.ts';
+import { runMcpTokenCommand } from '../../admin/mcp-tokens.ts';
 import { fail, roleOf, str, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 

@@ -14,7 +14,7 @@
  *   DELETE targets/:name  → {ok:true}; 404 `not_found`
  */
 import express from 'express';
-import { runNotifyTargetCommand } from '../../../src/admin/notify-targets.ts';
+import { runNotifyTargetCommand } from '../../admin/notify-targets.ts';
 import { fail, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 

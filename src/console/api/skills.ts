@@ -15,12 +15,12 @@ import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { roleSkills } from '../../../src/config/file.ts';
-import type { RoleSkillState } from '../../../src/lifecycle/types.ts';
-import { preflight } from '../../../src/registry/preflight.ts';
-import type { SkillRecord } from '../../../src/registry/types.ts';
+import { roleSkills } from '../../config/file.ts';
+import type { RoleSkillState } from '../../lifecycle/types.ts';
+import { preflight } from '../../registry/preflight.ts';
+import type { SkillRecord } from '../../registry/types.ts';
 import { fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts';
-import { unknownRoleMessage } from '../../../src/lifecycle/live.ts';
+import { unknownRoleMessage } from '../../lifecycle/live.ts';
 
 /** Largest SKILL.md text returned, bytes. */
 export const SKILL_MD_MAX_BYTES = 256 * 1024;

@@ -15,10 +15,10 @@
  *   DELETE :role/:skill/:key     → {ok, deleted}
  */
 import express from 'express';
-import { declaredParams, secretParamNames } from '../../../src/registry/credentials.ts';
-import { isSecretName } from '../../../src/registry/secrets.ts';
-import type { SkillRecord } from '../../../src/registry/types.ts';
-import { deleteSkillConfig, listSkillConfig, normalizeConfigKey, setSkillConfig } from '../../../src/runtime/skill-config.ts';
+import { declaredParams, secretParamNames } from '../../registry/credentials.ts';
+import { isSecretName } from '../../registry/secrets.ts';
+import type { SkillRecord } from '../../registry/types.ts';
+import { deleteSkillConfig, listSkillConfig, normalizeConfigKey, setSkillConfig } from '../../runtime/skill-config.ts';
 import { fail, roleOf, type AdminDeps, type AdminSection } from '../kit.ts';
 
 /** One parameter as the console lists it. `value` only for a non-secret parameter. */

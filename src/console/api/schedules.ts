@@ -20,10 +20,10 @@
  * top-level input keys whose name the secret rule matches (docs/skill-authoring.md) show `***`.
  */
 import express from 'express';
-import { getChain } from '../../../src/chain/store.ts';
-import { isAppriseUrl, maskUrl } from '../../../src/orchestration/notify-targets.ts';
-import { isSecretName } from '../../../src/registry/secrets.ts';
-import { Scheduler, ScheduleError, type Occurrence } from '../../../src/schedule/scheduler.ts';
+import { getChain } from '../../chain/store.ts';
+import { isAppriseUrl, maskUrl } from '../../orchestration/notify-targets.ts';
+import { isSecretName } from '../../registry/secrets.ts';
+import { Scheduler, ScheduleError, type Occurrence } from '../../schedule/scheduler.ts';
 import {
   getSchedule,
   listSchedules,
@@ -31,7 +31,7 @@ import {
   type MissedPolicy,
   type Schedule,
   type StoredSchedule,
-} from '../../../src/schedule/store.ts';
+} from '../../schedule/store.ts';
 import { fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 

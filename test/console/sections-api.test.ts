@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueWebToken } from '../../adapters/web/tokens.ts';
-import { directorySection } from '../../adapters/web_admin/api/directory.ts';
-import { grantsSection } from '../../adapters/web_admin/api/grants.ts';
-import { notifySection } from '../../adapters/web_admin/api/notify.ts';
-import { proxySection } from '../../adapters/web_admin/api/proxy.ts';
-import { schedulesSection } from '../../adapters/web_admin/api/schedules.ts';
-import type { AdminConsoleDeps } from '../../adapters/web_admin/index.ts';
+import { directorySection } from '../../src/console/api/directory.ts';
+import { grantsSection } from '../../src/console/api/grants.ts';
+import { notifySection } from '../../src/console/api/notify.ts';
+import { proxySection } from '../../src/console/api/proxy.ts';
+import { schedulesSection } from '../../src/console/api/schedules.ts';
+import type { AdminConsoleDeps } from '../../src/console/index.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
 import { createTableAction } from '../../src/datatable/structure.ts';
 import type { SkillServices } from '../../src/executor/skill-call.ts';
@@ -29,7 +29,7 @@ import { makeEnv } from '../datatable/structure-helpers.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { startConsoleRig, type ConsoleRig } from './rig.ts';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/web_admin/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/console/', import.meta.url));
 const CLEARED = [
   'actor_title',
   'actor_department',

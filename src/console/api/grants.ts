@@ -15,10 +15,10 @@
  * `table` is a title or a table id.
  */
 import express from 'express';
-import { runGrantCommand } from '../../../src/admin/grants.ts';
-import { listGrants } from '../../../src/datatable/grants.ts';
-import { listTables } from '../../../src/datatable/metadata.ts';
-import { DATATABLE_ACTIONS } from '../../../src/datatable/types.ts';
+import { runGrantCommand } from '../../admin/grants.ts';
+import { listGrants } from '../../datatable/grants.ts';
+import { listTables } from '../../datatable/metadata.ts';
+import { DATATABLE_ACTIONS } from '../../datatable/types.ts';
 import { defaultRole, fail, str, type AdminDeps, type AdminSection } from '../kit.ts';
 import { adminOfSafe } from './directory.ts';
 

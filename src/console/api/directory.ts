@@ -16,11 +16,11 @@
  * The directory org is `directoryOrgId(role.org_id, role.id)` (R-ORG-02).
  */
 import express from 'express';
-import { CONTACT_COLUMNS, toContact, type ContactRow } from '../../../src/identity/contacts.ts';
-import { DirectoryFormatError, importDirectory } from '../../../src/identity/import.ts';
-import { directoryOrgId } from '../../../src/identity/org.ts';
-import type { Contact } from '../../../src/identity/types.ts';
-import type { RoleConfig } from '../../../src/config/file.ts';
+import { CONTACT_COLUMNS, toContact, type ContactRow } from '../../identity/contacts.ts';
+import { DirectoryFormatError, importDirectory } from '../../identity/import.ts';
+import { directoryOrgId } from '../../identity/org.ts';
+import type { Contact } from '../../identity/types.ts';
+import type { RoleConfig } from '../../config/file.ts';
 import { defaultRole, fail, roleOf, str, type AdminDeps, type AdminSection } from '../kit.ts';
 
 /** Largest page of contacts. */

@@ -4,8 +4,8 @@
  */
 import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { mcpSection } from '../../adapters/web_admin/api/mcp.ts';
-import type { AdminConsoleDeps } from '../../adapters/web_admin/index.ts';
+import { mcpSection } from '../../src/console/api/mcp.ts';
+import type { AdminConsoleDeps } from '../../src/console/index.ts';
 import { importDirectory } from '../../src/identity/import.ts';
 import { verifyMcpToken } from '../../src/mcp/server/tokens.ts';
 import { describeEachEngine } from '../helpers/db.ts';

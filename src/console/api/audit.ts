@@ -9,7 +9,7 @@
  * a skill, an actor) to reach older ones, or use `skillgate audit`.
  */
 import express from 'express';
-import { AUDIT_MAX_LIMIT, queryAudit } from '../../../src/audit/store.ts';
+import { AUDIT_MAX_LIMIT, queryAudit } from '../../audit/store.ts';
 import { fail, str, type AdminDeps, type AdminSection } from '../kit.ts';
 
 /** Largest page size. */

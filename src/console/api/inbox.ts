@@ -9,7 +9,7 @@
  *   POST :id/discard                                      {ok: true} | 404 not_quarantined
  */
 import express from 'express';
-import { countInboxByStatus, discardQuarantined, listQuarantined, retryQuarantined } from '../../../src/inbox/index.ts';
+import { countInboxByStatus, discardQuarantined, listQuarantined, retryQuarantined } from '../../inbox/index.ts';
 import { adminOf, fail, str, type AdminDeps, type AdminSection } from '../kit.ts';
 
 function routes(deps: AdminDeps): express.Router {

@@ -8,14 +8,14 @@
  * Errors are `{error: <zh-CN text>, code: <stable code>}` with a 4xx status (docs/console.md).
  */
 import type express from 'express';
-import type { Scheduler } from '../../src/schedule/scheduler.ts';
-import type { ChannelAdapter } from '../../src/channel/types.ts';
-import type { ConfigFile, RoleConfig } from '../../src/config/file.ts';
-import type { SkillCall, SkillServices } from '../../src/executor/skill-call.ts';
-import type { SkillLifecycle } from '../../src/lifecycle/types.ts';
-import type { Logger } from '../../src/log/logger.ts';
-import type { Outbox } from '../../src/outbox/types.ts';
-import type { Db, Queryable } from '../../src/store/db.ts';
+import type { Scheduler } from '../schedule/scheduler.ts';
+import type { ChannelAdapter } from '../channel/types.ts';
+import type { ConfigFile, RoleConfig } from '../config/file.ts';
+import type { SkillCall, SkillServices } from '../executor/skill-call.ts';
+import type { SkillLifecycle } from '../lifecycle/types.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Outbox } from '../outbox/types.ts';
+import type { Db, Queryable } from '../store/db.ts';
 
 /** What every console section may use: the running gateway's services. */
 export interface AdminDeps {

@@ -8,7 +8,7 @@
  *   POST :id/discard                                      {ok: true} | 404 not_failed
  */
 import express from 'express';
-import { countByStatus, discardFailedDelivery, listFailedDeliveries, retryFailedDelivery } from '../../../src/outbox/index.ts';
+import { countByStatus, discardFailedDelivery, listFailedDeliveries, retryFailedDelivery } from '../../outbox/index.ts';
 import { adminOf, fail, str, type AdminDeps, type AdminSection } from '../kit.ts';
 
 function routes(deps: AdminDeps): express.Router {

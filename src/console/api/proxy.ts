@@ -29,12 +29,12 @@
  */
 import { createHash } from 'node:crypto';
 import express from 'express';
-import { renderWebHtml } from '../../../src/channel/render/web-html.ts';
-import { roleSkills, type RoleConfig } from '../../../src/config/file.ts';
-import type { RunSkillRequest } from '../../../src/executor/skill-call.ts';
-import { actorFieldsFor, emptyActorFields, resolveActor } from '../../../src/identity/resolve.ts';
-import { directoryOrgId } from '../../../src/identity/org.ts';
-import type { ResolvedActor } from '../../../src/identity/types.ts';
+import { renderWebHtml } from '../../channel/render/web-html.ts';
+import { roleSkills, type RoleConfig } from '../../config/file.ts';
+import type { RunSkillRequest } from '../../executor/skill-call.ts';
+import { actorFieldsFor, emptyActorFields, resolveActor } from '../../identity/resolve.ts';
+import { directoryOrgId } from '../../identity/org.ts';
+import type { ResolvedActor } from '../../identity/types.ts';
 import { adminOf, fail, str, type AdminDeps, type AdminIdentity, type AdminSection } from '../kit.ts';
 import { adminOfSafe, pageContacts, requestRole } from './directory.ts';
 

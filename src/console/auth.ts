@@ -18,11 +18,11 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type express from 'express';
-import { digestEqual, safeEqual } from '../../src/channel/safe-equal.ts';
-import { findContact } from '../../src/identity/contacts.ts';
-import type { Queryable } from '../../src/store/db.ts';
-import { bearerOf, readCookie, sameOrigin } from '../web/auth.ts';
-import { verifyWebToken } from '../web/tokens.ts';
+import { digestEqual, safeEqual } from '../channel/safe-equal.ts';
+import { findContact } from '../identity/contacts.ts';
+import type { Queryable } from '../store/db.ts';
+import { bearerOf, readCookie, sameOrigin } from '../../adapters/web/auth.ts';
+import { verifyWebToken } from '../../adapters/web/tokens.ts';
 import { fail, type AdminIdentity } from './kit.ts';
 
 /** Name of the console's session cookie. */
