@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './http/app.ts';
 import { createAdminConsole } from './console/index.ts';
-import { loadConfigFile, type ConfigFile } from './config/file.ts';
+import { loadConfigFile, roleTimeZone, type ConfigFile } from './config/file.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { demoIdentitiesOn, isLoopbackHost, type Settings } from './config/settings.ts';
 import type { Logger } from './log/logger.ts';
@@ -168,6 +168,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       log,
       skillsFor: lifecycle.skillsFor,
       skillConfigCache,
+      timeZoneFor: (roleId) => roleTimeZone(config, roleId),
     };
     const defaultRole = config.roles.find((r) => r.id === settings.roleId) ?? config.roles[0]!;
     // Demo identities only on loopback (docs/configuration.md "Demo identities").

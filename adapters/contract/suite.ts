@@ -7,6 +7,7 @@ import { registerGoldenCases } from './golden.ts';
 import { openBed, type Bed } from './harness.ts';
 import { registerInboundChecks } from './inbound-checks.ts';
 import { registerOutboundChecks } from './outbound-checks.ts';
+import { registerSuggestionChecks } from './suggestion-checks.ts';
 import { registerFuzz } from './fuzz.ts';
 import type { AdapterContractOptions } from './types.ts';
 
@@ -45,6 +46,7 @@ export function describeAdapterContract(opts: AdapterContractOptions): void {
       describe('golden cases', () => registerGoldenCases(opts, get));
       describe('inbound rules', () => registerInboundChecks(opts, get));
       describe('outbound rules', () => registerOutboundChecks(opts, get));
+      describe('suggestions', () => registerSuggestionChecks(opts, get));
       describe('fuzz', () => registerFuzz(opts, get));
     });
   }

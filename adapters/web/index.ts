@@ -74,6 +74,7 @@ export const WEB_CAPABILITIES: AdapterCapabilities = {
   length_unit: 'utf16',
   typing: true,
   media: true,
+  command_buttons: true,
 };
 
 /** The status text of `typing` (the page shows its English form when it runs in English). */

@@ -3,7 +3,7 @@
  * inbound request, docs/messaging.md `<channel>[@<account>]:<id>`), the photo a message
  * carried, the skill parameters, and files kept per ticket in the session workspace.
  */
-import { orgTimeZone } from '../../src/present/clock.ts';
+import { contextTimeZone } from '../../src/present/clock.ts';
 import { copyFileSync, existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { addressOf } from './lib.ts';
@@ -67,11 +67,15 @@ export function imageOf(items: readonly { type?: string; local_path?: string }[]
   return '';
 }
 
-/** A skill parameter (`skillgate config set repair_ticket <key> <value>`), or `fallback`. */
-/** The zone tickets' times are written in: the skill's `timezone`, else the organisation's (docs/results.md "Times"). */
+/**
+ * The zone tickets' times are shown in: the skill's `timezone`, else the caller's role's, else
+ * the organisation's (docs/results.md "Times").
+ */
 export function timeZoneOf(ctx: Ctx): string {
-  return param(ctx, 'timezone', orgTimeZone());
+  return param(ctx, 'timezone', contextTimeZone(ctx));
 }
+
+/** A skill parameter (`skillgate config set repair_ticket <key> <value>`), or `fallback`. */
 
 export function param(ctx: Ctx, key: string, fallback: string): string {
   const v = ctx.skill_configs?.[key] ?? ctx[key];

@@ -39,7 +39,7 @@ export async function listTickets(p: Record<string, unknown>, _ctx: Ctx, call: C
       `维修工：${cell(t.维修工)}`,
       `费用：${t.费用 === null || t.费用 === undefined ? '—' : `${text(t.费用)} 元`}`,
       `报修时间：${cell(showInstant(text(t.created_at), timeZoneOf(_ctx)))}`,
-      `完成时间：${cell(t.完成时间)}`,
+      `完成时间：${cell(showInstant(text(t.完成时间), timeZoneOf(_ctx)))}`,
       ...(text(t.完成说明) ? [`维修说明：${cell(t.完成说明)}`] : []),
     ].join('\n');
     return say(md, { ticket: publicTicket(t) });

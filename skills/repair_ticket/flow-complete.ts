@@ -5,8 +5,8 @@
  * `actor_*`; R-MSG-07) with the photo, and ops get 「维修完成」.
  */
 import type { Ctx } from './context.ts';
-import { imageOf, isManager, keepFile, originOf, storedPath, timeZoneOf } from './context.ts';
-import { parseCost, saysDone, ticketNumber, ticketRef, wallClock } from './lib.ts';
+import { imageOf, isManager, keepFile, originOf, storedPath } from './context.ts';
+import { instantValue, parseCost, saysDone, ticketNumber, ticketRef } from './lib.ts';
 import { TICKETS, getTicket, query, update, type CallSkill, type Row } from './tables.ts';
 import { needParam, notifyOps, publicTicket, say, waitForWorker } from './flow-report.ts';
 
@@ -98,7 +98,7 @@ export async function complete(
   const data: Record<string, unknown> = {
     状态: '已完成',
     完成说明: note,
-    完成时间: wallClock(new Date(), timeZoneOf(ctx)),
+    完成时间: instantValue(new Date()),
     ...(parsed.cost !== null ? { 费用: parsed.cost } : {}),
     ...(photo ? { 完成照片: storedPath(ctx, photo) } : {}),
   };

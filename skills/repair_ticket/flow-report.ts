@@ -5,8 +5,8 @@
  * whose continuation is `repair_ticket` with `state.action = 完成回复`).
  */
 import type { Ctx } from './context.ts';
-import { attachable, keepFile, messagePhoto, originOf, param, storedPath, timeZoneOf } from './context.ts';
-import { ticketNumber, ticketRef, wallClock } from './lib.ts';
+import { attachable, keepFile, messagePhoto, originOf, param, storedPath } from './context.ts';
+import { instantValue, ticketNumber, ticketRef } from './lib.ts';
 import { TICKETS, WORKERS, getTicket, insert, query, update, type CallSkill, type Row } from './tables.ts';
 
 /** Default wait for a worker's reply: 7 days. */
@@ -110,7 +110,7 @@ export async function dispatchTo(
     维修工: text(worker.姓名),
     维修工工号: text(worker.工号),
     维修工联系方式: to,
-    派单时间: wallClock(new Date(), timeZoneOf(ctx)),
+    派单时间: instantValue(new Date()),
   });
   return { sent, wait, ticket };
 }

@@ -1,9 +1,8 @@
 /**
  * Pure parts of the `repair_ticket` skill: action and parameter-key normalisation (spec 000
  * §3.5; R-ACT-01..05), the cost in a worker's reply, ticket numbers, recipient addresses
- * (docs/messaging.md) and the wall-clock stamp written to 日期时间 fields.
+ * (docs/messaging.md) and the instant written to 日期时间 fields.
  */
-import { formatInstant } from '../../src/present/clock.ts';
 
 /** The canonical actions (the dispatch table's keys), in the order the help lists them. */
 export const ACTIONS = ['报修', '查询', '派单', '完成回复', '登记费用', '值班设置'] as const;
@@ -245,7 +244,10 @@ export function addressOf(channel: string, account: string | null | undefined, i
   return `${channel}${account && account !== 'default' ? `@${account}` : ''}:${id}`;
 }
 
-/** `YYYY-MM-DD HH:MM:SS` wall-clock time in `timeZone` (a 日期时间 value; src/present/clock.ts). */
-export function wallClock(d: Date, timeZone: string): string {
-  return formatInstant(d, timeZone);
+/**
+ * `d` as a 日期时间 value: ISO-8601 UTC. The column is timestamptz, so the instant is stored
+ * whatever zone the ticket is read in; people see it in theirs (docs/results.md "Times").
+ */
+export function instantValue(d: Date): string {
+  return d.toISOString();
 }

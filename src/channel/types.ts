@@ -145,6 +145,12 @@ export interface AdapterCapabilities {
   typing: boolean;
   /** Images/files/audio/video can be sent. */
   media: boolean;
+  /**
+   * An inline `/command` in a reply becomes a button that puts the command in the message box
+   * (the web page, docs/chat-authoring.md "Help"). Absent = false: suggestions are sent as a
+   * question with choices instead (native buttons or a numbered list).
+   */
+  command_buttons?: boolean;
 }
 
 /** One media item of a reply: a file on the gateway's disk. */

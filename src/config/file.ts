@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from './errors.ts';
 import { MCP_SERVER_SCHEMA, parseMcpServers, type McpServerConfig } from './mcp-servers.ts';
+import { isTimeZone, orgTimeZone } from '../present/clock.ts';
 
 /** Who may talk to a role (docs/configuration.md). */
 export type AccessPolicy = 'open' | 'directory' | 'allowlist';
@@ -23,6 +24,11 @@ export interface RoleConfig {
   allow: string[];
   /** Optional per-role model. */
   model?: { base_url?: string; model?: string; api_key?: string };
+  /**
+   * IANA zone the role's people read times in (docs/results.md "Times"); absent = the
+   * organisation's (`SKILLGATE_TIMEZONE`, else the host's).
+   */
+  timezone?: string;
 }
 
 /** One channel account (the `.env` one is `default`). Values may be `$VAR` references. */
@@ -64,6 +70,7 @@ const schema = {
             additionalProperties: false,
             properties: { base_url: { type: 'string' }, model: { type: 'string' }, api_key: { type: 'string' } },
           },
+          timezone: { type: 'string', minLength: 1 },
         },
       },
     },
@@ -149,11 +156,18 @@ export function parseConfigFile(
     access: r.access ?? 'open',
     allow: r.allow ?? [],
     ...(r.model ? { model: r.model } : {}),
+    ...(r.timezone ? { timezone: r.timezone.trim() } : {}),
   }));
   const seen = new Set<string>();
   roles.forEach((r, i) => {
     if (seen.has(r.id)) throw new ConfigError(`${file}: roles[${i}].id "${r.id}" is used twice`, `roles[${i}].id`);
     seen.add(r.id);
+    if (r.timezone !== undefined && !isTimeZone(r.timezone)) {
+      throw new ConfigError(
+        `${file}: roles[${i}].timezone "${r.timezone}" is not an IANA time zone (e.g. Asia/Shanghai)`,
+        `roles[${i}].timezone`,
+      );
+    }
   });
   if (!seen.has(defaults.roleId)) {
     roles.unshift({ id: defaults.roleId, org_id: defaults.orgId, skills: ['*'], access: 'open', allow: [] });
@@ -223,4 +237,12 @@ export function roleSkills(config: ConfigFile, roleId: string): readonly string[
   const role = config.roles.find((r) => r.id === roleId);
   if (!role) return undefined;
   return role.skills.includes('*') ? '*' : role.skills;
+}
+
+/**
+ * The IANA zone `roleId`'s people read times in (docs/results.md "Times"): the role's
+ * `timezone`, else {@link orgTimeZone} of `env` (`SKILLGATE_TIMEZONE`, else the host's).
+ */
+export function roleTimeZone(config: ConfigFile, roleId: string, env: NodeJS.ProcessEnv = process.env): string {
+  return config.roles.find((r) => r.id === roleId)?.timezone ?? orgTimeZone(env);
 }

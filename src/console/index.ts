@@ -4,12 +4,13 @@
  *
  *   GET  /admin                      the console page (static shell, strict CSP, no inline script)
  *   GET  /admin/assets/*             admin.js, admin.css, sections/<id>.js, purify.min.js
- *   GET  /admin/api/session          {enabled, signed_in, admin: {kind, name?} | null, how_to_enable?}
+ *   GET  /admin/api/session          {enabled, signed_in, admin: {kind, name?} | null, time_zone, how_to_enable?}
  *   POST /admin/api/signin           {token} → session cookie; 401 refused; 429 too many failures
  *   POST /admin/api/signout          clears the cookie
  *   GET  /admin/api/sections         [{id, title: {zh, en}}] (signed in)
  *   *    /admin/api/<section>/…      the section's routes (signed in; CSRF header on writes)
  */
+import { roleTimeZone } from '../config/file.ts';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -111,6 +112,8 @@ export function createAdminConsole(deps: AdminConsoleDeps): AdminConsole {
       enabled,
       signed_in: who !== undefined,
       admin: who ? (who.kind === 'token' ? { kind: 'token' } : { kind: 'contact', name: who.name, contact_key: who.contactKey }) : null,
+      // The page writes every time in this zone (docs/results.md "Times").
+      time_zone: roleTimeZone(deps.config, deps.defaultRoleId),
       ...(enabled ? {} : { how_to_enable: HOW_TO_ENABLE }),
     });
   });

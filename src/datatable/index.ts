@@ -11,6 +11,7 @@ import { log as processLog, type Logger } from '../log/logger.ts';
 import type { Queryable, Tx } from '../store/db.ts';
 import { deleteBatch, deleteBy, deleteRow } from './write/delete.ts';
 import { withDisplay } from './call/display.ts';
+import { contextTimeZone } from '../present/clock.ts';
 import { resolveTable } from './catalog/metadata.ts';
 import { orgSchemaName, OrgSchemaError } from './model/naming.ts';
 import { normalizeInput } from './call/normalize.ts';
@@ -94,7 +95,7 @@ function bool(v: unknown, dflt: boolean): boolean {
  * `role_ids` when a line supplies several), actor_emp_no — falling back to the legacy
  * context key `emp_no`, never to input — team_role, allow_sql (default true, D-04),
  * chat_mode (default true), session_id, actor_key, workspace_dir, channel, is_admin;
- * `lang` "en" when the context says so, else zh-CN.
+ * `lang` "en" when the context says so, else zh-CN; the zone of `_time_zone` (else the organisation's).
  */
 export function callerFromContext(ctx: Record<string, unknown>): DtCaller {
   const roles = new Set<string>();
@@ -114,6 +115,7 @@ export function callerFromContext(ctx: Record<string, unknown>): DtCaller {
     channel: str(ctx.channel),
     isAdmin: bool(ctx.is_admin, false),
     lang: ctx.lang === 'en' || ctx._lang === 'en' ? 'en' : 'zh-CN',
+    timeZone: contextTimeZone(ctx),
   };
 }
 
@@ -161,8 +163,16 @@ export async function runDatatable(
       note,
     );
   }
-  const q: Queryable = { query: (text, values) => factory((tx) => tx.query(text, values)) };
-  const env: DtEnv = { caller, tx: factory, q, now: opts.now ?? (() => new Date()), log: opts.log ?? processLog() };
+  // Every transaction runs in the caller's zone: a wall-clock 日期时间 is read in it and a
+  // timestamptz read back as text carries its offset (docs/datatable.md "Field types").
+  const timeZone = caller.timeZone ?? contextTimeZone(context);
+  const zoned: DbFactory = (fn) =>
+    factory(async (tx) => {
+      await tx.query(`SELECT set_config('TimeZone', $1, true)`, [timeZone]);
+      return fn(tx);
+    });
+  const q: Queryable = { query: (text, values) => zoned((tx) => tx.query(text, values)) };
+  const env: DtEnv = { caller, tx: zoned, q, now: opts.now ?? (() => new Date()), log: opts.log ?? processLog() };
   if (opts.settings) env.settings = opts.settings;
   const engine = (context.db as { engine?: unknown } | null | undefined)?.engine;
   if (engine === 'embedded' || engine === 'server') env.engine = engine;
@@ -171,7 +181,7 @@ export async function runDatatable(
     const collision = await schemaCollisionEnvelope(env, orgSchemaName(caller.orgId));
     if (collision) return withNote(collision, note);
     const global = GLOBAL_HANDLERS[action];
-    if (global) return withNote(withDisplay(action, await global(env, norm.payload), norm.payload, null, lang), note);
+    if (global) return withNote(withDisplay(action, await global(env, norm.payload), norm.payload, null, lang, timeZone), note);
     const handler = TABLE_HANDLERS[action]!;
     const resolved = await resolveTable(env, norm.payload);
     if (!resolved.ok) return withNote(resolved.envelope, note);
@@ -180,7 +190,7 @@ export async function runDatatable(
     const denied = checkAction(access, action, lang, resolved.table.title);
     if (denied) return withNote(denied, tableNote);
     const out = await handler(env, norm.payload, { table: resolved.table, access });
-    return withNote(withDisplay(action, out, norm.payload, resolved.table, lang), tableNote);
+    return withNote(withDisplay(action, out, norm.payload, resolved.table, lang, timeZone), tableNote);
   } catch (err) {
     env.log?.warn({ action, err: err instanceof Error ? err.message : String(err) }, 'datatable: action failed unexpectedly');
     return withNote(dbErrorEnvelope(err, action, lang), note);

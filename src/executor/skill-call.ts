@@ -24,6 +24,7 @@ import { checkRequires } from '../registry/requires.ts';
 import { detectSecretParams } from '../registry/secrets.ts';
 import type { SkillRecord } from '../registry/types.ts';
 import { buildRuntimeContext, type ContextDefaults, type InProcessParts } from '../runtime/context.ts';
+import { CONTEXT_TIME_ZONE_KEY, orgTimeZone } from '../present/clock.ts';
 import { getSkillConfig, secretEnvFor } from '../runtime/skill-config.ts';
 import type { CallSkill, ChannelRegistry, DbFactory, RuntimeContext } from '../runtime/types.ts';
 import { attachmentRefs, listAttachments, registerAttachment, toAttachmentItems } from '../session/attachments.ts';
@@ -64,6 +65,11 @@ export interface SkillServices {
    * (src/store/invalidated-cache.ts). Absent: read from the database at every call.
    */
   readonly skillConfigCache?: InvalidatedCache<Record<string, string>>;
+  /**
+   * The IANA zone a role's people read times in (`roleTimeZone` of the config file), given to
+   * in-process skills as `runtime_context._time_zone`. Absent: the organisation's zone.
+   */
+  readonly timeZoneFor?: (roleId: string) => string;
 }
 
 /** Where one in-process call sits: what a composed context part may bind to. */
@@ -377,7 +383,8 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
       : wallFor(services, prepared.skill, req.line, undefined, req.backgroundWallSec);
   const deadline = Date.now() + wallSec * 1000;
   const givenAttachments = Array.isArray(given.attachments) ? given.attachments : [];
-  const ctxGiven = { ...given, attachments: [...toAttachmentItems(records), ...givenAttachments] };
+  const ctxGiven: Record<string, unknown> = { ...given, attachments: [...toAttachmentItems(records), ...givenAttachments] };
+  ctxGiven[CONTEXT_TIME_ZONE_KEY] ??= services.timeZoneFor?.(roleId) ?? orgTimeZone();
   let ctx!: RuntimeContext;
   const tx = trackedDbFactory(services.db);
   const frame: CallFrame = {

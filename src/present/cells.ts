@@ -4,7 +4,7 @@
  * organisation's time zone ({@link formatInstant}), yes/no for booleans, lists joined, long
  * text cut at a word or character boundary, never inside a character. Markdown-escaped.
  */
-import { formatInstant, isInstantString } from './clock.ts';
+import { formatInstant, parseInstant } from './clock.ts';
 
 /** Language of shown text. */
 export type ShowLang = 'zh-CN' | 'en';
@@ -74,7 +74,8 @@ export function plainValue(v: unknown, hint: ColumnHint, opts: CellOptions): str
   if (typeof v === 'boolean') return opts.lang === 'en' ? (v ? 'yes' : 'no') : v ? '是' : '否';
   if (typeof v === 'number') return hint.kind === 'id' || !Number.isFinite(v) ? String(v) : formatNumber(v, opts.lang, hint.scale);
   if (typeof v === 'string') {
-    if (isInstantString(v)) return formatInstant(new Date(v.replace(' ', 'T')), opts.timeZone);
+    const at = parseInstant(v);
+    if (at) return formatInstant(at, opts.timeZone);
     if (hint.kind === 'number' && typeof hint.scale === 'number' && /^-?\d+(\.\d+)?$/.test(v))
       return formatNumber(Number(v), opts.lang, hint.scale);
     return v;

@@ -58,12 +58,32 @@ export function formatInstant(d: Date, tz: string = orgTimeZone()): string {
 /** An ISO-8601 instant with a zone (`…T…Z` or `…T…+08:00`), as JSON and PostgreSQL write them. */
 const INSTANT_RE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
 
+/**
+ * The instant an ISO string names, or null when it has no zone or is no date. PostgreSQL's
+ * text of a timestamptz (`2026-01-02 10:00:00+08`, an hour-only offset) is read too.
+ */
+export function parseInstant(s: string): Date | null {
+  if (!INSTANT_RE.test(s)) return null;
+  const d = new Date(s.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00'));
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
 /** True when `s` names an instant (has a zone); a wall-clock `2026-01-02 10:00:00` does not. */
 export function isInstantString(s: string): boolean {
-  return INSTANT_RE.test(s) && !Number.isNaN(Date.parse(s.replace(' ', 'T')));
+  return parseInstant(s) !== null;
 }
 
 /** `s` rewritten by {@link formatInstant} when it is an instant, else unchanged. */
 export function showInstant(s: string, tz: string = orgTimeZone()): string {
-  return isInstantString(s) ? formatInstant(new Date(s.replace(' ', 'T')), tz) : s;
+  const d = parseInstant(s);
+  return d ? formatInstant(d, tz) : s;
+}
+
+/** The key of an in-process `runtime_context` carrying the caller's zone (src/executor/skill-call.ts). */
+export const CONTEXT_TIME_ZONE_KEY = '_time_zone';
+
+/** The zone of a call: its context's {@link CONTEXT_TIME_ZONE_KEY} when valid, else {@link orgTimeZone}. */
+export function contextTimeZone(ctx: Record<string, unknown> | null | undefined): string {
+  const tz = ctx?.[CONTEXT_TIME_ZONE_KEY];
+  return typeof tz === 'string' && isTimeZone(tz) ? tz : orgTimeZone();
 }

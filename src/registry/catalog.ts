@@ -5,7 +5,7 @@
  */
 import type { ConfigFile } from '../config/file.ts';
 import { roleSkills } from '../config/file.ts';
-import type { ModelTool } from './types.ts';
+import type { JsonSchema, ModelTool } from './types.ts';
 import type { Registry } from './discover.ts';
 
 interface Catalog {
@@ -32,4 +32,9 @@ export function publishCatalog(registry: Registry, config: ConfigFile, skillsFor
 export function catalogTools(roleId: string): ModelTool[] | undefined {
   if (!current) return undefined;
   return current.registry.tools({ skills: current.skillsFor?.(roleId) ?? roleSkills(current.config, roleId) ?? '*' });
+}
+
+/** The full input schema of `tool` (with `x-actions`, which the model-facing copy drops), if published. */
+export function catalogSchema(tool: string): JsonSchema | undefined {
+  return current?.registry.resolveTool(tool)?.record.inputSchema;
 }

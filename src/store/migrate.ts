@@ -5,6 +5,7 @@
  * starting at once on one server apply each version exactly once.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { orgTimeZone } from '../present/clock.ts';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Db } from './db.ts';
@@ -66,6 +67,8 @@ export async function migrate(db: Db, migrations: Migration[] = readMigrations()
     const done = new Set(
       (await tx.query<{ version: number }>('SELECT version FROM skillgate.schema_migrations')).rows.map((r) => r.version),
     );
+    // The organisation's zone, for a migration that turns stored wall-clock times into instants (0038).
+    await tx.query(`SELECT set_config('skillgate.org_time_zone', $1, true)`, [orgTimeZone()]);
     const applied: number[] = [];
     for (const m of migrations) {
       if (done.has(m.version)) continue;

@@ -53,6 +53,11 @@ export interface PlannerTurn {
    * is, so a model planner paraphrases it. Absent = `rich`.
    */
   display?: 'rich' | 'text';
+  /**
+   * The channel turns an inline `/command` of a reply into a button that fills the message box
+   * (`AdapterCapabilities.command_buttons`, the web page). Absent = false.
+   */
+  commandButtons?: boolean;
 }
 
 /** What a planner returns. */

@@ -440,6 +440,7 @@ async function dispatch(deps: TurnDeps, ctx: TurnContext, opts: { progress(note:
     signal: ctx.signal,
     progress: opts.progress,
     display: ctx.adapter.capabilities.display,
+    commandButtons: ctx.adapter.capabilities.command_buttons === true,
   });
   await ctx.reply(result);
 }

@@ -3,7 +3,7 @@ import { envChannels } from '../../src/channel/declaration.ts';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, decodeSecretKey } from '../../src/config/settings.ts';
 import { resolveWalls, skillWallSec } from '../../src/config/walls.ts';
-import { parseConfigFile } from '../../src/config/file.ts';
+import { parseConfigFile, roleTimeZone } from '../../src/config/file.ts';
 import { ConfigError } from '../../src/config/errors.ts';
 
 const cwd = '/srv/sg';
@@ -117,6 +117,18 @@ accounts:
     expect(cfg.roles[1]).toEqual({ id: 'ops', org_id: 'acme', skills: ['notify'], access: 'allowlist', allow: ['telegram:42'] });
     expect(cfg.accounts[0]).toEqual({ channel: 'telegram', id: 'ops_bot', role: 'ops', token: 'secret-value' });
     expect(cfg.accounts[1]!.role).toBe('default');
+  });
+
+  it('a role may name the time zone its people read times in; the others keep the organisation zone', () => {
+    const cfg = parseConfigFile('roles:\n  - {id: ops, timezone: Asia/Shanghai}\n  - {id: eu}\n', defaults);
+    expect(cfg.roles.find((r) => r.id === 'ops')!.timezone).toBe('Asia/Shanghai');
+    expect(cfg.roles.find((r) => r.id === 'eu')).not.toHaveProperty('timezone');
+    expect(roleTimeZone(cfg, 'ops', { SKILLGATE_TIMEZONE: 'Europe/London' })).toBe('Asia/Shanghai');
+    expect(roleTimeZone(cfg, 'eu', { SKILLGATE_TIMEZONE: 'Europe/London' })).toBe('Europe/London');
+    expect(roleTimeZone(cfg, 'nobody', { SKILLGATE_TIMEZONE: 'America/New_York' })).toBe('America/New_York');
+    const bad = errorOf(() => parseConfigFile('roles:\n  - {id: ops, timezone: Mars/Olympus}\n', defaults));
+    expect(bad.key).toBe('roles[0].timezone');
+    expect(bad.message).toContain('Mars/Olympus');
   });
 
   it('errors name the key: bad access, unknown key, unknown role, unset $VAR, bad YAML', () => {

@@ -86,7 +86,7 @@ describeEachEngine('datatable structure actions', (getDb) => {
       整数列: 'bigint',
       数字列: 'numeric',
       日期列: 'date',
-      日期时间列: 'timestamp without time zone',
+      日期时间列: 'timestamp with time zone',
       时间列: 'time without time zone',
       勾选列: 'boolean',
       单选列: 'text',
@@ -131,7 +131,7 @@ describeEachEngine('datatable structure actions', (getDb) => {
     expect(rec.errors).toEqual([]);
     const cols = Object.keys(rec.values);
     const sql = `INSERT INTO "org_data_acme"."全类型" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})
-      RETURNING "整数列", "数字列"::text AS n, "日期列"::text AS d, "日期时间列"::text AS dt, "时间列"::text AS t, "勾选列", "多选列", "JSON列"`;
+      RETURNING "整数列", "数字列"::text AS n, "日期列"::text AS d, ("日期时间列" AT TIME ZONE 'UTC')::text AS dt, "时间列"::text AS t, "勾选列", "多选列", "JSON列"`;
     const { rows } = await db.query(
       sql,
       cols.map((c) => rec.values[c]),
@@ -140,7 +140,7 @@ describeEachEngine('datatable structure actions', (getDb) => {
       整数列: '9223',
       n: '1234.57',
       d: '2026-01-02',
-      dt: '2026-01-02 09:30:15',
+      dt: '2026-01-02 01:30:15',
       t: '09:30:00',
       勾选列: true,
       多选列: ['红', '绿'],

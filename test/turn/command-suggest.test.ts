@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelTool } from '../../src/registry/types.ts';
 import { CommandPlanner } from '../../src/turn/planners/command.ts';
-import { closestTools, suggestText, tokenize } from '../../src/turn/planners/command-suggest.ts';
+import { closestTools, suggestQuestion, suggestText, tokenize } from '../../src/turn/planners/command-suggest.ts';
 import type { PlannerTurn } from '../../src/turn/planner.ts';
 
 function tool(name: string, description: string, required: string[] = []): ModelTool {
@@ -54,6 +54,7 @@ describe('plain text suggestions', () => {
       invoke: async () => ({}),
       signal: new AbortController().signal,
       progress: () => {},
+      commandButtons: true,
     } as unknown as PlannerTurn;
     const r = await planner.handle(turn);
     expect([...r.text].length).toBeLessThan(300);
@@ -72,5 +73,41 @@ describe('plain text suggestions', () => {
       expect((md.match(/^- `\//gm) ?? []).length).toBeGreaterThan(0);
     }
     expect(suggestText('👍', TOOLS, 'en')).toMatch(/^Without a model I only understand commands\. You could try:\n\n- `\/help`/);
+  });
+
+  it('where inline commands are not buttons, the suggestions are a question of the help skill', async () => {
+    const invoked: string[] = [];
+    const turn = {
+      text: '泵房漏水了，我要报修',
+      raw_input: '泵房漏水了，我要报修',
+      lang: 'zh-CN',
+      tools: TOOLS,
+      materials: [],
+      invoke: async (t: string) => {
+        invoked.push(t);
+        return {};
+      },
+      signal: new AbortController().signal,
+      progress: () => {},
+    } as unknown as PlannerTurn;
+    const r = await new CommandPlanner().handle(turn);
+    expect(invoked).toEqual([]);
+    expect(r.text).toBe('');
+    expect(r.invocations).toHaveLength(1);
+    const inv = r.invocations[0]!;
+    expect(inv.tool).toBe('help');
+    expect(inv.envelope).toMatchObject({ success: false, need_param: 'skill', user_message: expect.stringContaining('最接近') });
+    const options = inv.envelope.options as { value: string; label: string }[];
+    expect(options[0]).toEqual({ value: 'repair_ticket', label: '/repair_ticket — 报修工单' });
+    expect(options.length).toBeLessThanOrEqual(3);
+    for (const o of options) expect([...o.label].length).toBeLessThanOrEqual(40);
+  });
+
+  it('a role without the help skill keeps the text answer', () => {
+    const noHelp = TOOLS.filter((t) => t.function.name !== 'help');
+    expect(suggestQuestion('泵房漏水了，我要报修', noHelp, 'zh-CN')).toBeNull();
+    expect(suggestQuestion('泵房漏水了，我要报修', TOOLS, 'en')?.user_message).toBe(
+      'Without a model I only understand commands. Closest to what you wrote:',
+    );
   });
 });

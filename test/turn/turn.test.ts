@@ -25,11 +25,41 @@ describeEachEngine('turn pipeline', (db) => {
   });
 
   it('anything that is not a command gets a short answer with the closest commands, not silence', async () => {
-    const h = await makeTurnHarness(db());
+    const h = await makeTurnHarness(db(), { capabilities: { command_buttons: true } });
     const out = await h.turn({ raw_input: '你好，能做什么？' });
     expect(text(out)).toContain('`/help`');
     expect([...text(out)].length).toBeLessThan(300);
     expect(text(out)).toContain('没有接入模型时我只听得懂命令。');
+  });
+
+  it("on a channel with native buttons the suggestions are a choice; a press shows that skill's help", async () => {
+    const h = await makeTurnHarness(db());
+    const out = await h.turn({ raw_input: '泵房漏水了，我要报修' });
+    const confirm = out.at(-1)!.confirm!;
+    expect(confirm.kind).toBe('choice');
+    expect(confirm.prompt_md).toContain('没有接入模型时我只听得懂命令。');
+    expect(confirm.options.map((o) => o.id)).toEqual(['1', '2', '3'].slice(0, confirm.options.length));
+    const picked = confirm.options.findIndex((o) => o.label.startsWith('/repair_ticket'));
+    expect(picked).toBeGreaterThanOrEqual(0);
+    const help = await h.turn({ kind: 'callback', raw_input: null, callback: { action: String(picked + 1), token: confirm.token } });
+    expect(text(help)).toContain('**/repair_ticket**');
+    expect(text(help)).not.toContain('没有接入模型');
+    // single use: a second press of the same button finds nothing
+    const again = await h.turn({ kind: 'callback', raw_input: null, callback: { action: String(picked + 1), token: confirm.token } });
+    expect(text(again)).not.toContain('**/repair_ticket**');
+  });
+
+  it("on a text channel the suggestions are a numbered list; replying with a number shows that skill's help", async () => {
+    const h = await makeTurnHarness(db(), { capabilities: { buttons: false, display: 'text' } });
+    const out = await h.turn({ raw_input: '泵房漏水了，我要报修' });
+    expect(out.at(-1)!.confirm ?? null).toBeNull();
+    const lines = text(out).split('\n');
+    const line = lines.find((l) => /^\d\. \/repair_ticket/.test(l));
+    expect(line, text(out)).toBeDefined();
+    expect([...text(out)].length).toBeLessThan(300);
+    const help = await h.turn({ raw_input: line!.slice(0, 1) });
+    expect(text(help)).toContain('/repair_ticket');
+    expect(text(help)).not.toContain('没有接入模型');
   });
 
   it('a command runs the skill with the actor and raw_input of the turn (R-CTX-04, R-CTX-07)', async () => {

@@ -3,6 +3,7 @@
  * occurrences from the ledger (docs/schedules.md): one line per schedule, then one indented
  * line per occurrence, newest first.
  */
+import { formatInstant } from '../../present/clock.ts';
 import { recentOccurrences, type Occurrence } from '../../schedule/ledger.ts';
 import { listSchedules, type StoredSchedule } from '../../schedule/store.ts';
 import { withCliDb } from '../db-access.ts';
@@ -33,11 +34,11 @@ export async function scheduleListCommand(opts: { json?: boolean }, io: CliIO): 
     return EXIT_OK;
   }
   for (const s of rows) {
-    const last = s.last_run_at ? `${new Date(s.last_run_at).toISOString()} ${s.last_ok ? 'ok' : 'failed'}` : 'never ran';
+    const last = s.last_run_at ? `${formatInstant(new Date(s.last_run_at))} ${s.last_ok ? 'ok' : 'failed'}` : 'never ran';
     io.stdout(`${s.name}\t${s.cron} (${s.timezone})\t${s.kind} ${s.target}\t${s.deliver_to || '-'}\t${last}\tmissed: ${s.missed}\n`);
     for (const o of s.occurrences)
       io.stdout(
-        `  ${new Date(o.planned_at).toISOString()}\t${o.status}${o.catch_up ? ' (catch-up)' : ''}${o.error ? `\t${o.error}` : ''}\n`,
+        `  ${formatInstant(new Date(o.planned_at))}\t${o.status}${o.catch_up ? ' (catch-up)' : ''}${o.error ? `\t${o.error}` : ''}\n`,
       );
   }
   return EXIT_OK;

@@ -5,7 +5,7 @@
  * failed one (README.md "The skillgate command"). With an embedded data dir held by a running server, the call
  * runs in that server (README.md "The skillgate command").
  */
-import { loadConfigFile } from '../../config/file.ts';
+import { loadConfigFile, roleTimeZone } from '../../config/file.ts';
 import { resolveSecretKey } from '../../config/secret-key.ts';
 import { loadSettings } from '../../config/settings.ts';
 import type { Envelope } from '../../envelope/types.ts';
@@ -70,7 +70,15 @@ export async function skillRunCommand(target: string, flags: SkillRunFlags, io: 
         const lifecycle = await createSkillLifecycle({ db, settings, config, log: log(), watch: false });
         const registry = lifecycle.registry();
         publishCatalog(registry, config, lifecycle.skillsFor);
-        const base = { db, registry, settings, secretKey: resolveSecretKey(settings), log: log(), skillsFor: lifecycle.skillsFor };
+        const base = {
+          db,
+          registry,
+          settings,
+          secretKey: resolveSecretKey(settings),
+          log: log(),
+          skillsFor: lifecycle.skillsFor,
+          timeZoneFor: (roleId: string) => roleTimeZone(config, roleId),
+        };
         const services = { ...base, call: wireSkillCall(base, { reload: (reason) => lifecycle.reload(reason) }) };
         try {
           return await runFromCli(services, config, settings.roleId, opts);

@@ -1,6 +1,8 @@
 // skillgate operators' console shell (docs/console.md). No framework, no build step: the
 // shell signs in, lists the sections the server offers and loads each one's module
 // /admin/assets/sections/<id>.js, which exports mount(container, api, t).
+import { setTimeZone } from './ui.js';
+
 const EN = /^en\b/i.test(navigator.language || '');
 /** Pick the zh-CN or the English text. */
 export const t = (zh, en) => (EN && en !== undefined ? en : zh);
@@ -81,6 +83,7 @@ function showSignin() {
 
 async function boot() {
   const s = await api('session');
+  setTimeZone(s.time_zone);
   if (!s.enabled) {
     el.disabled.textContent = s.how_to_enable;
     el.disabled.classList.remove('hidden');

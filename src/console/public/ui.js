@@ -80,7 +80,33 @@ export function safeHtml(node, html) {
   });
 }
 
-/** A date string in the page's locale (empty for null). */
+let timeFormat = null;
+
+/** The zone `when` writes times in: the organisation's, from `GET /admin/api/session` (docs/results.md "Times"). */
+export function setTimeZone(tz) {
+  try {
+    timeFormat = new Intl.DateTimeFormat('en-CA', {
+      timeZone: tz || undefined,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+  } catch {
+    timeFormat = null;
+  }
+}
+
+/** An instant as `YYYY-MM-DD HH:mm:ss` in the organisation's zone, as chats and the CLI write it (empty for null). */
 export function when(v) {
-  return v ? new Date(v).toLocaleString() : '';
+  if (!v) return '';
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime())) return String(v);
+  if (!timeFormat) setTimeZone(undefined);
+  const p = {};
+  for (const x of timeFormat.formatToParts(d)) p[x.type] = x.value;
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
 }

@@ -35,21 +35,29 @@ export function datatableCommand(args: Rec): string {
   return `/datatable ${JSON.stringify(args)}`;
 }
 
-function tableOpts(table: TableMeta | null, lang: DtLang): TableOptions {
-  if (!table) return { lang };
+function tableOpts(table: TableMeta | null, lang: DtLang, timeZone?: string): TableOptions {
+  if (!table) return { lang, timeZone };
   const hints: Record<string, ColumnHint> = { id: { kind: 'id' } };
   for (const f of table.fields) {
     if (f.uidt === '数字') hints[f.title] = { kind: 'number', scale: f.scale };
     else if (f.uidt === '整数') hints[f.title] = { kind: 'number' };
     else if (f.uidt === '文本' || f.uidt === '电话') hints[f.title] = { kind: 'id' };
   }
-  return { lang, columns: [...table.fields].sort((a, b) => a.position - b.position).map((f) => f.title), hints };
+  return { lang, timeZone, columns: [...table.fields].sort((a, b) => a.position - b.position).map((f) => f.title), hints };
 }
 
 const zh = (lang: DtLang, zhText: string, enText: string): string => (lang === 'en' ? enText : zhText);
 
-function rowsBlock(rows: Rec[], total: number, offset: number, table: TableMeta | null, lang: DtLang, more: Rec | null): string {
-  const md = recordsTable(rows, tableOpts(table, lang));
+function rowsBlock(
+  rows: Rec[],
+  total: number,
+  offset: number,
+  table: TableMeta | null,
+  lang: DtLang,
+  more: Rec | null,
+  timeZone?: string,
+): string {
+  const md = recordsTable(rows, tableOpts(table, lang, timeZone));
   const shown = Math.min(rows.length, TABLE_PAGE_ROWS);
   const from = offset + 1;
   const to = offset + shown;
@@ -105,7 +113,14 @@ function batchSentence(env: Envelope, lang: DtLang): string {
 }
 
 /** The display markdown of one successful call, or null to leave the envelope as it is. */
-export function displayFor(action: DatatableAction, env: Envelope, payload: Rec, table: TableMeta | null, lang: DtLang): string | null {
+export function displayFor(
+  action: DatatableAction,
+  env: Envelope,
+  payload: Rec,
+  table: TableMeta | null,
+  lang: DtLang,
+  timeZone?: string,
+): string | null {
   if (env.success === false || env.ok === false || env.need_confirm === true || typeof env.confirm_token === 'string') return null;
   const t = title(table, env);
   switch (action) {
@@ -156,7 +171,7 @@ export function displayFor(action: DatatableAction, env: Envelope, payload: Rec,
             )
           : zh(lang, `**${t}**：没有符合条件的记录。`, `**${t}**: no matching rows.`);
       const head = zh(lang, `**${t}**（共 ${formatNumber(total, lang)} 条）`, `**${t}** (${formatNumber(total, lang)} rows)`);
-      return `${head}\n\n${rowsBlock(list, Math.max(total, offset + list.length), offset, table, lang, table ? queryMore(payload, table) : null)}`;
+      return `${head}\n\n${rowsBlock(list, Math.max(total, offset + list.length), offset, table, lang, table ? queryMore(payload, table) : null, timeZone)}`;
     }
     case 'aggregate':
     case 'sql_query': {
@@ -170,7 +185,7 @@ export function displayFor(action: DatatableAction, env: Envelope, payload: Rec,
               `查询结果（${formatNumber(rows.length, lang)} 行${env.truncated === true ? '，已截断' : ''}）`,
               `Result (${formatNumber(rows.length, lang)} rows${env.truncated === true ? ', truncated' : ''})`,
             );
-      return `${head}\n\n${rowsBlock(rows, rows.length, 0, action === 'aggregate' ? table : null, lang, null)}`;
+      return `${head}\n\n${rowsBlock(rows, rows.length, 0, action === 'aggregate' ? table : null, lang, null, timeZone)}`;
     }
     case 'insert':
     case 'update': {
@@ -180,7 +195,7 @@ export function displayFor(action: DatatableAction, env: Envelope, payload: Rec,
         action === 'insert'
           ? zh(lang, `已在 **${t}** 新增 1 条记录（id ${String(id)}）。`, `Added 1 row to **${t}** (id ${String(id)}).`)
           : zh(lang, `已更新 **${t}** 的记录 id ${String(id)}。`, `Updated row id ${String(id)} of **${t}**.`);
-      return rec ? `${head}\n\n${recordList(rec, tableOpts(table, lang))}` : head;
+      return rec ? `${head}\n\n${recordList(rec, tableOpts(table, lang, timeZone))}` : head;
     }
     case 'insert_batch':
     case 'insert_from_file':
@@ -215,7 +230,7 @@ export function displayFor(action: DatatableAction, env: Envelope, payload: Rec,
         `已执行，影响 ${formatNumber(num(env.affected), lang)} 行。`,
         `Done: ${formatNumber(num(env.affected), lang)} rows affected.`,
       );
-      return rows.length ? `${head}\n\n${rowsBlock(rows, rows.length, 0, null, lang, null)}` : head;
+      return rows.length ? `${head}\n\n${rowsBlock(rows, rows.length, 0, null, lang, null, timeZone)}` : head;
     }
     case 'create_table':
       return env.already_exists === true
@@ -242,8 +257,15 @@ export function displayFor(action: DatatableAction, env: Envelope, payload: Rec,
   }
 }
 
-/** `env` with its `display_md` ({@link displayFor}) when the action has one. */
-export function withDisplay(action: DatatableAction, env: Envelope, payload: Rec, table: TableMeta | null, lang: DtLang): Envelope {
-  const md = displayFor(action, env, payload, table, lang);
+/** `env` with its `display_md` ({@link displayFor}; instants in `timeZone`, default the organisation's) when the action has one. */
+export function withDisplay(
+  action: DatatableAction,
+  env: Envelope,
+  payload: Rec,
+  table: TableMeta | null,
+  lang: DtLang,
+  timeZone?: string,
+): Envelope {
+  const md = displayFor(action, env, payload, table, lang, timeZone);
   return md === null ? env : { ...env, display_md: md };
 }

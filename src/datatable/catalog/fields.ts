@@ -49,7 +49,8 @@ export function hasOptions(uidt: LogicalType): boolean {
  * The column type of a logical type in the organisation's table (R-DT-66):
  * 文本 长文本 单选 邮箱 电话 链接 JSON → `text` (JSON is text: no jsonb, spec §7.6(1));
  * 多选 → `text[]`; 整数 → `bigint`; 数字 → `numeric(p,s)`; 日期 → `date`;
- * 日期时间 → `timestamp` (without time zone); 时间 → `time`; 勾选 → `boolean`.
+ * 日期时间 → `timestamptz` (an instant; wall-clock input is read in the caller's zone); 时间 → `time`;
+ * 勾选 → `boolean`.
  */
 export function columnSqlType(field: Pick<FieldMeta, 'uidt' | 'precision' | 'scale'>): string {
   switch (field.uidt) {
@@ -60,7 +61,7 @@ export function columnSqlType(field: Pick<FieldMeta, 'uidt' | 'precision' | 'sca
     case '日期':
       return 'date';
     case '日期时间':
-      return 'timestamp';
+      return 'timestamptz';
     case '时间':
       return 'time';
     case '勾选':

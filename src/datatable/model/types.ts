@@ -150,6 +150,11 @@ export interface DtCaller {
   channel: string;
   isAdmin: boolean;
   lang: 'zh-CN' | 'en';
+  /**
+   * IANA zone of the caller's people: instants are shown and wall-clock input read in it
+   * (docs/datatable.md); runDatatable always sets it, absent = the session's own zone.
+   */
+  timeZone?: string;
 }
 
 /** What every action receives. */

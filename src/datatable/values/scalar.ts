@@ -218,6 +218,14 @@ function timeText(h: string, mi: string, s: string | undefined, f: string | unde
   return `${h}:${mi}:${s ?? '00'}${f ?? ''}`;
 }
 
+/** An ISO offset as PostgreSQL reads it (`Z` → `+00:00`, `+0800` → `+08:00`); "" for none. */
+function offsetText(o: string | undefined): string {
+  if (!o) return '';
+  if (o.toUpperCase() === 'Z') return '+00:00';
+  const digits = o.slice(1).replace(':', '');
+  return `${o[0]}${digits.slice(0, 2)}:${digits.slice(2, 4) || '00'}`;
+}
+
 /** 日期 / 日期时间 / 时间 in ISO form (R-DT-71, A-35) → `YYYY-MM-DD`, `YYYY-MM-DD HH:MM:SS[.f]`, `HH:MM:SS[.f]`. */
 export function coerceDateLike(field: FieldMeta, value: unknown, lang: DtLang): CoerceResult {
   const formats: Record<string, Bilingual> = {
@@ -244,6 +252,7 @@ export function coerceDateLike(field: FieldMeta, value: unknown, lang: DtLang): 
   const date = `${m[1]}-${m[2]}-${m[3]}`;
   if (m[4] === undefined) return { ok: true, value: `${date} 00:00:00` };
   const time = timeText(m[4], m[5]!, m[6], m[7]);
-  // The column is timestamp without time zone (A-35): the wall-clock time is stored as written.
-  return time ? { ok: true, value: `${date} ${time}` } : bad();
+  // The column is timestamptz (A-35): an offset names the instant; a wall-clock time without
+  // one is read in the caller's zone (the transaction's TimeZone), so it reads back as written.
+  return time ? { ok: true, value: `${date} ${time}${offsetText(m[8])}` } : bad();
 }

@@ -119,6 +119,19 @@ function isRec(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** The `<name>__<sub>` tools of a skill with sub-commands. */
+export function subToolsOf(name: string, tools: readonly ModelTool[]): ModelTool[] {
+  return tools.filter((t) => t.function.name.startsWith(`${name}__`));
+}
+
+/**
+ * `/help <skill>` for `tool` among the role's `tools`: {@link toolHelp} with its sub-commands and,
+ * when given, its full input schema (`x-actions`). Markdown.
+ */
+export function skillHelp(tool: ModelTool, tools: readonly ModelTool[], lang: Lang, fullSchema?: JsonSchema): string {
+  return toolHelp(tool, lang, { fullSchema, subTools: subToolsOf(tool.function.name, tools) });
+}
+
 /** The `x-actions` of a full input schema: action name → its payload schema with a description. */
 export function actionsOf(schema: JsonSchema | undefined): [string, JsonSchema][] {
   const a = schema?.['x-actions'];

@@ -6,6 +6,7 @@
  * whatever was sent (an emoji, a 10 000-character paste).
  */
 import MiniSearch from 'minisearch';
+import type { Envelope } from '../../envelope/types.ts';
 import type { ModelTool } from '../../registry/types.ts';
 import type { Lang } from '../reply/text.ts';
 import { exampleCommand, purposeOf } from './command-help.ts';
@@ -82,14 +83,53 @@ const TEXT = {
   more: { zh: '点一下命令会填到输入框；`/help` 查看全部。', en: 'Tap a command to put it in the box; `/help` lists everything.' },
 } as const;
 
+/** Longest option label (button text and list line), in characters. */
+const LABEL_MAX_CHARS = 40;
+
+/** The suggested tool names (closest, else `help` and two others), and the answer's first line. */
+function suggested(
+  text: string,
+  tools: ModelTool[],
+  lang: Lang,
+  tagsOf?: (tool: string) => string[],
+): { names: string[]; byName: Map<string, ModelTool>; head: string } {
+  const byName = new Map(tools.map((t) => [t.function.name, t]));
+  let names = closestTools(text, tools, tagsOf);
+  const head = lang === 'en' ? (names.length ? TEXT.found.en : TEXT.none.en) : names.length ? TEXT.found.zh : TEXT.none.zh;
+  if (names.length === 0)
+    names = ['help', ...[...byName.keys()].filter((n) => n !== 'help').sort()].filter((n) => byName.has(n)).slice(0, 3);
+  return { names, byName, head };
+}
+
+/** The label of one suggested tool: its example command with a short purpose, as fits. */
+function optionLabel(tool: ModelTool): string {
+  const cmd = exampleCommand(tool);
+  const purpose = shortPurpose(purposeOf(tool.function.description ?? ''));
+  for (const l of [purpose ? `${cmd} — ${purpose}` : cmd, cmd]) if ([...l].length <= LABEL_MAX_CHARS) return l;
+  return `/${tool.function.name}`;
+}
+
+/**
+ * The suggestions as a question of the `help` skill (docs/messaging.md "Questions with
+ * choices"): `{success:false, need_param:"skill", options:[{value:<tool>, label}], user_message}`;
+ * picking option n calls `help` with `skill=<tool>`. Null when the role has no `help` skill
+ * (then {@link suggestText} is the whole answer).
+ */
+export function suggestQuestion(text: string, tools: ModelTool[], lang: Lang, tagsOf?: (tool: string) => string[]): Envelope | null {
+  const { names, byName, head } = suggested(text, tools, lang, tagsOf);
+  if (!byName.has('help') || names.length === 0) return null;
+  return {
+    success: false,
+    need_param: 'skill',
+    options: names.map((n) => ({ value: n, label: optionLabel(byName.get(n)!) })),
+    user_message: head,
+  };
+}
+
 /** The short answer to plain text: up to three example commands with their purpose, markdown. */
 export function suggestText(text: string, tools: ModelTool[], lang: Lang, tagsOf?: (tool: string) => string[]): string {
   const pick = <T>(v: { zh: T; en: T }): T => (lang === 'en' ? v.en : v.zh);
-  const byName = new Map(tools.map((t) => [t.function.name, t]));
-  let names = closestTools(text, tools, tagsOf);
-  const head = names.length ? pick(TEXT.found) : pick(TEXT.none);
-  if (names.length === 0)
-    names = ['help', ...[...byName.keys()].filter((n) => n !== 'help').sort()].filter((n) => byName.has(n)).slice(0, 3);
+  const { names, byName, head } = suggested(text, tools, lang, tagsOf);
   const line = (n: string, withPurpose: boolean): string => {
     const tool = byName.get(n)!;
     const purpose = withPurpose ? shortPurpose(purposeOf(tool.function.description ?? '')) : '';

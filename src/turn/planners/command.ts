@@ -7,9 +7,9 @@
 import type { Planner, PlannerResult, PlannerTurn } from '../planner.ts';
 import type { JsonSchema, ModelTool } from '../../registry/types.ts';
 import type { Lang } from '../reply/text.ts';
-import { helpText, toolHelp } from './command-help.ts';
+import { helpText, skillHelp, subToolsOf } from './command-help.ts';
 import { parseCommand } from './command-parse.ts';
-import { suggestText } from './command-suggest.ts';
+import { suggestQuestion, suggestText } from './command-suggest.ts';
 import { lookupTool } from './command-tools.ts';
 
 export { parseCommand, parseArgs, type ParsedCommand } from './command-parse.ts';
@@ -40,11 +40,6 @@ function list(names: string[]): string {
   return names.map((n) => `\`/${n}\``).join(', ');
 }
 
-/** The `<name>__<sub>` tools of a skill with sub-commands. */
-function subTools(name: string, tools: ModelTool[]): ModelTool[] {
-  return tools.filter((t) => t.function.name.startsWith(`${name}__`));
-}
-
 /** Options of {@link CommandPlanner}. */
 export interface CommandPlannerOptions {
   /** The bot's username, so `/cmd@otherbot` is ignored (README.md "Start"). */
@@ -62,7 +57,7 @@ export class CommandPlanner implements Planner {
   constructor(private readonly opts: CommandPlannerOptions = {}) {}
 
   private help(tool: ModelTool, tools: ModelTool[], lang: Lang): string {
-    return toolHelp(tool, lang, { fullSchema: this.opts.schemaOf?.(tool.function.name), subTools: subTools(tool.function.name, tools) });
+    return skillHelp(tool, tools, lang, this.opts.schemaOf?.(tool.function.name));
   }
 
   /** Never throws for a skill failure (an envelope with `success:false` is returned as is). */
@@ -87,7 +82,7 @@ export class CommandPlanner implements Planner {
         if (parsed.topic) {
           const found = lookupTool(parsed.topic, turn.tools);
           if (found.kind === 'found') return { text: this.help(found.tool, turn.tools, lang), invocations: [] };
-          const subs = subTools(parsed.topic, turn.tools);
+          const subs = subToolsOf(parsed.topic, turn.tools);
           if (subs.length)
             return {
               text: this.help(
@@ -114,8 +109,12 @@ export class CommandPlanner implements Planner {
         return { text: pick(lang, TEXT.nothingToConfirm), invocations: [] };
       case 'stop':
         return { text: pick(lang, TEXT.nothingRunning), invocations: [] };
-      case 'none':
+      case 'none': {
+        // Inline commands are buttons only where the channel makes them so (the web page).
+        const question = turn.commandButtons ? null : suggestQuestion(turn.text, turn.tools, lang, this.opts.tagsOf);
+        if (question) return { text: '', invocations: [{ tool: 'help', args: {}, envelope: question }] };
         return { text: suggestText(turn.text, turn.tools, lang, this.opts.tagsOf), invocations: [] };
+      }
     }
   }
 }
