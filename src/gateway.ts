@@ -1,6 +1,6 @@
 /**
  * Start and stop one gateway process: settings → data dir → database → migrations → skills →
- * directory seed → channels, inbox, turn, outbox → HTTP (DESIGN.md "The flow of one message").
+ * directory seed → channels, inbox, turn, outbox → HTTP.
  * Shutdown is bounded: stop accepting, let in-flight turns finish for at most
  * SKILLGATE_SHUTDOWN_GRACE_SEC, abort the rest (taken over at the next start: docs/recovery.md).
  */

@@ -5,7 +5,7 @@
  * - `<name>.inbound.json` ({@link InboundCase}): one webhook delivery (a payload file next to
  *   it, or an inline body) with its headers/query and an optional clock time → the expected
  *   action, HTTP status, the subset of the normalized {@link InboundMessage} handed to the host
- *   (field names as `shared/fixtures/expected.json`), and platform calls the adapter must make
+ *   (field names as in the fixtures' expected.json), and platform calls the adapter must make
  *   (e.g. `answerCallbackQuery`, a polite "unsupported" reply).
  * - `<name>.outbound.json` ({@link OutboundCase}): one {@link OutboundMessage} (media paths
  *   relative to the case file) → the expected platform API calls (method/path and a body
@@ -22,7 +22,7 @@ import type { FakeReply } from './fake-server.ts';
 
 /**
  * What a correct adapter does with a delivery (the `action` vocabulary of
- * `shared/fixtures/INDEX.md`, plus `reject`):
+ * the fixtures, plus `reject`):
  * - `process` / `process_as_edit` / `process_callback` — exactly one `accepted` at the host, the
  *   message matching `expected.message` (kind `message` / `edit` / `callback`);
  * - `drop_duplicate` — fed after the cases in `after`; nothing new accepted; still 2xx;

@@ -37,7 +37,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
     expect(b.fake.requests, `${what}: no platform call`).toHaveLength(0);
   }
 
-  it('CONTRACTS §6: a valid signed delivery is accepted (baseline for the refusals)', async () => {
+  it('a valid signed delivery is accepted (baseline for the refusals)', async () => {
     const b = bed();
     const before = b.host.accepted().length;
     const res = await b.deliver(sample());
@@ -45,7 +45,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
     expect(b.host.accepted().length).toBe(before + 1);
   });
 
-  it('CONTRACTS §6: every signing header/query value missing → 401 before any handler or SDK', async () => {
+  it('every signing header/query value missing → 401 before any handler or SDK', async () => {
     const b = bed();
     const signed = opts.sign(sample(), b.clock.now());
     const keys = [
@@ -68,7 +68,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
     );
   });
 
-  it('CONTRACTS §6: every signing header/query value altered → 401 (constant-time compare of the same length)', async () => {
+  it('every signing header/query value altered → 401 (constant-time compare of the same length)', async () => {
     const b = bed();
     const signed = opts.sign(sample(), b.clock.now());
     for (const k of Object.keys(signed.headers).map((x) => x.toLowerCase())) {
@@ -80,7 +80,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
     }
   });
 
-  it('CONTRACTS §6: a signed body that cannot be parsed → 400, nothing stored', async () => {
+  it('a signed body that cannot be parsed → 400, nothing stored', async () => {
     const b = bed();
     for (const body of ['{"id": 1,', 'not json at all', '', '\u0000\u0001', '[1,2', '{"a":"\ud800"']) {
       const before = b.host.calls.length;
@@ -90,7 +90,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
     }
   });
 
-  it('CONTRACTS §6: an event type the gateway does not handle → 200 and ignored', async () => {
+  it('an event type the gateway does not handle → 200 and ignored', async () => {
     const b = bed();
     const before = b.host.accepted().length;
     const res = await b.deliver(gen.ignoredEvent(nextSeq()));
@@ -100,7 +100,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
 
   if (opts.replayWindowS !== undefined) {
     const w = opts.replayWindowS;
-    it(`CONTRACTS §6: replay window ${w} s — older or further in the future → 401, inside → 200`, async () => {
+    it(`replay window ${w} s — older or further in the future → 401, inside → 200`, async () => {
       const b = bed();
       const now = b.clock.now().getTime();
       await expectRefused(b, sample(), () => undefined, 'too old', new Date(now - (w + 1) * 1000));
@@ -111,7 +111,7 @@ export function registerInboundChecks(opts: AdapterContractOptions, bed: () => B
   }
 
   for (const h of opts.handshakes ?? []) {
-    it(`CONTRACTS §6: declared handshake "${h.name}" is answered without a signature`, async () => {
+    it(`declared handshake "${h.name}" is answered without a signature`, async () => {
       const b = bed();
       const r = h.request(b.ctx);
       const res = await b.adapter.handleWebhook(

@@ -5,8 +5,8 @@
  *   `POST /v1.0/oauth2/accessToken` `{appKey, appSecret}` → `{accessToken, expireIn}` (s), sent
  *   as header `x-acs-dingtalk-access-token`; `POST /v1.0/robot/messageFiles/download`
  *   `{downloadCode, robotCode}` → `{downloadUrl}` (https://open.dingtalk.com/document/orgapp/download-media-files);
- *   `POST /v1.0/robot/oToMessages/batchSend` and `/v1.0/robot/groupMessages/send`
- *   (shared/fixtures/outbound-expectations.md §5). Errors: HTTP 4xx/5xx with `{code, message}`.
+ *   `POST /v1.0/robot/oToMessages/batchSend` and `/v1.0/robot/groupMessages/send`.
+ * Errors: HTTP 4xx/5xx with `{code, message}`.
  * - Old API root (`DINGTALK_OAPI_ROOT`, default https://oapi.dingtalk.com): `POST
  *   /media/upload?access_token=…&type=image|file` (multipart field `media`) → `{errcode: 0,
  *   media_id}`. Assumption (stated, not verified on an official page): the new API's access
@@ -20,7 +20,7 @@
  * when present, else 1000 ms (the throttling doc's remedy "sleep 1 s and retry"); 5xx, network
  * failures and old errcode -1 (system busy) are retryable; an expired token (HTTP 401, old
  * 40014/42001/40001) is refreshed once; anything else is permanent. By status and code, never by
- * message text (STYLE.md "a typed send result").
+ * message text.
  */
 import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
 

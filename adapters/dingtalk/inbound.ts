@@ -1,6 +1,6 @@
 /**
  * DingTalk robot callback → the channel contract's {@link InboundMessage}
- * (https://open.dingtalk.com/document/orgapp/receive-message; shared/fixtures/INDEX.md
+ * (https://open.dingtalk.com/document/orgapp/receive-message
  * `dingtalk/*`). Pure: no I/O.
  *
  * - `dedupe_key` `dingtalk:msg:<msgId>`; `chat.id` = `conversationId`; `conversationType` '1' →

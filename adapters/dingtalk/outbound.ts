@@ -1,5 +1,5 @@
 /**
- * Sending to DingTalk (shared/fixtures/outbound-expectations.md §5).
+ * Sending to DingTalk.
  *
  * Route per conversation: the callback's session webhook while it is valid (until
  * `sessionWebhookExpiredTime` minus {@link SESSION_MARGIN_MS}, on the injectable clock), else the

@@ -1,6 +1,6 @@
 /**
- * Verification of DingTalk robot callbacks (https://open.dingtalk.com/document/orgapp/receive-message;
- * shared/fixtures/outbound-expectations.md §5 "Callback side"): headers `timestamp` (ms since the
+ * Verification of DingTalk robot callbacks
+ * (https://open.dingtalk.com/document/orgapp/receive-message): headers `timestamp` (ms since the
  * epoch) and `sign` = base64(HMAC-SHA256(key = app secret, message = timestamp + "\n" + app
  * secret)). Both must pass: the timestamp within the replay window (docs/adapter-authoring.md: 300 s, either
  * direction) and the signature, compared in constant time. The body plays no part in the

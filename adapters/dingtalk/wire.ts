@@ -2,7 +2,7 @@
  * DingTalk wire shapes (enterprise internal robot, HTTP outgoing-callback mode). Only the fields
  * the adapter reads or writes. Sources: https://open.dingtalk.com/document/orgapp/receive-message
  * (callback body), https://open.dingtalk.com/document/orgapp/download-media-files (download
- * codes), shared/fixtures/outbound-expectations.md §5 (reply paths, Open API bodies).
+ * codes) (reply paths, Open API bodies).
  */
 
 /** The callback body DingTalk POSTs to our webhook (every field optional: it is untrusted JSON). */

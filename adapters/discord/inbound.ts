@@ -1,8 +1,7 @@
 /**
- * Gateway dispatch JSON → the channel contract, as plain functions (shared/fixtures/
- * INDEX.md "discord"): MESSAGE_CREATE (DMs and guild messages) and INTERACTION_CREATE (button
- * presses, gateway or HTTP endpoint). Inputs are untrusted JSON: every field is type-checked and
- * a malformed event is ignored with a reason, never thrown.
+ * Gateway dispatch JSON → the channel contract, as plain functions: MESSAGE_CREATE (DMs and guild
+ * messages) and INTERACTION_CREATE (button presses, gateway or HTTP endpoint). Inputs are untrusted
+ * JSON: every field is type-checked and a malformed event is ignored with a reason, never thrown.
  * Docs: https://discord.com/developers/docs/events/gateway-events#message-create,
  * https://discord.com/developers/docs/resources/message#message-object,
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object.

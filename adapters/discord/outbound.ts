@@ -1,5 +1,5 @@
 /**
- * Sending to Discord (shared/fixtures/outbound-expectations.md §2; "Create Message",
+ * Sending to Discord ("Create Message",
  * "Uploading Files", "Allowed Mentions", components) through discord.js's REST client:
  * - markdown → Discord markdown (src/channel/render/discord.ts), chunked AFTER rendering with
  *   src/channel/chunk.ts: 2000 UTF-16 units, a code fence open at a cut is closed and reopened

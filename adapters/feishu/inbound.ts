@@ -1,5 +1,5 @@
 /**
- * Feishu events → {@link InboundMessage} (shared/fixtures/INDEX.md "feishu"; open.feishu.cn
+ * Feishu events → {@link InboundMessage} (open.feishu.cn
  * im-v1 "Receive message" and "Message content description"; card callback docs).
  *
  * - `im.message.receive_v1`: text, post (every documented element in order, top-level `files`;

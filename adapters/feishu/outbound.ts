@@ -1,5 +1,5 @@
 /**
- * Sending to Feishu / Lark (shared/fixtures/outbound-expectations.md §3; open.feishu.cn im-v1
+ * Sending to Feishu / Lark (open.feishu.cn im-v1
  * message create / reply, image create, file create; docs/results.md).
  *
  * One {@link OutboundMessage} becomes, in order: the text — `plain` as `text` messages,
@@ -17,7 +17,7 @@
  * message under the same uuid. A card the platform rejects (230099, e.g. 11310 "card table
  * number over limit") is retried once as plain text.
  *
- * Errors (STYLE.md "typed send result"): `code != 0` answers and non-2xx are failures; HTTP 429
+ * Errors: `code != 0` answers and non-2xx are failures; HTTP 429
  * and the rate-limit codes are retryable with `retry_after_ms` from `x-ogw-ratelimit-reset`;
  * network errors and 5xx are retryable; other 4xx are permanent.
  */

@@ -61,7 +61,8 @@ export function wsHandlers(
 
 /** Connect and start receiving. Resolves once the SDK started (it reconnects by itself). */
 export async function startWsTransport(opts: WsTransportOptions, host: AdapterHost): Promise<WsTransport> {
-  // The SDK silently does nothing for an app id it does not recognise; say so (CONTRACTS §11 start-up report).
+  // The SDK silently does nothing for an app id it does not recognise; say so
+  // (docs/configuration.md start-up report).
   if (!/^cli_[0-9a-fA-F]{16}$/.test(opts.appId)) {
     opts.log.error(
       { channel: 'feishu', account: opts.account },

@@ -1,8 +1,8 @@
 /**
  * Feishu / Lark wire shapes we read and write (only the fields used), and the platform error
  * codes the adapter classifies. Sources: open.feishu.cn im-v1 "Receive message" event,
- * "Message content description", card callback (card.action.trigger), shared/fixtures/feishu,
- * library-facts §2 (SDK 1.74.0).
+ * "Message content description", card callback (card.action.trigger),
+ * test/fixtures/adapters/feishu, library-facts §2 (SDK 1.74.0).
  */
 
 /** Schema 2.0 event envelope header. */

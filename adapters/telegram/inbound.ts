@@ -1,5 +1,5 @@
 /**
- * Telegram `Update` → {@link InboundMessage} (shared/fixtures/INDEX.md "telegram"; Bot API
+ * Telegram `Update` → {@link InboundMessage} (Bot API
  * https://core.telegram.org/bots/api#update, #message, #messageentity, #callbackquery).
  *
  * Pure: no I/O. Button payloads that were shortened (src/channel/callback-payloads.ts) are

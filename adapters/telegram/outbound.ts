@@ -1,5 +1,5 @@
 /**
- * Sending to Telegram (shared/fixtures/outbound-expectations.md §1; Bot API #sendmessage,
+ * Sending to Telegram (Bot API #sendmessage,
  * #html-style, #sending-files, #inlinekeyboardmarkup):
  * - markdown → Telegram HTML with the shared renderer (src/channel/render), `parse_mode: HTML`;
  *   plain text is sent without a parse mode;

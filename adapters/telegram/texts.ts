@@ -1,5 +1,5 @@
 /**
- * User-facing texts of the Telegram adapter, zh-CN by default with English (DESIGN.md).
+ * User-facing texts of the Telegram adapter, zh-CN by default with English.
  */
 import type { Lang } from '../../src/channel/types.ts';
 import { langOf } from './inbound.ts';

@@ -1,6 +1,6 @@
 /**
  * Client frames → normalized {@link InboundMessage}s (src/channel/types.ts; field meanings of
- * `shared/fixtures/INDEX.md`, web cases). Pure: the caller has authenticated the sender and
+ * the web fixtures). Pure: the caller has authenticated the sender and
  * checked that every upload is the sender's own.
  */
 import type { AttachmentKind, InboundAttachment, InboundMessage } from '../../src/channel/types.ts';

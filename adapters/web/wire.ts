@@ -1,6 +1,6 @@
 /**
  * The web chat wire format (docs/web-protocol.md): JSON text frames, `v: 1`, over `WS /ws`.
- * Shapes follow the proposal in `shared/fixtures/web/*.json`, adopted with the changes the
+ * Shapes follow the proposal of the web fixtures, adopted with the changes the
  * protocol document lists. Only plain data here: no I/O.
  */
 

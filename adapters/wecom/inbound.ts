@@ -1,7 +1,7 @@
 /**
  * A decrypted WeCom callback (parsed XML) → the normalized {@link InboundMessage}
  * (developer.work.weixin.qq.com/document/path/90239 普通消息, /90240 事件, /90236 模板卡片事件
- * `template_card_event`; shared/fixtures/expected.json `wecom/text_plain.xml`).
+ * `template_card_event` `wecom/text_plain.xml`).
  *
  * Self-built app messages are always one member ↔ the app: chat type `direct`, chat id = the
  * member's UserID (`FromUserName`), always addressed to the bot. Dedup keys: `wecom:msg:<MsgId>`

@@ -1,6 +1,6 @@
 /**
- * Sending through `message/send` (shared/fixtures/outbound-expectations.md §4;
- * developer.work.weixin.qq.com/document/path/90236, /90253):
+ * Sending through `message/send`
+ * (developer.work.weixin.qq.com/document/path/90236, /90253):
  * - text only (capability `display: 'text'`, docs/results.md): markdown becomes faithful plain
  *   text with the shared renderer (src/channel/render `renderPlain`);
  * - split AFTER rendering with src/channel/chunk.ts: ≤ 2048 UTF-8 bytes per `text.content`,

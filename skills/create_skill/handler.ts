@@ -1,5 +1,5 @@
 /**
- * The built-in `create_skill` tool (spec 003 §安装预检; R-PRE-06, R-PRE-08,
+ * The built-in `create_skill` tool (R-PRE-06, R-PRE-08,
  * R-PRE-09): a thin entry over src/lifecycle/chat-tools.ts.
  */
 import { runCreateSkill } from '../../src/lifecycle/chat-tools.ts';

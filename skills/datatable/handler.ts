@@ -1,5 +1,5 @@
 /**
- * The built-in `datatable` skill (spec 000 §7): a thin entry over the gateway's own
+ * The built-in `datatable` skill: a thin entry over the gateway's own
  * implementation in src/datatable/ (R-DT-01, R-DT-02).
  */
 import { runDatatable } from '../../src/datatable/index.ts';

@@ -1,5 +1,5 @@
 /**
- * The built-in `edit_skill` tool (spec 003 §安装预检; R-PRE-06, R-PRE-07,
+ * The built-in `edit_skill` tool (R-PRE-06, R-PRE-07,
  * R-PRE-09): a thin entry over src/lifecycle/chat-tools.ts.
  */
 import { runEditSkill } from '../../src/lifecycle/chat-tools.ts';

@@ -1,5 +1,5 @@
 /**
- * `nocodb`: the historical name of the datatable entry (spec 000 §7★, D-18), kept as an alias
+ * `nocodb`: the historical name of the datatable entry (D-18), kept as an alias
  * of the same handler so skills probing ["datatable", "nocodb"] succeed at once. Confirmation
  * tokens are bound to the skill name `datatable` either way.
  */

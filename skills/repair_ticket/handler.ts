@@ -1,10 +1,10 @@
 /**
- * The `repair_ticket` skill: the repair-ticket flow of DESIGN.md — a reporter
+ * The `repair_ticket` skill: the repair-ticket flow of the README walkthrough — a reporter
  * reports a fault with a photo, ops are notified, the on-duty worker gets the ticket and a
  * pending reply; the worker's reply (「完成了，费用 1200 元」 + photo) completes the ticket and
  * the reporter hears back on their own channel.
  *
- * Action skill rules (spec 000 §3.5; R-ACT-01..05): canonical Chinese actions with aliases,
+ * Action skill rules (R-ACT-01..05): canonical Chinese actions with aliases,
  * `action_note` on every normalisation, no action → `need_param: "action"` with the list, no
  * default write action. Tables through `call_skill('datatable')`; messages through
  * `notify` / `send_message` / `await_reply` (docs/messaging.md). Recipients come from the

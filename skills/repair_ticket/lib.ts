@@ -1,6 +1,6 @@
 /**
- * Pure parts of the `repair_ticket` skill: action and parameter-key normalisation (spec 000
- * §3.5; R-ACT-01..05), the cost in a worker's reply, ticket numbers, recipient addresses
+ * Pure parts of the `repair_ticket` skill: action and parameter-key normalisation (R-ACT-01..05),
+ * the cost in a worker's reply, ticket numbers, recipient addresses
  * (docs/messaging.md) and the instant written to 日期时间 fields.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The async job (spec 000 §8; R-ASYNC-01..07): which calls go to the
+ * The async job (R-ASYNC-01..07): which calls go to the
  * background and what is stored in the pg-boss job so a restarted gateway can still run it.
  */
 import type { OutboundTarget } from '../channel/types.ts';

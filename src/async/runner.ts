@@ -1,5 +1,5 @@
 /**
- * Async skills on a PostgreSQL job queue (spec 000 §8; R-ASYNC-01..08, A-48,
+ * Async skills on a PostgreSQL job queue (R-ASYNC-01..08, A-48,
  * A-56). The turn asks {@link AsyncRunner.maybeDefer} before running a tool: a chat-line call
  * of an `async: true` skill on a channel other than web / web_admin is stored as a pg-boss job
  * (schema `pgboss`, both engines) and answered at once with `{ok: true, async: true, message}`.

@@ -1,5 +1,5 @@
 /**
- * The chain document (docs/chains.md; spec 004 §步骤定义; R-CHAIN-08..15) and its
+ * The chain document (docs/chains.md; R-CHAIN-08..15) and its
  * structural JSON Schema (ajv). Semantic save rules live in validate.ts.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';

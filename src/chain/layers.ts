@@ -1,5 +1,5 @@
 /**
- * Layering steps by the `$steps.` reference graph (spec 004 §依赖与并行; R-CHAIN-35, R-CHAIN-37).
+ * Layering steps by the `$steps.` reference graph (R-CHAIN-35, R-CHAIN-37).
  * Steps of one layer are independent and may run in parallel; layers run in order. A cycle or
  * a reference to an unknown alias degrades the remaining steps to sequential order (one step
  * per layer, document order) — never an exception.

@@ -1,6 +1,6 @@
 /**
- * The per-step run policy of chains and scheduled runs (spec 004 §链内注意 (2), (6);
- * R-CHAIN-05, R-CHAIN-46, R-CHAIN-49; D-05, D-06).
+ * The per-step run policy of chains and scheduled runs
+ * (R-CHAIN-05, R-CHAIN-46, R-CHAIN-49; D-05, D-06).
  *
  * In-chain behaviour changes live here, never in skills: the `chat_mode` every step sees
  * (false on the non-interactive lines, D-05) and the step wall (the skill's own declared

@@ -1,5 +1,5 @@
 /**
- * Reference syntax of chain step parameters (spec 004 §引用语法; R-CHAIN-27..34):
+ * Reference syntax of chain step parameters (R-CHAIN-27..34):
  *
  * - `{field}` — the lookup surface (chain inputs + flattened run context); `$ctx.field` is the same;
  * - `$steps.<alias>.<field>[.<field>|.<index>…]` — a named output of an earlier step;

@@ -1,5 +1,5 @@
 /**
- * The chain runner (spec 004; R-CHAIN-01..15, R-CHAIN-35..39, R-CHAIN-45, R-CHAIN-48).
+ * The chain runner (R-CHAIN-01..15, R-CHAIN-35..39, R-CHAIN-45, R-CHAIN-48).
  *
  * Layers from the reference graph run one after another; the steps of a layer run in
  * parallel, at most `maxConcurrent` at once. Each step's params are resolved against the
@@ -15,7 +15,7 @@ import type { ChainDocument, OnFail } from './document.ts';
 import { planLayers, placeSteps, type PlacedStep } from './layers.ts';
 import { resolveParams } from './references.ts';
 
-/** The runner's return object (004 §返回形状, docs/chains.md). */
+/** The runner's return object (docs/chains.md). */
 export interface ChainResult {
   /** Outputs by alias; skipped steps absent, continued steps hold their default_value. */
   steps: Record<string, unknown>;

@@ -26,7 +26,7 @@ export async function withChainRegistry<S extends Pick<SkillServices, 'db' | 're
 export type SaveOutcome = { ok: true; chain: StoredChain } | { ok: false; problems: ChainProblem[] };
 
 /**
- * Validate `doc` against the skills and saved chains (004 §保存校验), then save it.
+ * Validate `doc` against the skills and saved chains, then save it.
  * Re-saving an existing chain under its own name is allowed.
  */
 export async function validateAndSave(db: Queryable, base: Registry, doc: unknown): Promise<SaveOutcome> {

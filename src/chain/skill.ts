@@ -1,5 +1,5 @@
 /**
- * Chains as skills (spec 004 §保存校验 "保存成功即注册为 skill_type=chain"; R-CHAIN-07, R-CHAIN-25,
+ * Chains as skills (R-CHAIN-07, R-CHAIN-25,
  * R-CHAIN-38..41, R-CHAIN-43/44/46, D-05, D-07, D-08): a saved chain becomes a {@link SkillRecord} of type `chain`
  * with trigger `explicit`, and every step runs through the normal skill pipeline
  * (the composed skill call given as `call`, line `chain`) with `chat_mode = false`.

@@ -1,5 +1,5 @@
 /**
- * Save validation of a chain (spec 004 §保存校验; R-CHAIN-01, R-CHAIN-08, R-CHAIN-16..24,
+ * Save validation of a chain (R-CHAIN-01, R-CHAIN-08, R-CHAIN-16..24,
  * R-CHAIN-09/10, R-CHAIN-34, R-CHAIN-42).
  * One module for `chain check`, `chain save` and `POST /skills/chain/save`, so every entry
  * refuses the same chains. Each problem names the offending item.

@@ -62,7 +62,7 @@ export function accountsFor(
 /**
  * Where the operator wrote setting `key` of account `a`, for error messages: the env variable
  * (`TELEGRAM_BOT_TOKEN`) for the `.env` account, else the config path (`accounts[ops].bot_token`).
- * docs/configuration.md; DESIGN.md "clear errors" (a ConfigError names the variable or key).
+ * docs/configuration.md (a ConfigError names the variable or key).
  */
 export function settingName(a: ChannelAccount, key: string): string {
   return a.source === 'env' ? `${a.channel.toUpperCase()}_${key.toUpperCase()}` : `accounts[${a.id}].${key}`;

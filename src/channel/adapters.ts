@@ -1,7 +1,6 @@
 /**
- * The one place adapters are registered (STYLE.md "an adapter is registered in exactly one
- * place"): which adapter instances exist for the channels that are on, and the lookup the
- * outbox and the turn use. Later channels add one entry each here.
+ * The one place adapters are registered: which adapter instances exist for the channels that are
+ * on, and the lookup the outbox and the turn use. Later channels add one entry each here.
  */
 import type { ChannelAdapter } from './types.ts';
 

@@ -1,7 +1,6 @@
 /**
- * Splitting long replies to a platform's per-message limit (shared/fixtures/
- * outbound-expectations.md "Generic rules"; docs/results.md). Runs after rendering, in the
- * platform's unit.
+ * Splitting long replies to a platform's per-message limit (docs/results.md). Runs after rendering,
+ * in the platform's unit.
  *
  * Rules, in order of strength:
  * 1. every chunk measures ≤ `max` in `unit` (`utf16` = UTF-16 code units, Telegram/Discord;

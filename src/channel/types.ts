@@ -1,9 +1,9 @@
 /**
- * The adapter contract (DESIGN.md `src/channel/`): the typed values that cross the boundary
+ * The adapter contract: the typed values that cross the boundary
  * between a channel adapter and the core. Adapters know nothing of skills; the core knows no
  * platform API.
  *
- * Field names follow the normalized shape of `shared/fixtures/expected.json` (`dedupe_key`,
+ * Field names follow the normalized shape of the fixtures' expected.json (`dedupe_key`,
  * `raw_input`, `display_input`, `input_without_bot_mention`, `platform_ref`, `addressed_to_bot`)
  * so the contract kit compares an adapter's output to the fixtures key by key.
  *
@@ -21,7 +21,7 @@ export type ChannelName = string;
 /** direct = one-to-one; group = several people; channel = broadcast/forum channel. */
 export type ChatType = 'direct' | 'group' | 'channel';
 
-/** Attachment kinds, the same four as the session store (spec 000 §4.7, A-10). */
+/** Attachment kinds, the same four as the session store (A-10). */
 export type AttachmentKind = 'image' | 'file' | 'audio' | 'video';
 
 /** One inbound attachment, as the platform described it. */
@@ -66,7 +66,6 @@ export interface InboundCallback {
 
 /**
  * One normalized inbound event (a message, an edit, or a button press).
- * Source: `shared/fixtures/INDEX.md` field meanings; spec 000 §4.2 (`raw_input` verbatim).
  */
 export interface InboundMessage {
   channel: ChannelName;

@@ -1,6 +1,6 @@
 /**
  * WeCom's callback crypto, "WXBizMsgCrypt" (developer.work.weixin.qq.com/document/path/90968,
- * 加解密方案说明; shared/fixtures/expected.json → wecom/encrypted_text_envelope.xml notes):
+ * 加解密方案说明 → wecom/encrypted_text_envelope.xml notes):
  * - AES key = base64decode(EncodingAESKey + '=') — 32 bytes; IV = the key's first 16 bytes;
  * - AES-256-CBC with PKCS#7 padding to a multiple of **32** bytes (not 16);
  * - plaintext layout: random(16) | msg_len (4 bytes, big-endian) | msg | receive_id

@@ -1,4 +1,4 @@
-/** A configuration problem; the message names the variable or key (DESIGN.md "clear errors"). */
+/** A configuration problem; the message names the variable or key. */
 export class ConfigError extends Error {
   constructor(
     message: string,

@@ -1,5 +1,5 @@
 /**
- * Process settings from the environment and `.env` (docs/configuration.md, DESIGN.md
+ * Process settings from the environment and `.env` (docs/configuration.md
  * "Environment"). Loaded and validated once; every error names its variable.
  */
 import { existsSync, readFileSync } from 'node:fs';

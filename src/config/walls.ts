@@ -1,5 +1,5 @@
 /**
- * Wall clocks: one module read everywhere (D-06, R-WALL, 003 §Wall).
+ * Wall clocks: one module read everywhere (D-06, R-WALL).
  * All values are in seconds.
  */
 import { ConfigError } from './errors.ts';
@@ -61,7 +61,7 @@ export function resolveWalls(env: NodeJS.ProcessEnv): WallSettings {
 }
 
 /**
- * Effective wall of one skill call (003 §Wall, D-06): the declared `wall_sec` / `timeout_sec`
+ * Effective wall of one skill call (D-06): the declared `wall_sec` / `timeout_sec`
  * (larger of the two when both are set) capped at the hard cap, else the default.
  * @returns seconds
  */

@@ -1,5 +1,5 @@
 /**
- * The datatable entry (spec 000 §7; R-DT-01..05, R-DT-12, R-DT-24, R-DT-28, R-DT-96, D-09):
+ * The datatable entry (R-DT-01..05, R-DT-12, R-DT-24, R-DT-28, R-DT-96, D-09):
  * `runDatatable(input, runtime_context)` normalises the input (call/normalize.ts), builds the
  * operator from the runtime context only, opens sessions only through `db_factory`, resolves
  * the table and checks the action permission, dispatches to the 20 handlers and puts
@@ -126,7 +126,7 @@ function withNote(env: Envelope, note: string | undefined): Envelope {
 }
 
 /**
- * Run one datatable call (spec 000 §7). `input` is `{action, payload}` or flat; `ctx` the
+ * Run one datatable call. `input` is `{action, payload}` or flat; `ctx` the
  * runtime_context (needs `db_factory`; `db` is never used for new sessions, R-DT-96).
  * @returns the envelope; failures as `{success:false, error, error_type, user_message,
  *   need_param?, non_retriable?}`; an empty org is `config` + non_retriable (R-DT-12).

@@ -1,5 +1,5 @@
 /**
- * Result normalisation (spec 000 §2.3, §6.1; R-ENTRY-04, R-OUT-01..04, R-OUT-09, D-13, A-51).
+ * Result normalisation (R-ENTRY-04, R-OUT-01..04, R-OUT-09, D-13, A-51).
  *
  * The skill's own object is kept as it is — never re-wrapped (README.md "The skillgate command"). Only three
  * things ever change: a non-object becomes `{result: value}`, an explicit failure gets

@@ -1,5 +1,5 @@
 /**
- * Result offloading (spec 000 §6.4; R-OFF-01..05, A-17, A-18): a large successful result is
+ * Result offloading (R-OFF-01..05, A-17, A-18): a large successful result is
  * written to a workspace file and only a receipt stays in the model's context.
  */
 import { mkdir, writeFile } from 'node:fs/promises';

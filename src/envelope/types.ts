@@ -1,5 +1,5 @@
 /**
- * The result envelope (spec 000 §6.1; R-OUT-01..04). A skill returns an object; the
+ * The result envelope (R-OUT-01..04). A skill returns an object; the
  * platform normalises it into an {@link Envelope} without re-wrapping (README.md "The skillgate command").
  */
 import type { MediaKind } from '../runtime/types.ts';

@@ -3,7 +3,7 @@
  */
 import { revealsSecret } from './child-env.ts';
 
-/** The input key carrying the sub-command (spec 000 §3.2). */
+/** The input key carrying the sub-command. */
 export const SUBCOMMAND_KEY = '_subcommand';
 
 /** Options of {@link buildArgv}. */

@@ -1,8 +1,7 @@
 /**
  * The environment of a skill's child process, and keeping secret values out of logs.
  *
- * Source: spec 000 §2.3 (SKILL_INPUT / SKILL_CONTEXT), §5.2 (credentials as environment
- * variables, never printed); R-SUB-01, R-SUB-02, R-SUB-07, R-CFG-09; DESIGN.md "Secrets".
+ * Source: R-SUB-01, R-SUB-02, R-SUB-07, R-CFG-09.
  */
 import { toSubprocessContext } from '../runtime/types.ts';
 

@@ -2,7 +2,7 @@
  * The `db_factory` of one skill call (R-PCTX-07, A-44, R-CALL-09, R-CALL-15): every use opens
  * a fresh short transaction on the gateway's database, and the call knows how many of its
  * transactions are open, so `call_skill` can tell when the caller calls another skill from
- * inside an uncommitted transaction (spec 000 §9.1 hard rule 1: commit before calling).
+ * inside an uncommitted transaction (commit before calling).
  */
 import type { DbFactory } from '../runtime/types.ts';
 import type { Db } from '../store/db.ts';

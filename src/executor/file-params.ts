@@ -2,7 +2,7 @@
  * File parameters before a skill runs: reference ids → local paths, path normalisation into
  * the session workspace, confinement of absolute paths, and de-duplication of path arrays.
  *
- * Source: spec 000 §3.3. Requirement ids: R-FILE-01..05, R-FILE-07..09, D-23, A-10, A-11.
+ * Requirement ids: R-FILE-01..05, R-FILE-07..09, D-23, A-10, A-11.
  *
  * Choice for R-FILE-05 (documented, D-23): a non-output path field whose `<ws>/<basename>`
  * does not exist keeps its original value only when that value is a bare name; a value with a
@@ -14,7 +14,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { fileURLToPath } from 'node:url';
 import type { Envelope } from '../envelope/types.ts';
 
-/** The 19 path field names of spec 000 §3.3 (R-FILE-01). */
+/** The 19 path field names (R-FILE-01). */
 export const PATH_FIELDS = [
   'input',
   'output',
@@ -220,7 +220,7 @@ function dedupe(items: unknown[]): unknown[] {
 }
 
 /**
- * Normalise the file parameters of a call (spec 000 §3.3), top-level keys only:
+ * Normalise the file parameters of a call, top-level keys only:
  *
  * 1. any string value / string array item exactly equal to a reference id becomes that
  *    attachment's local path (R-FILE-07);

@@ -1,8 +1,8 @@
 /**
  * The executor's one entry point: run a loaded skill under its exec type and hand back a
- * {@link RawOutcome} (DESIGN.md flow "executor … run (in-process | subprocess | http)").
+ * {@link RawOutcome}.
  *
- * Source: spec 000 §1, §2.3, §3.2, §5.2, §8; 003 §Entry, §InProc, §Wall; README.md "The skillgate command",
+ * Source: README.md "The skillgate command",
  * §3. Requirement ids: R-FORM-05..09, R-FORM-11, R-ENTRY-01..07, R-SUB-01..07, R-SUBCMD-04,
  * R-WALL-01/02/05, R-OUT-09, A-04, A-05, A-06, A-47, D-06, D-15, D-16.
  */

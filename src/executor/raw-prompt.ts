@@ -1,7 +1,7 @@
 /**
  * `force_raw_prompt`: the user's own words replace the model's paraphrase of the prompt field.
  *
- * Source: spec 000 §2.2, §3.4. Requirement ids: R-RAW-01, R-RAW-02, R-RAW-03, A-12.
+ * Requirement ids: R-RAW-01, R-RAW-02, R-RAW-03, A-12.
  */
 import { SUBCOMMAND_KEY } from '../registry/subcommands.ts';
 import type { JsonSchema, SkillRecord } from '../registry/types.ts';

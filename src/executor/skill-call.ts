@@ -236,7 +236,7 @@ export const ASYNC_HARDCAP_FACTOR = 2;
  * Effective wall of a call, seconds (D-06, R-WALL-01..04, R-ASYNC-08/09, D-16, A-48):
  * - a non-async skill: its own wall (`wall_sec` / `timeout_sec` up to SKILL_WALL_HARDCAP,
  *   else SKILL_WALL_DEFAULT);
- * - an `async: true` skill is exempt from that single-tool wall (R-ASYNC-08, spec 000 §8):
+ * - an `async: true` skill is exempt from that single-tool wall (R-ASYNC-08):
  *   `backgroundWallSec` when given (the async runner's cap), else SKILL_WALL_HARDCAP ×
  *   {@link ASYNC_HARDCAP_FACTOR} (A-48);
  * then, by line: `chat` is capped by TOOL_WALL_SEC (R-WALL-03); `cli` — `skill run`, the

@@ -1,5 +1,5 @@
 /**
- * Parsing a subprocess skill's stdout into its result (spec 000 §2.3; R-SUB-03, A-06).
+ * Parsing a subprocess skill's stdout into its result (R-SUB-03, A-06).
  */
 import { statSync } from 'node:fs';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * Subprocess runner (execa 9): PYTHON (CLI), SHELL, INLINE_SHELL, NODE, RUBY, GO.
  *
- * Source: spec 000 §1, §2.3, §3.2, §5.2; docs/skill-authoring.md. Requirement ids: R-FORM-05,
+ * Source: docs/skill-authoring.md. Requirement ids: R-FORM-05,
  * R-FORM-06, R-FORM-07, R-SUB-01..07, R-SUBCMD-04, R-CFG-09, R-WALL-01, R-WALL-05, A-05,
  * A-06, D-06.
  */

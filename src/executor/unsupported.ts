@@ -31,7 +31,7 @@ export function documentSkillWithoutModel(skill: SkillRecord): RawOutcome {
   );
 }
 
-/** A `knowledge` skill: retrieval only, never executable (spec 000 §1). */
+/** A `knowledge` skill: retrieval only, never executable. */
 export function notExecutable(skill: SkillRecord): RawOutcome {
   return configFailure(`skill "${skill.name}" is a ${skill.skillType} skill and is not executable`);
 }

@@ -2,7 +2,7 @@
  * Input validation before a skill runs: JSON Schema (ajv 8) plus the platform's required
  * semantics, and the sub-command restoration that picks the schema to validate against.
  *
- * Source: spec 000 §3.1, §3.2. Requirement ids: R-SCH-04, R-SCH-05, R-SUBCMD-03, R-SUBCMD-05,
+ * Requirement ids: R-SCH-04, R-SCH-05, R-SUBCMD-03, R-SUBCMD-05,
  * A-03, A-08.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -35,7 +35,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * "Not provided" (R-SCH-04, spec 000 §3.1): absent, null, `""`, a whitespace-only string,
+ * "Not provided" (R-SCH-04): absent, null, `""`, a whitespace-only string,
  * `[]` or `{}`. `0` and `false` are values.
  */
 export function isNotProvided(value: unknown): boolean {

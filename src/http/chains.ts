@@ -1,5 +1,5 @@
 /**
- * Chain endpoints (docs/chains.md; spec 004 §保存校验; R-CHAIN-16, R-CHAIN-24..26):
+ * Chain endpoints (docs/chains.md; R-CHAIN-16, R-CHAIN-24..26):
  *
  * - `POST /skills/chain/save` — body: a chain document. 200 `{ok:true, name, enabled}`, or
  *   **422** `{ok:false, error, problems:[{code, item, message}]}` when a rule of §保存校验 refuses it.

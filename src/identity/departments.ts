@@ -1,6 +1,6 @@
 /**
  * The org tree of the directory: department paths as imported, and `actor_department_path`
- * from a contact's department (spec 000 §4.5; R-DEPT-01..07).
+ * from a contact's department (R-DEPT-01..07).
  */
 import { departmentPath, MAX_DEPARTMENT_DEPTH } from '../runtime/department.ts';
 import type { Queryable } from '../store/db.ts';
@@ -102,7 +102,7 @@ export async function findDepartmentByName(q: Queryable, orgId: string, name: st
 }
 
 /**
- * `actor_department_path` of a contact (spec 000 §4.5):
+ * `actor_department_path` of a contact:
  * - department node known → its names walking parents up, top first, own last (R-DEPT-01/02),
  *   disabled nodes kept (R-DEPT-06), at most 20 levels counted from the own department —
  *   a cyclic parent chain yields 20 segments ending with self (R-DEPT-07);

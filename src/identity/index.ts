@@ -1,5 +1,5 @@
 /**
- * The identity module (DESIGN.md "identity"): the directory (contacts, departments, teams),
+ * The identity module: the directory (contacts, departments, teams),
  * actor_* fields of a sender, the admin proxy-fill and the role access policy. Docs:
  * docs/directory.md.
  */

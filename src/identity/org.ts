@@ -1,5 +1,5 @@
 /**
- * The org the directory is keyed by (spec 000 §4.6; R-ORG-02/03).
+ * The org the directory is keyed by (R-ORG-02/03).
  */
 import { pseudoOrgId } from '../runtime/cfg.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Who sent a message: the directory lookup that fills the actor_* keys of the fixed context
- * (spec 000 §4.2, §4.4, §4.5; R-CTX-07/08, R-ADM-01..03, R-DEPT-01..08, R-ORG-02).
+ * (R-CTX-07/08, R-ADM-01..03, R-DEPT-01..08, R-ORG-02).
  */
 import { applyAdminProxyFill } from '../runtime/fixed.ts';
 import type { Queryable } from '../store/db.ts';

@@ -1,5 +1,5 @@
 /**
- * Shapes of the directory and of a resolved sender (spec 000 §4.2–§4.6; docs/configuration.md).
+ * Shapes of the directory and of a resolved sender (docs/configuration.md).
  */
 import { ACTOR_KEYS } from '../runtime/keys.ts';
 import type { FixedContext, TeamRole } from '../runtime/types.ts';
@@ -41,7 +41,7 @@ export interface Contact {
 }
 
 /**
- * The actor_* values of the fixed context (spec 000 §4.2; R-CTX-02/03, R-CTX-07/08). A type
+ * The actor_* values of the fixed context (R-CTX-02/03, R-CTX-07/08). A type
  * alias (not an interface) so it is assignable to `Record<string, unknown>` (`given`).
  */
 export type ActorFields = Pick<FixedContext, (typeof ACTOR_FIELD_KEYS)[number]>;

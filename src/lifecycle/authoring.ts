@@ -1,6 +1,6 @@
 /**
  * What the chat tools `create_skill` / `edit_skill` need from the running platform
- * item 3; spec 003 §安装预检; R-PRE-06..09): where role skills live, the registry to refuse
+ * (R-PRE-06..09): where role skills live, the registry to refuse
  * names of built-in/shared/market skills, and the live skill set's reload so a written skill
  * is callable in the very next turn.
  *

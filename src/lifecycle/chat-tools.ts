@@ -1,6 +1,6 @@
 /**
- * The platform tools `create_skill` and `edit_skill` (spec 003 §安装预检;
- * R-PRE-06..09): the bodies of the built-in skills `skills/create_skill/` and
+ * The platform tools `create_skill` and `edit_skill`
+ * (R-PRE-06..09): the bodies of the built-in skills `skills/create_skill/` and
  * `skills/edit_skill/`, reachable from both planners and the console.
  *
  * - The role is the caller's `runtime_context.role_id`, never a parameter (R-PRE-09).

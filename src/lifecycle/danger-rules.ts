@@ -1,6 +1,6 @@
 /**
- * The danger scan's rule set (spec 003 §安装预检 "危险代码扫描（SkillValidator）",
- * R-PRE-07). Every rule is documented in docs/danger-scan.md; ids are stable.
+ * The danger scan's rule set
+ * (R-PRE-07). Every rule is documented in docs/danger-scan.md; ids are stable.
  *
  * A rule reads one comment-stripped source file (`stripComments`) of one language and returns
  * the offsets it fires at. Patterns are deliberately simple (regular expressions plus a

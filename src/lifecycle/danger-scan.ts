@@ -1,5 +1,5 @@
 /**
- * The danger scan ("危险代码扫描（SkillValidator）", spec 003 §安装预检; R-PRE-07;
+ * The danger scan ("危险代码扫描（SkillValidator）"; R-PRE-07;
  * item 3): reads a skill's code — TS/JS, Python, shell, and skill.toml's INLINE_SHELL
  * command — with comments stripped, and reports every rule of `DANGER_RULES` that fires.
  * Nothing is executed. A `critical` finding blocks create_skill / edit_skill.

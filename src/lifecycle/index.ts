@@ -1,6 +1,6 @@
 /**
  * Skill lifecycle: the danger scan and the create/edit operations on role-scoped
- * skills. Spec 003 §安装预检; R-PRE-06..09.
+ * skills. R-PRE-06..09.
  */
 export {
   scanSkillDir,

@@ -1,6 +1,6 @@
 /**
- * Installing a skill package, a zip file or a folder (spec 003 §安装预检;
- * R-PRE-01, R-PRE-06): unpack safely into a hidden staging folder next to the target, refuse
+ * Installing a skill package, a zip file or a folder
+ * (R-PRE-01, R-PRE-06): unpack safely into a hidden staging folder next to the target, refuse
  * path escapes (`..`, absolute, backslash entries), symbolic links (zip entries with a link
  * mode; links in a folder that point outside it), and packages over the caps; unwrap a single
  * top folder; preflight in install mode (problems are warnings); then move the skill into

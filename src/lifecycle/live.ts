@@ -11,7 +11,7 @@
  *
  * Overrides are cached in memory; on a server database they are re-read every
  * {@link OVERRIDE_REFRESH_MS} so replicas agree within that period.
- * Source: spec 000 §2.2, §10; 003 §安装预检; docs/skill-authoring.md. R-LOAD-04, R-PRE-06.
+ * Source: docs/skill-authoring.md. R-LOAD-04, R-PRE-06.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

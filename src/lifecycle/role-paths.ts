@@ -1,6 +1,6 @@
 /**
- * Where role-scoped skills live and which file paths a create/edit may name items
- * 1 and 3; spec 003 §安装预检; R-PRE-08, R-PRE-09). Role skills live in the data dir —
+ * Where role-scoped skills live and which file paths a create/edit may name
+ * (R-PRE-08, R-PRE-09). Role skills live in the data dir —
  * `<data>/role-skills/<role>/<name>/` — never in the repository.
  */
 import { lstat, mkdir, realpath } from 'node:fs/promises';

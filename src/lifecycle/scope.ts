@@ -1,5 +1,5 @@
 /**
- * Which skills a role may call (spec 000 §2.2 `source`; docs/skill-authoring.md):
+ * Which skills a role may call (docs/skill-authoring.md):
  * the built-in / shared / market skills (and saved chains) its config `skills:` list gives it
  * (`*` or an unknown role = all of them), minus the console's `enabled=false` overrides, plus
  * the ones the console enabled although the list omits them, plus the role's own skills

@@ -1,6 +1,6 @@
 /**
- * create_skill / edit_skill as library operations (spec 003 §安装预检;
- * R-PRE-06..09). The lead wires them as the platform tools `create_skill` / `edit_skill`.
+ * create_skill / edit_skill as library operations
+ * (R-PRE-06..09). The lead wires them as the platform tools `create_skill` / `edit_skill`.
  *
  * Both work on a staged copy and only replace the live folder when everything passed:
  * 1. the role id and the skill name are valid (R-PRE-03); the name is not a built-in, shared

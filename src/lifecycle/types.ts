@@ -3,7 +3,7 @@
  * reload, install and per-role enablement. One object per process, shared by the turn, the
  * planners, `help`, the chat tools `create_skill`/`edit_skill` and the operators' console.
  *
- * Source: spec 000 §2.2 (`source`), §10; 003 §安装预检; docs/skill-authoring.md (roles `skills:`,
+ * Source: docs/skill-authoring.md (roles `skills:`,
  * "the console can change it per role"). Requirement ids: R-LOAD-04, R-PRE-*.
  */
 import type { Registry } from '../registry/discover.ts';

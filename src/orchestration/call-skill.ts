@@ -1,5 +1,5 @@
 /**
- * `runtime_context.call_skill(name, input, options)` (spec 000 §9.1; R-CALL-01..14, A-19..A-21).
+ * `runtime_context.call_skill(name, input, options)` (R-CALL-01..14, A-19..A-21).
  *
  * - Input (R-CALL-01..04): explicit input and extra option fields > `template` (`{field}`
  *   filled from `source`) > `passthrough` (the whole `source`) > the callee's own stored

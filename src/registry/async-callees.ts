@@ -1,5 +1,5 @@
 /**
- * Lint (R-CALL-16, spec 000 §9.1 hard rule 3 and §10 checklist "未对 async 技能使用 call_skill"):
+ * Lint (R-CALL-16; the checklist of docs/skill-authoring.md "Rules for skill code"):
  * a skill whose handler calls an `async: true` skill through `call_skill` gets a warning. Such
  * a call runs synchronously (background dispatch is a dialog-layer feature) and spends the
  * caller's wall clock (R-ASYNC-09). Static and best-effort: only literal skill names are seen.
@@ -57,7 +57,7 @@ export function asyncCalleeIssues(records: readonly SkillRecord[]): Map<string, 
         code: 'call_skill.async_callee',
         message:
           `calls the async skill "${t}" through call_skill: there it runs synchronously and uses this skill's wall clock; ` +
-          'let the conversation start it, or connect the two by a chain (spec 000 §9.1 rule 3)',
+          'let the conversation start it, or connect the two by a chain',
       })),
     );
   }

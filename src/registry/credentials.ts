@@ -1,8 +1,8 @@
 /**
- * The configuration parameters a skill declares, for operators (spec 000 §2.2 `metadata.openclaw`,
- * §5; R-LOAD-10, R-LOAD-07, R-CFG-05, A-07): `primaryEnv` — the skill's main credential
- * variable — first, then the other `requires.env` names, then the secret input properties.
- * The console lists them before anything is stored, so an operator sees what to set.
+ * The configuration parameters a skill declares, for operators (R-LOAD-10, R-LOAD-07, R-CFG-05,
+ * A-07): `primaryEnv` — the skill's main credential variable — first, then the other `requires.env`
+ * names, then the secret input properties. The console lists them before anything is stored, so an
+ * operator sees what to set.
  */
 import { isSecretName } from './secrets.ts';
 import type { SkillRecord } from './types.ts';

@@ -1,8 +1,8 @@
 /**
  * Discovering skills under ordered roots and the {@link Registry} they form.
  *
- * Source: docs/skill-authoring.md (built-in `skills/` first, then `SKILLGATE_SKILL_DIRS`), §4;
- * spec 000 §2.1. Requirement ids: R-LOAD-01, R-LOAD-05, R-LOAD-14, R-SUBCMD-03, D-14.
+ * Source: docs/skill-authoring.md (built-in `skills/` first, then `SKILLGATE_SKILL_DIRS`), §4.
+ * Requirement ids: R-LOAD-01, R-LOAD-05, R-LOAD-14, R-SUBCMD-03, D-14.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';

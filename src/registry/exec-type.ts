@@ -1,7 +1,7 @@
 /**
  * Resolving how a handler skill runs: its entry file or skill.toml `[exec]` → ExecType.
  *
- * Source: spec 000 §1, §2.3; 003 §Entry, §InProc; docs/skill-authoring.md. Requirement ids:
+ * Source: docs/skill-authoring.md. Requirement ids:
  * R-FORM-05, R-FORM-08, R-FORM-10, R-ENTRY-06, R-ENTRY-07, R-PRE-05, A-04, D-14.
  */
 import { basename, extname } from 'node:path';
@@ -119,7 +119,7 @@ async function fromToml(
     err(issues, 'exec.config_missing', `skill.toml [exec] config "${exec.config}" does not exist`);
     return none;
   }
-  // spec 000 §1 / R-ENTRY-07: a .py config with an entry function and no CLI markers runs in
+  // R-ENTRY-07: a .py config with an entry function and no CLI markers runs in
   // process — here through the Python bridge (A-04); otherwise `python3 <config>`.
   if (execType === 'PYTHON' && extname(cfg) === '.py') {
     const ins = await inspectFile(cfg, inspect, issues);

@@ -2,8 +2,7 @@
  * SKILL.md frontmatter: splitting the `---` block from the body and reading the keys the
  * platform uses into a typed, defaulted {@link Frontmatter}.
  *
- * Source: spec 000 §2.2 (sample frontmatter), §2.1 (skill_md), §3.2 (cli_commands);
- * 003 §Wall (wall_sec / timeout_sec); docs/skill-authoring.md. Requirement ids: R-LOAD-03, R-LOAD-04,
+ * Source: docs/skill-authoring.md. Requirement ids: R-LOAD-03, R-LOAD-04,
  * R-LOAD-07, R-LOAD-09, R-LOAD-10, A-03, A-07.
  */
 import { parseDocument } from 'yaml';
@@ -25,7 +24,7 @@ const OPEN_RE = /^---[ \t]*\r?\n/;
 const CLOSE_RE = /^(?:---|\.\.\.)[ \t]*\r?$/m;
 
 /**
- * Split a SKILL.md into frontmatter and body (spec 000 §2.2, R-PRE-02).
+ * Split a SKILL.md into frontmatter and body (R-PRE-02).
  *
  * The block must start on the very first line (a UTF-8 BOM is ignored); CRLF line endings are
  * accepted. An empty block gives `data: {}`. A block that is not YAML, or whose YAML is not a

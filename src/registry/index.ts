@@ -1,7 +1,7 @@
 /**
- * The skill registry (DESIGN.md `src/registry/`): discovery, SKILL.md frontmatter, schemas,
+ * The skill registry: discovery, SKILL.md frontmatter, schemas,
  * the tool list a model sees, and the pre-execution `requires` check.
- * Spec 000 §1–§3, §5; 003 §Dir, §Entry; docs/skill-authoring.md–§4.
+ * docs/skill-authoring.md.
  */
 export type * from './types.ts';
 export {

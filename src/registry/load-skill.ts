@@ -1,8 +1,7 @@
 /**
  * Loading one skill folder into a {@link SkillRecord}.
  *
- * Source: spec 000 §1, §2.1–§2.3, §3.1–§3.2, §5.2; 003 §Dir, §Entry, §Preflight;
- * docs/skill-authoring.md. Requirement ids: R-FORM-01, R-FORM-10, R-LOAD-01..04, R-LOAD-13,
+ * Source: docs/skill-authoring.md. Requirement ids: R-FORM-01, R-FORM-10, R-LOAD-01..04, R-LOAD-13,
  * R-LOAD-14, R-LOAD-16, R-SCH-02, R-CFG-06, A-01, A-02, A-03, A-43, D-14.
  */
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Locating a skill's SKILL.md (spec 000 §2.1, 003 §Dir).
+ * Locating a skill's SKILL.md.
  *
  * Order (R-LOAD-02 with A-01 and A-02), first existing file wins:
  *   1. `<dir>/<skill_md>` when skill.toml `[skill].skill_md` names one; otherwise

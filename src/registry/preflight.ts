@@ -1,5 +1,5 @@
 /**
- * Preflight (003 §安装预检, `_preflight_check`): the ONE routine that checks a skill folder
+ * Preflight (`_preflight_check`): the ONE routine that checks a skill folder
  * before it is created, edited or installed (R-PRE-01). Nothing in the folder is executed.
  *
  * Checks, each violation a separate issue (details in the modules of `./preflight/`):

@@ -1,7 +1,7 @@
 /**
  * The pre-execution `requires` check: env variables and host binaries a skill declares.
  *
- * Source: spec 000 §2.2, §10. Requirement ids: R-LOAD-07, R-LOAD-08, R-LOAD-09, A-07.
+ * Requirement ids: R-LOAD-07, R-LOAD-08, R-LOAD-09, A-07.
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';

@@ -3,7 +3,7 @@
  * property values, output schema and sub-commands from schema.json, and the provider-facing
  * copy a model sees.
  *
- * Source: spec 000 §3.1, §3.2, §5.2; 004 §Save; docs/skill-authoring.md. Requirement ids: R-LOAD-13,
+ * Source: docs/skill-authoring.md. Requirement ids: R-LOAD-13,
  * R-SCH-01, R-SCH-02, R-CFG-06, A-03, A-09, A-43.
  */
 import { readFile } from 'node:fs/promises';

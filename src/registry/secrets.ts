@@ -1,5 +1,5 @@
 /**
- * Secret parameter detection (spec 000 §5.2★, docs/skill-authoring.md).
+ * Secret parameter detection (docs/skill-authoring.md).
  *
  * Requirement ids: R-CFG-05, R-CFG-06, R-CFG-07, D-20 (keep the over-matching substring rule,
  * make the list configurable).

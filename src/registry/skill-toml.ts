@@ -1,5 +1,5 @@
 /**
- * skill.toml: the optional descriptor of a skill folder (docs/skill-authoring.md, 003 §Preflight).
+ * skill.toml: the optional descriptor of a skill folder (docs/skill-authoring.md).
  *
  * Requirement ids: R-FORM-05, R-FORM-10, R-PRE-05, A-01 (`[skill].skill_md`).
  */

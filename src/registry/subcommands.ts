@@ -2,7 +2,7 @@
  * Sub-commands (`cli_commands`): where they are declared, when a skill fans out into
  * `<skill>__<sub>` tools, and how a tool name is restored to skill + sub-command.
  *
- * Source: spec 000 §3.2; docs/skill-authoring.md. Requirement ids: R-SUBCMD-01, R-SUBCMD-02,
+ * Source: docs/skill-authoring.md. Requirement ids: R-SUBCMD-01, R-SUBCMD-02,
  * R-SUBCMD-03, A-03.
  */
 import type { JsonSchema, SkillIssue } from './types.ts';

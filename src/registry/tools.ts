@@ -1,7 +1,7 @@
 /**
  * The model-facing tool list (README.md "The skillgate command", OpenAI tools form).
  *
- * Source: spec 000 §1, §2.2, §3.1, §3.2, §5.2. Requirement ids: R-FORM-02, R-FORM-03,
+ * Requirement ids: R-FORM-02, R-FORM-03,
  * R-FORM-04, R-LOAD-05, R-LOAD-06, R-SCH-02, R-SUBCMD-01, R-SUBCMD-02, R-CFG-06, A-03, A-09.
  */
 import { detectSecretParams, SECRET_SUBSTRINGS } from './secrets.ts';

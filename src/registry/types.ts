@@ -1,9 +1,8 @@
 /**
  * Types of the skill registry: what a skill folder on disk becomes once loaded.
  *
- * Source: spec 000 §1 (skill forms, ExecTypes), §2 (folder, SKILL.md, frontmatter),
- * §3.1–3.2 (input schema, sub-commands), §5.2 (secret detection); 003 §Dir, §Preflight;
- * docs/skill-authoring.md. Requirement ids: R-FORM-*, R-LOAD-*, R-SCH-01..03, R-SUBCMD-01..02.
+ * Source: docs/skill-authoring.md. Requirement ids: R-FORM-*, R-LOAD-*, R-SCH-01..03,
+ * R-SUBCMD-01..02.
  */
 
 import type { Logger } from '../log/logger.ts';
@@ -58,14 +57,14 @@ export interface Frontmatter {
   costTier?: string;
   /** `tags: finance, price` → `["finance", "price"]` (R-LOAD-04). */
   tags: string[];
-  /** Default false (spec 000 §2.2). */
+  /** Default false. */
   async: boolean;
   /**
    * `idempotent: true`: running a call again has no further effect (read-only skills), so a
    * call a crash interrupted is run again without asking (docs/recovery.md). Default false.
    */
   idempotent: boolean;
-  /** Default false (spec 000 §3.4). */
+  /** Default false. */
   forceRawPrompt: boolean;
   skillType?: SkillType;
   /** metadata.openclaw.primaryEnv (R-LOAD-10). */
@@ -75,9 +74,9 @@ export interface Frontmatter {
   skillMd?: string;
   /** `shell` | `runtime`: container skills, bins not checked on the host (R-LOAD-09). */
   execMode?: string;
-  /** Seconds (003 §Wall). */
+  /** Seconds. */
   wallSec?: number;
-  /** Seconds (003 §Wall, docs/skill-authoring.md). */
+  /** Seconds (docs/skill-authoring.md). */
   timeoutSec?: number;
   /** `cli_commands: {sub: schema}` from the frontmatter (A-03). */
   cliCommands?: Record<string, JsonSchema>;

@@ -1,6 +1,6 @@
 /**
  * Normalisation of `runtime_context.attachments` items to the spec shape
- * `{type, att_type, filename, local_path, url}` (spec 000 §4.7; R-CTX-05, R-CTX-06).
+ * `{type, att_type, filename, local_path, url}` (R-CTX-05, R-CTX-06).
  */
 import { basename } from 'node:path';
 import type { AttachmentItem, MediaKind } from './types.ts';

@@ -1,5 +1,5 @@
 /**
- * The context a `call_skill` callee receives (spec 000 §9.1★): exactly the whitelist from the
+ * The context a `call_skill` callee receives: exactly the whitelist from the
  * caller, the other fixed keys empty, the callee's own stored parameters, fresh in-process
  * objects — and nothing else of the caller's.
  *

@@ -1,6 +1,6 @@
 /**
- * SDK helpers skills and built-ins use on a runtime_context: the parameter lookup of
- * spec 000 §5.1 and the pseudo-org fallback of §4.6.
+ * SDK helpers skills and built-ins use on a runtime_context: the parameter lookup
+ * and the pseudo-org fallback.
  *
  * Requirement ids: R-CFG-04, R-ORG-03.
  */
@@ -23,7 +23,7 @@ function asText(v: unknown): string {
 }
 
 /**
- * Look up skill parameter `key` (R-CFG-04; spec 000 §5.1 `_cfg`) in order:
+ * Look up skill parameter `key` (R-CFG-04) in order:
  * `ctx.skill_configs[skillName]` → `ctx.skill_configs` → `ctx.skill_args` → `ctx` top level
  * → `env`. The first value that is not null/undefined and not blank after trim wins and is
  * returned as text, untrimmed (objects as JSON); a blank value falls through to the next
@@ -46,7 +46,7 @@ export function cfg(ctx: Record<string, unknown>, key: string, skillName: string
 }
 
 /**
- * The org a skill uses to query profile / org tables itself (R-ORG-03; spec 000 §4.6):
+ * The org a skill uses to query profile / org tables itself (R-ORG-03):
  * `trim(ctx.org_id)` when non-empty, else `"r_" + role_id`. Never use it for data tables
  * (R-ORG-04: an empty org_id is refused there).
  */

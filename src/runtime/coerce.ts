@@ -1,6 +1,6 @@
 /**
  * Coercion of loosely typed context values (from a channel adapter or a `--context` JSON) to
- * the types spec 000 §4.2/§4.3 fixes (R-CTX-03, R-CTX-10, R-PCTX-02).
+ * the types the fixed and platform sections fix (R-CTX-03, R-CTX-10, R-PCTX-02).
  *
  * Rules (documented decisions):
  * - strings: a string is kept as is; a finite number, bigint or boolean becomes its

@@ -1,5 +1,5 @@
 /**
- * The config section of runtime_context (spec 000 §5.1): each stored parameter in four
+ * The config section of runtime_context: each stored parameter in four
  * places, with the context's own keys winning over colliding flat copies.
  *
  * Requirement ids: R-CFG-02, R-CALL-05, A-45.

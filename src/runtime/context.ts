@@ -1,5 +1,5 @@
 /**
- * The runtime_context builder (spec 000 §4, §5.1; README.md "The skillgate command"): one context per skill
+ * The runtime_context builder (README.md "The skillgate command"): one context per skill
  * call, in three sections — fixed (always all 17 keys, typed), platform-injected, config —
  * plus the config's top-level flat copies and the platform-internal `_` keys.
  *

@@ -1,5 +1,5 @@
 /**
- * `actor_department_path` format and matching helpers (spec 000 §4.5). The directory lookup
+ * `actor_department_path` format and matching helpers. The directory lookup
  * that produces the segments lives in the identity module; these helpers fix the format.
  *
  * Requirement ids: R-DEPT-01, R-DEPT-02, R-DEPT-04, R-DEPT-07, R-DEPT-09.
@@ -47,8 +47,8 @@ export function deptPathContains(path: string, name: string): boolean {
 }
 
 /**
- * The own department — the last segment of `path`, "" when the path is empty (R-DEPT-02;
- * spec 000 §4.5: decide "own level" by the last segment, never by substring).
+ * The own department — the last segment of `path`, "" when the path is empty (R-DEPT-02: decide
+ * "own level" by the last segment, never by substring).
  */
 export function currentDepartment(path: string): string {
   return departmentSegments(path).pop() ?? '';

@@ -1,5 +1,5 @@
 /**
- * The fixed context section (spec 000 §4.2, §4.4): typed empty values, coercion of given
+ * The fixed context section: typed empty values, coercion of given
  * values, and the admin proxy-fill clearing.
  *
  * Requirement ids: R-CTX-02, R-CTX-03, R-CTX-06, R-CTX-10, R-CTX-11, R-ADM-01..03.
@@ -88,7 +88,7 @@ export function coerceFixed(given: Record<string, unknown>, opts: CoerceFixedOpt
 }
 
 /**
- * Admin proxy-fill (R-ADM-01/02; spec 000 §4.4): when `actor_is_admin` is true, set exactly
+ * Admin proxy-fill (R-ADM-01/02): when `actor_is_admin` is true, set exactly
  * the 8 keys of {@link ADMIN_CLEARED_KEYS} to their typed empty values and keep
  * actor_name / actor_phone / actor_email. Mutates and returns `f`; a no-op otherwise.
  * `is_admin` (an admin session) is independent and never triggers it (A-52).

@@ -1,5 +1,5 @@
 /**
- * Key vocabularies of `runtime_context` (spec 000 §4, §9.1): which names are fixed, which
+ * Key vocabularies of `runtime_context`: which names are fixed, which
  * are platform-injected, which the admin proxy-fill clears, which `call_skill` passes on,
  * and which input fields are identity the model could forge (R-ID-01).
  *
@@ -8,7 +8,7 @@
  */
 import { FIXED_CTX_FIELDS, type FixedCtxField } from './types.ts';
 
-/** The platform-injected keys (spec 000 §4.3; R-PCTX-01..11), in the order a context lists them. */
+/** The platform-injected keys (R-PCTX-01..11), in the order a context lists them. */
 export const PLATFORM_CTX_KEYS = [
   'org_id',
   'role_id',
@@ -53,7 +53,7 @@ export function isFixedOrPlatformKey(name: string): boolean {
   return RESERVED_CTX_KEYS.has(name) || name.startsWith('_');
 }
 
-/** The 10 `actor_*` keys `call_skill` passes on (`ACTOR_KEYS`, spec 000 §9.1★; R-CALL-06). */
+/** The 10 `actor_*` keys `call_skill` passes on (`ACTOR_KEYS`; R-CALL-06). */
 export const ACTOR_KEYS = [
   'actor_name',
   'actor_emp_no',
@@ -68,7 +68,7 @@ export const ACTOR_KEYS = [
 ] as const satisfies readonly FixedCtxField[];
 
 /**
- * The exact `call_skill` context whitelist (spec 000 §9.1★; R-CALL-06):
+ * The exact `call_skill` context whitelist (R-CALL-06):
  * `_CALL_PASS_BASE` (14 keys) + `ACTOR_KEYS` (10) + `EXTRA_KEYS` (actor_id, actor_is_admin).
  */
 export const CALL_PASS_KEYS = [

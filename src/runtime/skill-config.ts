@@ -1,5 +1,5 @@
 /**
- * Skill parameters and secrets per role (spec 000 §5; table `skillgate.skill_config`,
+ * Skill parameters and secrets per role (table `skillgate.skill_config`,
  * migration 0003): saved by the operator (`skillgate config set`) or by the config-save tool
  * the model uses in chat, read before each execution and injected into the context.
  *

@@ -1,5 +1,5 @@
 /**
- * The shape of `runtime_context` (spec 000 §4; R-CTX, R-PCTX, R-CFG-02). Field names stay
+ * The shape of `runtime_context` (R-CTX, R-PCTX, R-CFG-02). Field names stay
  * as the specification spells them.
  */
 import type { Queryable, Tx } from '../store/db.ts';
@@ -26,7 +26,7 @@ export const FIXED_CTX_FIELDS = [
 ] as const;
 export type FixedCtxField = (typeof FIXED_CTX_FIELDS)[number];
 
-/** Attachment media kinds (spec 000 §4.7, §6.3). */
+/** Attachment media kinds. */
 export type MediaKind = 'image' | 'video' | 'audio' | 'file';
 
 /** One `attachments` item (R-CTX-06): `att_type` mirrors `type`; local_path / url may be "". */
@@ -38,7 +38,7 @@ export interface AttachmentItem {
   url: string;
 }
 
-/** The fixed context section (spec 000 §4.2; empty values per R-CTX-03). */
+/** The fixed context section (empty values per R-CTX-03). */
 export interface FixedContext {
   raw_input: string;
   attachments: AttachmentItem[];
@@ -89,7 +89,7 @@ export type CallSkill = (name: string, input?: Record<string, unknown>, options?
 /** `db_factory`: opens a fresh short transaction per use (R-PCTX-07, A-44). */
 export type DbFactory = <T>(fn: (session: Tx) => Promise<T>) => Promise<T>;
 
-/** The platform-injected section (spec 000 §4.3; R-PCTX). */
+/** The platform-injected section (R-PCTX). */
 export interface PlatformContext {
   org_id: string;
   role_id: string;

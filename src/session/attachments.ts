@@ -3,7 +3,7 @@
  * artifacts and materialized URLs, each with a reference id the model can use (`img_1`,
  * `video_1`, `audio_1`, `file_1`).
  *
- * Source: spec 000 §3.3 (reference ids), §4.7 (attachment items); R-FILE-06, R-CTX-05,
+ * Source: R-FILE-06, R-CTX-05,
  * R-CTX-06, A-10.
  */
 import { randomBytes } from 'node:crypto';
@@ -185,7 +185,7 @@ export async function getAttachment(q: Queryable, id: string): Promise<Attachmen
 }
 
 /**
- * `runtime_context.attachments` items (spec 000 §4.7, R-CTX-06): `{type, att_type, filename,
+ * `runtime_context.attachments` items (R-CTX-06): `{type, att_type, filename,
  * local_path, url}` with `att_type === type`; local_path / url "" when unknown.
  */
 export function toAttachmentItems(records: readonly AttachmentRecord[]): AttachmentItem[] {

@@ -1,6 +1,6 @@
 /**
- * Sessions, workspaces, attachment records and reference ids (DESIGN.md `src/session/`).
- * Spec 000 §3.3, §4.3, §4.7; README.md "The skillgate command".
+ * Sessions, workspaces, attachment records and reference ids.
+ * README.md "The skillgate command".
  */
 export { safeSegment, workspaceDir, attachmentStoreDir, ensureWorkspace } from './workspace.ts';
 export {

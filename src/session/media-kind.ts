@@ -1,5 +1,5 @@
 /**
- * Media kind of a file from its name or MIME type (spec 000 §4.7 `type`, §6.3; A-10), using
+ * Media kind of a file from its name or MIME type (A-10), using
  * the `mime-types` database.
  */
 import mime from 'mime-types';

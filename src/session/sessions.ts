@@ -2,7 +2,7 @@
  * Session records (table `skillgate.sessions`, migration 0002): one per conversation, each
  * with its workspace folder.
  *
- * Source: spec 000 §4.3 (`session_id`, `workspace_dir`); README.md "The skillgate command" (the CLI's session id
+ * Source: README.md "The skillgate command" (the CLI's session id
  * derived from the workspace path); R-PCTX-06.
  */
 import { createHash, randomBytes } from 'node:crypto';

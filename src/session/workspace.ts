@@ -2,7 +2,7 @@
  * Session workspace layout: `<data>/workspaces/<role_id>/<session_id>` and the shared
  * attachment store `<data>/attachments`.
  *
- * Source: spec 000 §4.3 (`workspace_dir`), 004 §InChain(4); R-PCTX-06, D-23.
+ * Source: R-PCTX-06, D-23.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The database seam: one small interface over node-postgres, with two engines behind it —
- * a real PostgreSQL server (`DATABASE_URL`) and embedded PGlite (DESIGN.md "Storage").
+ * a real PostgreSQL server (`DATABASE_URL`) and embedded PGlite.
  *
  * Portability rules (both engines stay correct): pass the transaction client down and never
  * call the Db while holding a Tx (PGlite is one session: that deadlocks); schema-qualify
@@ -35,7 +35,7 @@ export interface Tx extends Queryable {
   savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * Server engine only (absent on the embedded engine, whose PGlite bridge has no copy
-   * protocol; DESIGN.md "Storage"): run `sql` — a `COPY <table> (<cols>) FROM STDIN` in text
+   * protocol): run `sql` — a `COPY <table> (<cols>) FROM STDIN` in text
    * format — on this transaction's connection, streaming `data` (rows already escaped for the
    * text format: `\t` between columns, `\n` after each row, `\N` for NULL).
    * @returns the number of rows copied.

@@ -1,6 +1,6 @@
 /**
  * Open the process's database: a real server when `DATABASE_URL` is set, embedded PGlite
- * persisted under the data dir otherwise (DESIGN.md "Storage").
+ * persisted under the data dir otherwise.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

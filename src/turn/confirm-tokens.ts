@@ -1,5 +1,5 @@
 /**
- * The one confirmation service (docs/messaging.md; spec 000 §7.7; R-DT-87/88, A-29).
+ * The one confirmation service (docs/messaging.md; R-DT-87/88, A-29).
  *
  * A destructive call that needs the user's confirmation gets a token bound to org, role,
  * session, the actor asked, skill, action, table and a hash of the call's parameters
@@ -13,7 +13,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../store/db.ts';
 
-/** Token lifetime: 5 minutes, in milliseconds (spec 000 §7.7). */
+/** Token lifetime: 5 minutes, in milliseconds. */
 export const CONFIRM_TTL_MS = 5 * 60 * 1000;
 
 /** Parameter keys never part of the parameter hash (the token itself). */

@@ -1,5 +1,5 @@
 /**
- * The planner interface (DESIGN.md `src/turn/`): a planner turns one message into tool calls
+ * The planner interface: a planner turns one message into tool calls
  * and, optionally, its own reply text. The command planner (offline, no model) and the model
  * planner (OpenAI-compatible tool calling) both implement it; the turn runs whichever the
  * role uses and composes the reply from what it returns.
@@ -19,7 +19,7 @@ export interface ToolInvocation {
   via?: 'call' | 'pending_reply';
 }
 
-/** A material the user can refer to (`img_1`, `file_2`, …; spec 000 §4.7, A-10). */
+/** A material the user can refer to (`img_1`, `file_2`, …, A-10). */
 export interface MaterialRef {
   ref: string;
   type: 'image' | 'video' | 'audio' | 'file';

@@ -51,8 +51,8 @@ function sizeOf(path: string): number | null {
 /**
  * A resolver from an envelope artifact to an outbound media item: the session attachment
  * with the same local path gives the `/files/<id>` id; an artifact not registered in the
- * session is not sent (null). The item carries what an adapter dispatches on (spec 000
- * §6.3(3), R-ART-11): `kind` (the attachment's media), `mime_type` — the stored one, else
+ * session is not sent (null). The item carries what an adapter dispatches on (R-ART-11): `kind`
+ * (the attachment's media), `mime_type` — the stored one, else
  * looked up from the file extension (artifacts are registered without one) — and `size`
  * (stored, else read from the file), so e.g. Telegram sends a `.svg` or an over-10-MB image
  * as a document rather than a photo the platform rejects.

@@ -1,5 +1,5 @@
 /**
- * One turn (DESIGN.md "The flow of one message"): an inbox event → role → identity and access
+ * One turn: an inbox event → role → identity and access
  * → session and uploads → confirmation / pending reply / planner → reply composition →
  * outbox. Every stage is its own module; this file only orders them.
  *

@@ -1,5 +1,5 @@
 /**
- * Inbound attachments into the session workspace (spec 000 §4.7, R-CTX-05,
+ * Inbound attachments into the session workspace (R-CTX-05,
  * R-FILE-03): each file the user sent is fetched through its adapter, saved in the workspace
  * root under its original Unicode name made safe, and registered with a reference id
  * (`img_1`, `file_1`, …) so this and later turns can refer to it.

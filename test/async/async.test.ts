@@ -1,5 +1,5 @@
 /**
- * Async skills (issue 9 item 4; R-ASYNC-01..07, A-48, A-56) through the real turn, the real
+ * Async skills (R-ASYNC-01..07, A-48, A-56) through the real turn, the real
  * outbox and pg-boss on the test database: on a text channel the call answers at once and the
  * result (with its file as media) is pushed when the background run ends; web stays
  * synchronous; a failure pushes its user_message; a job stored before a restart still runs.

@@ -1,5 +1,5 @@
 /**
- * Requirements of spec 000 §8 (async skills), §9.1 (call_skill) and §9.2 (messaging) traced to
+ * Requirements of async skills, call_skill and messaging traced to
  * tests: R-ASYNC-03, R-ASYNC-06..09, R-CALL-15..17, R-MSG-05 (with A-48). The async path runs
  * through the real turn, pg-boss and the real outbox (test/async/helpers.ts); wall clocks are
  * fractions of a second where a wall must pass, and no assertion is about durations — a

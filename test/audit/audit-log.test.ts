@@ -1,7 +1,7 @@
 /**
- * The audit log (issue 10 item 5): a test conversation through the real turn pipeline leaves
+ * The audit log: a test conversation through the real turn pipeline leaves
  * one row per skill call — with role, channel, actor, skill, action, outcome, duration, the
- * confirm token's hash — and no secret value anywhere in the table (issue 10 acceptance).
+ * confirm token's hash — and no secret value anywhere in the table.
  */
 import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * `skillgate audit` end to end in-process: a `skill run` through the CLI is recorded, then
- * listed as JSON and as text; bad options exit 1 (CONTRACTS.md §1; issue 10 item 5).
+ * listed as JSON and as text; bad options exit 1 (README.md#the-skillgate-command).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
  * Audit retention with an injected clock (SKILLGATE_AUDIT_RETENTION_DAYS, default 90) and the
  * local admin API route `POST /api/local/audit` that `skillgate audit` uses while `serve`
- * holds the embedded data dir (issue 10 item 5).
+ * holds the embedded data dir.
  */
 import type { AddressInfo } from 'node:net';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';

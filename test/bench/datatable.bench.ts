@@ -1,5 +1,5 @@
 /**
- * Datatable bulk import (issue 4 acceptance): `insert_from_file` of 100 000 rows (8 columns
+ * Datatable bulk import: `insert_from_file` of 100 000 rows (8 columns
  * of mixed types) through `runDatatable` against a raw `COPY` of the same rows into an
  * identical table, as a time ratio (subject / baseline; target ≤ 2, i.e. a throughput ratio
  * ≥ 0.5), and the same with 1% invalid rows — every one of them must come back in `errors`.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` — gateway (issue 5 acceptance): N concurrent web clients, each sending a
+ * `npm run bench` — gateway: N concurrent web clients, each sending a
  * message to a no-op skill, waiting for the final reply, and sending the next, for D seconds;
  * messages/s and p50/p99 latency. Baselines, in the same run and process: the durable floor
  * (a bare ws server doing the durable work any gateway must: the inbound row before the reply,

@@ -1,5 +1,5 @@
 /**
- * `docs/performance.md` from one `npm run bench` run (issue 11 §4): the machine, the date,
+ * `docs/performance.md` from one `npm run bench` run: the machine, the date,
  * every figure next to its baseline measured in the same run, the ratio and its target, and
  * how to reproduce. Pure formatting: the caller passes what it measured.
  */
@@ -83,7 +83,7 @@ export function renderReport(r: BenchReport): string {
   );
 
   out.push('## Load: gateway and webhook ingest', '');
-  out.push('Target: throughput ratio ≥ 0.5 of the baseline (issue 5, issue 11 §4).', '');
+  out.push('Target: throughput ratio ≥ 0.5 of the baseline.', '');
   out.push(
     '| bench | database | load | baseline /s | baseline p50 / p99 ms | 1-INSERT /s | skillgate /s | skillgate p50 / p99 ms | statements per message | commits per message | ratio (median) | target |',
   );

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` — webhook ingest (issue 11 §4): a Telegram webhook endpoint through the real
+ * `npm run bench` — webhook ingest: a Telegram webhook endpoint through the real
  * gateway route (secret header check, parse, dedup, inbox insert, 200) under load — N
  * concurrent senders for D seconds, unique update_ids plus a share of redeliveries — against a
  * bare express handler doing the same secret check and single INSERT … ON CONFLICT DO NOTHING

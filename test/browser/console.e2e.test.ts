@@ -1,5 +1,5 @@
 /**
- * Issue 10 §6 browser acceptance, in headless Chromium through the console's data-testid hooks
+ * The console (docs/console.md) in headless Chromium through the console's data-testid hooks
  * (docs/console.md): an admin signs in with SKILLGATE_ADMIN_TOKEN, sets a secret parameter
  * that is never displayed again (page text, DOM and API after a reload), disables a skill for
  * a role (it leaves that role's `/help` on the chat page), and retries a failed delivery to a
@@ -23,7 +23,7 @@ const ADMIN_TOKEN = 'e2e-admin-' + 'k'.repeat(30);
 const SECRET = 'sk-e2e-7c1f0a9b3d5e2468';
 const RETRY_TEXT = 'console retry check';
 
-describe('operators console in a browser (issue 10 §6 acceptance)', () => {
+describe('operators console in a browser', () => {
   let gateway: Gateway;
   let browser: Browser;
   let ctx: BrowserContext;

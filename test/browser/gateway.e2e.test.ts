@@ -1,7 +1,7 @@
 /**
- * Issue 5 acceptance, end to end: the gateway as `npm start` runs it (embedded PGlite, built-in
+ * End to end: the gateway as `npm start` runs it (embedded PGlite, built-in
  * skills, demo identities), driven in headless Chromium through the chat page's data-testid
- * hooks (CONTRACTS.md §7): `/help` shows the skills, a datatable command creates and lists a
+ * hooks (docs/web-protocol.md): `/help` shows the skills, a datatable command creates and lists a
  * table, an uploaded file referred to as `file_1` reaches the skill.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { loadSettings } from '../../src/config/settings.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/log/logger.ts';
 
-describe('gateway end to end in a browser (issue 5 acceptance)', () => {
+describe('gateway end to end in a browser', () => {
   let gateway: Gateway;
   let browser: Browser;
   let page: Page;

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 2, the web half, in headless Chromium — the README walkthrough exactly: the
+ * The repair ticket, the web half, in headless Chromium — the README walkthrough exactly: the
  * embedded default (PGlite, demo identities), two browser windows with their own cookies
  * (reporter demo_reporter, worker demo_worker picked in the demo identity list), ops on a fake
  * Apprise API. The worker goes on duty, the reporter reports with a photo, the worker sees the
@@ -14,7 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG, startRig, tickets, type Rig } from '../e2e/rig.ts';
 
-describe('repair ticket in the web chat, two windows (issue 11, README walkthrough)', () => {
+describe('repair ticket in the web chat, two windows (README walkthrough)', () => {
   let rig: Rig;
   let browser: Browser;
   let reporter: Page;

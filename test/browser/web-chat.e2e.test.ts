@@ -1,6 +1,6 @@
 /**
  * The chat page in a real Chromium (playwright-core) against the web channel on a real server
- * with an echo host (CONTRACTS.md §7 data-testid hooks; docs/web-protocol.md).
+ * with an echo host (data-testid hooks of docs/web-protocol.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';

@@ -1,6 +1,7 @@
 /**
  * `skillgate chain check|run|save|enable|disable` and `skillgate schedule add|list|remove`
- * with a database (CONTRACTS.md §1, §5): exit codes and one JSON document on stdout.
+ * with a database (README.md#the-skillgate-command; docs/chains.md): exit codes and one JSON
+ * document on stdout.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
  * `skillgate chain check|run|save|enable|disable` and `skillgate schedule add|list|remove`
- * (CONTRACTS.md §1, §5): `chain check` exit codes, one line per problem naming the item, one
- * JSON document. (Commands that need the database: cli-db.test.ts.)
+ * (README.md#the-skillgate-command; docs/chains.md): `chain check` exit codes, one line per problem
+ * naming the item, one JSON document. (Commands that need the database: cli-db.test.ts.)
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
- * `POST /skills/chain/save` and `POST /skills/chain/test` on a real HTTP server (CONTRACTS.md
- * §5; R-CHAIN-24..26), and a saved chain as a skill of type chain (R-CHAIN-25).
+ * `POST /skills/chain/save` and `POST /skills/chain/test` on a real HTTP server (docs/chains.md;
+ * R-CHAIN-24..26), and a saved chain as a skill of type chain (R-CHAIN-25).
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';

@@ -1,6 +1,6 @@
 /**
- * The reference parser and layering, without a database (spec 004 §引用语法, §依赖与并行;
- * R-CHAIN-27..37).
+ * The reference parser and layering, without a database
+ * (R-CHAIN-27..37).
  */
 import { describe, expect, it } from 'vitest';
 import { collectReferences, resolveParams, wholeReference } from '../../src/chain/references.ts';

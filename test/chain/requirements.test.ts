@@ -1,6 +1,6 @@
 /**
- * Chain requirements traced one by one (requirements.md §27; spec 004): R-CHAIN-01, 03, 04,
- * 06, 07, 08, 14, 34, 39 (R-ID-02), 40, 42, 43, 44, 46, 47, 48, 49 (R-DT-95), with the D-05 /
+ * Chain requirements traced one by one (docs/requirements.md, the R-CHAIN table): R-CHAIN-01, 03,
+ * 04, 06, 07, 08, 14, 34, 39 (R-ID-02), 40, 42, 43, 44, 46, 47, 48, 49 (R-DT-95), with the D-05 /
  * D-06 resolutions. Database tests run on PGlite and, with TEST_DATABASE_URL, on the server.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The chain runner through the real skill pipeline (spec 004; R-CHAIN-*), on every engine.
+ * The chain runner through the real skill pipeline (R-CHAIN-*), on every engine.
  */
 import { expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';

@@ -1,5 +1,5 @@
 /**
- * Save validation (spec 004 §保存校验; R-CHAIN-16..24, R-CHAIN-09/10): each rule refuses
+ * Save validation (R-CHAIN-16..24, R-CHAIN-09/10): each rule refuses
  * on its own, naming the offending item. No database needed.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -15,7 +15,7 @@ import { ConfigError } from '../../src/config/errors.ts';
 const env = (values: Record<string, string>): ChannelAccount => ({ channel: 'telegram', id: 'default', role: 'r', source: 'env', values });
 const cfg = (values: Record<string, string>): ChannelAccount => ({ channel: 'dingtalk', id: 'ops', role: 'r', source: 'config', values });
 
-describe('channel account settings (CONTRACTS.md §11)', () => {
+describe('channel account settings', () => {
   it('names a setting by its env variable or its config path', () => {
     expect(settingName(env({}), 'bot_token')).toBe('TELEGRAM_BOT_TOKEN');
     expect(settingName(cfg({}), 'app_key')).toBe('accounts[ops].app_key');
@@ -71,7 +71,7 @@ describe('channel factory accounts and webhook routes', () => {
     expect(channelAccounts({ ...ctx, env: { WECOM_SECRET: 's' } } as never, 'wecom', 'corp_id').map((a) => a.id)).toEqual(['b']);
   });
 
-  it('webhook routes: the default account has none of its own segment (CONTRACTS.md §6)', () => {
+  it('webhook routes: the default account has none of its own segment', () => {
     expect(webhookPath('feishu', 'default')).toBe('/webhooks/feishu');
     expect(webhookPath('dingtalk', 'ops')).toBe('/webhooks/dingtalk/ops');
   });

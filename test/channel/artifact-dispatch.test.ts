@@ -1,6 +1,6 @@
 /**
  * Delivery dispatches artifacts by media or file extension to the channel's image / video /
- * audio / file sending (spec 000 §6.3(3); R-ART-11, A-15). The whole path of a turn: files in
+ * audio / file sending (R-ART-11, A-15). The whole path of a turn: files in
  * the session workspace declared by a skill result (no `media` given, or one given) →
  * processArtifacts → session attachments → mediaResolver → composeReply for the Telegram
  * adapter's capabilities → TelegramAdapter.send against the loopback fake Bot API, where the

@@ -1,10 +1,10 @@
-/** Long button payloads mapped to short stored references (issue 7, migration 0010). */
+/** Long button payloads mapped to short stored references (migration 0010). */
 import { expect, it } from 'vitest';
 import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 
-describeEachEngine('issue 7 callback payloads', (db) => {
+describeEachEngine('callback payloads', (db) => {
   let t = new Date('2026-03-01T00:00:00Z').getTime();
   const now = (): Date => new Date(t);
   const store = () => createCallbackPayloads(db(), 'telegram', 'default', now);
@@ -13,13 +13,13 @@ describeEachEngine('issue 7 callback payloads', (db) => {
     await migrate(db());
   });
 
-  it('issue 7: a payload within the limit is returned as is, nothing stored', async () => {
+  it('a payload within the limit is returned as is, nothing stored', async () => {
     expect(await store().encode('confirm:tok_short', { limitBytes: 64, expiresAt: new Date(t + 60_000) })).toBe('confirm:tok_short');
     const { rows } = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM skillgate.callback_payloads');
     expect(rows[0]!.n).toBe(0);
   });
 
-  it('issue 7: a 78-byte payload becomes a ≤64-byte reference that resolves back; the table holds neither', async () => {
+  it('a 78-byte payload becomes a ≤64-byte reference that resolves back; the table holds neither', async () => {
     const long = `confirm:tok_${'x'.repeat(66)}`;
     const ref = await store().encode(long, { limitBytes: 64, expiresAt: new Date(t + 60_000) });
     expect(Buffer.byteLength(ref)).toBeLessThanOrEqual(64);
@@ -33,21 +33,21 @@ describeEachEngine('issue 7 callback payloads', (db) => {
     expect(dump).not.toContain(ref.slice(1));
   });
 
-  it('issue 7: multibyte payloads are measured in UTF-8 bytes (22 CJK chars = 66 bytes are stored)', async () => {
+  it('multibyte payloads are measured in UTF-8 bytes (22 CJK chars = 66 bytes are stored)', async () => {
     const cjk = '确'.repeat(22);
     const ref = await store().encode(cjk, { limitBytes: 64, expiresAt: new Date(t + 60_000) });
     expect(ref).not.toBe(cjk);
     expect(await store().decode(ref)).toBe(cjk);
   });
 
-  it('issue 7: a payload that looks like a reference is always stored, so decoding stays unambiguous', async () => {
+  it('a payload that looks like a reference is always stored, so decoding stays unambiguous', async () => {
     const ref = await store().encode('~short', { limitBytes: 64, expiresAt: new Date(t + 60_000) });
     expect(ref).not.toBe('~short');
     expect(await store().decode(ref)).toBe('~short');
     expect(await store().decode('plain:data')).toBe('plain:data');
   });
 
-  it('issue 7: unknown, malformed, other-account and expired references resolve to null; purge removes expired rows', async () => {
+  it('unknown, malformed, other-account and expired references resolve to null; purge removes expired rows', async () => {
     const s = store();
     const ref = await s.encode('x'.repeat(100), { limitBytes: 64, expiresAt: new Date(t + 1000) });
     expect(await s.decode('~AAAAAAAAAAAAAAAAAAAAAA')).toBeNull();
@@ -58,7 +58,7 @@ describeEachEngine('issue 7 callback payloads', (db) => {
     expect(await s.purgeExpired()).toBeGreaterThanOrEqual(1);
   });
 
-  it('issue 7: a limit too small for a reference is a RangeError', async () => {
+  it('a limit too small for a reference is a RangeError', async () => {
     await expect(store().encode('y'.repeat(30), { limitBytes: 10, expiresAt: new Date(t + 1000) })).rejects.toThrow(RangeError);
   });
 });

@@ -6,7 +6,7 @@ import { captureLog } from '../inbox/helpers.ts';
 
 const adapterOf = (account: string) => ({ channel: 'wecom', account }) as unknown as ChannelAdapter;
 
-describe('perAccountChannel: the factory shape of every platform channel (CONTRACTS.md §11)', () => {
+describe('perAccountChannel: the factory shape of every platform channel', () => {
   it('builds one adapter per account and reports each once, after all are built', async () => {
     const cap = captureLog();
     const factory = perAccountChannel('wecom', 'corp_id', (a) => ({ adapter: adapterOf(a.id), report: { webhook: `/w/${a.id}` } }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { digestEqual, safeEqual } from '../../src/channel/safe-equal.ts';
 
-describe('constant-time compares shared by the adapters (CONTRACTS.md §6)', () => {
+describe('constant-time compares shared by the adapters', () => {
   it('safeEqual compares content and length, bytes not code units', () => {
     expect(safeEqual('sig', 'sig')).toBe(true);
     expect(safeEqual('sig', 'sih')).toBe(false);

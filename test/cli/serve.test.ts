@@ -95,7 +95,7 @@ describe('configuration errors name the variable', () => {
   });
 });
 
-// Several processes on one real server: only where a server exists (CONTRACTS.md §12).
+// Several processes on one real server: only where a server exists.
 describe.runIf(TEST_DATABASE_URL)('migrations from several processes on one server', () => {
   it('two concurrent `db migrate` runs leave one consistent schema', async () => {
     const url = await serverDatabaseUrl('_mig', true);
@@ -136,7 +136,7 @@ describe.runIf(TEST_DATABASE_URL)('migrations from several processes on one serv
   });
 });
 
-describe('skillgate skill run (CONTRACTS.md §2)', () => {
+describe('skillgate skill run', () => {
   const FIXTURE = new URL('../fixtures/pipeline/ctx_echo', import.meta.url).pathname;
 
   it('prints the envelope as one JSON document and exits 0, even for a failed skill', async () => {

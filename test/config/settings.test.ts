@@ -18,7 +18,7 @@ function errorOf(fn: () => unknown): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
-describe('settings from the environment (CONTRACTS.md §11)', () => {
+describe('settings from the environment', () => {
   it('defaults: embedded data dir ./data, port 8787, org demo, role default, web only', () => {
     const s = loadSettings({}, cwd);
     expect(s.databaseUrl).toBeUndefined();
@@ -88,7 +88,7 @@ describe('D-06: one wall-clock module', () => {
   });
 });
 
-describe('skillgate.config.yaml (CONTRACTS.md §11)', () => {
+describe('skillgate.config.yaml', () => {
   const defaults = { orgId: 'demo', roleId: 'default' };
 
   it('an empty file yields the default role, open, every skill', () => {

@@ -1,5 +1,5 @@
 /**
- * The operators' console over HTTP (issue 10 §6; CONTRACTS.md §6 `/admin`, §11
+ * The operators' console over HTTP (docs/console.md; docs/configuration.md
  * SKILLGATE_ADMIN_TOKEN; docs/console.md): sign-in and CSRF, secrets never returned, failed
  * deliveries retried and discarded.
  */

@@ -1,5 +1,5 @@
 /**
- * The console's management sections over HTTP (issue 10 §6; CONTRACTS.md §11; docs/console.md):
+ * The console's management sections over HTTP (docs/configuration.md; docs/console.md):
  * directory import and view, table grants, notify targets (masked), schedules, and the admin
  * proxy fill through the chat pipeline (R-ADM-01..03). One console per engine, mounted behind the
  * console's own sign-in.

@@ -10,7 +10,7 @@ it('A-57: backup timestamps are UTC YYYYMMDD_HHMMSS', () => {
   expect(backupTimestamp(new Date('2026-03-01T02:04:05.678Z'))).toBe('20260301_020405');
 });
 
-describeEachEngine('datatable deletes and delete protection (spec 000 §7.7)', (db) => {
+describeEachEngine('datatable deletes and delete protection', (db) => {
   let t: RowsEnv;
   let id: string;
   const backups = () =>

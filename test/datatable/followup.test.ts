@@ -1,5 +1,5 @@
 /**
- * Follow-up fixes of issue 4 (a fresh user's test): aggregate over dates and checkboxes,
+ * Follow-up fixes found by a fresh user's test: aggregate over dates and checkboxes,
  * import paths, SQL limits, value validation, stale confirm tokens, error classes,
  * single-language messages, `like` patterns. Both engines.
  */
@@ -19,7 +19,7 @@ import { withCall } from '../../src/wiring/skill-call.ts';
 const zhOnly = (m: unknown) => String(m).replace(/SQL/g, '');
 const HAN_ONLY = /^[^A-Za-z]*$/;
 
-describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
+describeEachEngine('datatable follow-up fixes', (db, engine) => {
   let t: RowsEnv;
   let id: string;
   beforeAll(async () => {
@@ -232,7 +232,7 @@ describeEachEngine('datatable issue 4 follow-up fixes', (db, engine) => {
     expect(filtNul).toMatchObject({ success: false, error_type: 'recoverable', need_param: 'filters' });
   });
 
-  it('R-DT-87/R-DT-88, CONTRACTS §10 (item 7): a stale token on a ≤ 10-row delete_by is refused clearly without a false confirmation prompt; the call without it deletes', async () => {
+  it('R-DT-87/R-DT-88: a stale token on a ≤ 10-row delete_by is refused clearly without a false confirmation prompt; the call without it deletes', async () => {
     const tid = await t.table('清理', [{ title: '组', uidt: '文本' }]);
     await t.call({ action: 'insert_batch', payload: { table_id: tid, records: Array.from({ length: 12 }, () => ({ 组: 'g' })) } });
     const call = { action: 'delete_by', payload: { table_id: tid, filters: [{ field: '组', op: 'eq', value: 'g' }] } };
@@ -330,7 +330,7 @@ it('docs (item 11): README lists the datatable grant/revoke/grants commands', as
   expect(TEST_DATABASE_URL === undefined || typeof TEST_DATABASE_URL === 'string').toBe(true);
 });
 
-describeEachEngine('datatable issue 4 follow-up through the skill pipeline (items 2, 5)', (db) => {
+describeEachEngine('datatable follow-up fixes through the skill pipeline', (db) => {
   it('R-FILE-03/R-DT-35 (item 2) and R-DT-05 (item 5): flat file "imports/x.json" and nested payload.file reach the same file; a JSON-string payload passes schema.json', async () => {
     const { randomBytes } = await import('node:crypto');
     const { mkdtempSync } = await import('node:fs');

@@ -66,7 +66,7 @@ for (const engine of ENGINES) {
       vi.unstubAllEnvs();
     });
 
-    it('CONTRACTS §11, R-DT-16: grant <title> --role --actions --row-scope own --owner-field stores an own-scope grant', async () => {
+    it('R-DT-16: grant <title> --role --actions --row-scope own --owner-field stores an own-scope grant', async () => {
       const r = await run([
         'datatable',
         'grant',
@@ -88,7 +88,7 @@ for (const engine of ENGINES) {
       expect(access.actions !== 'all' && [...access.actions].sort()).toEqual(['insert', 'query', 'update']);
     });
 
-    it('CONTRACTS §11: <table> may be the table id; granting again replaces the grant; --json prints one document', async () => {
+    it('<table> may be the table id; granting again replaces the grant; --json prints one document', async () => {
       const r = await run(['datatable', 'grant', tableId, '--role', 'sales', '--json']);
       expect(r.code).toBe(0);
       const doc = JSON.parse(r.out) as { ok: boolean; grant: Record<string, unknown> };
@@ -97,7 +97,7 @@ for (const engine of ENGINES) {
       expect(list.out).toBe(`工单 (${tableId}):\n  role sales: all actions; row scope all\n`);
     });
 
-    it('R-DT-19, CONTRACTS §1: an invalid grant is refused with exit 1 and stores nothing', async () => {
+    it('R-DT-19: an invalid grant is refused with exit 1 and stores nothing', async () => {
       const cases = [
         ['datatable', 'grant', '工单', '--role', 'x', '--row-scope', 'own', '--owner-field', '工号'],
         ['datatable', 'grant', '工单', '--role', 'x', '--row-scope', 'own'],
@@ -118,14 +118,14 @@ for (const engine of ENGINES) {
       expect(grants.map((g) => g.roleId)).toEqual(['sales']);
     });
 
-    it('CONTRACTS §11: --org selects another organisation', async () => {
+    it('--org selects another organisation', async () => {
       const r = await run(['datatable', 'grant', '别家表', '--org', 'beta', '--role', 'y', '--actions', 'query']);
       expect(r.code).toBe(0);
       const t = await withDb(async (db) => findTableByTitle(db, 'beta', '别家表'));
       expect(await withDb(async (db) => listGrants(db, t!.id))).toEqual([expect.objectContaining({ roleId: 'y', actions: ['query'] })]);
     });
 
-    it('R-DT-13, CONTRACTS §11: revoke removes the grant (the table is open again); revoking nothing is exit 1', async () => {
+    it('R-DT-13: revoke removes the grant (the table is open again); revoking nothing is exit 1', async () => {
       const r = await run(['datatable', 'revoke', '工单', '--role', 'sales']);
       expect(r.code).toBe(0);
       expect(r.out).toBe(`revoked the grant of role sales on 工单 (${tableId})\n`);

@@ -8,7 +8,7 @@ import type { Tx } from '../../src/store/db.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';
 
-describeEachEngine('datatable column-wise batches (spec 000 §7.8)', (db) => {
+describeEachEngine('datatable column-wise batches', (db) => {
   let t: RowsEnv;
   const saved = { ...BATCH_TUNING };
   beforeAll(async () => {

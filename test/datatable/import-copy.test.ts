@@ -1,6 +1,6 @@
 /**
- * Bulk import through `COPY … FROM STDIN` on the server engine (R-DT-98, R-DT-99, R-DT-34;
- * DESIGN.md "Storage"): values with COPY's special characters arrive unchanged, and a chunk
+ * Bulk import through `COPY … FROM STDIN` on the server engine (R-DT-98, R-DT-99, R-DT-34): values
+ * with COPY's special characters arrive unchanged, and a chunk
  * holding a duplicate only the database sees falls back and reports exactly that row. On
  * PGlite the same test exercises the unnest path (no `copyFrom` there).
  */

@@ -8,7 +8,7 @@ function ok(input: unknown) {
   return r;
 }
 
-describe('datatable input normalisation (spec 000 §3.5)', () => {
+describe('datatable input normalisation', () => {
   it('R-ACT-02: every alias target is canonical; the self-check rejects a bad table', () => {
     const canonical = new Set<string>(DATATABLE_ACTIONS);
     for (const t of Object.values(ACTION_ALIASES)) expect(canonical.has(t)).toBe(true);

@@ -7,7 +7,7 @@ import { describeEachEngine } from '../helpers/db.ts';
 import { rowsEnv, type RowsEnv } from './rows-env.ts';
 
 /** Role `sales` has row scope own on 客户 (owner field 负责人工号); role `default` is open. */
-describeEachEngine('own row scope through the row actions (spec 000 §7.2)', (db) => {
+describeEachEngine('own row scope through the row actions', (db) => {
   let t: RowsEnv;
   let id: string;
   const e1 = { role_id: 'sales', actor_emp_no: 'E1', team_role: 'member' };

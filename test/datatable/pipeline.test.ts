@@ -1,5 +1,5 @@
 /**
- * The datatable as a skill (spec 000 §7; R-DT-02, R-DT-24, D-18): the repo's skills/ folder in
+ * The datatable as a skill (R-DT-02, R-DT-24, D-18): the repo's skills/ folder in
  * the registry, calls through the `skill run` code path (runFromCli with --context) and
  * through call_skill, on PGlite and the real server.
  */

@@ -14,7 +14,7 @@ const FIELDS = [
   { title: '备注', uidt: '文本' },
 ];
 
-describeEachEngine('datatable reads: query, aggregate, filters (spec 000 §7.3/§7.4)', (db) => {
+describeEachEngine('datatable reads: query, aggregate, filters', (db) => {
   let t: RowsEnv;
   let id: string;
   beforeAll(async () => {

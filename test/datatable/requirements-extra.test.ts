@@ -1,5 +1,5 @@
 /**
- * Remaining datatable requirements on both engines (spec 000 §7.2, §7.4, §7.8): batch scripts
+ * Remaining datatable requirements on both engines: batch scripts
  * only on the admin line (R-DT-27, A-27), `data` as an array (R-DT-63, D-10), the > 100
  * redirect to insert_from_file (R-DT-65), table/field names on the error path after the
  * rollback (R-DT-101), no assumed unique constraint (R-DT-102, A-34).

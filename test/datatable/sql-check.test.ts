@@ -1,5 +1,5 @@
 /**
- * The SQL channel's checker (spec 000 §7.6; R-DT-76..84, D-02, D-12): both corpora in
+ * The SQL channel's checker (R-DT-76..84, D-02, D-12): both corpora in
  * test/fixtures/sql/ and the individual rules. Pure: no database (execution is covered by
  * sql-execute.test.ts on both engines).
  */
@@ -29,7 +29,7 @@ beforeAll(async () => {
   await ensureParser();
 });
 
-describe('SQL channel corpora (issue 4 acceptance)', () => {
+describe('SQL channel corpora', () => {
   const hostile = corpus('hostile');
   const benign = corpus('benign');
 

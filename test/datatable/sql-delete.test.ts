@@ -1,6 +1,6 @@
 /**
- * SQL DELETE through delete protection (spec 000 §7.7★; R-DT-87..91, R-DT-89 pre-check, A-29,
- * D-05, CONTRACTS.md §10) on both engines: > 10 rows or an unknown count need a confirm_token
+ * SQL DELETE through delete protection (R-DT-87..91, R-DT-89 pre-check, A-29,
+ * D-05, docs/messaging.md) on both engines: > 10 rows or an unknown count need a confirm_token
  * in chat mode; the token is bound to the statement; every executed SQL DELETE leaves a backup
  * of the deleted rows in the workspace root.
  */
@@ -82,7 +82,7 @@ describeEachEngine('datatable SQL DELETE protection', (db) => {
     expect(backups(env)).toEqual([]);
   });
 
-  it('A-29, CONTRACTS §10: a token presented with a different statement is refused, deletes nothing and is not consumed', async () => {
+  it('A-29: a token presented with a different statement is refused, deletes nothing and is not consumed', async () => {
     const env = await seeded(db(), 12);
     const sql = 'DELETE FROM 工单 WHERE 编号 > 0';
     const token = (await runSqlExecute(env, sql)).confirm_token;

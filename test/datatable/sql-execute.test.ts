@@ -1,5 +1,5 @@
 /**
- * The SQL channel executed on both engines (spec 000 §7.3, §7.6; R-DT-42/43, R-DT-76..86,
+ * The SQL channel executed on both engines (R-DT-42/43, R-DT-76..86,
  * R-DT-99/100, R-DT-12, A-36, D-12): the benign corpus runs, the hostile corpus is refused with
  * nothing changed, names route to the organisation's schema, results keep PostgreSQL's forms,
  * DDL is mirrored into the metadata.

@@ -1,5 +1,5 @@
 /**
- * Who may use the SQL channel (spec 000 §7.2; R-DT-23, R-DT-25/26, D-02, D-03, D-04): allow_sql,
+ * Who may use the SQL channel (R-DT-23, R-DT-25/26, D-02, D-03, D-04): allow_sql,
  * no own-scope table for the operator's roles, table grants per touched table, and DDL only
  * for team_role owner/admin (with the enforceStructuralRoles switch) — on both engines.
  */

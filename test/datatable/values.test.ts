@@ -27,7 +27,7 @@ const err = (field: FieldMeta, v: unknown, lang: 'zh-CN' | 'en' = 'zh-CN') => {
   return r.error;
 };
 
-describe('datatable values (spec 000 §7.5)', () => {
+describe('datatable values', () => {
   it('R-DT-68: full-width digits become half-width and thousands commas are accepted', () => {
     expect(toHalfWidth('１２，３４５．５')).toBe('12,345.5');
     expect(ok(f('整数'), '１２,３４５')).toBe('12345');

@@ -14,7 +14,7 @@ const FIELDS = [
   { title: '日期', uidt: '日期' },
 ];
 
-describeEachEngine('datatable writes (spec 000 §7.3–§7.5, §7.8)', (db) => {
+describeEachEngine('datatable writes', (db) => {
   let t: RowsEnv;
   let id: string;
   const count = async (table = '货品') => {

@@ -1,7 +1,7 @@
 /**
- * Issue 11 item 2, end to end on real input: the repair-ticket flow across Feishu and Telegram
- * through real webhooks, a real database (PGlite, and the server with TEST_DATABASE_URL) and
- * real delivery calls to loopback fakes (test/e2e/rig.ts).
+ * The README walkthrough end to end on real input: the repair-ticket flow across Feishu and
+ * Telegram through real webhooks, a real database (PGlite, and the server with TEST_DATABASE_URL)
+ * and real delivery calls to loopback fakes (test/e2e/rig.ts).
  *
  * The reporter (Feishu open_id, team owner) uses the skill first (the tables are created), the
  * worker (Telegram id 777, a member) puts himself on duty from Telegram, the reporter reports
@@ -26,7 +26,7 @@ const DIRECTORY = [
 ];
 
 for (const engine of ENGINES) {
-  describe(`repair ticket: Feishu reporter, Telegram worker, Apprise ops (issue 11) [${engine}]`, () => {
+  describe(`repair ticket: Feishu reporter, Telegram worker, Apprise ops [${engine}]`, () => {
     let rig: Rig;
     beforeAll(async () => {
       rig = await startRig(engine, DIRECTORY);

@@ -1,5 +1,5 @@
 /**
- * The repair-ticket end-to-end rig (issue 11 item 2): a real gateway (`startGateway`, the
+ * The repair-ticket end-to-end rig: a real gateway (`startGateway`, the
  * built-in skills, the real outbox and pending replies) whose Feishu and Telegram channels and
  * Apprise API point at loopback fakes speaking the real wire formats:
  * - Feishu Open API: the contract kit's fake with test/adapters/feishu/open-api.ts routes plus

@@ -32,7 +32,7 @@ describe('address classification (SSRF guard)', () => {
     }
   });
 
-  it('CONTRACTS §11: SKILLGATE_FETCH_ALLOW is comma-separated host[:port] or CIDR', async () => {
+  it('SKILLGATE_FETCH_ALLOW is comma-separated host[:port] or CIDR', async () => {
     expect(parseFetchAllow(' minio.internal:9000, 10.8.0.0/16 ,,[fd00::5]:8443 ')).toEqual([
       'minio.internal:9000',
       '10.8.0.0/16',

@@ -3,7 +3,7 @@ import { failurePlaceholder, isFailure, normalizeEnvelope } from '../../src/enve
 
 const returned = (value: unknown) => ({ kind: 'returned' as const, value });
 
-describe('normalizeEnvelope: wrapping (R-ENTRY-04, CONTRACTS §2)', () => {
+describe('normalizeEnvelope: wrapping (R-ENTRY-04)', () => {
   it('R-ENTRY-04: non-object returns are wrapped as {result}', () => {
     expect(normalizeEnvelope(returned('hi'), { skill: 's' })).toEqual({ result: 'hi' });
     expect(normalizeEnvelope(returned(42), { skill: 's' })).toEqual({ result: 42 });

@@ -35,7 +35,7 @@ function run(env: Envelope, extra: Partial<Parameters<typeof processArtifacts>[1
   return processArtifacts(env, { workspaceDir: ws, before, log, fetchAllow: ['127.0.0.1'], ...extra });
 }
 
-describe('SSRF guard (R-ART-03, CONTRACTS §11 SKILLGATE_FETCH_ALLOW)', () => {
+describe('SSRF guard (R-ART-03, SKILLGATE_FETCH_ALLOW)', () => {
   it('R-ART-03, §11: by default a URL pointing at 127.0.0.1 is not fetched: the server sees no request and artifact_errors explains', async () => {
     const url = `${server.base}/img.png`;
     const env = await run({ success: true, image_url: url }, { fetchAllow: [] });
@@ -50,7 +50,7 @@ describe('SSRF guard (R-ART-03, CONTRACTS §11 SKILLGATE_FETCH_ALLOW)', () => {
     expect(await rootFiles()).toEqual([]);
   });
 
-  it('R-ART-03: log lines never carry a signed URL query string (house rule: secrets never in logs)', async () => {
+  it('R-ART-03: log lines never carry a signed URL query string (secrets never in logs)', async () => {
     const { log, lines } = captureLogger();
     const url = `${server.base}/img.png?X-Amz-Signature=SIG-SECRET-123`;
     const env = await processArtifacts({ image_url: url }, { workspaceDir: ws, before, log });

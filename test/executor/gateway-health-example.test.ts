@@ -1,6 +1,6 @@
 /**
- * The HTTP example skill `skills/examples/gateway_health` asks the gateway's own port (issue 10
- * fresh-user test: a gateway on PORT=8931 must not query 8787): `$PORT` resolves from the skill's
+ * The HTTP example skill `skills/examples/gateway_health` asks the gateway's own port (a
+ * fresh user's test: a gateway on PORT=8931 must not query 8787): `$PORT` resolves from the skill's
  * stored parameter, else the process environment's PORT (R-CFG-04 order; A-47 HTTP exec).
  */
 import { createServer, type Server } from 'node:http';

@@ -155,7 +155,7 @@ describe('walls and timeouts (R-SUB-06, R-WALL-02, D-06, D-16)', () => {
   });
 });
 
-describe('command lines per exec type (R-FORM-05, CONTRACTS §3)', () => {
+describe('command lines per exec type (R-FORM-05)', () => {
   it('R-FORM-05: RUBY runs ruby <config>, GO runs go run <file.go> or the author-built executable directly', async () => {
     const ruby = await loadFixture('ruby_skill');
     expect(await commandFor(ruby, ['--a', '1'])).toEqual({ file: 'ruby', args: [join(ruby.dir, 'main.rb'), '--a', '1'] });

@@ -7,7 +7,7 @@ async function runFixture(name: string, over = {}) {
   return executeSkill(await loadFixture(name), {}, makeCtx(ws), execOptions(over));
 }
 
-describe('skills this gateway does not execute (R-FORM-08, CONTRACTS §2)', () => {
+describe('skills this gateway does not execute (R-FORM-08)', () => {
   it('R-FORM-08: a BROWSER skill yields an explicit unsupported failure, not a silent run', async () => {
     expect(await runFixture('browser_skill')).toEqual({
       kind: 'failed',
@@ -33,13 +33,13 @@ describe('skills this gateway does not execute (R-FORM-08, CONTRACTS §2)', () =
     expect((outcome as { error: string }).error).toContain('exec_mode "shell"');
   });
 
-  it('CONTRACTS §2: a skill_md skill with no model configured fails with config naming LLM_BASE_URL', async () => {
+  it('a skill_md skill with no model configured fails with config naming LLM_BASE_URL', async () => {
     const outcome = await runFixture('doc_skill');
     expect(outcome).toMatchObject({ kind: 'failed', error_type: 'config' });
     expect((outcome as { error: string }).error).toContain('LLM_BASE_URL');
   });
 
-  it('CONTRACTS §2: with a model configured the document skill goes to the given runner', async () => {
+  it('with a model configured the document skill goes to the given runner', async () => {
     const outcome = await runFixture('doc_skill', {
       llmConfigured: true,
       runDocumentSkill: async (skill: { name: string }) => ({ kind: 'returned' as const, value: { ran: skill.name } }),

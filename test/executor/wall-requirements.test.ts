@@ -1,5 +1,5 @@
 /**
- * Wall clocks traced to tests (003 §Wall, spec 000 §2.3, §8, §9.1(3); D-06, D-16): R-WALL-04
+ * Wall clocks traced to tests (D-06, D-16): R-WALL-04
  * (trial runs are bounded by SKILL_WALL_HARDCAP), R-WALL-06 (subprocess default 60 s;
  * call_skill children spend the parent's budget, R-ASYNC-09), R-WALL-07 (a handler polling
  * abort_signal returns at its first poll after the stop). Walls are fractions of a second;
@@ -63,7 +63,8 @@ describeEachEngine('wall clocks: traced requirements', (db, engine) => {
     const declared5000 = { ...record('long_sync'), frontmatter: { ...record('long_sync').frontmatter, wallSec: 5000 } };
     expect(wallFor(s, declared5000, 'cli')).toBe(walls.skillWallHardcapSec);
     expect(wallFor(s, record('long_sync'), 'cli')).toBe(walls.skillWallDefaultSec);
-    // An async skill runs synchronously under skill run (CONTRACTS.md §2) — still within the hard cap.
+    // An async skill runs synchronously under skill run (README.md#the-skillgate-command) — still
+    // within the hard cap.
     expect(wallFor(s, record('long_async'), 'cli')).toBe(walls.skillWallHardcapSec);
 
     // Through the trial-run path itself: a held async skill is stopped at the 0.5 s hard cap.

@@ -1,10 +1,10 @@
 /**
- * The gateway's channel wiring end to end (issue 7 §5, CONTRACTS.md §6, §11): a channel is on
- * exactly when its `.env` block is set, its webhook is served at `/webhooks/<channel>`, a
- * request without the right secret is refused before anything is parsed, a verified update runs a
- * turn and the reply reaches the platform through the outbox — once, also when the platform
- * redelivers. The platform is a loopback fake of the Telegram Bot API (real HTTP, real grammY
- * client through `TELEGRAM_API_ROOT`).
+ * The gateway's channel wiring end to end (docs/adapter-authoring.md#verification;
+ * docs/configuration.md): a channel is on exactly when its `.env` block is set, its webhook is
+ * served at `/webhooks/<channel>`, a request without the right secret is refused before anything is
+ * parsed, a verified update runs a turn and the reply reaches the platform through the outbox —
+ * once, also when the platform redelivers. The platform is a loopback fake of the Telegram Bot API
+ * (real HTTP, real grammY client through `TELEGRAM_API_ROOT`).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -87,7 +87,7 @@ async function until(cond: () => boolean, ms = 30_000): Promise<void> {
   }
 }
 
-describe('gateway: a platform channel configured from .env (issue 7 §5, CONTRACTS.md §6)', () => {
+describe('gateway: a platform channel configured from .env', () => {
   let gateway: Gateway;
   let fake: Awaited<ReturnType<typeof fakeBotApi>>;
   const saved = { ...process.env };

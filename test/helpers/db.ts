@@ -1,5 +1,5 @@
 /**
- * Test databases (CONTRACTS.md §12): every database test runs on embedded PGlite and, when
+ * Test databases: every database test runs on embedded PGlite and, when
  * `TEST_DATABASE_URL` is set, again on the real server, in a database of this vitest
  * worker's own (`<db>_w<worker>`), reset to no schemas when a file opens it.
  */

@@ -1,7 +1,7 @@
 /**
- * `skillgate directory import` end to end (CONTRACTS.md §1, §11): the real bin as a child
- * process on a temp data dir (and on the real server with TEST_DATABASE_URL), also through
- * a running `serve` that holds the embedded data dir.
+ * `skillgate directory import` end to end (README.md#the-skillgate-command; docs/configuration.md):
+ * the real bin as a child process on a temp data dir (and on the real server with
+ * TEST_DATABASE_URL), also through a running `serve` that holds the embedded data dir.
  */
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

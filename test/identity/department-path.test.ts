@@ -1,5 +1,5 @@
 /**
- * actor_department_path from the directory (spec 000 §4.5): format, order, disabled nodes,
+ * actor_department_path from the directory: format, order, disabled nodes,
  * unknown departments, the 20-level cap on a cyclic parent chain, no department.
  */
 import { beforeAll, expect, it } from 'vitest';

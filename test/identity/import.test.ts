@@ -1,5 +1,5 @@
 /**
- * `importDirectory` (CONTRACTS.md §11): CSV and JSON, Chinese text, department chains,
+ * `importDirectory` (docs/configuration.md): CSV and JSON, Chinese text, department chains,
  * re-import updates, refused rows named by row and column while the others are imported.
  */
 import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';

@@ -1,5 +1,5 @@
 /**
- * Inbox fast paths (issue 5 bench target): a new chat head is taken in its own INSERT and run at
+ * Inbox fast paths: a new chat head is taken in its own INSERT and run at
  * once, and a done mark refills the freed slot in the same statement — per-chat order and the
  * concurrency limit hold, and no separate claim statement runs. Both engines.
  */
@@ -36,7 +36,7 @@ function recording(db: Db): { db: Db; claims: () => number; claimsDone: () => nu
   return { db: proxy, claims: () => claims, claimsDone: () => claimsDone };
 }
 
-describeEachEngine('issue 5 inbox fast paths', (db) => {
+describeEachEngine('inbox fast paths', (db) => {
   beforeAll(async () => {
     await migrate(db());
   });
@@ -44,7 +44,7 @@ describeEachEngine('issue 5 inbox fast paths', (db) => {
     await db().query('TRUNCATE skillgate.inbox_events');
   });
 
-  it('issue 5: new chat heads are taken in their INSERT and run with attempt 1 — no claim statement beyond the start-up pass', async () => {
+  it('new chat heads are taken in their INSERT and run with attempt 1 — no claim statement beyond the start-up pass', async () => {
     const { log } = captureLog();
     const rec = recording(db());
     const inbox = createInbox(rec.db, { log, pollMs: 600_000 });
@@ -68,7 +68,7 @@ describeEachEngine('issue 5 inbox fast paths', (db) => {
     expect(rows).toEqual(msgs.map(() => ({ status: 'done', attempts: 1 })));
   });
 
-  it('issue 5: a later event of a busy chat waits; the done mark of the running one takes it in the same statement, in chat order, within the concurrency limit', async () => {
+  it('a later event of a busy chat waits; the done mark of the running one takes it in the same statement, in chat order, within the concurrency limit', async () => {
     const { log } = captureLog();
     const rec = recording(db());
     const inbox = createInbox(rec.db, { log, pollMs: 600_000 });

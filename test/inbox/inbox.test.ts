@@ -1,5 +1,5 @@
 /**
- * Inbox (issue 5, durable inbound): dedup before acknowledging, asynchronous processing,
+ * Inbox (durable inbound): dedup before acknowledging, asynchronous processing,
  * resumption after a restart or a crash, per-chat order, retries. Both engines.
  */
 import { beforeAll, beforeEach, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { chatKey, createInbox, type InboxEvent } from '../../src/inbox/index.ts'
 import { createOutbox } from '../../src/outbox/index.ts';
 import { captureLog, inbound, latch, until } from './helpers.ts';
 
-describeEachEngine('issue 5 inbox', (db) => {
+describeEachEngine('inbox', (db) => {
   beforeAll(async () => {
     await migrate(db());
   });

@@ -1,5 +1,5 @@
 /**
- * Restart of an embedded gateway (issue 5: "resume unprocessed events after a restart"): a
+ * Restart of an embedded gateway: a
  * file-backed PGlite closed and reopened keeps the stored event and its dedup key.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { migrate } from '../../src/store/migrate.ts';
 import { createInbox, type InboxEvent } from '../../src/inbox/index.ts';
 import { captureLog, inbound, until } from './helpers.ts';
 
-describe('issue 5 inbox: restart of a file-backed embedded database', () => {
+describe('inbox: restart of a file-backed embedded database', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sg-inbox-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

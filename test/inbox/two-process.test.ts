@@ -1,5 +1,5 @@
 /**
- * Two gateway processes on one PostgreSQL (issue 5: "a redelivered event is dropped
+ * Two gateway processes on one PostgreSQL ("a redelivered event is dropped
  * atomically, also when two gateway processes share the database"): both receive the same N
  * events at once; every event is handled exactly once overall, per chat in order and never
  * concurrently across the processes.
@@ -47,7 +47,7 @@ function startWorker(url: string, name: string, n: number, chats: number): Child
   return { ready: Promise.race([ready, result.then(() => undefined)]), go: () => child.stdin.end('go\n'), result };
 }
 
-describe.runIf(TEST_DATABASE_URL)('issue 5 inbox: two gateway processes on one PostgreSQL', () => {
+describe.runIf(TEST_DATABASE_URL)('inbox: two gateway processes on one PostgreSQL', () => {
   it('the same N events fed to both processes at once are each handled exactly once, per chat in order, never overlapping', async () => {
     const N = 60;
     const CHATS = 6;

@@ -1,6 +1,6 @@
 /**
- * create_skill / edit_skill from chat (issue 10 item 3 acceptance; spec 003 §安装预检;
- * R-PRE-06..09): through a running gateway (startGateway, embedded PGlite, the web channel,
+ * create_skill / edit_skill from chat
+ * (R-PRE-06..09): through a running gateway (startGateway, embedded PGlite, the web channel,
  * the command planner) a role skill created with `/create_skill {…}` answers in the very next
  * turn; an edit adding `child_process.exec(input_data.cmd)` is blocked as critical and the old
  * version keeps serving; a built-in skill cannot be edited; create writes only SKILL.md, the

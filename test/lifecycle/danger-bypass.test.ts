@@ -1,5 +1,5 @@
 /**
- * The danger scan against bypasses (R-PRE-07; issue 10 item 3; docs/danger-scan.md
+ * The danger scan against bypasses (R-PRE-07; docs/danger-scan.md
  * "Normalization" and "Indirect capabilities"): every hostile handler of
  * test/fixtures/danger/bypass is critical, every honest one of test/fixtures/danger/benign is not,
  * and the normalizer keeps line numbers.

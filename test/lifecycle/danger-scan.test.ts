@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the samples are skill source code containing template literals
 /**
- * The danger scan's rules (R-PRE-07; issue 10 item 3; docs/danger-scan.md): every rule fires on
+ * The danger scan's rules (R-PRE-07; docs/danger-scan.md): every rule fires on
  * a positive sample and stays quiet on a near-miss, per language.
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -284,7 +284,7 @@ describe('danger scan rules (R-PRE-07)', () => {
 });
 
 describe('danger scan mechanics', () => {
-  it('issue 10 acceptance: child_process.exec(input_data.cmd) is critical, reported on its line with both languages', () => {
+  it('child_process.exec(input_data.cmd) is critical, reported on its line with both languages', () => {
     const code =
       "import child_process from 'node:child_process';\n\nexport async function execute(input_data, runtime_context) {\n  child_process.exec(input_data.cmd);\n  return {};\n}\n";
     const found = scanFile('handler.ts', code);

@@ -1,5 +1,5 @@
 /**
- * Installing a skill package (issue 10 item 2; spec 003 §安装预检; R-PRE-01, R-PRE-06): hostile
+ * Installing a skill package (R-PRE-01, R-PRE-06): hostile
  * zips and folders are refused with nothing written, caps hold, a good package installs with
  * its preflight problems as warnings, registers, and runs; a built-in is never replaced.
  */

@@ -1,5 +1,5 @@
 /**
- * Opt-in skills (issue 10 §3, secure by default): `create_skill` and `edit_skill` let a chat user
+ * Opt-in skills (secure by default): `create_skill` and `edit_skill` let a chat user
  * write code that runs with the gateway's rights, so `skills: ["*"]` never gives them; a role gets
  * them only by naming them (or by the console's override).
  */
@@ -8,7 +8,7 @@ import { BUILTIN_SKILLS_DIR } from '../../src/config/settings.ts';
 import { discoverSkills } from '../../src/registry/discover.ts';
 import { isOptIn, scopeNames } from '../../src/lifecycle/scope.ts';
 
-describe('opt-in skills are not given by "*" (R-PRE-09, issue 10 §3)', () => {
+describe('opt-in skills are not given by "*" (R-PRE-09)', () => {
   it('create_skill and edit_skill are opt-in; "*" gives every other built-in; naming them or an override enables them', async () => {
     const registry = await discoverSkills([{ dir: BUILTIN_SKILLS_DIR, source: 'builtin' }]);
     const all = registry.all();

@@ -1,5 +1,5 @@
 /**
- * Hot reload of the live skill set (issue 10 item 4; R-LOAD-01, R-LOAD-04): a skill edited on
+ * Hot reload of the live skill set (R-LOAD-01, R-LOAD-04): a skill edited on
  * disk is live without a restart, a broken edit keeps the last good version serving (and is
  * reported), a new folder appears, a removed one disappears. Bounded polls, no sleeps.
  */
@@ -77,7 +77,7 @@ it('R-LOAD-04 a broken edit keeps the last good version serving and reports why 
   ).toBe(false);
 });
 
-it('R-LOAD-04 issue 10 §4: a good handler never called before a broken edit still answers (syntax error, then a top-level throw)', async () => {
+it('R-LOAD-04: a good handler never called before a broken edit still answers (syntax error, then a top-level throw)', async () => {
   await writeSkill(join(shared, 'cold'), skillFiles('cold', 'good1'));
   await expect.poll(() => h.lifecycle.registry().get('cold')?.status, POLL).toBe('ok');
   // Never called; now a syntax error is saved.

@@ -1,7 +1,7 @@
 /**
  * A skill created with createRoleSkill is an ordinary role skill: discovery over the role's
  * folder registers it (source `role`, status ok) and runSkill runs it — and an edit shows up
- * after the next discovery (issue 10 items 1 and 3; R-PRE-08; R-LOAD-01).
+ * after the next discovery (R-PRE-08; R-LOAD-01).
  */
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';

@@ -1,5 +1,5 @@
 /**
- * Role scope of the live skill set (issue 10 item 1; spec 000 §2.2 `source`; CONTRACTS.md §11;
+ * Role scope of the live skill set (docs/configuration.md;
  * R-LOAD-04): a role sees the built-in/shared skills its config list gives it, minus the
  * console's overrides, plus its own skills — never another role's; a role skill never shadows
  * a built-in one; overrides are stored in the database and seen by a second process.

@@ -1,6 +1,6 @@
 /**
- * create_skill / edit_skill as library operations (issue 10 item 3; spec 003 §安装预检;
- * R-PRE-06..09): scope, confined paths, preflight in create mode, the danger scan, and
+ * create_skill / edit_skill as library operations
+ * (R-PRE-06..09): scope, confined paths, preflight in create mode, the danger scan, and
  * "nothing written" on every refusal.
  */
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -81,7 +81,7 @@ describe('createRoleSkill / editRoleSkill', () => {
     expect((await createRoleSkill({ dataDir, roleId: '../x', name: 'greet', files: greet })).refusal?.code).toBe('role.invalid');
   });
 
-  it('issue 10 acceptance / R-PRE-07: an edit that adds child_process.exec(input_data.cmd) is blocked as critical and nothing is written', async () => {
+  it('R-PRE-07: an edit that adds child_process.exec(input_data.cmd) is blocked as critical and nothing is written', async () => {
     await createRoleSkill({ dataDir, roleId: ROLE, name: 'greet', files: greet });
     const evil = (await fixtureFiles('exec_cmd'))['handler.ts']!;
     const r = await editRoleSkill({ dataDir, roleId: ROLE, name: 'greet', files: { 'handler.ts': evil } });

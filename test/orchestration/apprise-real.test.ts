@@ -1,5 +1,5 @@
 /**
- * notify through the REAL Apprise library (issue 9 acceptance): a small fixture server
+ * notify through the REAL Apprise library: a small fixture server
  * (test/fixtures/apprise/apprise_api_server.py) exposes the Apprise API's stateless
  * `POST /notify/` on top of Debian's `apprise` package; the notification — title, body and an
  * attachment — arrives at a loopback `json://` receiver. `.ci/run` installs `apprise`; this
@@ -42,7 +42,7 @@ interface Received {
   };
 }
 
-describeEachEngine('issue 9 notify through the real Apprise library', (db) => {
+describeEachEngine('notify through the real Apprise library', (db) => {
   let env: MessagingEnv;
   let py: ChildProcess;
   let sink: Server;

@@ -1,5 +1,5 @@
 /**
- * notify (R-MSG-01, R-MSG-03, R-MSG-04, R-MSG-08, A-23; CONTRACTS.md §10) against a loopback
+ * notify (R-MSG-01, R-MSG-03, R-MSG-04, R-MSG-08, A-23; docs/messaging.md) against a loopback
  * fake Apprise API server that records requests, through the REAL outbox and the notify
  * adapter: an alias and a bare URL, attachments as multipart, 4xx/5xx → `sent: false` with
  * the server's reason, one idempotency key → one delivery, and no call throws.
@@ -14,7 +14,7 @@ import { parseTargetSpec, putNotifyTarget, resolveNotifyTarget } from '../../src
 import { FakeAppriseApi } from '../fixtures/apprise/fake-apprise-api.ts';
 import { messagingEnv, type MessagingEnv } from './helpers.ts';
 
-describeEachEngine('issue 9 notify', (db) => {
+describeEachEngine('notify', (db) => {
   const apprise = new FakeAppriseApi();
   let env: MessagingEnv;
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 /**
- * Pending replies (R-MSG-09, A-24; CONTRACTS.md §8, §10) through the real turn handler
- * (makeTurnHarness with the PendingRepliesRouter): a ticket skill sends to a worker with
+ * Pending replies (R-MSG-09, A-24; README.md#start; docs/messaging.md) through the real turn
+ * handler (makeTurnHarness with the PendingRepliesRouter): a ticket skill sends to a worker with
  * call_skill("send_message") over the REAL outbox and waits with runtime_context.await_reply
  * (or call_skill("await_reply")); the worker's next message reaches the continuation skill
  * before any planning. Expiry uses an injected clock.
@@ -23,7 +23,7 @@ import { messagingEnv, type MessagingEnv } from './helpers.ts';
 const FIXTURES = fileURLToPath(new URL('../fixtures/orchestration/', import.meta.url));
 const WORKER = 'web:demo_worker';
 
-describeEachEngine('issue 9 pending replies', (db) => {
+describeEachEngine('pending replies', (db) => {
   let h: TurnHarness;
   let env: MessagingEnv;
   let now = new Date('2030-01-01T08:00:00Z');
@@ -103,7 +103,7 @@ describeEachEngine('issue 9 pending replies', (db) => {
     expect(await openRows()).toEqual([{ ref: 'T-2001', resolution: null }]);
   });
 
-  it('CONTRACTS §8 a /command bypasses the pending reply; 「取消」 cancels it instead of answering it', async () => {
+  it('a /command bypasses the pending reply; 「取消」 cancels it instead of answering it', async () => {
     await openTicket('T-3001');
     const help = JSON.stringify(await fromWorker('/help'));
     expect(help).not.toContain('收到回复');

@@ -1,5 +1,5 @@
 /**
- * send_message (R-MSG-02, R-MSG-03, R-MSG-06, R-MSG-08, A-23, A-49; CONTRACTS.md §10) through
+ * send_message (R-MSG-02, R-MSG-03, R-MSG-06, R-MSG-08, A-23, A-49; docs/messaging.md) through
  * the REAL outbox to recording adapters (web: contact keys; a second channel that refuses one
  * chat like a platform would): per-recipient sent / queued / failed, counts, partial success,
  * unknown channel or account, attachments as media, concurrency with notify.
@@ -28,7 +28,7 @@ class PickyAdapter extends RecordingAdapter {
   }
 }
 
-describeEachEngine('issue 9 send_message', (db) => {
+describeEachEngine('send_message', (db) => {
   let env: MessagingEnv;
   const web = new RecordingAdapter('web');
   const tg = new PickyAdapter('telegram', { max_length: 20 });
@@ -83,7 +83,7 @@ describeEachEngine('issue 9 send_message', (db) => {
     expect(String(r.user_message)).toBe('共 5 位收件人：已送达 1，排队中 0，失败 4。');
   });
 
-  it('CONTRACTS §10 a message the platform has not accepted within the wait is reported queued, not failed', async () => {
+  it('a message the platform has not accepted within the wait is reported queued, not failed', async () => {
     const r = await runSendMessage({ to: 'telegram:slow, web:demo_worker', message: 'hold on' }, env.ctx());
     expect(r).toMatchObject({ ok: false, sent: 1, queued: 1, failed: 0, partial: true });
     expect((r.results as { status: string }[]).map((x) => x.status)).toEqual(['queued', 'sent']);

@@ -1,8 +1,8 @@
-/** Retry delays of the outbox (issue 5): pure functions. Flood control: pacing.test.ts. */
+/** Retry delays of the outbox: pure functions. Flood control: pacing.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { backoffMs, retryAt } from '../../src/outbox/index.ts';
 
-describe('issue 5 outbox: backoffMs', () => {
+describe('outbox: backoffMs', () => {
   it('doubles per attempt from the base, with equal jitter in [half, full]', () => {
     expect([1, 2, 3, 4].map((n) => backoffMs(n, 1000, 300_000, () => 0))).toEqual([500, 1000, 2000, 4000]);
     expect([1, 2, 3, 4].map((n) => backoffMs(n, 1000, 300_000, () => 0.999999))).toEqual([1000, 2000, 4000, 8000]);

@@ -1,7 +1,7 @@
 /**
- * Outbox (issue 5, durable outbound) against a loopback Telegram-like platform: persisted
+ * Outbox (durable outbound) against a loopback Telegram-like platform: persisted
  * first, retries that honour retry_after, per-chat order, rate limit, permanent failures,
- * waitFor (CONTRACTS.md §10 send_message sent/queued). Both engines.
+ * waitFor (docs/messaging.md send_message sent/queued). Both engines.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
@@ -23,7 +23,7 @@ const item = (chat: string, text: string, extra: Partial<OutboxItem> = {}): Outb
   ...extra,
 });
 
-describeEachEngine('issue 5 outbox', (db, engine) => {
+describeEachEngine('outbox', (db, engine) => {
   const platform = new FakeTelegram();
   beforeAll(async () => {
     await migrate(db());

@@ -1,9 +1,8 @@
 /**
  * A reply delivered as several platform messages whose second part is rate limited: the outbox
  * records how many parts went out (migration 0017 `parts_done`, src/channel/parts.ts) and the
- * retry resumes after them — the user gets every part exactly once, in order (issue 5 §9
- * "delivered once, in order"). The real Telegram adapter against the loopback fake Bot API; both
- * engines.
+ * retry resumes after them — the user gets every part exactly once, in order. The real Telegram
+ * adapter against the loopback fake Bot API; both engines.
  */
 import { expect, it } from 'vitest';
 import { TelegramAdapter } from '../../adapters/telegram/index.ts';
@@ -21,7 +20,7 @@ function longReply(): string {
   return Array.from({ length: 6 }, (_, i) => `第 ${i} 段 ${'内容 '.repeat(500)}`.trim()).join('\n\n');
 }
 
-describeEachEngine('issue 5 outbox: multi-part resume', (db) => {
+describeEachEngine('outbox: multi-part resume', (db) => {
   const platform = useFakeTelegram(db, 'TRUNCATE skillgate.outbox_messages, skillgate.delivery_pace');
 
   const sentTexts = (): string[] =>

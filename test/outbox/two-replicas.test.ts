@@ -1,5 +1,5 @@
 /**
- * Two outbox replicas on one PostgreSQL (issue 5): each with its own connection pool, both
+ * Two outbox replicas on one PostgreSQL: each with its own connection pool, both
  * delivering at once — every message is sent exactly once and per chat in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { createOutbox } from '../../src/outbox/index.ts';
 import { captureLog } from '../inbox/helpers.ts';
 import { FakeTelegram, telegramLikeAdapter } from './fakes.ts';
 
-describe.runIf(TEST_DATABASE_URL)('issue 5 outbox: two replicas on one PostgreSQL', () => {
+describe.runIf(TEST_DATABASE_URL)('outbox: two replicas on one PostgreSQL', () => {
   const platform = new FakeTelegram();
   beforeAll(() => platform.listen());
   afterAll(() => platform.close());

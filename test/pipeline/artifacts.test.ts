@@ -1,5 +1,5 @@
 /**
- * Artifacts and attachment references across two calls on one workspace (spec 000 §3.3, §6.3).
+ * Artifacts and attachment references across two calls on one workspace.
  */
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';

@@ -9,7 +9,7 @@ import { setSkillConfig } from '../../src/runtime/skill-config.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { makeHarness, type Harness } from './helpers.ts';
 
-describeEachEngine('call_skill (spec 000 §9.1)', (db) => {
+describeEachEngine('call_skill', (db) => {
   let h: Harness;
   beforeAll(async () => {
     h = await makeHarness(db());

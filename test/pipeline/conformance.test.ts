@@ -35,7 +35,7 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
       const empty = EMPTY_TYPES[key] === 'array' ? [] : EMPTY_TYPES[key] === 'boolean' ? false : '';
       expect(values[key], key).toEqual(empty);
     }
-    // CONTRACTS.md §2 defaults of `skill run`.
+    // README.md#the-skillgate-command defaults of `skill run`.
     expect(values).toMatchObject({
       channel: 'cli',
       role_id: 'default',
@@ -52,7 +52,7 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
     expect(env.artifacts).toEqual([]);
   });
 
-  it('CONTRACTS §2: --context overrides defaults and fixed keys; --raw-input is raw_input; no emp_no alias (R-CTX-11)', async () => {
+  it('--context overrides defaults and fixed keys; --raw-input is raw_input; no emp_no alias (R-CTX-11)', async () => {
     const env = await h.run('ctx_echo', {
       input: { note: 'x' },
       context: { actor_emp_no: 'E100', emp_no: 'FORGED', team_role: 'owner', channel: 'telegram', _meta: { a: 1 } },
@@ -64,7 +64,7 @@ describeEachEngine('pipeline: one call as `skill run` makes it', (db) => {
     expect(values._meta).toEqual({ a: 1 });
   });
 
-  it('the same workspace gives the same session id in the next run (CONTRACTS §2)', async () => {
+  it('the same workspace gives the same session id in the next run', async () => {
     const ws = join(h.dataDir, 'my-ws');
     const a = await h.run('ctx_echo', { input: { note: 'a' }, workspace: ws });
     const b = await h.run('ctx_echo', { input: { note: 'b' }, workspace: ws });

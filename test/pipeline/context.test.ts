@@ -1,7 +1,7 @@
 /**
  * runtime_context as a handler sees it after the whole pipeline (`skill run`'s code path and
  * runSkill): the three sections, the platform keys and their values on each line, the admin
- * proxy-fill, identity distrust (spec 000 §4).
+ * proxy-fill, identity distrust.
  */
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
@@ -192,8 +192,8 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     }
     const chat = await runSkill(services, { ...req, line: 'chat' });
     expect((chat.types as Record<string, string>).channel_registry).toBe('object');
-    // The result is JSON (CONTRACTS.md §2): the handler saw the registry object, whose
-    // methods do not serialise.
+    // The result is JSON (README.md#the-skillgate-command): the handler saw the registry object,
+    // whose methods do not serialise.
     expect((chat.values as Record<string, unknown>).channel_registry).toEqual({});
     expect(registry).toBeDefined();
   });

@@ -1,5 +1,5 @@
 /**
- * Wall clocks and the stop button through runSkill (003 §Wall, D-06, spec 000 §4.3, §8).
+ * Wall clocks and the stop button through runSkill (D-06).
  * Only outcomes are asserted: which envelope came back and what the handler saw, never how long.
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The failure budget under the real turn (spec 000 §6.1(3)(4); R-OUT-05..08, A-22): each stop
+ * The failure budget under the real turn (R-OUT-05..08, A-22): each stop
  * rule, scripted on the model side, asserted on what ran and on what the user got.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * A scripted OpenAI-compatible chat-completions server on 127.0.0.1 (issue 6 acceptance): it
+ * A scripted OpenAI-compatible chat-completions server on 127.0.0.1: it
  * answers each `POST /v1/chat/completions` with the next step of a script. A step may check
  * the request (throwing fails it); a request with no step left, on another path, or failing
  * its check is recorded in `errors` and answered 500 — `assertDone()` fails the test then, and

@@ -1,5 +1,5 @@
 /**
- * The model planner through the real turn (issue 6): tool exposure as received by the model
+ * The model planner through the real turn: tool exposure as received by the model
  * endpoint, the two-step tool conversation, result views (for_user, offload receipts,
  * display blocks), force_raw_prompt, materials and knowledge in the prompt.
  */
@@ -118,7 +118,7 @@ describeEachEngine('model planner', (db) => {
     expect(h.results.at(-1)!.paraphrased).toBeUndefined();
   });
 
-  it('CONTRACTS.md §9, R-DISP-02: on a text-only adapter the model paraphrases display_md and only its words are sent', async () => {
+  it('R-DISP-02: on a text-only adapter the model paraphrases display_md and only its words are sent', async () => {
     const h = await plannerHarness(db(), llm, { capabilities: { display: 'text', buttons: false } });
     llm.script(
       { check: (req) => expect(system(req)).toContain('cannot show formatted blocks'), reply: callTools(['pl_table', {}]) },
@@ -190,7 +190,7 @@ describeEachEngine('model planner', (db) => {
     llm.assertDone();
   });
 
-  it('spec 000 §3.3: the material list (img_1, file_1 …) is in the system prompt', async () => {
+  it('the material list (img_1, file_1 …) is in the system prompt', async () => {
     const h = await rich();
     h.adapter.files.set('k1', Buffer.from('hello'));
     llm.script({ check: (req) => expect(system(req)).toMatch(/- file_1: file, "notes\.txt"/), reply: say('收到') });

@@ -138,7 +138,7 @@ describe('knowledge ranking', () => {
   });
 });
 
-describe('planner choice per role (CONTRACTS.md §11)', () => {
+describe('planner choice per role', () => {
   const services = { db: {} as never, registry: {} as never, secretKey: Buffer.alloc(32), log: createLogger({ level: 'silent' }) } as Pick<
     SkillServices,
     'db' | 'registry' | 'secretKey' | 'log'

@@ -13,7 +13,7 @@ async function run(...args: string[]): Promise<{ code: number; stdout: string; s
   return { code, stdout, stderr };
 }
 
-describe('skillgate skill check (CONTRACTS.md §4)', () => {
+describe('skillgate skill check', () => {
   it('R-PRE-04 / R-PRE-06: a bad skill ⇒ exit 1 and one "<dir>: error: <message>" line per problem', async () => {
     const dir = fixture('sync_ab');
     const r = await run('skill', 'check', dir);

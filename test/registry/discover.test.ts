@@ -13,7 +13,7 @@ async function docSkill(root: string, folder: string, frontmatter: string): Prom
   await writeFile(join(root, folder, 'SKILL.md'), `---\n${frontmatter}\n---\nbody\n`);
 }
 
-describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
+describe('discoverSkills (R-LOAD-01)', () => {
   it('R-LOAD-01: every fixture folder with a marker is a skill; broken ones are kept but flagged', async () => {
     const reg = await discoverSkills([FIXTURE_ROOT]);
     const names = reg.all().map((s) => s.name);
@@ -34,7 +34,7 @@ describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
     );
   });
 
-  it('CONTRACTS §3: an earlier root wins a name clash; the clash is an issue, not a crash', async () => {
+  it('an earlier root wins a name clash; the clash is an issue, not a crash', async () => {
     const a = await tempRoot();
     const b = await tempRoot();
     await docSkill(a, 'dup', 'name: dup\ndescription: from the first root');
@@ -62,7 +62,7 @@ describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
     expect(reg.issues().map((i) => i.code)).toContain('registry.name_clash');
   });
 
-  it('CONTRACTS §3: hidden folders, node_modules and folders without a marker are ignored', async () => {
+  it('hidden folders, node_modules and folders without a marker are ignored', async () => {
     const root = await tempRoot();
     await docSkill(root, '.hidden', 'name: hidden\ndescription: x');
     await docSkill(root, 'node_modules', 'name: nm\ndescription: x');
@@ -73,7 +73,7 @@ describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
     expect(reg.all().map((s) => s.name)).toEqual(['real']);
   });
 
-  it('CONTRACTS §3: a folder with only a handler file or only skill.toml is a skill', async () => {
+  it('a folder with only a handler file or only skill.toml is a skill', async () => {
     const root = await tempRoot();
     await cp(fixture('type_handler_ts/handler.ts'), join(root, 'bare_handler', 'handler.ts'), { recursive: true });
     await mkdir(join(root, 'toml_only'));
@@ -111,7 +111,7 @@ describe('discoverSkills (CONTRACTS §3, R-LOAD-01)', () => {
     expect(reg.tools()).toEqual([]);
   });
 
-  it('CONTRACTS §3: a root that does not exist is a warning and discovery goes on', async () => {
+  it('a root that does not exist is a warning and discovery goes on', async () => {
     const reg = await discoverSkills([{ dir: '/nonexistent/skillgate-root', source: 'shared' }, FIXTURE_ROOT]);
     expect(reg.get('type_skill_md')).toBeDefined();
     expect(reg.issues()).toContainEqual(expect.objectContaining({ code: 'registry.root_missing', severity: 'warning' }));

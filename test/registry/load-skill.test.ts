@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSkill } from '../../src/registry/index.ts';
 import { FIXTURE_ROOT, fixture, loadFixture } from './helpers.ts';
 
-describe('skill types and exec types (R-FORM-01, R-FORM-05, CONTRACTS §3)', () => {
+describe('skill types and exec types (R-FORM-01, R-FORM-05)', () => {
   it('R-FORM-01: a folder with handler.ts and no skill_type loads as an IN_PROCESS handler', async () => {
     const s = await loadFixture('type_handler_ts');
     expect(s).toMatchObject({ name: 'type_handler_ts', skillType: 'handler', execType: 'IN_PROCESS', status: 'ok', source: 'shared' });

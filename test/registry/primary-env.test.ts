@@ -1,6 +1,6 @@
 /**
- * metadata.openclaw.primaryEnv names the skill's main credential variable (spec 000 §2.2;
- * R-LOAD-10): parsed into the skill record, listed by `declaredParams` first, and exposed in the
+ * metadata.openclaw.primaryEnv names the skill's main credential variable
+ * (R-LOAD-10): parsed into the skill record, listed by `declaredParams` first, and exposed in the
  * operators' console — the skill detail's `primary_env` and the parameters section, where it is
  * listed before anything is stored, marked primary, and stored encrypted even when its name
  * matches none of the secret substrings.

@@ -46,7 +46,7 @@ describe('normalizeSchema (R-SCH-02)', () => {
   });
 });
 
-describe('loadInputSchema (R-LOAD-13, A-43, CONTRACTS §3)', () => {
+describe('loadInputSchema (R-LOAD-13, A-43)', () => {
   const code = inspection({
     schemaConstant: { type: 'object', properties: { c: { type: 'string' } } },
     outputSchemaConstant: { type: 'object', properties: { co: { type: 'string' } } },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectSecretParams, isSecretName, SECRET_SUBSTRINGS } from '../../src/registry/secrets.ts';
 
-describe('secret detection (R-CFG-05..07, D-20, CONTRACTS §3)', () => {
+describe('secret detection (R-CFG-05..07, D-20)', () => {
   it('R-CFG-05: the default list is key/token/secret/password/credential/auth', () => {
     expect([...SECRET_SUBSTRINGS]).toEqual(['key', 'token', 'secret', 'password', 'credential', 'auth']);
   });
@@ -20,7 +20,7 @@ describe('secret detection (R-CFG-05..07, D-20, CONTRACTS §3)', () => {
     expect(isSecretName('PIN_code', ['pin'])).toBe(true);
   });
 
-  it('CONTRACTS §3: only top-level properties; x-secret false opts out, true opts in', () => {
+  it('only top-level properties; x-secret false opts out, true opts in', () => {
     const schema = {
       type: 'object',
       properties: {

@@ -13,7 +13,7 @@ function capture(): { io: CliIO; out: () => string; err: () => string } {
   return { io: { stdout: (t) => void (out += t), stderr: (t) => void (err += t) }, out: () => out, err: () => err };
 }
 
-describe('skillgate skill list (CONTRACTS §1, §4)', () => {
+describe('skillgate skill list', () => {
   let saved: { dirs?: string; config?: string };
   beforeEach(() => {
     saved = { dirs: process.env.SKILLGATE_SKILL_DIRS, config: process.env.SKILLGATE_CONFIG };
@@ -45,7 +45,7 @@ describe('skillgate skill list (CONTRACTS §1, §4)', () => {
     expect(bad.out()).toBe('');
   });
 
-  it('CONTRACTS §4: --json prints exactly one JSON document, the OpenAI tools array', async () => {
+  it('--json prints exactly one JSON document, the OpenAI tools array', async () => {
     const c = capture();
     const code = await main(['node', 'skillgate', 'skill', 'list', '--json'], c.io);
     expect(code).toBe(0);
@@ -64,11 +64,11 @@ describe('skillgate skill list (CONTRACTS §1, §4)', () => {
         parameters: { type: 'object', properties: {} },
       },
     });
-    // Broken skills are reported on stderr, never on stdout (CONTRACTS §1).
+    // Broken skills are reported on stderr, never on stdout (README.md#the-skillgate-command).
     expect(c.err()).toMatch(/handler_no_entry: error:/);
   });
 
-  it('CONTRACTS §4: without --json a table of name and description', async () => {
+  it('without --json a table of name and description', async () => {
     const c = capture();
     expect(await main(['node', 'skillgate', 'skill', 'list', '--role', 'default'], c.io)).toBe(0);
     const lines = c.out().trimEnd().split('\n');

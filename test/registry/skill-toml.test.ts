@@ -10,7 +10,7 @@ async function withToml(text: string | null): Promise<string> {
   return dir;
 }
 
-describe('readSkillToml (CONTRACTS §3, R-FORM-10, R-PRE-05)', () => {
+describe('readSkillToml (R-FORM-10, R-PRE-05)', () => {
   it('R-FORM-10: no skill.toml → null and no issue', async () => {
     expect(await readSkillToml(await withToml(null))).toEqual({ toml: null, issues: [] });
   });
@@ -28,7 +28,7 @@ describe('readSkillToml (CONTRACTS §3, R-FORM-10, R-PRE-05)', () => {
     });
   });
 
-  it('CONTRACTS §3: [exec.primary] is accepted as [exec]', async () => {
+  it('[exec.primary] is accepted as [exec]', async () => {
     const dir = await withToml('[skill]\nname = "x"\n\n[exec.primary]\ntype = "NODE"\nconfig = "main.js"\n');
     expect((await readSkillToml(dir)).toml?.exec).toEqual({ type: 'NODE', config: 'main.js' });
   });

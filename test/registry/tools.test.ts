@@ -13,8 +13,8 @@ beforeAll(async () => {
   tools = registry.tools();
 });
 
-describe('the model-facing tool list (CONTRACTS §4)', () => {
-  it('CONTRACTS §4: every tool has the OpenAI form {type:function, function:{name, description, parameters}}', () => {
+describe('the model-facing tool list', () => {
+  it('every tool has the OpenAI form {type:function, function:{name, description, parameters}}', () => {
     expect(tools.length).toBeGreaterThan(5);
     for (const t of tools) {
       expect(Object.keys(t)).toEqual(['type', 'function']);
@@ -103,7 +103,7 @@ describe('the model-facing tool list (CONTRACTS §4)', () => {
     expect(props(byName('type_handler_ts'))._subcommand).toBeUndefined();
   });
 
-  it("CONTRACTS §3: a role's enabled list limits the tools; '*' means all", () => {
+  it("a role's enabled list limits the tools; '*' means all", () => {
     const limited = registry.tools({ skills: ['category_prefix', 'subcmd_two', 'type_knowledge', 'unknown'] });
     expect(limited.map((t) => t.function.name)).toEqual(['category_prefix', 'subcmd_two__start', 'subcmd_two__stop']);
     expect(registry.tools({ skills: '*' })).toEqual(tools);

@@ -1,18 +1,18 @@
 /**
- * The DingTalk markdown dialect (src/channel/render/dingtalk.ts; issue 8 item 3; CONTRACTS.md §9
- * D-22): the documented subset, tables with the separator row, escaping of user text, line
- * breaks DingTalk keeps, and the required title.
+ * The DingTalk markdown dialect (src/channel/render/dingtalk.ts;
+ * docs/results.md#5-how-a-result-is-shown D-22): the documented subset, tables with the separator
+ * row, escaping of user text, line breaks DingTalk keeps, and the required title.
  */
 import { describe, expect, it } from 'vitest';
 import { DINGTALK_TITLE_MAX, dingtalkTitle, escapeDingtalkMd, renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
 
 describe('renderDingtalkMd', () => {
-  it('issue 8: a table always carries the separator row, alignment kept, pipes in cells escaped', () => {
+  it('a table always carries the separator row, alignment kept, pipes in cells escaped', () => {
     const out = renderDingtalkMd('| 名称 | 数量 | 备注 |\n|:--|--:|:-:|\n| 泵房3 | 42 | a\\|b |\n| 泵房4 | 7 |  |');
     expect(out.split('\n')).toEqual(['| 名称 | 数量 | 备注 |', '| :--- | ---: | :---: |', '| 泵房3 | 42 | a\\|b |', '| 泵房4 | 7 |  |']);
   });
 
-  it('CONTRACTS §9: the documented subset — headings, bold, italic, links, images, lists, quotes', () => {
+  it('the documented subset — headings, bold, italic, links, images, lists, quotes', () => {
     const out = renderDingtalkMd(
       '### 告警\n\n**粗** *斜* [文档](https://open.dingtalk.com/x) ![图](https://img.example/a.png)\n\n- 一\n- 二\n\n1. 甲\n2. 乙\n\n> 引用',
     );
@@ -54,7 +54,7 @@ describe('renderDingtalkMd', () => {
 });
 
 describe('dingtalkTitle', () => {
-  it('issue 8: the required title is the first line of text, markup removed, cut to the limit', () => {
+  it('the required title is the first line of text, markup removed, cut to the limit', () => {
     expect(dingtalkTitle('## 工单42\n\n进度')).toBe('工单42');
     expect(dingtalkTitle('**泵房3** 压力')).toBe('泵房3 压力');
     const long = '这是一段很长的回答'.repeat(5);

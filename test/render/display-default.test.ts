@@ -1,5 +1,5 @@
 /**
- * display_only defaults to false (spec 000 §6.2 「display_only（可选，默认 false）」; R-DISP-03):
+ * display_only defaults to false (R-DISP-03):
  * a skill result with display_md and no flag — or any flag value that is not `true` — is
  * appended after the model's text, never replacing it. Checked from the skill's raw return
  * value (normalised as the executor does) through reply composition to what the web chat and

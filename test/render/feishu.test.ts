@@ -1,6 +1,7 @@
 /**
- * The Feishu card markdown dialect (src/channel/render/feishu.ts; CONTRACTS.md §9 rich display):
- * escaping, links, fences, and the table limit (issue 7 "six markdown tables on Feishu").
+ * The Feishu card markdown dialect (src/channel/render/feishu.ts;
+ * docs/results.md#5-how-a-result-is-shown rich display): escaping, links, fences, and the table
+ * limit (six markdown tables on Feishu).
  */
 import { describe, expect, it } from 'vitest';
 import { countTables, escapeFeishuMd, renderFeishuCardMd } from '../../src/channel/render/feishu.ts';

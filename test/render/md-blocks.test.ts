@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeLang, fenceFor, fencedBlock, quoteBlocks, simpleCodeSpan } from '../../src/channel/render/md-blocks.ts';
 
-describe('shared markdown blocks (issue 8: one code-fence helper for Discord, Feishu, DingTalk)', () => {
+describe('shared markdown blocks (one code-fence helper for Discord, Feishu, DingTalk)', () => {
   it('a fence is at least three backticks and longer than any backtick run inside', () => {
     expect(fenceFor('plain')).toBe('```');
     expect(fenceFor('a `` b')).toBe('```');

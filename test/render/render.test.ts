@@ -97,7 +97,7 @@ const HOSTILE: string[] = [
   '<base href="javascript:/"><meta http-equiv=refresh content="0;url=javascript:alert(1)">',
 ];
 
-describe('renderWebHtml (R-DISP-01, CONTRACTS.md §9): hostile markdown corpus', () => {
+describe('renderWebHtml (R-DISP-01): hostile markdown corpus', () => {
   it.each(HOSTILE.map((p, i) => [i, p]))('payload %i is neutralised', (_i, payload) => {
     assertSafeWeb(renderWebHtml(payload as string));
   });
@@ -178,7 +178,7 @@ describe('renderTelegramHtml (D-22: Telegram renders display_md natively)', () =
   });
 });
 
-describe('renderPlain (CONTRACTS.md §9 faithful plain rendering, D-22)', () => {
+describe('renderPlain (faithful plain rendering, D-22)', () => {
   it('keeps every number and list item verbatim, removes markup', () => {
     const md =
       '## 规则\n\n**泵房3** 当前压力 `2.1 bar`，低于基线 (2.5 bar)。\n\n1. 第一条：≤ 3.14%\n2. 第二条 *重要*\n   - 子项 0.001\n\n- 详见 [报告](https://example.com/report/42)\n- <https://example.com/raw>';

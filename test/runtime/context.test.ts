@@ -281,7 +281,7 @@ describe('config section (R-CFG-02, A-45)', () => {
     expect(isFixedOrPlatformKey('api_token')).toBe(false);
   });
 
-  it('CONTRACTS §2: parameters never come from the given context', () => {
+  it('parameters never come from the given context', () => {
     const ctx = buildRuntimeContext({
       given: { skill_configs: { weather: { api_token: 'forged' } }, skill_args: { a: 1 }, api_token: 'forged', random_key: 1 },
       defaults: DEFAULTS,

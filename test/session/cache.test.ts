@@ -1,5 +1,5 @@
 /**
- * The per-Db caches of sessions and attachment lists (issue 5 bench target) stay exact: a
+ * The per-Db caches of sessions and attachment lists stay exact: a
  * registration in this process (also inside a transaction) is seen by the next list; on a
  * server a registration's own statement notifies every replica, and a replica's cache drops
  * the session when the notification arrives. Both engines.

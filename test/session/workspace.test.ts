@@ -40,7 +40,7 @@ describe('workspace layout (R-PCTX-06, D-23)', () => {
     expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
-  it('CONTRACTS §2: the CLI session id is cli_ + 16 hex of sha256 of the absolute workspace path, stable', () => {
+  it('the CLI session id is cli_ + 16 hex of sha256 of the absolute workspace path, stable', () => {
     const id = sessionIdForWorkspace('/tmp/ws-a');
     expect(id).toMatch(/^cli_[0-9a-f]{16}$/);
     expect(sessionIdForWorkspace('/tmp/ws-a')).toBe(id);

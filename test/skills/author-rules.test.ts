@@ -1,6 +1,6 @@
 /**
- * The [SKILL-AUTHOR] rules (spec 000 §10 上线前 checklist) held by our own built-in skills
- * (`skills/**`, examples included): loaded through the registry, pre-checked by preflight,
+ * The [SKILL-AUTHOR] rules (the checklist of docs/skill-authoring.md) held by our own built-in
+ * skills (`skills/**`, examples included): loaded through the registry, pre-checked by preflight,
  * inspected by the handler inspector, run in process, as subprocesses, and against a database.
  * Source scans cover the skill folders (the code a skill author writes); the thin built-ins'
  * implementation in src/datatable, src/orchestration and src/lifecycle/chat-tools.ts is

@@ -1,5 +1,5 @@
 /**
- * The `repair_ticket` skill's own rules without a gateway (issue 11 item 1): action
+ * The `repair_ticket` skill's own rules without a gateway: action
  * normalisation (R-ACT-01..05), the cost in a worker's reply (never invented), and that the
  * reporter is addressed from the ticket row, never from `actor_*` (R-MSG-07). `call_skill` is
  * a recording stand-in; the full flow runs in test/e2e/repair-ticket.test.ts.

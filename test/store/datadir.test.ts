@@ -1,7 +1,7 @@
 /**
- * The embedded data dir lock (CONTRACTS.md §1, src/store/datadir.ts): one process at a time; a
- * lock left by a process that no longer runs on this host (crash, `kill -9`) is taken over at
- * once instead of refusing the restart until the lock goes stale.
+ * The embedded data dir lock (README.md#the-skillgate-command, src/store/datadir.ts): one process
+ * at a time; a lock left by a process that no longer runs on this host (crash, `kill -9`) is taken
+ * over at once instead of refusing the restart until the lock goes stale.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -4,7 +4,7 @@ import type { ModelTool } from '../../src/registry/types.ts';
 import type { PlannerTurn } from '../../src/turn/planner.ts';
 import { CommandPlanner, exampleCommand, helpText, parseCommand, type ParsedCommand } from '../../src/turn/planners/command.ts';
 
-// CONTRACTS.md §8 grammar table: [input, expected].
+// README.md#start grammar table: [input, expected].
 const GRAMMAR: [string, ParsedCommand][] = [
   ['/datatable action=list_tables', { kind: 'call', tool: 'datatable', args: { action: 'list_tables' } }],
   [
@@ -58,7 +58,7 @@ const GRAMMAR: [string, ParsedCommand][] = [
 
 const INVALID: string[] = ['/x {bad json', '/x [1,2]', '/x a', '/x a=1 a=2', '/x note="unterminated', '/x =5'];
 
-describe('parseCommand — CONTRACTS.md §8 grammar', () => {
+describe('parseCommand — grammar', () => {
   it.each(GRAMMAR.filter(([i]) => i !== ''))('%s', (input, expected) => {
     expect(parseCommand(input, { botUsername: 'skillgate_bot' })).toEqual(expected);
   });

@@ -23,13 +23,13 @@ const binding = (over: Partial<ConfirmBinding> = {}): ConfirmBinding => ({
   ...over,
 });
 
-it('CONTRACTS §10: the parameter hash ignores key order and the token itself', () => {
+it('the parameter hash ignores key order and the token itself', () => {
   expect(canonicalJson({ b: 1, a: [{ y: 2, x: 1 }] })).toBe('{"a":[{"x":1,"y":2}],"b":1}');
   expect(hashParams({ a: 1, b: 2 })).toBe(hashParams({ b: 2, a: 1, confirm_token: 'ct_x' }));
   expect(hashParams({ a: 1 })).not.toBe(hashParams({ a: 2 }));
 });
 
-describeEachEngine('confirmation service (CONTRACTS §10, A-29)', (db) => {
+describeEachEngine('confirmation service (A-29)', (db) => {
   let t0: Date;
   const at = (ms: number) => () => new Date(t0.getTime() + ms);
   beforeAll(async () => {
@@ -56,7 +56,7 @@ describeEachEngine('confirmation service (CONTRACTS §10, A-29)', (db) => {
     });
   });
 
-  it('CONTRACTS §10: different parameters are refused and the token is NOT consumed', async () => {
+  it('different parameters are refused and the token is NOT consumed', async () => {
     const { token } = await issueConfirmToken(db(), binding(), { now: at(0) });
     const other = binding({ params: { filters: [{ field: '部门', op: 'eq', value: '销售' }] } });
     expect(await redeemConfirmToken(db(), token, other, { now: at(1) })).toEqual({ ok: false, reason: 'mismatch', mismatched: ['params'] });

@@ -130,7 +130,7 @@ describe('display rules on a text channel (D-22, R-DISP-02)', () => {
   });
 });
 
-describe('faithful rendering with no planner text (command planner, CONTRACTS.md §8)', () => {
+describe('faithful rendering with no planner text (command planner)', () => {
   it('user_message first, then message/summary/result', () => {
     expect(compose({ invocations: [inv({ success: true, user_message: '已登记报修单 #12', message: 'model text' })] })[0]!.text).toBe(
       '已登记报修单 #12',
@@ -232,7 +232,7 @@ describe('failures never show a stack trace (R-OUT-03, R-OUT-10)', () => {
   });
 });
 
-describe('for_user next steps (spec 000 §3.5(6), R-ACT-08)', () => {
+describe('for_user next steps (R-ACT-08)', () => {
   it('are listed for the user and never reach the model', () => {
     const env: Envelope = {
       success: true,
@@ -260,7 +260,7 @@ describe('for_user next steps (spec 000 §3.5(6), R-ACT-08)', () => {
   });
 });
 
-describe('confirmations (CONTRACTS.md §10)', () => {
+describe('confirmations', () => {
   const env: Envelope = {
     need_confirm: true,
     executed: false,

@@ -1,5 +1,5 @@
 /**
- * The turn pipeline (issue 5): identity and access, sessions and uploads, the command
+ * The turn pipeline: identity and access, sessions and uploads, the command
  * planner, confirmations re-invoked by the gateway, stop, progress and replies.
  */
 import { existsSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { AttachmentTooLargeError } from '../../src/channel/errors.ts';
 const text = (ms: { text: string }[]): string => ms.map((m) => m.text).join('\n');
 
 describeEachEngine('turn pipeline', (db) => {
-  it('/help lists what the role can do, with examples (CONTRACTS.md §8)', async () => {
+  it('/help lists what the role can do, with examples', async () => {
     const h = await makeTurnHarness(db());
     const out = await h.turn({ raw_input: '/help' });
     const body = text(out);
@@ -121,7 +121,7 @@ describeEachEngine('turn pipeline', (db) => {
     expect(text(out)).not.toContain('echo');
   });
 
-  it('a confirmation request becomes buttons; pressing confirm re-invokes the same call with the token (CONTRACTS.md §10)', async () => {
+  it('a confirmation request becomes buttons; pressing confirm re-invokes the same call with the token', async () => {
     const h = await makeTurnHarness(db());
     const first = await h.turn({ raw_input: '/confirm_probe target=pump-3' });
     const withConfirm = first.find((m) => m.confirm);
@@ -153,7 +153,7 @@ describeEachEngine('turn pipeline', (db) => {
     expect(text(late)).not.toContain('已清空');
   });
 
-  it('stop during a slow in-process skill ends the turn early and the skill saw abort_signal (issue 5 §8)', async () => {
+  it('stop during a slow in-process skill ends the turn early and the skill saw abort_signal', async () => {
     const h = await makeTurnHarness(db());
     const msg = h.message('/slow_stop');
     const turn = h.turn(msg);

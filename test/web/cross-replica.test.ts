@@ -1,5 +1,5 @@
 /**
- * Cross-replica push (DESIGN.md "Scale-out"): two web channels on one real PostgreSQL
+ * Cross-replica push: two web channels on one real PostgreSQL
  * database; a client connected to replica A receives a frame sent through replica B
  * (LISTEN/NOTIFY carries the seq, A reads the frame from skillgate.web_frames).
  */

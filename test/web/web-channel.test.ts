@@ -1,7 +1,7 @@
 /**
  * The web chat channel against a real express server and real ws clients, on both engines:
  * authentication, normalization, dedup, stored frames with seq and replay, uploads and files,
- * rate limit, sanitizing (CONTRACTS.md §6, §7, §9; docs/web-protocol.md).
+ * rate limit, sanitizing (docs/web-protocol.md; docs/results.md#5-how-a-result-is-shown).
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

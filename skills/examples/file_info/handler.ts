@@ -1,7 +1,7 @@
 /**
  * Example in-process skill: facts about one uploaded file. The platform has already turned
  * `file` (a reference id such as `file_1`, or a file name) into a path inside the session
- * workspace (spec 000 §3.3, R-FILE-03, R-FILE-06).
+ * workspace (R-FILE-03, R-FILE-06).
  */
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-"""Example Python skill: greets the actor with what the platform injected (spec 000 §4.2)."""
+"""Example Python skill: greets the actor with what the platform injected."""
 
 
 async def execute(input_data, runtime_context):

@@ -1,9 +1,8 @@
 /**
- * Markdown → a small neutral syntax tree (DESIGN.md `src/channel/`; STYLE.md "outbound as
- * rendering from one neutral form"). markdown-it parses once with raw HTML **off** (an HTML tag
- * in a skill's or a user's text stays literal text), GFM tables and strikethrough on, bare URLs
- * linkified, single newlines kept as line breaks (chat text). Every dialect renders this tree
- * through the visitor in `visitor.ts`.
+ * Markdown → a small neutral syntax tree (outbound as rendering from one neutral form). markdown-it
+ * parses once with raw HTML **off** (an HTML tag in a skill's or a user's text stays literal text),
+ * GFM tables and strikethrough on, bare URLs linkified, single newlines kept as line breaks (chat
+ * text). Every dialect renders this tree through the visitor in `visitor.ts`.
  *
  * Links and images keep markdown-it's normalised URL (percent-encoded); markdown-it's own
  * `validateLink` already refuses `javascript:`, `vbscript:`, `file:` and non-image `data:` URLs

@@ -1,9 +1,9 @@
 /**
  * Markdown → DingTalk's markdown subset (robot `markdown` / `sampleMarkdown` messages;
- * https://open.dingtalk.com/document/orgapp/types-of-messages-sent-by-robots,
- * shared/fixtures/outbound-expectations.md §5). The documented subset: headings `#`…`######`,
- * quotes `>`, `**bold**`, `*italic*`, links `[t](url)`, images `![](url)`, `- ` and `1. ` lists.
- * Beyond it we emit only what degrades readably where a client does not render it:
+ * https://open.dingtalk.com/document/orgapp/types-of-messages-sent-by-robots). The documented
+ * subset: headings `#`…`######`, quotes `>`, `**bold**`, `*italic*`, links `[t](url)`, images
+ * `![](url)`, `- ` and `1. ` lists. Beyond it we emit only what degrades readably where a client
+ * does not render it:
  * - tables as GFM pipe tables that always carry the separator row (`| --- |`, alignment kept)
  *   — without that row no client shows a table ;
  * - fenced code blocks as ``` fences (shown as literal lines where not rendered);

@@ -1,10 +1,11 @@
 /**
- * Markdown → Discord's markdown dialect (https://discord.com/developers/docs/reference#message-formatting;
- * shared/fixtures/outbound-expectations.md §2). Discord renders bold, italics, strike, inline and
- * fenced code, quotes, headings (`#`-`###`), lists and masked links, but no tables and no
- * images: tables become aligned text inside a code block, images `[alt](url)` links. Text is
- * escaped (`\` before markdown characters) and `@`/`<` mention syntax is neutralised, so user or
- * model text can neither change the formatting nor ping anyone (sends also carry
+ * Markdown → Discord's markdown dialect
+ * (https://discord.com/developers/docs/reference#message-formatting). Discord renders bold,
+ * italics, strike, inline and fenced code, quotes, headings (`#`-`###`), lists and masked links,
+ * but no tables and no images: tables become aligned text inside a code block, images `[alt](url)`
+ * links. Text is escaped (`\` before markdown characters) and `@`/`<` mention syntax is
+ * neutralised, so user or model text can neither change the formatting nor ping anyone (sends also
+ * carry
  * `allowed_mentions: {parse: []}`).
  */
 import { parseMarkdown } from './ast.ts';

@@ -1,6 +1,6 @@
 /**
  * Markdown → the Feishu / Lark card markdown dialect (the `markdown` component of card JSON 2.0;
- * open.feishu.cn "Rich text (Markdown)" component, shared/fixtures/outbound-expectations.md §3).
+ * open.feishu.cn "Rich text (Markdown)" component).
  * docs/results.md: Feishu is a rich display, `display_md` is rendered natively in a card.
  *
  * - emphasis `**b**` / `*i*` / `~~s~~`, inline code, fenced code (fence longer than any run of

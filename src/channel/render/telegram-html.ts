@@ -1,6 +1,6 @@
 /**
- * Markdown → Telegram's HTML dialect (parse_mode `HTML`; https://core.telegram.org/bots/api#html-style,
- * shared/fixtures/outbound-expectations.md §1). Only the documented tags are produced: `b`,
+ * Markdown → Telegram's HTML dialect (parse_mode `HTML`;
+ * https://core.telegram.org/bots/api#html-style). Only the documented tags are produced: `b`,
  * `i`, `s`, `a href` (http/https/mailto), `code`, `pre` (with `<code class="language-x">`),
  * `blockquote` (never nested: an inner quote loses its tag). `<`, `>`, `&` (and `"` in
  * attributes) are escaped as `&lt; &gt; &amp; &quot;` — the only named entities Telegram

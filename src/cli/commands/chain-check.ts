@@ -1,5 +1,5 @@
 /**
- * `skillgate chain check <file> [--json]` (docs/chains.md): the save rules of 004 §保存校验
+ * `skillgate chain check <file> [--json]` (docs/chains.md): the save rules
  * without saving. Exit 0, or exit 1 with one line per problem naming the offending item
  * (`<file>: <item>: <message>`); `--json` prints `{"ok", "problems": [{code, item, message}]}`.
  * Saved chains are read from the database when it can be opened (a step naming one is

@@ -1,6 +1,6 @@
 /**
  * `skillgate datatable grant|revoke|grants <table> …` — table grants of the built-in datatable
- * skill (docs/configuration.md; spec 000 §7.2; R-DT-13..22). `<table>` is a title or a table id in
+ * skill (docs/configuration.md; R-DT-13..22). `<table>` is a title or a table id in
  * the organisation `--org` (default `SKILLGATE_ORG_ID`). Grants are exceptions: a table with
  * no grant rows is open to every role.
  *

@@ -1,6 +1,6 @@
 /**
- * `skillgate skill install <zip|dir> [--role R] [--json]` (spec 003 §安装预检;
- * R-PRE-06): unpack safely, preflight in install mode (problems are warnings), copy into
+ * `skillgate skill install <zip|dir> [--role R] [--json]`
+ * (R-PRE-06): unpack safely, preflight in install mode (problems are warnings), copy into
  * `<data>/skills/<name>/` or, with `--role`, `<data>/role-skills/<role>/<name>/`, register and
  * enable. While `skillgate serve` holds the embedded data dir the running server installs it
  * (local admin API `POST /api/local/skill/install`), so its live skill set picks it up at once.

@@ -1,5 +1,5 @@
 /**
- * Console section `grants` (docs/configuration.md "Data-table grants"; spec 000 §7.2;
+ * Console section `grants` (docs/configuration.md "Data-table grants";
  * R-DT-13..22; docs/console-sections.md "Table grants"): the data tables of one organisation with their grant
  * rows, grant (actions, row scope `own` + owner field) and revoke — the same `runGrantCommand`
  * as `skillgate datatable grant|revoke`. Grants are exceptions: a table without grant rows is

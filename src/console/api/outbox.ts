@@ -1,7 +1,7 @@
 /**
  * Console section `outbox`: failed deliveries, newest first, with the platform's error; retry
  * (back to the queue, attempts reset, delivery woken) and discard (kept as `discarded`, never
- * sent). Issue 10 §6; src/outbox/admin.ts; docs/console.md "Failed deliveries".
+ * sent). See src/outbox/admin.ts; docs/console.md "Failed deliveries".
  *
  *   GET  ?status=failed|discarded&before=<id>&limit=<n>   {counts: {status: n}, items: FailedDelivery[]}
  *   POST :id/retry                                        {ok: true} | 404 not_failed

@@ -1,5 +1,5 @@
 /**
- * Console section `proxy` — admin proxy fill (spec 000 §4.4; R-ADM-01..03,
+ * Console section `proxy` — admin proxy fill (R-ADM-01..03,
  * R-DEPT-08; docs/console-sections.md "Proxy fill"): an admin picks a role, one of the role's skills and
  * the contact the run is for, fills the input, and the call runs through the same pipeline as a
  * chat turn (`runSkill`, audited, line `chat`, channel `web_admin`).

@@ -1,7 +1,7 @@
 /**
  * Console section `secrets`: skill parameters per role and skill, secrets write-only
- * §6 "skill parameters including secrets (write-only: a stored secret is never shown again)";
- * spec 000 §5; R-CFG-01, R-CFG-03, R-CFG-05; src/runtime/skill-config.ts; docs/console.md).
+ * (a stored secret is never shown again; R-CFG-01, R-CFG-03, R-CFG-05; src/runtime/skill-config.ts;
+ * docs/console.md).
  *
  * A parameter is secret when its name matches the secret substrings (R-CFG-05), the skill's
  * input schema declares it secret (`secretParams`, `x-secret: true`) or it is the skill's main

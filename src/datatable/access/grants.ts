@@ -1,5 +1,5 @@
 /**
- * Table grants storage (spec 000 §7.2; R-DT-13..22, docs/configuration.md): rows of
+ * Table grants storage (R-DT-13..22, docs/configuration.md): rows of
  * `skillgate.dt_grants` — exceptions, not a whitelist. Managed by the operator CLI
  * `skillgate datatable grant|revoke`; read by permissions.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Datatable permissions (spec 000 §7.2; R-DT-13..27, D-01..D-04, A-26): the effective access
+ * Datatable permissions (R-DT-13..27, D-01..D-04, A-26): the effective access
  * of an operator on a table (union over roles, widest row scope), the action check, the
  * structural-role and SQL checks, and the three own-scope enforcement points — filter / id
  * condition injection (R-DT-16/17/22), owner stamping on write (R-DT-18) and the owner-field

@@ -1,5 +1,5 @@
 /**
- * The set-wise insert engine of the batch writes (spec 000 §7.8(2); R-DT-98, R-DT-99): one
+ * The set-wise insert engine of the batch writes (R-DT-98, R-DT-99): one
  * `INSERT … SELECT … FROM unnest(<typed array literals>)` per part inside a SAVEPOINT, the
  * unique-conflict retry `ON CONFLICT DO NOTHING` (then only the missing ids are read back), and the split in halves down to
  * one SAVEPOINT per row. Used by write-batch.ts (which validates, chunks and commits).

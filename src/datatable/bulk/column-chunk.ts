@@ -1,5 +1,5 @@
 /**
- * Column-wise encoding of bulk-write records (spec 000 §7.5, §7.8(2); R-DT-66..75, R-DT-98):
+ * Column-wise encoding of bulk-write records (R-DT-66..75, R-DT-98):
  * each record is validated straight into per-column lists of PostgreSQL array-literal
  * elements, ready for the one `INSERT … SELECT … FROM unnest($1::<type>[], …)` of a chunk —
  * no per-row value objects on the common path. The result equals validating with

@@ -1,6 +1,6 @@
 /**
- * `COPY … FROM STDIN` of one column-encoded chunk (spec 000 §7.8(2); R-DT-98): the server
- * engine's fast path of a bulk import (DESIGN.md "Storage": COPY only through
+ * `COPY … FROM STDIN` of one column-encoded chunk (R-DT-98): the server
+ * engine's fast path of a bulk import (COPY only through
  * {@link Tx.copyFrom}, which the embedded engine lacks — there the unnest INSERT of
  * column-insert.ts stays the path). The rows travel in COPY's text format, built from the
  * same array-literal elements column-chunk.ts made for the unnest INSERT, so both paths

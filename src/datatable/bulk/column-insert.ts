@@ -1,5 +1,5 @@
 /**
- * The set-wise INSERT of one column-encoded chunk (spec 000 §7.8(2); R-DT-98, R-DT-99): one
+ * The set-wise INSERT of one column-encoded chunk (R-DT-98, R-DT-99): one
  * `INSERT … SELECT … FROM unnest($1::<type>[], …) WITH ORDINALITY` in a SAVEPOINT, the column
  * arrays sent as the literals column-chunk.ts built, ids computed from a pre-allocated range
  * (`lo + ordinality − 1`, so no id list travels). A unique violation with rows already in the

@@ -1,7 +1,7 @@
 /**
- * Batch writes behind insert_batch, insert_from_file and insert with a `data` array (spec 000
- * §7.4, §7.8; R-DT-34/35, R-DT-98, R-DT-103, D-10): validation in the application
- * (values/record-validator.ts), chunking (each chunk its own short transaction, several in flight,
+ * Batch writes behind insert_batch, insert_from_file and insert with a `data` array (R-DT-34/35,
+ * R-DT-98, R-DT-103, D-10): validation in the application (values/record-validator.ts), chunking
+ * (each chunk its own short transaction, several in flight,
  * ids pre-allocated in input order), `verified_total`. The per-chunk SQL — one set-wise
  * INSERT, the unique-conflict retry and the split down to one SAVEPOINT per row — is
  * batch-insert.ts.

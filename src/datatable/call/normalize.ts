@@ -1,5 +1,5 @@
 /**
- * Input normalisation of the datatable entry (spec 000 §3.5, §7; R-ACT-01..07, R-DT-01,
+ * Input normalisation of the datatable entry (R-ACT-01..07, R-DT-01,
  * R-DT-05): gather flat and nested payload keys, map action aliases (case, `_`/`-`/space,
  * camelCase, English synonyms, Chinese with filler characters, a 「确认」 prefix) and
  * parameter-key aliases onto the canonical names, and describe every change in one
@@ -441,7 +441,7 @@ export function missingActionEnvelope(received: string | undefined, lang: 'zh-CN
  * - `确认` holding a token string (`ct_…`) while `confirm_token` is absent becomes
  *   `confirm_token` (noted).
  * - A 「确认」 action prefix sets `确认: true` (R-ACT-06). `确认` never replaces a
- *   confirm_token for protected deletes (spec 000 §7.7).
+ *   confirm_token for protected deletes.
  * @returns the normalised call, or a `need_param: "action"` envelope (R-ACT-05) carrying the
  *   notes gathered so far.
  */

@@ -1,5 +1,5 @@
 /**
- * Field definitions (DESIGN.md "Data-table field definitions"; spec 000 §7.5; R-DT-66/67,
+ * Field definitions (R-DT-66/67,
  * A-33): validation of `create_table.fields` / `add_field.field` / `update_field.patch`, the
  * stored form {@link FieldMeta}, and the column SQL type of each logical type.
  */
@@ -7,7 +7,7 @@ import { LOGICAL_TYPES, TYPE_ALIASES, type FieldDef, type FieldMeta, type Logica
 import { describeIdentifierProblem, identifierProblem, isSystemColumn } from '../model/naming.ts';
 import type { Bilingual, DtLang } from '../model/results.ts';
 
-/** Default precision/scale of 数字 (spec 000 §7.5: 38,2). */
+/** Default precision/scale of 数字 (38,2). */
 export const DEFAULT_NUMBER_PRECISION = 38;
 export const DEFAULT_NUMBER_SCALE = 2;
 /** PostgreSQL's largest numeric precision. */
@@ -160,7 +160,7 @@ function checkBool(raw: unknown, name: string, lang: DtLang, errors: string[]): 
 
 /**
  * Validate one field definition `{title, uidt, required?, unique?, options?, precision?,
- * scale?}` (DESIGN.md; `type` is accepted for `uidt`; a missing uidt means 文本) and
+ * scale?}` (`type` is accepted for `uidt`; a missing uidt means 文本) and
  * return its stored form at `position`:
  * - title: identifier rule (R-DT-10) and not a system column (R-DT-08);
  * - uidt: logical type, input alias with preset precision (R-DT-67) or NocoDB UI name;

@@ -1,5 +1,5 @@
 /**
- * The datatable metadata store (spec 000 §7.1, §7.3; R-DT-03/04, R-DT-09): logical tables and
+ * The datatable metadata store (R-DT-03/04, R-DT-09): logical tables and
  * their business fields in `skillgate.dt_tables` / `skillgate.dt_fields`, and
  * {@link resolveTable}, which turns a payload's table_id or title into a {@link TableMeta}.
  * Only metadata here; the DDL on the organisation schema is structure/'s job.

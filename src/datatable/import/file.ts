@@ -1,5 +1,5 @@
 /**
- * The import file of `insert_from_file` (spec 000 §7.3★, §7.4; R-DT-35, R-DT-64, D-23):
+ * The import file of `insert_from_file` (R-DT-35, R-DT-64, D-23):
  * where it may be read from, its formats, and `mapping` / `defaults`. The file is never
  * deleted here — the calling skill creates and cleans it (R-DT-64).
  */
@@ -88,7 +88,7 @@ export function displayPath(p: string, workspaceDir: string): string {
  *
  * A bare name (or `<workspace>/<name>`) that is not at the workspace root is looked up in the
  * workspace's sub-folders ({@link findInWorkspace}): the executor's file-parameter rule
- * (spec 000 §3.3, R-FILE-03/05) reduces a top-level `file: "imports/data.json"` to
+ * (R-FILE-03/05) reduces a top-level `file: "imports/data.json"` to
  * `data.json`, while spec §7.4★ asks callers to put import files in a workspace sub-folder;
  * with a unique match both the flat and the nested `payload.file` form reach the same file.
  * Several matches are refused, listing them (write the path under `payload.file`).

@@ -1,5 +1,5 @@
 /**
- * Chunked reading of an import file (spec 000 §7.4 insert_from_file; R-DT-35): the file's
+ * Chunked reading of an import file (R-DT-35): the file's
  * bytes are scanned once for the structure of the top-level JSON array — strings, nesting,
  * the commas between records — which counts the records and marks where every
  * {@link SOURCE_CHUNK}th one ends; each chunk is then decoded and `JSON.parse`d only when the

@@ -1,5 +1,5 @@
 /**
- * Names of the datatable storage model (spec 000 §7.1): the per-organisation schema, the
+ * Names of the datatable storage model: the per-organisation schema, the
  * identifier rule for table and field titles, and safe quoting. Pure functions, no I/O.
  */
 
@@ -62,7 +62,7 @@ export type IdentifierProblem = 'not_string' | 'empty' | 'too_long' | 'too_many_
 const ALLOWED_CHAR = /^[\u4e00-\u9fa5A-Za-z0-9_]$/u;
 
 /**
- * Check a table or field title against the identifier rule (R-DT-10, spec 000 §7.1/§7.6(2)):
+ * Check a table or field title against the identifier rule (R-DT-10):
  * Chinese characters `\u4e00-\u9fa5` (A-32), ASCII letters, digits, underscore; 1–50 code
  * points; not starting with a digit. Additionally at most 63 UTF-8 bytes (PostgreSQL's limit:
  * about 21 Chinese characters), because a longer name would be truncated silently by the server.

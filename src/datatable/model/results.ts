@@ -1,5 +1,5 @@
 /**
- * Envelope builders shared by the datatable modules (spec 000 §6.1, §7; README.md "The skillgate command"):
+ * Envelope builders shared by the datatable modules (README.md "The skillgate command"):
  * failures are returned, never thrown, as `{success:false, error, error_type, user_message,
  * need_param?, non_retriable?}`; successes carry `success:true` plus the action's own shape.
  */

@@ -1,5 +1,5 @@
 /**
- * Shared types of the built-in `datatable` skill (spec 000 §7; R-DT-*). Every module of
+ * Shared types of the built-in `datatable` skill (R-DT-*). Every module of
  * src/datatable/ speaks these; field names stay as the specification spells them.
  */
 import type { Queryable, Tx } from '../../store/db.ts';
@@ -34,7 +34,7 @@ export type DatatableAction = (typeof DATATABLE_ACTIONS)[number];
 /** Structural actions: team_role owner/admin only (R-DT-25, D-01). */
 export const STRUCTURAL_ACTIONS: readonly DatatableAction[] = ['create_table', 'add_field', 'update_field', 'delete_field', 'delete_table'];
 
-/** The 14 logical types (R-DT-66, spec 000 §7.5). */
+/** The 14 logical types (R-DT-66). */
 export const LOGICAL_TYPES = [
   '文本',
   '长文本',
@@ -61,8 +61,7 @@ export const TYPE_ALIASES: Readonly<Record<string, { uidt: '数字'; precision: 
 };
 
 /**
- * A field definition as `create_table.fields`, `add_field.field` and `list_columns` share it
- * (DESIGN.md "Data-table field definitions").
+ * A field definition as `create_table.fields`, `add_field.field` and `list_columns` share it.
  */
 export interface FieldDef {
   title: string;

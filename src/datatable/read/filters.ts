@@ -1,5 +1,5 @@
 /**
- * `filters` of the datatable (spec 000 §7.4; R-DT-49..54, D-11, A-37): parse the array of
+ * `filters` of the datatable (R-DT-49..54, D-11, A-37): parse the array of
  * `{field, op, value}` (or the tolerated field-map shape) into checked conditions, and
  * compile conditions into a parameterized WHERE over quoted identifiers.
  *

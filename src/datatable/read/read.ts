@@ -1,5 +1,5 @@
 /**
- * Read actions of the datatable (spec 000 §7.3/§7.4): `query` → `{list, pageInfo}`
+ * Read actions of the datatable: `query` → `{list, pageInfo}`
  * (R-DT-31, R-DT-56/57) and `aggregate` → `{rows, group_by, metrics}` (R-DT-32, R-DT-55/58).
  * Both apply the filters AND the own-scope owner condition, to the rows and to the counts
  * (R-DT-16, R-DT-22). Limits above the maximum are clamped with an action_note (A-28).

@@ -1,5 +1,5 @@
 /**
- * Row helpers shared by read.ts, write/write.ts and write/delete.ts (spec 000 §7.3–§7.5): the SELECT list
+ * Row helpers shared by read.ts, write/write.ts and write/delete.ts: the SELECT list
  * and the JSON form of a row, the scoped WHERE (filters AND the own-scope owner condition,
  * R-DT-16/17/22), sort and limit parsing (R-DT-56..58, A-28).
  */

@@ -1,5 +1,5 @@
 /**
- * The SQL channel's two datatable actions for the dispatcher (spec 000 §7.3; R-DT-42/43):
+ * The SQL channel's two datatable actions for the dispatcher (R-DT-42/43):
  * `sql_query` and `sql_execute`, payload `{sql}` (`sql_execute` also reads `confirm_token`
  * for a protected DELETE, R-DT-88). Thin adapters over execute.ts; a `sql_execute` text of
  * several statements is a batch script (script.ts: admin line only, R-DT-27, A-27).

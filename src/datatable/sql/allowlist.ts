@@ -1,6 +1,6 @@
 /**
  * What the SQL channel lets a statement name besides the organisation's own tables
- * (spec 000 §7.6; R-DT-81/83). Allowlists, not denylists: a function, type or
+ * (R-DT-81/83). Allowlists, not denylists: a function, type or
  * value function that is not listed here is refused, so a new or forgotten server function
  * (file readers, settings, dblink, query_to_xml …) never slips through.
  *

@@ -1,5 +1,5 @@
 /**
- * The SQL channel's checker (spec 000 §7.6; R-DT-76..86, D-02, D-12): parse
+ * The SQL channel's checker (R-DT-76..86, D-02, D-12): parse
  * with the real PostgreSQL parser, accept exactly one statement of an allowed kind whose every
  * node passes the allowlist walk, and return the plan the executor runs — or a refusal with a
  * clear reason. Pure (no database); the executor adds the checks that need one (the relations

@@ -1,5 +1,5 @@
 /**
- * DDL through the SQL channel (spec 000 §7.1, §7.6; R-DT-78, R-DT-82, R-DT-84, A-36, D-02):
+ * DDL through the SQL channel (R-DT-78, R-DT-82, R-DT-84, A-36, D-02):
  * CREATE TABLE / INDEX / VIEW, a small ALTER TABLE subset, and DROP VIEW / INDEX. Each checker
  * validates one statement node and reports what the executor must mirror in the metadata
  * (tables created or altered by SQL are registered with types mapped from the statement).

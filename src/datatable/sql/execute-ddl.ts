@@ -1,5 +1,5 @@
 /**
- * DDL through `sql_execute` (spec 000 §7.1, §7.3, §7.6; R-DT-82, R-DT-86, A-36, D-02): CREATE
+ * DDL through `sql_execute` (R-DT-82, R-DT-86, A-36, D-02): CREATE
  * TABLE (registered in the metadata with the types mapped from the statement), CREATE INDEX /
  * VIEW, the supported ALTER TABLE subset (the metadata follows each step) and DROP VIEW /
  * INDEX. Each runs in one transaction holding the organisation schema's structural lock

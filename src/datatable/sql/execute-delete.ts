@@ -1,5 +1,5 @@
 /**
- * SQL DELETE through delete protection (spec 000 §7.7★; R-DT-87..91, A-29, D-05): the
+ * SQL DELETE through delete protection (R-DT-87..91, A-29, D-05): the
  * pre-check count is the checker's `SELECT count(DISTINCT <target>.ctid) …` over the
  * statement's own FROM/USING/WHERE text, run in its own READ ONLY transaction — a failed
  * pre-check is an unknown count and needs a confirmation (R-DT-89). The confirmation token and

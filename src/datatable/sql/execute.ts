@@ -1,5 +1,5 @@
 /**
- * The SQL channel's executors (spec 000 §7.3, §7.6, §7.7; R-DT-42/43, R-DT-76..89, D-02..D-04,
+ * The SQL channel's executors (R-DT-42/43, R-DT-76..89, D-02..D-04,
  * D-12): `runSqlQuery` (SELECT only, READ ONLY transaction) → `{rows, row_count, sql}` and
  * `runSqlExecute` → `{affected, rows?, created?, table_id?}`. Order of checks:
  * 1. org schema (empty org ⇒ config, R-DT-12);

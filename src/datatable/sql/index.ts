@@ -1,5 +1,5 @@
 /**
- * The datatable SQL channel (spec 000 §7.6; R-DT-76..89): the parser-based checker, the
+ * The datatable SQL channel (R-DT-76..89): the parser-based checker, the
  * executors and the two dispatcher actions.
  */
 export {

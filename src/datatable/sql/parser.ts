@@ -1,6 +1,6 @@
 /**
- * The real PostgreSQL parser for the SQL channel (spec 000 §7.6;: "parse with
- * the real PostgreSQL parser, not regular expressions"). Wraps `libpg-query` 18 (WASM; the
+ * The real PostgreSQL parser for the SQL channel (parse with the real PostgreSQL
+ * parser, not regular expressions). Wraps `libpg-query` 18 (WASM; the
  * module is loaded once, then every call is synchronous — notes/library-facts.md §6).
  *
  * Offsets: libpg-query reports every location in **UTF-8 bytes** of the statement text, so

@@ -1,5 +1,5 @@
 /**
- * Why the SQL channel refuses a statement (spec 000 §7.6; R-DT-76..84, D-02, D-03, D-12). One
+ * Why the SQL channel refuses a statement (R-DT-76..84, D-02, D-03, D-12). One
  * code per rule so tests and callers can tell refusals apart without matching text; the
  * messages are bilingual (zh-CN for the chat user, English for logs and the model).
  */

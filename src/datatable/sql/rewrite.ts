@@ -1,5 +1,5 @@
 /**
- * Texts the SQL channel derives from a checked statement (spec 000 §7.1, §7.6, §7.7★; R-DT-78,
+ * Texts the SQL channel derives from a checked statement (R-DT-78,
  * R-DT-89, R-DT-91): the statement's own text, CREATE TABLE with the platform's system columns,
  * and the DELETE pre-check / backup queries built from the statement's tokens.
  */

@@ -1,6 +1,6 @@
 /**
  * Batch SQL scripts — several statements in one `sql_execute` text — allowed only on the admin
- * line (spec 000 §7.2 「批量脚本仅管理员线」; R-DT-27, A-27). The admin line is a session of
+ * line (R-DT-27, A-27). The admin line is a session of
  * channel `web_admin` with `is_admin` true (the console's proxy form); everywhere else a script
  * is refused with `error_type: "config"` and the model is told to send one statement per call
  * (R-DT-76 stays the rule of every other line).

@@ -1,5 +1,5 @@
 /**
- * The transaction setup and result shaping of the SQL channel (spec 000 §7.6, §7.8; R-DT-77,
+ * The transaction setup and result shaping of the SQL channel (R-DT-77,
  * R-DT-96..100, D-12). Every statement runs inside ONE short transaction opened through the
  * environment's db_factory, after
  * `set_config('search_path', '"org_data_x"', true)` (SET LOCAL: the organisation's schema only),
@@ -45,7 +45,7 @@ export async function isEmbeddedEngine(tx: Tx, known?: 'embedded' | 'server'): P
 /**
  * Prepare a transaction for a user statement: optionally READ ONLY (must be the first
  * statement), then the org search_path, the timeout and standard strings — all LOCAL, so
- * nothing outlives the transaction (DESIGN.md "Storage": never a session SET).
+ * nothing outlives the transaction (never a session SET).
  */
 export async function prepareSqlTx(tx: Tx, schema: string, opts: { readOnly: boolean; timeoutMs: number }): Promise<void> {
   if (opts.readOnly) await tx.query('SET TRANSACTION READ ONLY');

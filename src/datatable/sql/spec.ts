@@ -1,6 +1,6 @@
 /**
- * The node allowlist of the SQL channel's walker (spec 000 §7.6;: "accept only
- * known node kinds and refuse any unknown node"): for every libpg-query node kind a statement
+ * The node allowlist of the SQL channel's walker (accept only known node
+ * kinds and refuse any unknown node): for every libpg-query node kind a statement
  * may contain, the fields it may carry and how each is walked. Data only; walker.ts applies it.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Statements the SQL channel refuses outright (spec 000 §7.6; R-DT-79/80/82): transaction
+ * Statements the SQL channel refuses outright (R-DT-79/80/82): transaction
  * control, CREATE of anything but TABLE/INDEX/VIEW, and every other statement kind with a
  * precise reason (COPY, DO, SET, LOCK, VACUUM, GRANT …).
  */

@@ -1,5 +1,5 @@
 /**
- * The allowlist walk over a libpg-query parse tree (spec 000 §7.6; R-DT-77/79/81/83;
+ * The allowlist walk over a libpg-query parse tree (R-DT-77/79/81/83;
  * item 8). Every object in the tree must be a node kind listed in {@link SPEC} and carry only
  * the listed fields; anything unknown is refused. Kind-specific checks enforce the channel's
  * rules: relations only in the organisation's schema (or bare, routed there), no `pg_…`

@@ -1,5 +1,5 @@
 /**
- * DDL building blocks of the structural actions (spec 000 §7.1; R-DT-07, R-DT-08, R-DT-11):
+ * DDL building blocks of the structural actions (R-DT-07, R-DT-08, R-DT-11):
  * column definitions from logical types, the CREATE TABLE of a logical table, UNIQUE
  * constraints by column, the per-schema structural lock, the structural-role gate, and the A-30 backups taken before a
  * table or a column is dropped. Identifiers are always quoted; no value is ever interpolated.

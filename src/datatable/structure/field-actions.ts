@@ -1,5 +1,5 @@
 /**
- * Structural datatable actions on fields (spec 000 §7.3, §7.5; R-DT-45..47, R-DT-25, D-01,
+ * Structural datatable actions on fields (R-DT-45..47, R-DT-25, D-01,
  * A-30): add_field, update_field, delete_field — `ALTER TABLE` on the organisation's table and
  * the metadata in one transaction (rolled back together on any error). All need team_role
  * owner/admin (D-01) and the action allowed by the table's grants.

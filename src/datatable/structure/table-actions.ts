@@ -1,5 +1,5 @@
 /**
- * Structural datatable actions on tables (spec 000 §7.1–§7.3; R-DT-29/30, R-DT-44, R-DT-48,
+ * Structural datatable actions on tables (R-DT-29/30, R-DT-44, R-DT-48,
  * R-DT-25, D-01, A-30, A-31): list_tables, list_columns, create_table, delete_table — real DDL
  * in the organisation schema plus the metadata. Field actions live in field-actions.ts;
  * {@link STRUCTURE_HANDLERS} / {@link STRUCTURE_TABLE_HANDLERS} gather all of them for the

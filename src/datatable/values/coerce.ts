@@ -1,5 +1,5 @@
 /**
- * Write-value validation and coercion (spec 000 §7.5; R-DT-66..75, R-DT-85b, A-35): turns
+ * Write-value validation and coercion (R-DT-66..75, R-DT-85b, A-35): turns
  * the values a caller sends into database parameters of the field's column type, or a
  * per-field error the caller can fix (recoverable). Pure functions, no I/O.
  *
@@ -177,7 +177,7 @@ function coerceJson(value: unknown, lang: DtLang): CoerceResult {
 }
 
 /**
- * Validate and coerce one value for `field` (spec 000 §7.5):
+ * Validate and coerce one value for `field`:
  * - `null`/`undefined`/`""` → NULL (R-DT-74; whitespace-only counts as empty except for text types);
  * - a string (or 多选 item) holding U+0000 is refused for every type (PostgreSQL cannot store it);
  * - 整数: integer, full-width digits and thousands commas accepted (R-DT-68), a decimal refused
@@ -262,7 +262,7 @@ export function recordPlan(table: Pick<TableMeta, 'fields'>, fast?: (field: Fiel
 }
 
 /**
- * Validate a whole record against `table`'s fields (spec 000 §7.5):
+ * Validate a whole record against `table`'s fields:
  * unknown keys and the system columns are dropped (R-DT-73, R-DT-08) and listed in `dropped`;
  * every known field is coerced by {@link coerceValue}; in `insert` mode every required field
  * must be present and non-empty (R-DT-75: never in `update` mode).

@@ -1,5 +1,5 @@
 /**
- * Filter values under the value rules (spec 000 §7.4/§7.5; R-DT-68/69, A-35): a value compared
+ * Filter values under the value rules (R-DT-68/69, A-35): a value compared
  * with a 整数/数字, date/time or 勾选 field is normalised as a written value would be (so
  * `"１,000"` finds 1000 and `"是"` finds true); text-like fields keep the raw value (a partial
  * e-mail in a filter is fine). Pure; used by read/rows.ts for every filtered action.

@@ -1,6 +1,6 @@
 /**
  * Coerced values (coerce.ts) as elements of a PostgreSQL array literal, the form the bulk
- * writes send them in (spec 000 §7.8(2); R-DT-98): the one `INSERT … SELECT … FROM
+ * writes send them in (R-DT-98): the one `INSERT … SELECT … FROM
  * unnest($1::<type>[], …)` of a chunk (bulk/column-insert.ts, bulk/batch-insert.ts) and the
  * COPY text built from the same elements (bulk/column-copy.ts). Pure functions.
  */

@@ -1,5 +1,5 @@
 /**
- * The shortcuts of the value rules for bulk writes (spec 000 §7.5; R-DT-66..75): per field,
+ * The shortcuts of the value rules for bulk writes (R-DT-66..75): per field,
  * the value shapes whose coercion is certain take a direct path (a non-empty string into a
  * text field, a safe integer into 整数, a plain number into 数字, a canonical ISO date, time
  * or date-time, a boolean into 勾选) and every other primitive value's result is memoised

@@ -1,5 +1,5 @@
 /**
- * Scalar value rules of spec 000 §7.5 (R-DT-68..71, A-35): numbers (full-width digits,
+ * Scalar value rules (R-DT-68..71, A-35): numbers (full-width digits,
  * thousands commas, no magnitude words, integers without decimals) and ISO dates, date-times
  * and times, plus the tests for the canonical forms these rules return unchanged (the fast
  * paths of record-validator.ts). Used by coerce.ts; pure functions.

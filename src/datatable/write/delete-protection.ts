@@ -1,5 +1,5 @@
 /**
- * Delete protection (spec 000 §7.7; R-DT-87..94, D-05, D-19, A-29, A-57): confirmation for
+ * Delete protection (R-DT-87..94, D-05, D-19, A-29, A-57): confirmation for
  * large or uncounted deletes through the one confirmation service (src/turn/confirm-tokens.ts),
  * and a backup file of every protected delete.
  *
@@ -294,7 +294,7 @@ export async function protectDelete(env: DtEnv, req: ProtectDeleteRequest): Prom
         count = null;
       }
       if (count !== null && count <= CONFIRM_THRESHOLD) {
-        // Spec 000 §7.7: ≤ 10 rows need no confirmation, so a refused token must not turn into a
+        // ≤ 10 rows need no confirmation, so a refused token must not turn into a
         // (false) confirmation prompt with a fresh token. docs/messaging.md: a refused token is
         // refused — nothing runs, the token is not consumed. The reply says so and that the same
         // call without confirm_token deletes directly.

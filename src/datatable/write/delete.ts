@@ -1,5 +1,5 @@
 /**
- * Delete actions of the datatable (spec 000 §7.3, §7.7; R-DT-39..41, R-DT-87..93, D-19):
+ * Delete actions of the datatable (R-DT-39..41, R-DT-87..93, D-19):
  * `delete` (one row, neither confirmed nor backed up), `delete_batch` and `delete_by` (through
  * delete-protection.ts: confirmation above 10 rows in chat mode, a backup file before every
  * delete). Own scope appends the owner condition everywhere (R-DT-16/17).

@@ -1,6 +1,6 @@
 /**
  * `upsert(table_id, key_fields, data | records)` → `{inserted, updated, failed, errors,
- * verified_total}` (spec 000 §7.3/§7.4/§7.8(6); R-DT-36, R-DT-61/62, A-34).
+ * verified_total}` (R-DT-36, R-DT-61/62, A-34).
  *
  * Matches on `key_fields` without relying on a unique constraint: per record, inside one
  * transaction, a transaction-scoped advisory lock on (table, key values) serialises

@@ -1,5 +1,5 @@
 /**
- * Write actions of the datatable (spec 000 §7.3–§7.5, §7.8): insert, insert_batch,
+ * Write actions of the datatable: insert, insert_batch,
  * insert_from_file, update, update_by (R-DT-33..38, R-DT-59..65, D-10); upsert lives in
  * upsert.ts. Every write applies the own scope: owner stamping on insert (R-DT-18), the owner
  * condition on updates (R-DT-16/17), no change of the owner field (R-DT-21); batch counts are

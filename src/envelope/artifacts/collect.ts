@@ -1,5 +1,5 @@
 /**
- * Fallback artifact collection (spec 000 §6.3(2)★; R-ART-09, R-ART-10, A-13, D-21): files a
+ * Fallback artifact collection (R-ART-09, R-ART-10, A-13, D-21): files a
  * skill wrote into the workspace root without declaring them. Only the root is scanned — a
  * sub-folder is the documented place for intermediate files — and script/log/temp files are
  * excluded unless the user explicitly asked for a script in this turn.

@@ -1,5 +1,5 @@
 /**
- * Artifacts declared in a result (spec 000 §6.3; R-ART-01): the single top-level shape
+ * Artifacts declared in a result (R-ART-01): the single top-level shape
  * `{filename, local_path, media}` and the arrays `images[]`, `videos[]`, `files[]`, `audios[]`,
  * whose items are paths (strings) or objects `{local_path, filename?, media?, url?}`.
  * Remote URLs in these places are left to the URL step (url-fetch.ts).

@@ -1,5 +1,5 @@
 /**
- * File names of downloaded artifacts (spec 000 §6.3(1)): from Content-Disposition
+ * File names of downloaded artifacts: from Content-Disposition
  * (RFC 6266 / RFC 5987 `filename*`), else the URL path's basename, else `download_<n>`; an
  * extension from the Content-Type when the name has none; never overwriting a different file.
  */

@@ -1,6 +1,6 @@
 /**
- * Pinned HTTP(S) requests with manually followed, re-checked redirects (spec 000 §6.3(1);
- * SSRF guard: net-guard.ts). The socket connects to the address the guard checked — the host
+ * Pinned HTTP(S) requests with manually followed, re-checked redirects
+ * (SSRF guard: net-guard.ts). The socket connects to the address the guard checked — the host
  * name is never resolved again — so DNS rebinding cannot switch the target; TLS still
  * verifies the certificate against the URL's host name.
  */

@@ -1,5 +1,5 @@
 /**
- * The artifact stage of the dialog layer (spec 000 §6.3; R-ART-01..10, R-ART-12, docs/configuration.md
+ * The artifact stage of the dialog layer (R-ART-01..10, R-ART-12, docs/configuration.md
  * §2): declared files, materialised URLs and files collected from the workspace root become the
  * envelope's top-level `artifacts`.
  *

@@ -1,11 +1,11 @@
 /**
- * Media kinds of artifacts (spec 000 §6.3; R-ART-01, A-06): from an explicit `media`, the
+ * Media kinds of artifacts (R-ART-01, A-06): from an explicit `media`, the
  * array an item was declared in, a Content-Type, or the file extension (mime-types).
  */
 import mime from 'mime-types';
 import type { MediaKind } from '../../runtime/types.ts';
 
-/** The four media kinds (spec 000 §6.3). */
+/** The four media kinds. */
 export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'file'];
 
 /** The artifact arrays of R-ART-01 and the media each implies. */

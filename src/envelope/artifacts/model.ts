@@ -1,5 +1,5 @@
 /**
- * Shapes shared by the artifact stage (spec 000 §6.3; R-ART-01..12).
+ * Shapes shared by the artifact stage (R-ART-01..12).
  */
 import type { Logger } from '../../log/logger.ts';
 import type { ArtifactRef } from '../types.ts';

@@ -1,6 +1,6 @@
 /**
- * SSRF guard for URL materialisation (spec 000 §6.3(1); house rule "downloads refuse private
- * addresses"; docs/configuration.md `SKILLGATE_FETCH_ALLOW`; docs/results.md "Which URLs are
+ * SSRF guard for URL materialisation (downloads refuse private
+ * addresses; docs/configuration.md `SKILLGATE_FETCH_ALLOW`; docs/results.md "Which URLs are
  * fetched"). A URL is fetched only when every address its host resolves to is a globally
  * routable unicast address and none of this host's own interface addresses — or it is
  * explicitly allowed — and the connection is then pinned to the checked address (see

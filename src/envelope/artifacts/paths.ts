@@ -1,5 +1,5 @@
 /**
- * Workspace confinement for artifacts (house rule: paths confined to the workspace; R-FILE-02).
+ * Workspace confinement for artifacts (paths confined to the workspace; R-FILE-02).
  */
 import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';

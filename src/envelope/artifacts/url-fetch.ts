@@ -1,5 +1,5 @@
 /**
- * Remote URL materialisation (spec 000 §6.3(1); R-ART-03..07, A-14): the links a result
+ * Remote URL materialisation (R-ART-03..07, A-14): the links a result
  * carries are downloaded into the session workspace root, so they become artifacts like any
  * file the skill wrote. Explicit fields are fetched unconditionally; ambiguous fields and body
  * links are probed first (HEAD, else a one-byte ranged GET) and skipped when they are a web

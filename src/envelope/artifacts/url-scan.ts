@@ -1,5 +1,5 @@
 /**
- * Finding remote links in a result (spec 000 §6.3(1); R-ART-03, R-ART-04, R-ART-07, A-14).
+ * Finding remote links in a result (R-ART-03, R-ART-04, R-ART-07, A-14).
  *
  * - explicit fields (downloaded unconditionally): {@link EXPLICIT_URL_FIELDS}, values a string
  *   or a string array; also http(s) items and item `url`s inside `images[]`, `videos[]`,

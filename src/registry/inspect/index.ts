@@ -1,5 +1,5 @@
 /**
- * Static handler inspection (003 §Preflight: "用 AST 查"): find entry functions, CLI markers
+ * Static handler inspection: find entry functions, CLI markers
  * and schema constants in a handler file without executing it. JS/TS is parsed in process
  * with the TypeScript compiler API; Python through the bundled `inspect_handler.py`.
  */

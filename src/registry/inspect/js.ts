@@ -2,7 +2,7 @@
  * Static inspection of a TypeScript / JavaScript handler (handler.ts|js|mjs, also .mts/.cjs)
  * with the TypeScript compiler API. Nothing is executed or resolved: one file is parsed.
  *
- * Source: 003 §Entry / §Preflight ("用 AST 查"), R-ENTRY-01, R-PRE-04, A-04, A-43, R-LOAD-13/15.
+ * Source: R-ENTRY-01, R-PRE-04, A-04, A-43, R-LOAD-13/15.
  */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';

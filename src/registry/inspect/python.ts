@@ -2,7 +2,7 @@
  * Static inspection of a Python handler (handler.py) by running the bundled
  * `inspect_handler.py` (Python's own `ast`; the handler is never imported or executed).
  *
- * Source: 003 §Entry / §Preflight / §InProc, R-ENTRY-01, R-ENTRY-07, R-PRE-04, A-04, A-43.
+ * Source: R-ENTRY-01, R-ENTRY-07, R-PRE-04, A-04, A-43.
  */
 import { pythonExecutable } from '../../config/python.ts';
 import { execFile } from 'node:child_process';

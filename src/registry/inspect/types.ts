@@ -1,5 +1,5 @@
 /**
- * Static inspection of a handler file, without executing it (003 §Preflight: "用 AST 查").
+ * Static inspection of a handler file, without executing it.
  * Used by the registry (is there an entry? is it a CLI script? a schema constant?) and by
  * preflight (R-PRE-04).
  */

@@ -1,5 +1,5 @@
 /**
- * Preflight of the handler file (003 §Entry, §Preflight, §InProc, §NoImport): parsed
+ * Preflight of the handler file: parsed
  * statically, never executed.
  *
  * Requirement ids: R-PRE-04, R-ENTRY-01, R-ENTRY-08, R-ENTRY-09, R-LOAD-15, D-14, D-15, A-04.

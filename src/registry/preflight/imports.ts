@@ -1,5 +1,5 @@
 /**
- * Cross-skill imports (003 §NoImport, R-LOAD-15): every skill is loaded as an independent
+ * Cross-skill imports (R-LOAD-15): every skill is loaded as an independent
  * module, so a handler must not import another skill's code; reuse goes through
  * `runtime_context.call_skill`. Only imports that reach into ANOTHER SKILL'S folder (a sibling
  * skill folder under the same skills root) are flagged: a built-in skill importing the

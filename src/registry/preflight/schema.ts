@@ -1,5 +1,5 @@
 /**
- * Preflight of the input schema (000 §3.1, §3.2, §5.2; docs/skill-authoring.md): schema.json must be
+ * Preflight of the input schema (docs/skill-authoring.md): schema.json must be
  * valid JSON, `properties` values objects, `additionalProperties` / `items` booleans or
  * objects; every secret parameter is listed as information.
  *

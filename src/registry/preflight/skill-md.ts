@@ -1,5 +1,5 @@
 /**
- * Preflight of SKILL.md (003 §Preflight): presence, the `---` frontmatter block with
+ * Preflight of SKILL.md: presence, the `---` frontmatter block with
  * `name:` and `description:`, the name rule, and the length advice.
  *
  * Requirement ids: R-PRE-02, R-PRE-03, R-LOAD-14, R-LOAD-17.
@@ -13,7 +13,7 @@ import type { Frontmatter } from '../types.ts';
 import { advice, fromIssue, problem, type Finding } from './findings.ts';
 import { checkName } from './name.ts';
 
-/** Characters above which the SKILL.md is cut when injected (000 §2.2, R-LOAD-17). */
+/** Characters above which the SKILL.md is cut when injected (R-LOAD-17). */
 export const SKILL_MD_MAX_CHARS = 8000;
 
 /** Locate steps that found an actual SKILL.md (the others are README / docs fallbacks). */

@@ -1,5 +1,5 @@
 /**
- * Preflight of skill.toml (003 §Preflight, docs/skill-authoring.md): `[skill].name`,
+ * Preflight of skill.toml (docs/skill-authoring.md): `[skill].name`,
  * `[skill].description`, `[exec].type`, and the `[exec].config` file (or the INLINE_SHELL
  * `command`). A missing version is only a "will default" notice.
  *

@@ -1,5 +1,5 @@
--- Sessions, workspaces and attachment records with their reference ids (DESIGN.md
--- "session + workspace"; spec 000 §3.3, §4.3, §4.7; R-PCTX-06, R-FILE-06, R-CTX-05/06, A-10).
+-- Sessions, workspaces and attachment records with their reference ids
+-- (R-PCTX-06, R-FILE-06, R-CTX-05/06, A-10).
 
 CREATE TABLE IF NOT EXISTS skillgate.sessions (
   id text PRIMARY KEY,

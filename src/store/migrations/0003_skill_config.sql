@@ -1,4 +1,4 @@
--- Skill parameters and secrets per role (spec 000 §5; R-CFG-01, R-CFG-05).
+-- Skill parameters and secrets per role (R-CFG-01, R-CFG-05).
 -- `value` holds the plain text, or for `encrypted` rows `v1:<iv>:<tag>:<ciphertext>`
 -- (AES-256-GCM, src/runtime/crypto.ts). Names are stored normalised (R-CFG-03).
 CREATE TABLE IF NOT EXISTS skillgate.skill_config (

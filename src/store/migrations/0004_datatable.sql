@@ -1,4 +1,4 @@
--- Datatable metadata (spec 000 §7.1–§7.2; R-DT-06..R-DT-22, DESIGN.md "Storage").
+-- Datatable metadata (R-DT-06..R-DT-22).
 -- The business tables themselves live in one schema per organisation, org_data_<org>; their
 -- business semantics (logical type, required, unique, options, precision) live here and are
 -- never inferred from information_schema (R-DT-09). Foreign keys are used only inside these

@@ -1,4 +1,4 @@
--- The one confirmation service (docs/messaging.md; spec 000 §7.7; R-DT-87/88, A-29).
+-- The one confirmation service (docs/messaging.md; R-DT-87/88, A-29).
 -- A token is stored only as its SHA-256 (a database read never yields a live token) and is
 -- bound to org, role, session, the actor asked, skill, action, table and a hash of the
 -- call's parameters without the token. Single use: `consumed_at` is set atomically.

@@ -1,4 +1,4 @@
--- Durable inbound and outbound (inbox and outbox; DESIGN.md "The flow of one message").
+-- Durable inbound and outbound (inbox and outbox).
 -- Every timestamp below comes from the application clock (injectable in tests), not now().
 
 -- Every inbound event, stored before the platform is acknowledged. UNIQUE(channel, account,

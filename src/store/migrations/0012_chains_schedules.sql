@@ -1,4 +1,4 @@
--- Saved chains (spec 004 §保存校验, docs/chains.md): one row per chain name; the document is
+-- Saved chains (docs/chains.md): one row per chain name; the document is
 -- the chain document as saved (validated by src/chain/validate.ts before it gets here).
 CREATE TABLE IF NOT EXISTS skillgate.chains (
   name text PRIMARY KEY,

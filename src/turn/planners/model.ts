@@ -1,5 +1,5 @@
 /**
- * The model planner (DESIGN.md `src/turn/`): an OpenAI-compatible chat model picks
+ * The model planner: an OpenAI-compatible chat model picks
  * the role's tools and fills their arguments. What the model sees and how its mistakes are
  * contained:
  *

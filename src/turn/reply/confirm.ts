@@ -1,5 +1,5 @@
 /**
- * Confirmation requests in replies (docs/messaging.md; spec 000 §7.7). An envelope carrying a
+ * Confirmation requests in replies (docs/messaging.md). An envelope carrying a
  * string `confirm_token` (e.g. datatable's delete protection) asks the user: buttons where the
  * channel has them, else a 「回复「确认」继续…」 line (the command grammar accepts 「确认」/「取消」).
  */

@@ -1,5 +1,5 @@
 /**
- * Which display blocks a turn shows (spec 000 §6.2; R-DISP-01..05, A-16, D-22).
+ * Which display blocks a turn shows (R-DISP-01..05, A-16, D-22).
  */
 import type { ToolInvocation } from '../planner.ts';
 

@@ -1,6 +1,6 @@
 /**
  * What the user reads for one envelope when no model words it, and what a model may read
- * (spec 000 §6.1, §3.5(6); R-OUT-03, R-ACT-08).
+ * (R-OUT-03, R-ACT-08).
  */
 import type { Envelope } from '../../envelope/types.ts';
 import { renderResultMd, escapeMarkdown } from './result-md.ts';
@@ -72,7 +72,7 @@ export function successText(env: Envelope, lang: Lang): string {
 }
 
 /**
- * The envelope's `for_user` next steps (spec 000 §3.5(6), R-ACT-08: text meant for the user,
+ * The envelope's `for_user` next steps (R-ACT-08: text meant for the user,
  * never for the model): a string or an array of strings; other shapes are ignored.
  */
 export function nextSteps(env: Envelope): string[] {
@@ -88,7 +88,7 @@ export function nextStepsMd(steps: string[], lang: Lang): string {
 }
 
 /**
- * The envelope as the model planner may read it (spec 000 §3.5(6)): a shallow copy without
+ * The envelope as the model planner may read it: a shallow copy without
  * `for_user` (next steps are for the user; a model would execute them as instructions) and
  * without the display fields `display_md` / `display_only` — replaced by
  * `display_shown: true` so the model knows the user already sees the block and does not

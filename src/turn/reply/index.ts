@@ -1,5 +1,5 @@
 /**
- * Reply composition (docs/results.md; spec 000 §6.2): from the planner's text and
+ * Reply composition (docs/results.md): from the planner's text and
  * tool invocations to the outbound messages of one turn, for one adapter's capabilities.
  *
  * Steps: the body parts (planner text, or per invocation a faithful rendering when there is

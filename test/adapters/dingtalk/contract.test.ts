@@ -1,5 +1,5 @@
 /**
- * The DingTalk adapter through the contract kit (issue 8 item 3): signed robot callbacks
+ * The DingTalk adapter through the contract kit: signed robot callbacks
  * (`timestamp` + `sign`, 300 s window on the kit's clock), the adapter's own HTTP client against
  * the kit's loopback fake speaking DingTalk's wire format (both API roots on the fake), the real
  * inbox on each database engine. Golden cases: test/fixtures/adapters/dingtalk/cases (every

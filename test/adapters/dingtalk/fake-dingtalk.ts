@@ -1,6 +1,6 @@
 /**
  * DingTalk's HTTP APIs on the contract kit's loopback fake, speaking the wire format the adapter
- * uses (shared/fixtures/outbound-expectations.md §5): the new API (`/v1.0/oauth2/accessToken`,
+ * uses: the new API (`/v1.0/oauth2/accessToken`,
  * robot sends answering `{processQueryKey}`, `messageFiles/download` answering `{downloadUrl}`;
  * a missing/wrong `x-acs-dingtalk-access-token` → HTTP 401 `{code: "InvalidAuthentication"}`),
  * the old API (`/media/upload` multipart `media` → `{errcode: 0, media_id}`) and the session
@@ -14,7 +14,7 @@ import type { WebhookRequest } from '../../../src/channel/types.ts';
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'adapters', 'dingtalk');
 
-/** expected.json (dingtalk part) copied from shared/fixtures. */
+/** expected.json (dingtalk part) copied from the platform fixtures. */
 export const EXPECTED = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as {
   secrets: { app_secret: string; robot_code: string; chatbot_user_id: string };
   cases: Record<string, Record<string, unknown> & { request: { headers: Record<string, string> } }>;

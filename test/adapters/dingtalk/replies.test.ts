@@ -1,5 +1,5 @@
 /**
- * DingTalk replies and inbound rules beyond the kit (issue 8 item 3 known failure kinds): the
+ * DingTalk replies and inbound rules beyond the kit (its known failure kinds): the
  * session webhook until `sessionWebhookExpiredTime` then the Open API (single chat → batchSend
  * to the sender's staff id, group → groupMessages/send), the access token cached and refreshed,
  * an event redelivered five times in one second answered once (real inbox), a Chinese file name
@@ -99,7 +99,7 @@ describeEachEngine('dingtalk replies', (db) => {
     expect(res.status).toBe(200);
   }
 
-  it('issue 8: a reply while the session webhook is valid goes to that sessionWebhook as markdown with a title', async () => {
+  it('a reply while the session webhook is valid goes to that sessionWebhook as markdown with a title', async () => {
     await deliverFixture('text_single_chat');
     const res = await adapter.send(
       { channel: 'dingtalk', account: 'default', chat_id: P2P.conversationId, chat_type: 'direct' },
@@ -116,7 +116,7 @@ describeEachEngine('dingtalk replies', (db) => {
     expect(fake.calls(/^\/v1\.0\//)).toHaveLength(0); // no token, no Open API
   });
 
-  it('issue 8: a DingTalk reply after the session webhook expired falls back to the Open API (batchSend to the sender staff id)', async () => {
+  it('a DingTalk reply after the session webhook expired falls back to the Open API (batchSend to the sender staff id)', async () => {
     await deliverFixture('text_single_chat');
     clock.set(new Date(P2P.sessionWebhookExpiredTime + 1));
     const res = await adapter.send(
@@ -132,7 +132,7 @@ describeEachEngine('dingtalk replies', (db) => {
     if (res.ok) expect(res.message_ids).toEqual([expect.stringMatching(/^pqk_kit_/)]);
   });
 
-  it(`issue 8: the session webhook is not used in its last ${SESSION_MARGIN_MS / 1000} s; a group then goes through groupMessages/send`, async () => {
+  it(`the session webhook is not used in its last ${SESSION_MARGIN_MS / 1000} s; a group then goes through groupMessages/send`, async () => {
     await deliverFixture('text_group_at');
     clock.set(new Date(GROUP.sessionWebhookExpiredTime - SESSION_MARGIN_MS + 1));
     const res = await adapter.send(
@@ -147,7 +147,7 @@ describeEachEngine('dingtalk replies', (db) => {
     });
   });
 
-  it('issue 8: a session webhook that refuses the message is abandoned for the Open API within the same send', async () => {
+  it('a session webhook that refuses the message is abandoned for the Open API within the same send', async () => {
     await deliverFixture('text_single_chat');
     fake.script('POST', '/robot/sendBySession', { json: { errcode: 300001, errmsg: 'session 不存在或已过期' } }, 1);
     const res = await adapter.send(
@@ -187,7 +187,7 @@ describeEachEngine('dingtalk replies', (db) => {
     expect(fake.calls('/v1.0/robot/oToMessages/batchSend')[0]!.json).toMatchObject({ userIds: ['test_staff_001'] });
   });
 
-  it('issue 8: a single chat whose staff id is unknown (no callback seen, cid target) fails permanently, naming why', async () => {
+  it('a single chat whose staff id is unknown (no callback seen, cid target) fails permanently, naming why', async () => {
     const res = await adapter.send(
       { channel: 'dingtalk', account: 'default', chat_id: 'cidUnknown+p2p=', chat_type: 'direct' },
       reply('x'),
@@ -196,7 +196,7 @@ describeEachEngine('dingtalk replies', (db) => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('issue 8: the access token is fetched once and cached; refreshed after expireIn; a refused token is refreshed once', async () => {
+  it('the access token is fetched once and cached; refreshed after expireIn; a refused token is refreshed once', async () => {
     const target = { channel: 'dingtalk', account: 'default', chat_id: 'test_staff_001', chat_type: 'direct' as const };
     const before = state.tokenCalls;
     expect((await adapter.send(target, reply('一'))).ok).toBe(true);
@@ -213,7 +213,7 @@ describeEachEngine('dingtalk replies', (db) => {
     expect(sends.at(-1)!.headers['x-acs-dingtalk-access-token']).toBe(state.token); // … then sent with the new one
   });
 
-  it('issue 8: an event redelivered five times in one second is answered once (2xx each, one accepted in the inbox)', async () => {
+  it('an event redelivered five times in one second is answered once (2xx each, one accepted in the inbox)', async () => {
     const body = { ...JSON.parse(fixture('text_single_chat.json').toString()), msgId: 'msgRedeliver0001==' };
     const start = P2P.createAt + 10;
     const before = host.calls.length;
@@ -274,7 +274,7 @@ describeEachEngine('dingtalk replies', (db) => {
     expect(rows.map((r) => r.raw)).toEqual(['a\uFFFDb\uFFFD 😀']);
   });
 
-  it('issue 8: a Chinese file name in: kept on the attachment, fetched through the download code with its bytes', async () => {
+  it('a Chinese file name in: kept on the attachment, fetched through the download code with its bytes', async () => {
     const filename = '泵房3 巡检记录（2026-01）.xlsx';
     const data = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xe6, 0xb3, 0xb5, 0x00, 0xff]);
     serveDownload(fake, 'dc_cn_file_0001', {
@@ -302,7 +302,7 @@ describeEachEngine('dingtalk replies', (db) => {
     });
   });
 
-  it('issue 8: confirm buttons are dtmd send-message links; pressing one comes back as a callback with the token; groups get the @ hint', async () => {
+  it('confirm buttons are dtmd send-message links; pressing one comes back as a callback with the token; groups get the @ hint', async () => {
     await deliverFixture('text_single_chat');
     const token = `tok_${'y'.repeat(60)}`;
     const confirm = {
@@ -344,7 +344,7 @@ describeEachEngine('dingtalk replies', (db) => {
   });
 });
 
-it('issue 8: session webhooks are rebased onto DINGTALK_OAPI_ROOT; any other path is refused', () => {
+it('session webhooks are rebased onto DINGTALK_OAPI_ROOT; any other path is refused', () => {
   expect(sessionWebhookUrl('https://oapi.dingtalk.com/robot/sendBySession?session=abc', 'http://127.0.0.1:9/')).toBe(
     'http://127.0.0.1:9/robot/sendBySession?session=abc',
   );
@@ -370,7 +370,7 @@ function factoryCtx(env: Record<string, string>, accounts: Record<string, unknow
   return { c, lines };
 }
 
-it('CONTRACTS §11: DINGTALK_* is account default, config accounts add more, off when unconfigured, start-up report without secrets', async () => {
+it('DINGTALK_* is account default, config accounts add more, off when unconfigured, start-up report without secrets', async () => {
   expect(await dingtalkChannel.create(factoryCtx({ DINGTALK_APP_SECRET: 's' }).c)).toEqual([]);
   const { c, lines } = factoryCtx({ DINGTALK_APP_KEY: 'k', DINGTALK_APP_SECRET: 'secret-env' }, [
     { channel: 'dingtalk', id: 'ops', role: 'default', app_key: 'k2', app_secret: 'secret-cfg', robot_code: 'r2' },

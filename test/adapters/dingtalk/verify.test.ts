@@ -1,7 +1,8 @@
 /**
- * DingTalk callback verification (adapters/dingtalk/verify.ts; CONTRACTS.md §6): the fixtures'
- * own `timestamp`/`sign` pairs verify with the fake app secret, the 300 s replay window holds in
- * both directions on an injected time, and any tampering is refused.
+ * DingTalk callback verification (adapters/dingtalk/verify.ts;
+ * docs/adapter-authoring.md#verification): the fixtures' own `timestamp`/`sign` pairs verify with
+ * the fake app secret, the 300 s replay window holds in both directions on an injected time, and
+ * any tampering is refused.
  */
 import { describe, expect, it } from 'vitest';
 import { REPLAY_WINDOW_MS, callbackSign, checkCallbackHeaders } from '../../../adapters/dingtalk/verify.ts';
@@ -19,7 +20,7 @@ describe('dingtalk callback signature', () => {
     }
   });
 
-  it(`CONTRACTS §6: replay window ${REPLAY_WINDOW_MS / 1000} s both ways, boundaries included`, () => {
+  it(`replay window ${REPLAY_WINDOW_MS / 1000} s both ways, boundaries included`, () => {
     const ts = '1736928060005';
     const sign = callbackSign(ts, SECRETS.app_secret);
     const at = (d: number) => checkCallbackHeaders({ timestamp: ts, sign }, SECRETS.app_secret, Number(ts) + d);

@@ -1,5 +1,5 @@
 /**
- * The Discord adapter under the adapter contract kit (issues 7, 8): discord.js's REST client talks
+ * The Discord adapter under the adapter contract kit: discord.js's REST client talks
  * to a loopback fake REST API (`rest.api`); golden cases in test/fixtures/adapters/discord (every
  * shared Discord fixture plus cases from the docs).
  *

@@ -1,5 +1,5 @@
 /**
- * One round trip through discord.js against a loopback fake gateway + fake REST (issue 8):
+ * One round trip through discord.js against a loopback fake gateway + fake REST:
  * `GET /gateway/bot` → ws URL, HELLO, IDENTIFY (intents + token), READY, dispatch
  * MESSAGE_CREATE → the real inbox, the reply sent over REST; a dispatch redelivered five times is
  * answered once (dedup by message id through the inbox); mutated dispatches → no crash, no
@@ -66,14 +66,14 @@ for (const engine of ENGINES) {
       process.off('unhandledRejection', onRejection);
     });
 
-    it('issue 8: IDENTIFY carries the token and the intents; GET /gateway/bot was asked for the URL', () => {
+    it('IDENTIFY carries the token and the intents; GET /gateway/bot was asked for the URL', () => {
       const id = gw.received.find((f) => f.op === 2)?.d as { token?: string; intents?: number };
       expect(id.token).toBe(TOKEN);
       expect(id.intents).toBe(new IntentsBitField(intentsFor(true)).bitfield);
       expect(fake.calls('/api/v10/gateway/bot').length).toBeGreaterThanOrEqual(1);
     });
 
-    it('issue 8: a DM MESSAGE_CREATE reaches the inbox and the reply goes out over REST', async () => {
+    it('a DM MESSAGE_CREATE reaches the inbox and the reply goes out over REST', async () => {
       const before = host.accepted().length;
       gw.push(messageCreate({ id: '1800000000000000001', content: '查询 工单 42', chat: 'direct', s: 3 }));
       await until(() => host.accepted().length > before, 'the message accepted');
@@ -99,7 +99,7 @@ for (const engine of ENGINES) {
       });
     });
 
-    it('issue 8 known failure: one dispatch redelivered five times is accepted once (dedup by message id)', async () => {
+    it('one dispatch redelivered five times is accepted once (dedup by message id)', async () => {
       const frame = messageCreate({ id: '1800000000000000002', content: 'five times', chat: 'direct', s: 4 });
       const before = host.calls.length;
       for (let i = 0; i < 5; i++) gw.push(frame);
@@ -109,7 +109,7 @@ for (const engine of ENGINES) {
       expect(calls.filter((c) => c.result === 'duplicate')).toHaveLength(4);
     });
 
-    it('issue 8: 300 mutated dispatches through the gateway → no crash, no unhandled rejection, still connected', async () => {
+    it('300 mutated dispatches through the gateway → no crash, no unhandled rejection, still connected', async () => {
       const rnd = prng(8);
       const seeds = [
         messageCreate({ id: '1800000000000000003', content: `<@${BOT.id}> hi`, chat: 'group', mentions: [{ ...BOT, bot: true }] }),

@@ -1,7 +1,6 @@
 /**
- * The plain mapping functions of the Discord adapter against the shared fixtures (issue 8:
- * "mapping between discord.js objects and the channel contract in plain functions tested with
- * the fixtures"), the intent report, settings, and the Discord markdown dialect.
+ * The plain mapping functions of the Discord adapter against the shared fixtures
+ * (test/fixtures/adapters/discord), the intent report, settings, and the Discord markdown dialect.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +20,7 @@ const NOW = new Date('2026-01-01T00:00:00Z');
 
 describe('discord mapping: gateway dispatch JSON → channel contract (shared fixtures)', () => {
   for (const name of ['dm_text', 'guild_mention_bot', 'attachments_image_pdf', 'interaction_button_confirm']) {
-    it(`issue 8: discord/${name}.json maps to expected.json`, () => {
+    it(`discord/${name}.json maps to expected.json`, () => {
       const c = JSON.parse(readFileSync(new URL(`../../fixtures/adapters/discord/${name}.inbound.json`, import.meta.url), 'utf8')) as {
         expected: { message: Record<string, unknown> };
       };
@@ -31,13 +30,13 @@ describe('discord mapping: gateway dispatch JSON → channel contract (shared fi
     });
   }
 
-  it('issue 8: an expired button payload builds no message (the adapter answers with a notice)', () => {
+  it('an expired button payload builds no message (the adapter answers with a notice)', () => {
     const n = normalizeDispatch(fixture('interaction_button_confirm'), 'default', BOT, NOW);
     expect(n.type).toBe('callback');
     if (n.type === 'callback') expect(n.build(null)).toBeNull();
   });
 
-  it('issue 8: mentions resolve to @name; the bot mention (both forms) is removed', () => {
+  it('mentions resolve to @name; the bot mention (both forms) is removed', () => {
     const mentions = [
       { id: BOT.id, username: BOT.username, global_name: null },
       { id: '42', username: 'bob', global_name: 'Bob B' },
@@ -46,7 +45,7 @@ describe('discord mapping: gateway dispatch JSON → channel contract (shared fi
     expect(r).toEqual({ display: `@${BOT.username} ask @Bob B about <@99>`, withoutBot: 'ask @Bob B about <@99>', mentioned: true });
   });
 
-  it('issue 8: a reply to the bot in a guild is addressed to it; our own and other bots’ messages are ignored', () => {
+  it('a reply to the bot in a guild is addressed to it; our own and other bots’ messages are ignored', () => {
     const base = fixture('guild_mention_bot') as { d: Record<string, unknown> };
     const reply = {
       ...base,
@@ -68,7 +67,7 @@ describe('discord mapping: gateway dispatch JSON → channel contract (shared fi
     );
   });
 
-  it('issue 8: malformed dispatches are ignored, never thrown', () => {
+  it('malformed dispatches are ignored, never thrown', () => {
     for (const f of [
       null,
       1,
@@ -85,7 +84,7 @@ describe('discord mapping: gateway dispatch JSON → channel contract (shared fi
 });
 
 describe('discord intents and settings', () => {
-  it('issue 8: intents are Guilds, GuildMessages, DirectMessages (+ MessageContent unless mention-only)', () => {
+  it('intents are Guilds, GuildMessages, DirectMessages (+ MessageContent unless mention-only)', () => {
     expect(intentsFor(true).sort()).toEqual(
       [
         GatewayIntentBits.Guilds,
@@ -97,7 +96,7 @@ describe('discord intents and settings', () => {
     expect(intentsFor(false)).not.toContain(GatewayIntentBits.MessageContent);
   });
 
-  it('issue 8: the start-up report states a missing MessageContent intent and mention-only mode', () => {
+  it('the start-up report states a missing MessageContent intent and mention-only mode', () => {
     expect(intentReport(true, 0).level).toBe('warn');
     expect(intentReport(true, 0).text).toContain('Privileged Gateway Intents');
     expect(intentReport(true, 1 << 18).level).toBe('info');
@@ -106,7 +105,7 @@ describe('discord intents and settings', () => {
     expect(loginFailureText(Object.assign(new Error('Used disallowed intents'), { code: 4014 }))).toContain('DISCORD_MESSAGE_CONTENT=off');
   });
 
-  it('CONTRACTS §11: settings from the .env block; missing token and bad values name the key', () => {
+  it('settings from the .env block; missing token and bad values name the key', () => {
     const s = discordSettings({
       channel: 'discord',
       id: 'default',
@@ -123,14 +122,14 @@ describe('discord intents and settings', () => {
 });
 
 describe('discord rendering and chunking', () => {
-  it('issue 8: markdown → Discord dialect: tables as code blocks, mentions neutralised', () => {
+  it('markdown → Discord dialect: tables as code blocks, mentions neutralised', () => {
     const out = renderDiscordMarkdown('**粗体** <@123> @everyone\n\n| a | b |\n|---|---|\n| 1 | 2 |');
     expect(out).toContain('**粗体**');
     expect(out).toContain('\\<@123>');
     expect(out).toMatch(/```\n.*a.*b/);
   });
 
-  it('issue 8 known failure: a 4500-character reply opening with a long code fence → every chunk ≤ 2000 with balanced fences', () => {
+  it('a 4500-character reply opening with a long code fence → every chunk ≤ 2000 with balanced fences', () => {
     const code = Array.from({ length: 121 }, (_, i) => `line ${String(i).padStart(4, '0')}: value = compute(${i})  # 数据`).join('\n');
     const md = `\`\`\`python\n${code}\n\`\`\`\n\nDone.`;
     expect(md.length).toBeGreaterThanOrEqual(4400);

@@ -1,5 +1,5 @@
 /**
- * The Feishu channel factory (CONTRACTS.md §11: `.env` block = account `default`, config-file
+ * The Feishu channel factory (docs/configuration.md: `.env` block = account `default`, config-file
  * accounts, off when unconfigured, start-up report, mode default) and the long-connection
  * event mapping (the SDK's flattened handler data → the same normalized message as a webhook).
  */

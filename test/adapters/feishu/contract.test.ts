@@ -1,5 +1,5 @@
 /**
- * The Feishu adapter through the contract kit (issue 7): encrypted + signed webhook deliveries
+ * The Feishu adapter through the contract kit: encrypted + signed webhook deliveries
  * (Encrypt Key and Verification Token configured), the real SDK client against the kit's
  * loopback fake speaking the Open API wire format, the real inbox on each database engine.
  * Golden cases: test/fixtures/adapters/feishu/cases (every shared Feishu fixture + doc cases).

@@ -2,7 +2,7 @@
  * Feishu sending (adapters/feishu/outbound.ts) with the real SDK client against the loopback
  * Open API fake: cards for markdown, six tables, plain text, the withdrawn reply target under one
  * uuid, idempotent retries, `code != 0` answers, rate limits, uploads with Chinese file names,
- * confirmation buttons, and resource downloads with RFC 5987 / raw UTF-8 file names (issue 7).
+ * confirmation buttons, and resource downloads with RFC 5987 / raw UTF-8 file names.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,7 +210,7 @@ describe('Feishu outbound', () => {
     expect(sends().map((r) => contentOf(r)!.msg_type)).toEqual(['interactive', 'text']);
   });
 
-  it('a confirmation request is a card with one callback button per option carrying the confirm token (CONTRACTS §10)', async () => {
+  it('a confirmation request is a card with one callback button per option carrying the confirm token', async () => {
     const res = await adapter.send(
       TARGET,
       reply('将删除 3 行。', {

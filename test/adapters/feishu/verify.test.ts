@@ -1,7 +1,7 @@
 /**
  * Feishu crypto on its own (adapters/feishu/verify.ts): the official decryption example of the
  * event-subscription docs, signature over raw bytes, the replay window bounds, constant-time
- * token compare semantics. CONTRACTS.md §6.
+ * token compare semantics. docs/adapter-authoring.md#verification.
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';

@@ -1,8 +1,8 @@
 /**
- * Feishu webhook: every fixture of shared/fixtures/feishu (copied to test/fixtures/adapters/feishu)
+ * Feishu webhook: every fixture of test/fixtures/adapters/feishu
  * through `handleWebhook` in plain and in encrypted+signed form, with the real SDK client doing
  * the contact / bot / chat lookups against a loopback fake Open API; and the verification rules
- * of CONTRACTS.md §6 (401 / 400 / 200, replay window on an injected clock).
+ * of docs/adapter-authoring.md#verification (401 / 400 / 200, replay window on an injected clock).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeishuAdapter, type FeishuAdapter } from '../../../adapters/feishu/index.ts';
@@ -62,7 +62,7 @@ function expectNormalized(msg: InboundMessage, exp: Record<string, unknown>): vo
   }
 }
 
-describe('Feishu golden cases (shared/fixtures/feishu)', () => {
+describe('Feishu golden cases (test/fixtures/adapters/feishu)', () => {
   for (const form of ['plain', 'encrypted'] as const) {
     it(`every case normalizes as expected.json says (${form} delivery; R-CTX-04 raw_input verbatim)`, async () => {
       const adapter = form === 'plain' ? plainAdapter : encAdapter;
@@ -107,7 +107,7 @@ describe('Feishu golden cases (shared/fixtures/feishu)', () => {
   }
 });
 
-describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
+describe('Feishu webhook verification', () => {
   const body = fixture('p2p_text.json');
   const ts = (): number => Math.floor(now / 1000);
 
@@ -267,7 +267,7 @@ describe('Feishu webhook verification (CONTRACTS.md §6)', () => {
   });
 });
 
-describe('Feishu through the real webhook route (raw body, CONTRACTS.md §6)', () => {
+describe('Feishu through the real webhook route (raw body)', () => {
   it('a pretty-printed encrypted body is verified over its exact bytes; a re-serialized copy of it is refused', async () => {
     const host = recordingHost();
     const app = express();

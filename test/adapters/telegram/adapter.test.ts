@@ -1,6 +1,6 @@
 /**
  * Telegram adapter parts the contract kit does not cover: accounts and modes from `.env` /
- * config (CONTRACTS.md §11), setWebhook registration, long polling, the 20 MB download limit,
+ * config (docs/configuration.md), setWebhook registration, long polling, the 20 MB download limit,
  * typing, and the multipart file-name quoting grammY needs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ function account(values: Record<string, string>, source: 'env' | 'config' = 'env
   return { channel: 'telegram', id: 'default', role: 'default', values, source } as const;
 }
 
-describe('telegram settings (CONTRACTS.md §11)', () => {
+describe('telegram settings', () => {
   it('webhook mode when a secret is set, polling otherwise; api_root without a trailing slash', () => {
     expect(telegramSettings(account({ bot_token: 't', webhook_secret: 's_1' })).mode).toBe('webhook');
     expect(telegramSettings(account({ bot_token: 't' })).mode).toBe('polling');

@@ -1,5 +1,5 @@
 /**
- * The Telegram adapter under the adapter contract kit (issue 7): grammY talks to a loopback
+ * The Telegram adapter under the adapter contract kit: grammY talks to a loopback
  * fake Bot API; golden cases in test/fixtures/adapters/telegram (every shared Telegram fixture
  * plus cases from the Bot API docs).
  */

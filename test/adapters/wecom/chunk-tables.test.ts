@@ -1,5 +1,5 @@
 /**
- * Table headers repeated across chunks (src/channel/chunk.ts rule 4b; issue 8 "table header
+ * Table headers repeated across chunks (src/channel/chunk.ts rule 4b; "table header
  * repeated in the next chunk"), shared by every adapter: GFM tables in markdown, the aligned
  * layout of src/channel/render in plain text.
  */

@@ -1,5 +1,5 @@
 /**
- * The WeCom adapter through the contract kit (issue 8 item 2): encrypted + signed callbacks
+ * The WeCom adapter through the contract kit: encrypted + signed callbacks
  * (WXBizMsgCrypt, the kit's signer encrypts each generated body into the XML envelope), the
  * adapter's API client against the kit's loopback fake speaking WeCom's wire format, the real
  * inbox on each database engine. Golden cases: test/fixtures/adapters/wecom/cases (every shared

@@ -1,6 +1,6 @@
 /**
  * WeCom's WXBizMsgCrypt (src/channel/wecom-crypto.ts) against the shared fixtures' values
- * (computed with the fake secrets of shared/fixtures/expected.json, not by this code), and the
+ * (computed with the fixtures' fake secrets, not by this code), and the
  * minimal callback XML reader (adapters/wecom/wire.ts).
  */
 import { readFileSync } from 'node:fs';

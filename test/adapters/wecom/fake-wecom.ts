@@ -6,7 +6,7 @@
  */
 import type { FakePlatform, FakeReply, RecordedRequest } from '../../../adapters/contract/index.ts';
 
-/** The fixtures' fake secrets (shared/fixtures/expected.json → secrets.wecom). */
+/** The fixtures' fake secrets (expected.json → secrets.wecom). */
 export const WECOM = {
   token: 'TestToken123',
   aesKey: 'GZJlaWASaJHvw58BHNL4lsI1C6yxHm9GCphkwiIcuZE',

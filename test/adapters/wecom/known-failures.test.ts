@@ -1,5 +1,5 @@
 /**
- * WeCom's known failure kinds (issue 8 acceptance) on the real inbox, the adapter's API client
+ * WeCom's known failure kinds on the real inbox, the adapter's API client
  * against the loopback fake, and — for the URL verification — the gateway's real webhook route:
  * a 6000-character Chinese reply with a table (2048-byte chunks, no cut character, the table's
  * header repeated), a Chinese file name in and out, an event redelivered five times in one
@@ -85,7 +85,7 @@ describeEachEngine('WeCom known failures', (db) => {
     await fake.close();
   });
 
-  it('issue 8: a 6000-character Chinese reply with a table → chunks ≤ 2048 bytes, no cut character, the table header repeated in the next chunk', async () => {
+  it('a 6000-character Chinese reply with a table → chunks ≤ 2048 bytes, no cut character, the table header repeated in the next chunk', async () => {
     fake.reset();
     const intro = '三号泵房巡检报告：本周压力、流量与温度均在正常范围内，以下为各设备的详细读数，请值班人员核对。'.repeat(50);
     const rows = Array.from({ length: 120 }, (_, i) => `| 泵房${i + 1}号机组 | ${(0.3 + i / 1000).toFixed(3)} MPa | 正常运行，无告警 |`);
@@ -114,7 +114,7 @@ describeEachEngine('WeCom known failures', (db) => {
     for (const n of [1, 60, 120]) expect(rebuilt).toContain(`泵房${n}号机组`);
   });
 
-  it('issue 8: a Chinese file name in (file message → media/get, raw UTF-8 Content-Disposition) and out (media/upload, raw UTF-8 + RFC 5987)', async () => {
+  it('a Chinese file name in (file message → media/get, raw UTF-8 Content-Disposition) and out (media/upload, raw UTF-8 + RFC 5987)', async () => {
     fake.reset();
     const name = '报修单（三号泵房）2026.pdf';
     const data = Buffer.from('%PDF-1.4 报修 \u0000\u00ff bytes', 'utf8');
@@ -164,7 +164,7 @@ describeEachEngine('WeCom known failures', (db) => {
     expect(send).toMatchObject({ msgtype: 'file', file: { media_id: expect.stringMatching(/^fake_media_/) } });
   });
 
-  it('issue 8: an event redelivered five times in one second → answered 200 each time, stored once (MsgId; events by FromUserName+CreateTime+Event)', async () => {
+  it('an event redelivered five times in one second → answered 200 each time, stored once (MsgId; events by FromUserName+CreateTime+Event)', async () => {
     const text = toWecomXml({
       ToUserName: WECOM.corpId,
       FromUserName: 'user_zh_002',
@@ -198,7 +198,7 @@ describeEachEngine('WeCom known failures', (db) => {
     }
   });
 
-  it('issue 8: URL verification through the gateway route — GET answered 200 text/plain with exactly the decrypted echostr', async () => {
+  it('URL verification through the gateway route — GET answered 200 text/plain with exactly the decrypted echostr', async () => {
     const app = express();
     app.use(createWebhookRouter({ adapterFor: (c, a) => (c === 'wecom' && a === 'default' ? adapter : undefined), host: () => host, log }));
     app.use((_req, res) => void res.status(404).send('catch-all'));
@@ -226,7 +226,7 @@ describeEachEngine('WeCom known failures', (db) => {
     }
   });
 
-  it('CONTRACTS §6: a message encrypted for another CorpID (receive id) → 401, nothing stored', async () => {
+  it('a message encrypted for another CorpID (receive id) → 401, nothing stored', async () => {
     const before = host.calls.length;
     const inner = toWecomXml({
       ToUserName: 'wwother',
@@ -272,7 +272,7 @@ describeEachEngine('WeCom known failures', (db) => {
   });
 });
 
-describe('WeCom configuration (CONTRACTS.md §11)', () => {
+describe('WeCom configuration', () => {
   const env = {
     WECOM_CORP_ID: WECOM.corpId,
     WECOM_AGENT_ID: WECOM.agentId,

@@ -1,5 +1,5 @@
 /**
- * The failure budget of one turn (spec 000 §6.1(3)(4); R-OUT-05..08, A-22).
+ * The failure budget of one turn (R-OUT-05..08, A-22).
  *
  * - `non_retriable: true` bans the skill for the rest of the turn at once (R-OUT-05);
  * - two consecutive failures of one skill ban it for the rest of the turn (R-OUT-06) —

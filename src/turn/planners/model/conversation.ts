@@ -1,7 +1,7 @@
 /**
  * The tool-calling loop shared by the main conversation and `skill_md` sub-agents: ask the
  * model, run the tool calls it makes (through the turn's pipeline, the local tools, or a
- * sub-agent), feed the results back as the model view of the envelope (spec 000 §3.5(6): no
+ * sub-agent), feed the results back as the model view of the envelope (no
  * `for_user`; §6.4: offload receipts, not the data), until the model answers in text or the
  * failure budget stops the turn (R-OUT-05..08).
  */

@@ -1,5 +1,5 @@
 /**
- * Retrieval over `knowledge` skills (spec 000 §1, R-FORM-04): they never become tools; their
+ * Retrieval over `knowledge` skills (R-FORM-04): they never become tools; their
  * text is cut into passages and the passages most related to the user's message are put into
  * the model's context.
  *

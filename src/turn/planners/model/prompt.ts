@@ -3,9 +3,9 @@
  * default, English available). Prompts are English (models follow them best); the model is
  * told which language to answer in.
  *
- * Sources: spec 000 §3.3 (materials `img_1` …), §5.2 (secrets, R-CFG-06/08/10), §6.1
- * (user_message / error / need_param), §6.2 (display_md, D-22 / docs/results.md), §6.4
- * (offload receipts, R-OFF-02/05), §3.5(6) (`for_user` is never shown to the model, R-ACT-08).
+ * Covers: materials `img_1` …; secrets (R-CFG-06/08/10); user_message / error / need_param;
+ * display_md (D-22, docs/results.md); offload receipts (R-OFF-02/05); `for_user` is never shown
+ * to the model (R-ACT-08).
  */
 import type { MaterialRef } from '../../planner.ts';
 import type { KnowledgeHit } from './knowledge.ts';
@@ -28,7 +28,7 @@ const LANGUAGE: Record<Lang, string> = {
   en: 'Answer the user in English.',
 };
 
-/** The material list (`img_1`, `file_1`, …) as prompt lines; "" when none (spec 000 §3.3). */
+/** The material list (`img_1`, `file_1`, …) as prompt lines; "" when none. */
 export function materialLines(materials: MaterialRef[]): string {
   if (materials.length === 0) return '';
   const lines = materials.map((m) => `- ${m.ref}: ${m.type}, "${m.filename}"`);

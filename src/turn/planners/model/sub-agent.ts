@@ -1,5 +1,5 @@
 /**
- * `skill_md` skills as isolated sub-agents (spec 000 §1, §2.2; R-FORM-03, R-LOAD-11, R-LOAD-12):
+ * `skill_md` skills as isolated sub-agents (R-FORM-03, R-LOAD-11, R-LOAD-12):
  * a fresh conversation whose instructions are the skill's SKILL.md (the head, at most
  * {@link SKILL_MD_HEAD} characters), with the role's tools (the skill itself left out) plus
  * `read_skill_file` for the skill's own files. Its final answer is the skill's result:
