@@ -67,7 +67,8 @@ export interface SkillServices {
   readonly skillConfigCache?: InvalidatedCache<Record<string, string>>;
   /**
    * The IANA zone a role's people read times in (`roleTimeZone` of the config file), given to
-   * in-process skills as `runtime_context._time_zone`. Absent: the organisation's zone.
+   * in-process skills as `runtime_context._time_zone` when it is not the organisation's zone
+   * (readers fall back to that, `contextTimeZone`). Absent: the organisation's zone.
    */
   readonly timeZoneFor?: (roleId: string) => string;
 }
@@ -384,7 +385,9 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
   const deadline = Date.now() + wallSec * 1000;
   const givenAttachments = Array.isArray(given.attachments) ? given.attachments : [];
   const ctxGiven: Record<string, unknown> = { ...given, attachments: [...toAttachmentItems(records), ...givenAttachments] };
-  ctxGiven[CONTEXT_TIME_ZONE_KEY] ??= services.timeZoneFor?.(roleId) ?? orgTimeZone();
+  // Only a role zone other than the organisation's is told; readers fall back to the latter.
+  const roleZone = services.timeZoneFor?.(roleId);
+  if (roleZone && roleZone !== orgTimeZone()) ctxGiven[CONTEXT_TIME_ZONE_KEY] ??= roleZone;
   let ctx!: RuntimeContext;
   const tx = trackedDbFactory(services.db);
   const frame: CallFrame = {
