@@ -36,7 +36,14 @@ describeEachEngine('console section tables: read-only paged table browser', (db)
   async function dt(action: string, payload: Record<string, unknown>) {
     const env = await runDatatable(
       { action, payload },
-      { org_id: 'demo', role_id: 'default', actor_emp_no: 'E0001', team_role: 'owner', db: db(), db_factory: (fn: (tx: Tx) => Promise<unknown>) => db().transaction(fn) },
+      {
+        org_id: 'demo',
+        role_id: 'default',
+        actor_emp_no: 'E0001',
+        team_role: 'owner',
+        db: db(),
+        db_factory: (fn: (tx: Tx) => Promise<unknown>) => db().transaction(fn),
+      },
     );
     expect(env.success, JSON.stringify(env)).toBe(true);
     return env;
@@ -104,7 +111,8 @@ describeEachEngine('console section tables: read-only paged table browser', (db)
     expect(res.json.columns.slice(0, 5)).toEqual(['名称', '金额', '到期', '说明', '负责人']);
     expect(res.json.columns).toContain('id');
     expect(res.json.columns.indexOf('id')).toBeGreaterThan(4);
-    const byName = (rows: { cells: { text: string; full?: string }[] }[], name: string) => rows.find((r) => r.cells[0]!.text === name)!.cells;
+    const byName = (rows: { cells: { text: string; full?: string }[] }[], name: string) =>
+      rows.find((r) => r.cells[0]!.text === name)!.cells;
     const a = byName(res.json.rows, '甲');
     expect(a[1]).toEqual({ text: '1,234.50' });
     expect(a[2]).toEqual({ text: '2026-03-04 08:15:00' });

@@ -48,7 +48,12 @@ function scopeOf(deps: AdminDeps, req: express.Request, res: express.Response): 
   const orgs = roleOrgs(deps);
   const org = str(req.query.org) ?? defaultRole(deps).org_id;
   if (!orgs.includes(org)) {
-    fail(res, 400, 'unknown_org', say(lang, `没有组织「${org}」；可选：${orgs.join('、')}`, `No organisation "${org}"; one of: ${orgs.join(', ')}`));
+    fail(
+      res,
+      400,
+      'unknown_org',
+      say(lang, `没有组织「${org}」；可选：${orgs.join('、')}`, `No organisation "${org}"; one of: ${orgs.join(', ')}`),
+    );
     return undefined;
   }
   const inOrg = deps.config.roles.filter((r) => r.org_id === org);
@@ -60,7 +65,11 @@ function scopeOf(deps: AdminDeps, req: express.Request, res: express.Response): 
       res,
       400,
       'unknown_role',
-      say(lang, `组织「${org}」没有角色「${asked}」；可选：${ids.join('、')}`, `Organisation "${org}" has no role "${asked}"; one of: ${ids.join(', ')}`),
+      say(
+        lang,
+        `组织「${org}」没有角色「${asked}」；可选：${ids.join('、')}`,
+        `Organisation "${org}" has no role "${asked}"; one of: ${ids.join(', ')}`,
+      ),
     );
     return undefined;
   }
@@ -95,7 +104,8 @@ function routes(deps: AdminDeps): express.Router {
     if (!scope) return;
     const { org, role, lang } = scope;
     const page = intQuery(req.query.page, 0);
-    if (!Number.isInteger(page)) return fail(res, 400, 'bad_page', say(lang, 'page 必须是非负整数。', 'page must be a non-negative integer.'));
+    if (!Number.isInteger(page))
+      return fail(res, 400, 'bad_page', say(lang, 'page 必须是非负整数。', 'page must be a non-negative integer.'));
     const pageSize = intQuery(req.query.page_size, TABLE_PAGE.default);
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > TABLE_PAGE.max)
       return fail(
@@ -109,7 +119,8 @@ function routes(deps: AdminDeps): express.Router {
     if (!table)
       return fail(res, 404, 'unknown_table', say(lang, `组织「${org}」没有这张数据表。`, `Organisation "${org}" has no such data table.`));
     const filler = await fillerOf(deps, adminOf(res));
-    if (!filler) return fail(res, 403, 'not_admin', say(lang, '当前登录的联系人已不是管理员。', 'The signed-in contact is no longer an admin.'));
+    if (!filler)
+      return fail(res, 403, 'not_admin', say(lang, '当前登录的联系人已不是管理员。', 'The signed-in contact is no longer an admin.'));
     const timeZone = roleTimeZone(deps.config, role.id);
     const env = await runDatatable(
       { action: 'query', payload: { table_id: table.id, limit: pageSize, offset: page * pageSize } },

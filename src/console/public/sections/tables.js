@@ -119,7 +119,11 @@ export async function mount(container, api, t) {
 
   container.append(
     h('h2', {}, t('数据表浏览', 'Table browser')),
-    h('p', { class: 'muted' }, t('只读；按所选角色的授权与行范围读取。', "Read-only; rows as the chosen role's grants and row scope allow.")),
+    h(
+      'p',
+      { class: 'muted' },
+      t('只读；按所选角色的授权与行范围读取。', "Read-only; rows as the chosen role's grants and row scope allow."),
+    ),
     h(
       'div',
       { class: 'row' },
