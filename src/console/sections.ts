@@ -12,6 +12,7 @@ import { webSessionsSection } from './api/websessions.ts';
 import { auditSection } from './api/audit.ts';
 import { directorySection } from './api/directory.ts';
 import { grantsSection } from './api/grants.ts';
+import { tablesSection } from './api/tables.ts';
 import { notifySection } from './api/notify.ts';
 import { schedulesSection } from './api/schedules.ts';
 import { proxySection } from './api/proxy.ts';
@@ -29,6 +30,7 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   auditSection,
   directorySection,
   grantsSection,
+  tablesSection,
   notifySection,
   schedulesSection,
   proxySection,

@@ -31,6 +31,7 @@ import { insert, insertBatch, insertFromFile, update, updateBy } from './write/w
 export { findTableByTitle, getTable, listTables } from './catalog/metadata.ts';
 export { grant, listGrants, revoke, type GrantRequest, type GrantResult } from './access/grants.ts';
 export { isUuid } from './model/naming.ts';
+export { tableOptions } from './call/display.ts';
 export { DATATABLE_ACTIONS } from './model/types.ts';
 export type { DatatableAction, FieldMeta, Grant, LogicalType, RowScope, TableMeta } from './model/types.ts';
 

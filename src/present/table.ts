@@ -51,11 +51,16 @@ export function tableColumns(rows: readonly Record<string, unknown>[], order: re
   return [...present.filter((c) => !TRAILING_RE.test(c)), ...present.filter((c) => TRAILING_RE.test(c))];
 }
 
+/** The hint of column `c`: the given one, else `id` for an identifier-like name ({@link isIdColumn}). */
+export function columnHint(opts: Pick<TableOptions, 'hints'>, c: string): ColumnHint {
+  return opts.hints?.[c] ?? (isIdColumn(c) ? { kind: 'id' } : {});
+}
+
 /** A markdown table of `rows` (at most `maxRows`); "" when there is nothing to show. */
 export function recordsTable(rows: readonly Record<string, unknown>[], opts: TableOptions): string {
   const cols = tableColumns(rows, opts.columns);
   if (cols.length === 0 || rows.length === 0) return '';
-  const hint = (c: string): ColumnHint => opts.hints?.[c] ?? (isIdColumn(c) ? { kind: 'id' } : {});
+  const hint = (c: string): ColumnHint => columnHint(opts, c);
   const shown = rows.slice(0, opts.maxRows ?? TABLE_PAGE_ROWS);
   const numeric = cols.map(
     (c) =>
@@ -75,7 +80,7 @@ export function recordList(record: Readonly<Record<string, unknown>>, opts: Tabl
   return cols
     .map((c) => {
       const v = record[c];
-      const text = cell(v, opts.hints?.[c] ?? (isIdColumn(c) ? { kind: 'id' } : {}), { ...opts, maxChars: opts.maxChars ?? 200 });
+      const text = cell(v, columnHint(opts, c), { ...opts, maxChars: opts.maxChars ?? 200 });
       return `- **${escapeMarkdown(c)}**${sep}${text === '' ? '—' : text}`;
     })
     .join('\n');

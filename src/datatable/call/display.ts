@@ -35,7 +35,11 @@ export function datatableCommand(args: Rec): string {
   return `/datatable ${JSON.stringify(args)}`;
 }
 
-function tableOpts(table: TableMeta | null, lang: DtLang, timeZone?: string): TableOptions {
+/**
+ * How the records of `table` are shown: its field order (by position) and per-field hints
+ * (money decimals, integers, text kept as written); instants in `timeZone`.
+ */
+export function tableOptions(table: TableMeta | null, lang: DtLang, timeZone?: string): TableOptions {
   if (!table) return { lang, timeZone };
   const hints: Record<string, ColumnHint> = { id: { kind: 'id' } };
   for (const f of table.fields) {
@@ -57,7 +61,7 @@ function rowsBlock(
   more: Rec | null,
   timeZone?: string,
 ): string {
-  const md = recordsTable(rows, tableOpts(table, lang, timeZone));
+  const md = recordsTable(rows, tableOptions(table, lang, timeZone));
   const shown = Math.min(rows.length, TABLE_PAGE_ROWS);
   const from = offset + 1;
   const to = offset + shown;
@@ -195,7 +199,7 @@ export function displayFor(
         action === 'insert'
           ? zh(lang, `已在 **${t}** 新增 1 条记录（id ${String(id)}）。`, `Added 1 row to **${t}** (id ${String(id)}).`)
           : zh(lang, `已更新 **${t}** 的记录 id ${String(id)}。`, `Updated row id ${String(id)} of **${t}**.`);
-      return rec ? `${head}\n\n${recordList(rec, tableOpts(table, lang, timeZone))}` : head;
+      return rec ? `${head}\n\n${recordList(rec, tableOptions(table, lang, timeZone))}` : head;
     }
     case 'insert_batch':
     case 'insert_from_file':
