@@ -168,7 +168,7 @@ export function createWebRouter(ctx: WebContext): express.Router {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > LIMITS.max_upload_bytes + 64 * 1024) {
       res.setHeader('Connection', 'close');
-      res.status(413).json({ error: `file larger than ${LIMITS.max_upload_bytes} bytes` });
+      res.status(413).json({ error: `file larger than ${LIMITS.max_upload_bytes} bytes`, limit_bytes: LIMITS.max_upload_bytes });
       return;
     }
     try {
@@ -177,7 +177,7 @@ export function createWebRouter(ctx: WebContext): express.Router {
     } catch (err) {
       if (err instanceof UploadError) {
         if (err.status === 413) res.setHeader('Connection', 'close');
-        res.status(err.status).json({ error: err.message });
+        res.status(err.status).json({ error: err.message, ...(err.status === 413 ? { limit_bytes: LIMITS.max_upload_bytes } : {}) });
         return;
       }
       throw err;

@@ -3,6 +3,7 @@
  * authentication, normalization, dedup, stored frames with seq and replay, uploads and files,
  * rate limit, sanitizing (docs/web-protocol.md; docs/results.md#5-how-a-result-is-shown).
  */
+import { request } from 'node:http';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -378,6 +379,28 @@ describeEachEngine('web channel', (db) => {
 
     const cross = await fetch(`${rig.url}/api/uploads`, { method: 'POST', headers: { cookie, origin: 'http://evil.example' }, body: 'x' });
     expect(cross.status).toBe(403);
+  });
+
+  it('an upload declared over the limit is refused with 413 and the limit in bytes (the page words it in its language)', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${rig.url}/api/uploads`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${aliceToken}`,
+          'content-type': 'multipart/form-data; boundary=x',
+          'content-length': String(60 * 1024 * 1024),
+        },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.write('--x\r\n');
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ limit_bytes: 50 * 1024 * 1024 });
   });
 });
 

@@ -24,6 +24,10 @@
         rate: 'Too fast — wait a moment.',
         tooLong: 'The message is too long.',
         uploadFailed: 'Upload failed: ',
+        uploadTooLarge: (mb) => `larger than the ${mb} MB limit`,
+        uploadSignin: 'sign in first',
+        uploadRefused: 'refused by the server',
+        uploadBad: 'the file could not be read; try again',
         unknownUpload: 'That upload is no longer available.',
         failed: 'The message could not be handled; try again.',
         download: 'Download',
@@ -63,6 +67,10 @@
         rate: '发送太快，请稍候。',
         tooLong: '消息太长。',
         uploadFailed: '上传失败：',
+        uploadTooLarge: (mb) => `文件超过 ${mb} MB 上限`,
+        uploadSignin: '请先登录',
+        uploadRefused: '服务器拒绝了这次上传',
+        uploadBad: '文件无法读取，请重试',
         unknownUpload: '该文件已不可用。',
         failed: '消息未能处理，请重试。',
         download: '下载',
@@ -602,6 +610,13 @@
       el.chips.appendChild(chip);
     }
   }
+  /** The refusal of POST /api/uploads in the page's language (the server's `error` is for logs). */
+  function uploadErrorText(status, body) {
+    if (status === 413) return T.uploadTooLarge(Math.round((Number(body.limit_bytes) || 50 * 1024 * 1024) / (1024 * 1024)));
+    if (status === 401) return T.uploadSignin;
+    if (status === 403) return T.uploadRefused;
+    return T.uploadBad + ' (HTTP ' + status + ')';
+  }
   el.upload.addEventListener('change', async () => {
     const files = Array.from(el.upload.files || []);
     el.upload.value = '';
@@ -614,7 +629,7 @@
         fd.append('file', file, file.name);
         const res = await fetch('/api/uploads', { method: 'POST', body: fd, credentials: 'same-origin' });
         const body = await res.json().catch(() => ({}));
-        if (!res.ok) throw new Error(body.error || 'HTTP ' + res.status);
+        if (!res.ok) throw new Error(uploadErrorText(res.status, body));
         Object.assign(entry, body);
       } catch (err) {
         state.pending = state.pending.filter((p) => p !== entry);
