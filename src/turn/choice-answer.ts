@@ -36,6 +36,11 @@ async function continueWith(deps: ChoiceDeps, ctx: TurnContext, pending: Pending
   await ctx.reply({ text: '', invocations: [invocation] });
 }
 
+/** The question `suggestQuestion` (planners/command-suggest.ts) asks: which skill's help to show. */
+function isSuggestion(c: PendingChoice): boolean {
+  return c.tool === 'help' && c.param === 'skill';
+}
+
 /** A pressed choice button: option id `1`…`n` of the question with `token`. */
 export async function answerChoiceButton(deps: ChoiceDeps, ctx: TurnContext, token: string, action: string, now: Date): Promise<void> {
   const pending = await takeChoiceByToken(deps.services.db, { sessionId: ctx.session.id, actorKey: ctx.actor.contactKey, token, now });
@@ -57,6 +62,12 @@ export async function answerChoiceText(deps: ChoiceDeps, ctx: TurnContext, now: 
   const open = await latestChoice(q, { sessionId: ctx.session.id, actorKey: ctx.actor.contactKey, now });
   if (!open) return false;
   if (ctx.input.kind === 'cancel') {
+    // The skills suggested for plain text ask nothing of the person: 「取消」 drops them quietly
+    // and goes on to what it may mean (a waiting reply, a running call).
+    if (isSuggestion(open)) {
+      await resolveChoice(q, open.id, 'cancelled', now);
+      return false;
+    }
     if (await resolveChoice(q, open.id, 'cancelled', now)) await ctx.notice(notice(ctx.lang, 'choice_cancelled'));
     return true;
   }

@@ -3,6 +3,7 @@ import { callerFromContext, dispatchedActions, runDatatable } from '../../src/da
 import { DATATABLE_ACTIONS } from '../../src/datatable/model/types.ts';
 import type { Tx } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { orgTimeZone } from '../../src/present/clock.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 
 it('R-DT-28: the dispatch table is exactly the 20 actions', () => {
@@ -38,7 +39,9 @@ it('R-DT-24/D-09: the caller comes from the context only; emp_no is a legacy fal
     channel: 'web',
     isAdmin: true,
     lang: 'zh-CN',
+    timeZone: orgTimeZone(),
   });
+  expect(callerFromContext({ _time_zone: 'Europe/London' }).timeZone).toBe('Europe/London');
   expect(callerFromContext({ emp_no: 'OLD' }).empNo).toBe('OLD');
   expect(callerFromContext({ team_role: 'boss' })).toMatchObject({ teamRole: 'member', allowSql: true, chatMode: true });
 });
