@@ -171,11 +171,13 @@ describeEachEngine('datatable structure actions', (getDb) => {
         { title: '状态', uidt: '单选' },
         { title: 'y', uidt: '文本' },
         { title: 'y', uidt: '文本' },
+        { name: '名称' },
       ],
     });
     expect(r).toMatchObject({ success: false, need_param: 'fields' });
     const errors = r.errors as string[];
-    expect(errors).toHaveLength(5);
+    expect(errors).toHaveLength(6);
+    expect(errors.join('\n')).toMatch(/fields\[6\].*缺少 title.*收到的键：name/);
     expect(errors.join('\n')).toMatch(/fields\[0\].*容差百分比/);
     expect(errors.join('\n')).toMatch(/fields\[1\].*系统列/);
     expect(errors.join('\n')).toMatch(/fields\[2\].*未知的字段类型/);

@@ -179,7 +179,15 @@ export function normalizeFieldDef(input: unknown, position: number, lang: DtLang
   }
   const title = typeof input.title === 'string' ? input.title.trim() : input.title;
   const problem = identifierProblem(title);
-  if (problem) errors.push(describeIdentifierProblem(title, problem, lang));
+  if (title === undefined) {
+    const keys = Object.keys(input).join('、');
+    errors.push(
+      t(lang, {
+        zh: `字段定义缺少 title（字段名写在 title 里${keys ? `，收到的键：${keys}` : ''}）`,
+        en: `a field definition has no title (the field name goes in title${keys ? `; keys given: ${keys}` : ''})`,
+      }),
+    );
+  } else if (problem) errors.push(describeIdentifierProblem(title, problem, lang));
   else if (isSystemColumn(title as string)) {
     errors.push(
       t(lang, {
