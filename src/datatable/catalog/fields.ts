@@ -249,15 +249,7 @@ export function fieldMetaFromDef(def: FieldDef | FieldMeta, position: number): F
  * The public shape of a field as `list_columns`, `add_field` and `update_field` return it
  * (R-DT-30, R-DT-45/46): `{title, uidt, required, unique, options, precision, scale}`.
  */
-export function fieldView(f: FieldMeta): {
-  title: string;
-  uidt: LogicalType;
-  required: boolean;
-  unique: boolean;
-  options: string[];
-  precision: number | null;
-  scale: number | null;
-} {
+export function fieldView(f: FieldMeta): Omit<FieldMeta, 'position'> {
   return {
     title: f.title,
     uidt: f.uidt,
