@@ -5,20 +5,34 @@
  * are stored as `timestamptz`; only their display goes through here.
  */
 
+// Building an Intl.DateTimeFormat costs tens of microseconds; both answers below are asked on
+// every skill call, so they are remembered (the host zone per value of `TZ`).
+let hostZone: { tzEnv: string | undefined; zone: string } | undefined;
+const knownZones = new Map<string, boolean>();
+
 /** The host's IANA time zone (`UTC` when the runtime cannot tell). */
 export function hostTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const tzEnv = process.env.TZ;
+  if (hostZone?.tzEnv !== tzEnv || hostZone === undefined) {
+    hostZone = { tzEnv, zone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' };
+  }
+  return hostZone.zone;
 }
 
 /** True when `tz` is an IANA zone name this runtime knows. */
 export function isTimeZone(tz: string): boolean {
   if (tz.trim() === '') return false;
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
+  let known = knownZones.get(tz);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      known = true;
+    } catch {
+      known = false;
+    }
+    if (knownZones.size < 1000) knownZones.set(tz, known);
   }
+  return known;
 }
 
 /** The organisation's zone: `env.SKILLGATE_TIMEZONE` when valid, else the host's. */

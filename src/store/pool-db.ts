@@ -8,6 +8,25 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type * as copyStreams from 'pg-copy-streams';
 import { assertIdentifier, type Db, type DbEngine, type QueryResult, type Tx } from './db.ts';
+import { forgetStatement, isStalePlan, statementName } from './prepared.ts';
+
+/**
+ * One statement on `q` (a pool, or a client inside a transaction), named when it is a hot text
+ * (src/store/prepared.ts). On the pool a refused named form is run again unnamed; inside a
+ * transaction it cannot be (the transaction is aborted), so the error is thrown.
+ */
+async function run(q: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[] | undefined, retry: boolean): Promise<pg.QueryResult> {
+  const name = statementName(text);
+  if (name === undefined) return q.query(text, values as unknown[] | undefined);
+  try {
+    return await q.query({ name, text, values: values as unknown[] | undefined });
+  } catch (err) {
+    if (!isStalePlan(err)) throw err;
+    forgetStatement(text);
+    if (!retry) throw err;
+    return q.query(text, values as unknown[] | undefined);
+  }
+}
 
 class PoolTx implements Tx {
   private depth = 0;
@@ -30,7 +49,7 @@ class PoolTx implements Tx {
   }
 
   async query<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
-    const res = await this.client.query(text, values as unknown[] | undefined);
+    const res = await run(this.client, text, values, false);
     return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
   }
 
@@ -82,8 +101,25 @@ export class PoolDb implements Db {
   }
 
   async query<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
-    const res = await this.pool.query(text, values as unknown[] | undefined);
+    if (this.engine === 'embedded') return this.embeddedQuery<R>(text, values);
+    const res = await run(this.pool, text, values, true);
     return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+  }
+
+  /**
+   * A statement on the embedded engine. pg.Pool#query destroys its client when the statement
+   * fails; PGlite's one session then gets a new client while the old one's Sync is still queued,
+   * and the next statements read the wrong answers ("Connection terminated unexpectedly").
+   * A failed statement leaves nothing to discard here, so the client is kept.
+   */
+  private async embeddedQuery<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
+    const client = await this.pool.connect();
+    try {
+      const res = await run(client, text, values, true);
+      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+    } finally {
+      client.release();
+    }
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
