@@ -5,7 +5,6 @@
  * refusal of a minute gets one polite notice. Button presses and edits are not counted.
  */
 import type { InboundMessage, Lang } from '../channel/types.ts';
-import type { Queryable } from '../store/db.ts';
 
 /** The flood window, ms. */
 export const FLOOD_WINDOW_MS = 60_000;
@@ -46,35 +45,4 @@ export function floodNotice(lang: Lang | undefined, perMinute: number): string {
 /** True when flood control applies to `msg` (a message with a sender). */
 export function floodCounted(msg: InboundMessage): boolean {
   return msg.kind === 'message' && typeof msg.actor?.id === 'string' && msg.actor.id !== '';
-}
-
-/**
- * The sender's events in the window ending at `nowMs`: how many were taken (any status but
- * `refused`) and how many refused. @throws the database error.
- */
-export async function senderWindow(q: Queryable, msg: InboundMessage, nowMs: number): Promise<{ taken: number; refused: number }> {
-  const { rows } = await q.query<{ taken: number; refused: number }>(
-    `SELECT count(*) FILTER (WHERE status <> 'refused')::int AS taken, count(*) FILTER (WHERE status = 'refused')::int AS refused
-       FROM skillgate.inbox_events
-      WHERE channel = $1 AND account = $2 AND (payload->'actor'->>'id') = $3 AND received_at > $4::timestamptz
-        AND payload->>'kind' = 'message'`,
-    [msg.channel, msg.account, msg.actor.id, new Date(nowMs - FLOOD_WINDOW_MS).toISOString()],
-  );
-  return rows[0] ?? { taken: 0, refused: 0 };
-}
-
-/**
- * Store `msg` as `refused` unless its (channel, account, dedupe_key) exists.
- * @returns true when stored, false for a duplicate. @throws the database error.
- */
-export async function insertRefused(q: Queryable, msg: InboundMessage, chatKey: string, nowMs: number): Promise<boolean> {
-  const at = new Date(nowMs).toISOString();
-  const res = await q.query(
-    `INSERT INTO skillgate.inbox_events
-       (channel, account, dedupe_key, chat_key, payload, received_at, next_attempt_at, processed_at, status, error)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $6::timestamptz, $6::timestamptz, 'refused', 'over the per-sender message limit')
-     ON CONFLICT (channel, account, dedupe_key) DO NOTHING`,
-    [msg.channel, msg.account, msg.dedupe_key, chatKey, JSON.stringify(msg), at],
-  );
-  return res.rowCount > 0;
 }

@@ -13,7 +13,7 @@ import type { InboundMessage } from '../channel/types.ts';
 import { storableCopy } from '../channel/storable.ts';
 import { inboundBoundsProblem, InboundRefusedError } from '../channel/bounds.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
-import { floodCounted, floodNotice, insertRefused, senderWindow } from './flood.ts';
+import { FLOOD_WINDOW_MS, floodCounted, floodNotice } from './flood.ts';
 import type { Db } from '../store/db.ts';
 import { defaultInstanceId } from '../store/instance-id.ts';
 import { backoffMs } from '../outbox/backoff.ts';
@@ -22,6 +22,7 @@ import {
   claimDue,
   countBacklog,
   insertEvent,
+  type StoredEvent,
   markDoneAndClaim,
   markFailed,
   markStarted,
@@ -266,35 +267,30 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       const msg = storableCopy(incoming); // NUL / lone surrogates cannot be stored as JSON
       const key = chatKey(msg);
       const flood = opts.flood;
-      if (flood && flood.perMinute > 0 && floodCounted(msg)) {
-        const nowMs = now();
-        const window = await senderWindow(db, msg, nowMs);
-        if (window.taken >= flood.perMinute) {
-          // Over the sender's limit: stored as refused (a redelivery stays a duplicate), never run.
-          if (!(await insertRefused(db, msg, key, nowMs))) return 'duplicate';
-          log.info(
-            { chat_key: key, sender: msg.actor.id, per_minute: flood.perMinute },
-            'inbox: message over the per-sender limit refused',
-          );
-          if (window.refused === 0) await flood.notify(msg, floodNotice(msg.lang, flood.perMinute));
-          return 'accepted';
-        }
-      }
+      // Per-sender flood control is decided by the INSERT itself (one statement, src/inbox/store.ts).
+      const limit =
+        flood && flood.perMinute > 0 && floodCounted(msg) ? { perMinute: flood.perMinute, senderId: msg.actor.id!, windowMs: FLOOD_WINDOW_MS } : undefined;
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:
       // no NOTIFY, no claim statement bench. Otherwise the row waits for a worker.
       const take = running && admit() && concurrency - busy() > 0;
       if (take) reserved++;
-      let stored: { id: string; claimed: boolean } | null;
+      let stored: StoredEvent | null;
       const receivedAt = now();
       try {
         const claim = take ? { owner, leaseMs } : undefined;
         // One statement: the chat's lock, the row, the take; on a server a row left `received` is
         // announced to every replica at commit by the INSERT itself.
-        stored = await insertEvent(db, msg, key, receivedAt, claim, db.engine === 'server' ? INBOX_CHANNEL : undefined);
+        stored = await insertEvent(db, msg, key, receivedAt, claim, db.engine === 'server' ? INBOX_CHANNEL : undefined, limit);
       } finally {
         if (take) reserved--;
       }
       if (stored === null) return 'duplicate';
+      if (stored.refused) {
+        // Over the sender's limit: stored as refused (a redelivery stays a duplicate), never run.
+        log.info({ chat_key: key, sender: msg.actor.id, per_minute: limit?.perMinute }, 'inbox: message over the per-sender limit refused');
+        if (stored.refusedBefore === 0 && flood) await flood.notify(msg, floodNotice(msg.lang, flood.perMinute));
+        return 'accepted';
+      }
       if (stored.claimed) {
         const row: ClaimedRow = {
           id: stored.id,

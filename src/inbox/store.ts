@@ -53,14 +53,75 @@ export async function insertEvent(
   nowMs: number,
   claim?: { owner: string; leaseMs: number },
   notifyChannel?: string,
-): Promise<{ id: string; claimed: boolean } | null> {
+  flood?: SenderLimit,
+): Promise<StoredEvent | null> {
   try {
-    return await insertEventOnce(q, msg, chatKey, nowMs, claim, notifyChannel);
+    return await insertEventOnce(q, msg, chatKey, nowMs, claim, notifyChannel, flood);
   } catch (err) {
     if (!claim || !isChatTaken(err)) throw err;
-    return insertEventOnce(q, msg, chatKey, nowMs, undefined, notifyChannel);
+    return insertEventOnce(q, msg, chatKey, nowMs, undefined, notifyChannel, flood);
   }
 }
+
+/**
+ * Per-sender flood control inside {@link insertEvent} (docs/operations-delivery.md "Per-sender
+ * flood control"): when the sender already has `perMinute` events (not refused) in the window
+ * ending at the event's time, the event is stored `refused` instead — never taken, never run.
+ */
+export interface SenderLimit {
+  perMinute: number;
+  /** The sender's id (`actor.id`). */
+  senderId: string;
+  /** The window, ms. */
+  windowMs: number;
+}
+
+/** A stored event: its id, whether this statement took it, whether flood control refused it. */
+export interface StoredEvent {
+  id: string;
+  claimed: boolean;
+  /** Stored `refused` by {@link SenderLimit}. */
+  refused: boolean;
+  /** Refused events of the sender in the window before this one (the notice goes with the first). */
+  refusedBefore: number;
+}
+
+const INSERT_COLUMNS = `(channel, account, dedupe_key, chat_key, payload, received_at, next_attempt_at,
+        status, lease_owner, lease_until, attempts, processed_at, error)`;
+
+/** The INSERT of `$1…$9` (see insertEventOnce), reading the sender's window from `w` (`over`). */
+const insertFrom = (window: string): string => `INSERT INTO skillgate.inbox_events
+       ${INSERT_COLUMNS}
+     SELECT $1, $2, $3, $4, $5::jsonb, $6::timestamptz, $6::timestamptz,
+            CASE WHEN w.over THEN 'refused' WHEN h.head THEN 'processing' ELSE 'received' END,
+            CASE WHEN h.head THEN $7 END,
+            CASE WHEN h.head THEN $8::timestamptz END,
+            CASE WHEN h.head THEN 1 ELSE 0 END,
+            CASE WHEN w.over THEN $6::timestamptz END,
+            CASE WHEN w.over THEN 'over the per-sender message limit' END
+       FROM ${window} w
+       CROSS JOIN LATERAL (
+         SELECT CASE WHEN w.over THEN false
+                     ELSE skillgate.inbox_lock_head($4) AND $7::text IS NOT NULL END AS head) h
+     ON CONFLICT (channel, account, dedupe_key) DO NOTHING
+     RETURNING id::text AS id, status = 'processing' AS claimed, status = 'refused' AS refused,
+               CASE WHEN status = 'received' AND $9::text IS NOT NULL THEN pg_notify($9::text, id::text) END AS notified`;
+
+/** Without flood control: never over. */
+const INSERT_PLAIN = insertFrom('(SELECT false AS over)');
+
+/**
+ * With flood control: `$10` per minute, `$11` the sender id, `$12` the window start. The window
+ * is read once (a CTE) for the decision and for the refusals before this one.
+ */
+const INSERT_LIMITED = `WITH w AS (
+       SELECT count(*) FILTER (WHERE s.status <> 'refused') >= $10::int AS over,
+              count(*) FILTER (WHERE s.status = 'refused')::int AS refused_before
+         FROM skillgate.inbox_events s
+        WHERE s.channel = $1 AND s.account = $2 AND (s.payload->'actor'->>'id') = $11::text
+          AND s.received_at > $12::timestamptz AND s.payload->>'kind' = 'message'),
+     ins AS (${insertFrom('w')})
+     SELECT ins.id, ins.claimed, ins.refused, w.refused_before FROM ins CROSS JOIN w`;
 
 async function insertEventOnce(
   q: Queryable,
@@ -69,34 +130,26 @@ async function insertEventOnce(
   nowMs: number,
   claim?: { owner: string; leaseMs: number },
   notifyChannel?: string,
-): Promise<{ id: string; claimed: boolean } | null> {
-  const { rows } = await q.query<{ id: string; claimed: boolean }>(
-    `INSERT INTO skillgate.inbox_events
-       (channel, account, dedupe_key, chat_key, payload, received_at, next_attempt_at,
-        status, lease_owner, lease_until, attempts)
-     SELECT $1, $2, $3, $4, $5::jsonb, $6::timestamptz, $6::timestamptz,
-            CASE WHEN h.head THEN 'processing' ELSE 'received' END,
-            CASE WHEN h.head THEN $7 END,
-            CASE WHEN h.head THEN $8::timestamptz END,
-            CASE WHEN h.head THEN 1 ELSE 0 END
-       FROM (SELECT f.free AND $7::text IS NOT NULL AS head
-               FROM (SELECT skillgate.inbox_lock_head($4) AS free) f) h
-     ON CONFLICT (channel, account, dedupe_key) DO NOTHING
-     RETURNING id::text AS id, status = 'processing' AS claimed,
-               CASE WHEN status = 'received' AND $9::text IS NOT NULL THEN pg_notify($9::text, id::text) END AS notified`,
-    [
-      msg.channel,
-      msg.account,
-      msg.dedupe_key,
-      chatKey,
-      JSON.stringify(msg),
-      iso(nowMs),
-      claim?.owner ?? null,
-      claim ? iso(nowMs + claim.leaseMs) : null,
-      notifyChannel ?? null,
-    ],
+  flood?: SenderLimit,
+): Promise<StoredEvent | null> {
+  const params: unknown[] = [
+    msg.channel,
+    msg.account,
+    msg.dedupe_key,
+    chatKey,
+    JSON.stringify(msg),
+    iso(nowMs),
+    claim?.owner ?? null,
+    claim ? iso(nowMs + claim.leaseMs) : null,
+    notifyChannel ?? null,
+  ];
+  if (flood) params.push(flood.perMinute, flood.senderId, iso(nowMs - flood.windowMs));
+  const { rows } = await q.query<{ id: string; claimed: boolean; refused: boolean; refused_before: number | null }>(
+    flood ? INSERT_LIMITED : INSERT_PLAIN,
+    params,
   );
-  return rows[0] ? { id: rows[0].id, claimed: rows[0].claimed } : null;
+  const row = rows[0];
+  return row ? { id: row.id, claimed: row.claimed, refused: row.refused, refusedBefore: row.refused_before ?? 0 } : null;
 }
 
 /**
