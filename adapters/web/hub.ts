@@ -41,7 +41,7 @@ export class WebHub {
     private readonly db: Db,
     private readonly log: Logger,
   ) {
-    this.#appends = createBatcher<AppendArgs, StoredFrame>((items) => appendFrames(db, items));
+    this.#appends = createBatcher<AppendArgs, StoredFrame>((items) => appendFrames(db.relaxed, items));
   }
 
   /** Subscribe to other replicas' pushes. @throws the database error. */

@@ -96,9 +96,24 @@ function auditKey(secretKey: Buffer): Buffer {
 /** Derived keys per secret-key buffer (one per process in practice). */
 const derivedKeys = new WeakMap<Buffer, Buffer>();
 
+/** Recent hashes per audit key: calls repeat the same arguments (`{}` for a bare command). */
+const recentHashes = new WeakMap<Buffer, Map<string, string>>();
+const RECENT_HASHES = 256;
+
 /** Hex HMAC-SHA256 of the canonical JSON of `params` (already without secrets). */
 export function paramsHash(secretKey: Buffer, params: unknown): string {
-  return createHmac('sha256', auditKey(secretKey)).update(canonicalJson(params)).digest('hex');
+  const key = auditKey(secretKey);
+  const json = canonicalJson(params);
+  let recent = recentHashes.get(key);
+  if (!recent) recentHashes.set(key, (recent = new Map()));
+  const known = json.length <= 512 ? recent.get(json) : undefined;
+  if (known !== undefined) return known;
+  const hash = createHmac('sha256', key).update(json).digest('hex');
+  if (json.length <= 512) {
+    if (recent.size >= RECENT_HASHES) recent.delete(recent.keys().next().value as string);
+    recent.set(json, hash);
+  }
+  return hash;
 }
 
 /** Hex SHA-256 of a confirm token (as `skillgate.confirm_tokens.token_hash`). */

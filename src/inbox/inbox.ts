@@ -240,7 +240,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       // Done, and this event's slot refilled by the same statement (other free slots are the
       // pump's: two takers of one slot would exceed the concurrency).
       const free = running && admit() ? 1 : 0;
-      const { done, claimed } = await markDoneAndClaim(db, row.id, owner, now(), leaseMs, free);
+      const { done, claimed } = await markDoneAndClaim(db.relaxed, row.id, owner, now(), leaseMs, free);
       released.add(row.id);
       if (!done) log.warn(ctx, 'inbox: lease was lost before the event was marked done');
       if (!running && claimed.length > 0) {
@@ -371,7 +371,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       }
     },
 
-    markStarted: (event, call) => markStarted(db, event.id, event.lease_owner, call),
+    markStarted: (event, call) => markStarted(db.relaxed, event.id, event.lease_owner, call),
 
     processing: (key) => chatIsProcessing(db, key),
 

@@ -96,7 +96,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const holds = new ChatHolds();
   const finals = new EventEmitter();
   /** Delivery marks recorded at the same time share one statement (src/channel/batch.ts). */
-  const sentMarks = createBatcher((marks: SentMark[]) => markSentMany(db, marks));
+  const sentMarks = createBatcher((marks: SentMark[]) => markSentMany(db.relaxed, marks)); // a lost mark resends (at least once)
   finals.setMaxListeners(0);
 
   let chain: Promise<unknown> = Promise.resolve();
@@ -403,7 +403,9 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     };
     // One item: one statement, no transaction. Several: one transaction, so they commit
     // together and in id order; no chat lock (one sender per chat, migration 0030).
-    const ids = !isDb(q) || items.length === 1 ? await insertAll(q) : await q.transaction(insertAll);
+    // A turn's reply with its event's done mark is redone when a database crash undoes it: its
+    // commit need not wait for the disk (Db.relaxed, docs/pipeline.md "Commits").
+    const ids = !isDb(q) ? await insertAll(q) : items.length === 1 ? await insertAll(completes ? q.relaxed : q) : await q.transaction(insertAll);
     for (const row of claimed) deliverDirect(row);
     if (claimed.length === ids.length) return { ids, completed };
     queuedTick++;

@@ -51,6 +51,17 @@ export type DbEngine = 'embedded' | 'server';
 /** The database of one process. */
 export interface Db extends Queryable {
   readonly engine: DbEngine;
+  /**
+   * Statements whose commit may reach the disk a moment after it returns (on a server,
+   * `synchronous_commit = off`: visible to every session at once, flushed by the WAL writer
+   * within a fraction of a second; the embedded engine: the Db itself, fully synchronous).
+   * Only for writes that record progress of work that is redone when they are missing — the
+   * reply with its event's done mark, the started mark, delivery marks, web frames — never
+   * for an inbound row before its acknowledgement. A crash of the database server alone can
+   * undo the last of them; the gateway then repeats that work (at least once). A crash of the
+   * gateway loses none of them. See docs/pipeline.md "Commits".
+   */
+  readonly relaxed: Queryable;
   /** Run `fn` in a transaction: COMMIT on success, ROLLBACK and rethrow on failure. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**

@@ -25,10 +25,19 @@ export interface ServerDbOptions {
 export function openServerDb(connectionString: string, opts: ServerDbOptions = {}): Db {
   const applicationName = opts.applicationName ?? 'skillgate';
   const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, application_name: applicationName });
+  // Db.relaxed: sessions whose commits do not wait for the WAL flush (docs/pipeline.md "Commits").
+  const relaxedPool = new pg.Pool({
+    connectionString,
+    max: opts.max ?? 10,
+    application_name: applicationName,
+    options: '-c synchronous_commit=off',
+  });
   // An idle client losing its server must not crash the process; the next query fails instead.
   pool.on('error', () => undefined);
+  relaxedPool.on('error', () => undefined);
   return new PoolDb(pool, {
     engine: 'server',
+    relaxedPool,
     listenClient: () => new pg.Client({ connectionString, application_name: `${applicationName}-listen` }),
   });
 }

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type * as copyStreams from 'pg-copy-streams';
-import { assertIdentifier, type Db, type DbEngine, type QueryResult, type Tx } from './db.ts';
+import { assertIdentifier, type Db, type DbEngine, type Queryable, type QueryResult, type Tx } from './db.ts';
 import { forgetStatement, isStalePlan, statementName } from './prepared.ts';
 
 /**
@@ -76,6 +76,8 @@ export interface PoolDbOptions {
   onClose?: () => Promise<void>;
   /** For LISTEN on a server: a factory of a dedicated (non-pooled) client. */
   listenClient?: () => pg.Client;
+  /** The pool behind {@link Db.relaxed} (a server's `synchronous_commit = off` sessions); absent: the main pool. */
+  relaxedPool?: pg.Pool;
 }
 
 /** A Db backed by a pg.Pool. */
@@ -92,11 +94,22 @@ export class PoolDb implements Db {
   private listenerOps: Promise<unknown> = Promise.resolve();
   private closed = false;
 
+  readonly relaxed: Queryable;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly opts: PoolDbOptions,
   ) {
     this.engine = opts.engine;
+    const relaxedPool = opts.relaxedPool;
+    this.relaxed = relaxedPool
+      ? {
+          query: async <R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> => {
+            const res = await run(relaxedPool, text, values, true);
+            return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+          },
+        }
+      : this;
     this.local.setMaxListeners(0);
   }
 
@@ -213,6 +226,7 @@ export class PoolDb implements Db {
     await this.listenerOps;
     if (this.listener) await this.listener.client.end().catch(() => undefined);
     await this.pool.end();
+    await this.opts.relaxedPool?.end();
     await this.opts.onClose?.();
   }
 }

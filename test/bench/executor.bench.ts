@@ -20,6 +20,7 @@ import { discoverSkills } from '../../src/registry/discover.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openEmbeddedDb } from '../../src/store/open.ts';
+import { createInvalidatedCache, SKILL_CONFIG_CHANNEL, type InvalidatedCache } from '../../src/store/invalidated-cache.ts';
 import type { BenchCase } from './harness.ts';
 
 const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
@@ -36,6 +37,7 @@ export const NOOP_CASE = 'in-process no-op via the wired skill call';
 export function executorCases(): BenchCase[] {
   let db: Db;
   let services: SkillServices;
+  let configCache: InvalidatedCache<Record<string, string>> | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'sg-bench-'));
   const defaults = {
     role_id: 'default',
@@ -51,8 +53,11 @@ export function executorCases(): BenchCase[] {
     if (services) return;
     db = await openEmbeddedDb();
     await migrate(db);
+    // As the gateway wires it (src/gateway.ts): skill parameters cached until a change is announced.
+    configCache = await createInvalidatedCache<Record<string, string>>(db, SKILL_CONFIG_CHANNEL);
     services = {
       db,
+      skillConfigCache: configCache,
       registry: await discoverSkills([{ dir: SKILLS, source: 'shared' }]),
       settings: { dataDir, walls: resolveWalls({}), fetchAllow: [], llm: undefined },
       secretKey: randomBytes(32),
@@ -102,6 +107,7 @@ export function executorCases(): BenchCase[] {
       },
       teardown: async () => {
         await sink?.close();
+        await configCache?.close();
         await db.close();
       },
     },

@@ -139,7 +139,9 @@ async function baselineServer(db: Db): Promise<{ url: string; close(): Promise<v
  * The durable floor: per message, what a gateway that loses nothing must commit, in the same
  * database — (1) the inbound row, committed before anything else (its acknowledgement);
  * (2) the reply row together with the inbound's done mark, one statement; (3) after the reply
- * was handed to the socket, its delivered mark. 3 statements, 3 commits (autocommit each).
+ * was handed to the socket, its delivered mark. 3 statements, 3 commits (autocommit each), with
+ * the gateway's commit pattern (docs/pipeline.md "Commits"): (1) waits for the disk, (2) and (3)
+ * are redone when a database crash undoes them and go through `db.relaxed`.
  */
 async function durableFloorServer(db: Db): Promise<{ url: string; close(): Promise<void> }> {
   await db.query(
@@ -158,14 +160,14 @@ async function durableFloorServer(db: Db): Promise<{ url: string; close(): Promi
         [f.client_msg_id, JSON.stringify(f)],
       );
       const reply = { type: 'echo', reply_to: f.client_msg_id, text: f.text, final: true };
-      const out = await db.query<{ id: string }>(
+      const out = await db.relaxed.query<{ id: string }>(
         `WITH d AS (UPDATE public.bench_floor_in SET done = true WHERE id = $1::bigint)
          INSERT INTO public.bench_floor_out (in_id, body) VALUES ($1::bigint, $2::jsonb) RETURNING id::text AS id`,
         [inbound.rows[0]!.id, JSON.stringify(reply)],
       );
       ws.send(JSON.stringify(reply), (err) => {
         if (!err)
-          void db
+          void db.relaxed
             .query('UPDATE public.bench_floor_out SET delivered_at = now() WHERE id = $1::bigint', [out.rows[0]!.id])
             .catch(() => undefined);
       });
