@@ -269,7 +269,9 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       const flood = opts.flood;
       // Per-sender flood control is decided by the INSERT itself (one statement, src/inbox/store.ts).
       const limit =
-        flood && flood.perMinute > 0 && floodCounted(msg) ? { perMinute: flood.perMinute, senderId: msg.actor.id!, windowMs: FLOOD_WINDOW_MS } : undefined;
+        flood && flood.perMinute > 0 && floodCounted(msg)
+          ? { perMinute: flood.perMinute, senderId: msg.actor.id!, windowMs: FLOOD_WINDOW_MS }
+          : undefined;
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:
       // no NOTIFY, no claim statement bench. Otherwise the row waits for a worker.
       const take = running && admit() && concurrency - busy() > 0;

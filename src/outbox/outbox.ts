@@ -405,7 +405,11 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     // together and in id order; no chat lock (one sender per chat, migration 0030).
     // A turn's reply with its event's done mark is redone when a database crash undoes it: its
     // commit need not wait for the disk (Db.relaxed, docs/pipeline.md "Commits").
-    const ids = !isDb(q) ? await insertAll(q) : items.length === 1 ? await insertAll(completes ? q.relaxed : q) : await q.transaction(insertAll);
+    const ids = !isDb(q)
+      ? await insertAll(q)
+      : items.length === 1
+        ? await insertAll(completes ? q.relaxed : q)
+        : await q.transaction(insertAll);
     for (const row of claimed) deliverDirect(row);
     if (claimed.length === ids.length) return { ids, completed };
     queuedTick++;
