@@ -134,8 +134,21 @@ export class WebSocketEndpoint {
     let queue: Promise<void> = Promise.resolve();
     this.#lastSeen.set(ws, Date.now());
 
+    // Frames written in one event-loop turn (a reply and its status, an ack and an echo) leave
+    // in one write: the socket is corked at the first and uncorked when the turn ends.
+    const socket = req.socket;
+    let corked = false;
+    const uncork = (): void => {
+      corked = false;
+      socket.uncork();
+    };
     const write = (frame: ServerFrame): boolean => {
       if (ws.readyState !== ws.OPEN) return false;
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        process.nextTick(uncork);
+      }
       ws.send(JSON.stringify(frame));
       return true;
     };
