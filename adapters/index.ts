@@ -4,8 +4,7 @@
  * its platform SDK, is imported only when the channel has an account. The web channel is built
  * separately (it owns the chat page).
  */
-import { declaredFactory, type ChannelDeclaration } from '../src/channel/declaration.ts';
-import type { ChannelFactory } from '../src/channel/factory.ts';
+import { type ChannelDeclaration, type ChannelFactory, declaredFactory } from '../src/channel/index.ts';
 import { dingtalkDeclaration } from './dingtalk/channel.ts';
 import { discordDeclaration } from './discord/channel.ts';
 import { feishuDeclaration } from './feishu/channel.ts';

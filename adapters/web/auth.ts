@@ -4,7 +4,7 @@
  * value is a web token). Never a token in a query string.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../../src/channel/index.ts';
 import { acceptedIdentity, verifyWebToken, type WebIdentity } from './tokens.ts';
 
 /** Name of the sign-in cookie. */

@@ -6,7 +6,7 @@
  * (the gateway, the CLI), else imported lazily so this adapter depends on nothing but the
  * lookup's shape (that import needs the sources, not the dist/ bundle); tests pass their own.
  */
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../../src/channel/index.ts';
 
 /** One contact as the web channel shows it. */
 export interface WebContact {

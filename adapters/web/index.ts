@@ -10,25 +10,25 @@
 import type { Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type express from 'express';
-import type {
-  AdapterCapabilities,
-  AdapterHost,
-  ChannelAdapter,
-  FetchedAttachment,
-  InboundAttachment,
-  InboundMessage,
-  OutboundMessage,
-  OutboundTarget,
-  SendResult,
-} from '../../src/channel/types.ts';
-import type { Db } from '../../src/channel/db.ts';
+import {
+  type AdapterCapabilities,
+  type AdapterHost,
+  type ChannelAdapter,
+  type Db,
+  type FetchedAttachment,
+  type InboundAttachment,
+  type InboundMessage,
+  type OutboundMessage,
+  type OutboundTarget,
+  renderWebHtml,
+  type SendResult,
+} from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { WebContext } from './context.ts';
 import { identityDirectory, type WebDirectory } from './directory.ts';
 import { createWebRouter } from './http.ts';
 import { WebHub } from './hub.ts';
 import { sendToWeb, setStatus } from './outbound.ts';
-import { renderWebHtml } from '../../src/channel/render/index.ts';
 import { WebSocketEndpoint } from './socket.ts';
 import { findOwnUpload } from './uploads.ts';
 

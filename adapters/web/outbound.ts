@@ -5,7 +5,7 @@
  * conversation and is pushed to the conversation's sockets on every replica.
  */
 import { randomBytes } from 'node:crypto';
-import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/index.ts';
 import type { WebContext } from './context.ts';
 import { conversationOwner } from './frames.ts';
 import { conversationIdFor, isConversationId } from './tokens.ts';

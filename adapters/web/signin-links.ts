@@ -8,7 +8,7 @@
  * and the check-and-use is one UPDATE, so two uses at once sign in at most once.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../../src/channel/index.ts';
 
 /** Prefix of every link code. */
 export const SIGNIN_LINK_PREFIX = 'wl_';

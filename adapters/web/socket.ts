@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
-import type { InboundMessage } from '../../src/channel/types.ts';
+import type { InboundMessage } from '../../src/channel/index.ts';
 import { readCookie, COOKIE_NAME, sameOrigin, bearerOf } from './auth.ts';
 import { displayNameOf, type WebContext } from './context.ts';
 import { ensureConversation, lastSeq } from './frames.ts';

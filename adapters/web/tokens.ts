@@ -6,7 +6,7 @@
  * no secret is ever compared byte by byte, and a database leak reveals no usable token.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../../src/channel/index.ts';
 
 /** Prefix of every web token. */
 export const WEB_TOKEN_PREFIX = 'wt_';
