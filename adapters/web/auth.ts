@@ -4,8 +4,7 @@
  * value is a web token). Never a token in a query string.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Queryable } from '../../src/channel/index.ts';
-import { acceptedIdentity, verifyWebToken, type WebIdentity } from './tokens.ts';
+import { acceptedIdentity, type Queryable, verifyWebToken, type WebIdentity } from '../../src/channel/index.ts';
 
 /** Name of the sign-in cookie. */
 export const COOKIE_NAME = 'sg_web';

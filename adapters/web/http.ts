@@ -18,8 +18,7 @@ import { authenticateRequest, sameOrigin, signinCookie, tokenOf } from './auth.t
 import { displayNameOf, type WebContext } from './context.ts';
 import { DEMO_CONTACT_KEYS, isDemoContact } from './directory.ts';
 import { findServable, serveFile } from './files.ts';
-import { acceptedIdentity, issueWebToken, revokeWebToken, verifyWebToken } from './tokens.ts';
-import { consumeSigninLink } from './signin-links.ts';
+import { acceptedIdentity, consumeSigninLink, issueWebToken, revokeWebToken, verifyWebToken } from '../../src/channel/index.ts';
 import { receiveUpload, UploadError } from './uploads.ts';
 import { LIMITS } from './wire.ts';
 import { COOKIE_MAX_AGE_S } from './auth.ts';
@@ -107,7 +106,7 @@ export function createWebRouter(ctx: WebContext): express.Router {
     let token: string | null = null;
     let contactKey: string | null = null;
     if (typeof body.link === 'string') {
-      // A single-use sign-in link (adapters/web/signin-links.ts): used up here, a session token issued.
+      // A single-use sign-in link (src/web-auth/signin-links.ts): used up here, a session token issued.
       const linked = await consumeSigninLink(ctx.db, ctx.orgId, body.link, ctx.clock());
       if (linked && (await ctx.directory.find(ctx.orgId, linked).catch(() => null))) {
         contactKey = linked;

@@ -32,7 +32,7 @@ import { sendToWeb, setStatus } from './outbound.ts';
 import { WebSocketEndpoint } from './socket.ts';
 import { findOwnUpload } from './uploads.ts';
 
-export { issueWebToken, verifyWebToken, revokeWebToken, conversationIdFor } from './tokens.ts';
+export { conversationIdFor } from './conversation.ts';
 export { staticDirectory, identityDirectory, DEMO_CONTACT_KEYS, type WebDirectory, type WebContact } from './directory.ts';
 
 /** What {@link createWebChannel} needs. */

@@ -100,3 +100,7 @@ export {
 } from './render/index.ts';
 // Building blocks of the markdown-flavoured dialects (fences, quotes, lists, code spans).
 export { codeLang, delimited, fencedBlock, longestBacktickRun, markerList, quoteBlocks, simpleCodeSpan } from './render/md-blocks.ts';
+
+// Web sign-in (the web channel): session tokens and single-use sign-in links, kept in src/web-auth/.
+export { acceptedIdentity, issueWebToken, revokeWebToken, verifyWebToken, type WebIdentity } from '../web-auth/tokens.ts';
+export { consumeSigninLink } from '../web-auth/signin-links.ts';
