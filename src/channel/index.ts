@@ -42,7 +42,9 @@ export { perAccountChannel, type BuiltAccount } from './per-account.ts';
 
 // An account's settings from `.env` / the config file, refused with a ConfigError naming the key.
 export {
+  accountsFor,
   apiRootSetting,
+  channelAccounts,
   numberSetting,
   requireSetting,
   setting,
