@@ -41,6 +41,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/channel/index\\.ts$' },
     },
     {
+      name: 'adapters-only-from-wiring',
+      comment:
+        'The core reaches adapters/ only where it is wired: src/gateway.ts (start-up) and src/cli/ (the channel list for settings and the directory import).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/gateway\\.ts$', '^src/cli/'] },
+      to: { path: '^adapters/' },
+    },
+    {
       name: 'no-cli-from-src',
       comment: 'src/cli/ is the command line on top of the core; nothing else under src/ imports it.',
       severity: 'error',

@@ -22,10 +22,10 @@ import {
   type OutboundTarget,
   renderWebHtml,
   type SendResult,
+  type WebDirectory,
 } from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { WebContext } from './context.ts';
-import { identityDirectory, type WebDirectory } from './directory.ts';
 import { createWebRouter } from './http.ts';
 import { WebHub } from './hub.ts';
 import { sendToWeb, setStatus } from './outbound.ts';
@@ -33,7 +33,6 @@ import { WebSocketEndpoint } from './socket.ts';
 import { findOwnUpload } from './uploads.ts';
 
 export { conversationIdFor } from './conversation.ts';
-export { staticDirectory, identityDirectory, DEMO_CONTACT_KEYS, type WebDirectory, type WebContact } from './directory.ts';
 
 /** What {@link createWebChannel} needs. */
 export interface WebChannelDeps {
@@ -48,8 +47,8 @@ export interface WebChannelDeps {
   demo: boolean;
   /** Epoch ms (tests inject one). */
   clock?: () => number;
-  /** Contact lookup (default: `src/identity/` findContact). */
-  directory?: WebDirectory;
+  /** Contact lookup (the gateway's reads `src/identity/`: src/web-auth/directory.ts). */
+  directory: WebDirectory;
   /** Markdown → sanitized HTML (default: the shared web dialect, src/channel/render). */
   renderHtml?: (md: string) => string;
 }
@@ -90,7 +89,7 @@ export function createWebChannel(deps: WebChannelDeps): WebChannel {
     dataDir: deps.dataDir,
     orgId: deps.orgId,
     demo: deps.demo,
-    directory: deps.directory ?? identityDirectory(deps.db),
+    directory: deps.directory,
     hub,
     clock: deps.clock ?? Date.now,
     host: () => host,

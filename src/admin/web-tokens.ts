@@ -1,6 +1,6 @@
 /** Web chat sign-in tokens for directory contacts (docs/web-protocol.md). */
-import { identityDirectory, type WebDirectory } from '../../adapters/web/directory.ts';
 import { findContact } from '../identity/contacts.ts';
+import { identityDirectory, type WebDirectory } from '../web-auth/directory.ts';
 import { issueWebToken } from '../web-auth/tokens.ts';
 import type { Db } from '../store/db.ts';
 

@@ -103,6 +103,9 @@ export {
 // Building blocks of the markdown-flavoured dialects (fences, quotes, lists, code spans).
 export { codeLang, delimited, fencedBlock, longestBacktickRun, markerList, quoteBlocks, simpleCodeSpan } from './render/md-blocks.ts';
 
-// Web sign-in (the web channel): session tokens and single-use sign-in links, kept in src/web-auth/.
+// Web sign-in (the web channel): tokens, single-use links, contact lookup, request credentials, page CSP (src/web-auth/).
 export { acceptedIdentity, issueWebToken, revokeWebToken, verifyWebToken, type WebIdentity } from '../web-auth/tokens.ts';
 export { consumeSigninLink } from '../web-auth/signin-links.ts';
+export { DEMO_CONTACT_KEYS, isDemoContact, type WebContact, type WebDirectory } from '../web-auth/directory.ts';
+export { bearerOf, readCookie, sameOrigin } from '../web-auth/request.ts';
+export { PAGE_CSP } from '../web-auth/page-policy.ts';

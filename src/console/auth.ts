@@ -21,7 +21,7 @@ import type express from 'express';
 import { digestEqual, safeEqual } from '../channel/safe-equal.ts';
 import { findContact } from '../identity/contacts.ts';
 import type { Queryable } from '../store/db.ts';
-import { bearerOf, readCookie, sameOrigin } from '../../adapters/web/auth.ts';
+import { bearerOf, readCookie, sameOrigin } from '../web-auth/request.ts';
 import { verifyWebToken } from '../web-auth/tokens.ts';
 import { fail, type AdminIdentity } from './kit.ts';
 

@@ -11,7 +11,8 @@
 import type { InboundMessage } from '../channel/types.ts';
 import { loadSettings } from '../config/settings.ts';
 import { langOf, messagingOf } from './messaging.ts';
-import { identityDirectory } from '../../adapters/web/directory.ts';
+import { findContact } from '../identity/contacts.ts';
+import { identityDirectory } from '../web-auth/directory.ts';
 import { issueSigninLink, signinBase, SIGNIN_LINK_TTL_MS } from '../web-auth/signin-links.ts';
 
 const T = {
@@ -52,7 +53,7 @@ export async function runWebSigninRequest(input: Record<string, unknown>, ctx: R
   const contactKey = typeof ctx.actor_key === 'string' ? ctx.actor_key : '';
   const contact =
     orgId && contactKey
-      ? await identityDirectory(messaging.db)
+      ? await identityDirectory(messaging.db, findContact)
           .find(orgId, contactKey)
           .catch(() => null)
       : null;

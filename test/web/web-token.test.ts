@@ -5,7 +5,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { migrate } from '../../src/store/migrate.ts';
 import { runWebTokenCommand } from '../../src/admin/web-tokens.ts';
-import { staticDirectory } from '../../adapters/web/index.ts';
+import { staticDirectory } from '../../src/web-auth/directory.ts';
 import { verifyWebToken } from '../../src/web-auth/tokens.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 
