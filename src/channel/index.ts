@@ -35,8 +35,8 @@ export {
   type WebhookResponse,
 } from './types.ts';
 
-// A channel's declaration (adapters/index.ts) and the factory it builds, one adapter per account.
-export { declaredFactory, type ChannelDeclaration } from './declaration.ts';
+// A channel's declaration (adapters/<channel>/channel.ts) and its factory, one adapter per account.
+export type { ChannelDeclaration } from './declaration.ts';
 export type { ChannelFactory, ChannelFactoryContext } from './factory.ts';
 export { perAccountChannel, type BuiltAccount } from './per-account.ts';
 
