@@ -17,13 +17,36 @@ module.exports = {
     },
     {
       name: 'adapters-only-use-channel',
-      comment: 'A channel adapter uses the core only through src/channel/ (and the logger type in src/log/logger.ts).',
+      comment:
+        'A channel adapter uses the core only through its one entry src/channel/index.ts (and the logger type in src/log/logger.ts).',
       severity: 'error',
       from: { path: '^adapters/(?!contract/)([^/]+)/' }, // every adapter folder, present or future; the contract kit is test support
       to: {
         path: '^(src|adapters|test|bin|skills)/',
-        pathNot: ['^adapters/$1/', '^src/channel/', '^src/log/logger\\.ts$'],
+        pathNot: ['^adapters/$1/', '^src/channel/index\\.ts$', '^src/log/logger\\.ts$'],
       },
+    },
+    {
+      name: 'adapters-logger-type-only',
+      comment: 'An adapter is given its logger (ChannelFactoryContext.log); it imports only the Logger type, never the logger itself.',
+      severity: 'error',
+      from: { path: '^adapters/(?!contract/)[^/]+/' },
+      to: { path: '^src/log/logger\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'adapter-list-uses-channel-entry',
+      comment: 'The list of channels (adapters/index.ts) reaches the core only through src/channel/index.ts, like the adapters it lists.',
+      severity: 'error',
+      from: { path: '^adapters/index\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/channel/index\\.ts$' },
+    },
+    {
+      name: 'adapters-only-from-wiring',
+      comment:
+        'The core reaches adapters/ only where it is wired: src/gateway.ts (start-up) and src/cli/ (the channel list for settings and the directory import).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/gateway\\.ts$', '^src/cli/'] },
+      to: { path: '^adapters/' },
     },
     {
       name: 'no-cli-from-src',

@@ -1,11 +1,12 @@
 /**
  * The channels of this build — the one list a new channel is added to (docs/adapter-authoring.md).
  * Each entry is the channel's own declaration (`adapters/<channel>/channel.ts`); its module, with
- * its platform SDK, is imported only when the channel has an account. The web channel is built
+ * its platform SDK, is imported only when the channel has an account; the gateway makes their
+ * factories (`declaredFactory`). A plain list: nothing of src/ is loaded at run time by importing
+ * it, so a CLI command that only needs the channel names stays small. The web channel is built
  * separately (it owns the chat page).
  */
-import { declaredFactory, type ChannelDeclaration } from '../src/channel/declaration.ts';
-import type { ChannelFactory } from '../src/channel/factory.ts';
+import type { ChannelDeclaration } from '../src/channel/index.ts';
 import { dingtalkDeclaration } from './dingtalk/channel.ts';
 import { discordDeclaration } from './discord/channel.ts';
 import { feishuDeclaration } from './feishu/channel.ts';
@@ -20,6 +21,3 @@ export const channelDeclarations: readonly ChannelDeclaration[] = [
   wecomDeclaration,
   dingtalkDeclaration,
 ];
-
-/** Their factories. */
-export const channelFactories: ChannelFactory[] = channelDeclarations.map(declaredFactory);

@@ -42,9 +42,10 @@ import type { Planner } from './turn/planner.ts';
 import { RunningTurns } from './turn/running.ts';
 import { createTurnHandler } from './turn/turn.ts';
 import type { TurnInput } from './turn/input.ts';
-import { createWebChannel, identityDirectory } from '../adapters/web/index.ts';
-import { channelDeclarations, channelFactories } from '../adapters/index.ts';
-import { channelNames, directoryChannels } from './channel/declaration.ts';
+import { createWebChannel } from '../adapters/web/index.ts';
+import { identityDirectory } from './web-auth/directory.ts';
+import { channelDeclarations } from '../adapters/index.ts';
+import { channelNames, declaredFactory, directoryChannels } from './channel/declaration.ts';
 import { createWebhookRouter } from './channel/webhooks.ts';
 import { createNotifyAdapter } from './orchestration/notify.ts';
 import { chainAwareRegistry } from './chain/services.ts';
@@ -189,7 +190,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     });
     adapters.add(web);
     stops.push(() => web.close());
-    for (const factory of channelFactories) {
+    for (const factory of channelDeclarations.map(declaredFactory)) {
       const made = await factory.create({
         db,
         log,

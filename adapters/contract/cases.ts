@@ -17,7 +17,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { InboundMessage, LengthUnit, OutboundMessage, OutboundTarget } from '../../src/channel/types.ts';
+import type { InboundMessage, LengthUnit, OutboundMessage, OutboundTarget } from '../../src/channel/index.ts';
 import type { FakeReply } from './fake-server.ts';
 
 /**

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { measure } from '../../src/channel/chunk.ts';
+import { measure } from '../../src/channel/index.ts';
 import type { RecordedRequest } from './fake-server.ts';
 import {
   inboundBody,

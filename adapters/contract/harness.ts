@@ -6,16 +6,16 @@
 import { createInbox } from '../../src/inbox/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { handleWebhookRequest } from '../../src/channel/webhooks.ts';
-import type { Db } from '../../src/store/db.ts';
-import type {
-  AdapterHost,
-  ChannelAdapter,
-  InboundMessage,
-  WebhookAdapter,
-  WebhookRequest,
-  WebhookResponse,
-} from '../../src/channel/types.ts';
+import {
+  type AdapterHost,
+  type ChannelAdapter,
+  type Db,
+  handleWebhookRequest,
+  type InboundMessage,
+  type WebhookAdapter,
+  type WebhookRequest,
+  type WebhookResponse,
+} from '../../src/channel/index.ts';
 import { createOutbox, eventNoticeItem } from '../../src/outbox/index.ts';
 import { startFakePlatform, type FakePlatform } from './fake-server.ts';
 import type { AdapterContractOptions, ContractClock, ContractContext } from './types.ts';

@@ -3,7 +3,7 @@
  * the event, dedup of redeliveries, bots ignored, group mention gating.
  */
 import { expect, it } from 'vitest';
-import type { WebhookRequest } from '../../src/channel/types.ts';
+import type { WebhookRequest } from '../../src/channel/index.ts';
 import { nextSeq, type Bed } from './harness.ts';
 import type { AdapterContractOptions, EventSpec } from './types.ts';
 

@@ -8,9 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { measure } from '../../src/channel/chunk.ts';
-import { REPLY_MAX_PARTS } from '../../src/channel/long-reply.ts';
-import type { OutboundMessage, SendResult } from '../../src/channel/types.ts';
+import { measure, type OutboundMessage, REPLY_MAX_PARTS, type SendResult } from '../../src/channel/index.ts';
 import { nextSeq, type Bed } from './harness.ts';
 import type { AdapterContractOptions } from './types.ts';
 

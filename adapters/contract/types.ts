@@ -4,8 +4,15 @@
  * test supplies the fake platform's routes, a signer, event generators and a few probes that read
  * the platform's wire format.
  */
-import type { ChatType, InboundAttachment, InboundMessage, LengthUnit, OutboundTarget, WebhookAdapter } from '../../src/channel/types.ts';
-import type { Db } from '../../src/store/db.ts';
+import type {
+  ChatType,
+  Db,
+  InboundAttachment,
+  InboundMessage,
+  LengthUnit,
+  OutboundTarget,
+  WebhookAdapter,
+} from '../../src/channel/index.ts';
 import type { FakePlatform, FakeReply, PathPattern, RecordedRequest } from './fake-server.ts';
 
 /** An injectable wall clock shared by the adapter and the suite (replay windows, expiries). */

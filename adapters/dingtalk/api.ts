@@ -22,7 +22,7 @@
  * 40014/42001/40001) is refreshed once; anything else is permanent. By status and code, never by
  * message text.
  */
-import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
+import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/index.ts';
 
 /** A failed call. */
 export interface ApiFailure {

@@ -16,8 +16,7 @@
  * - a single-chat text `确认 <ref>` / `取消 <ref>` that decodes (through the caller) to
  *   `confirm:<token>` / `cancel:<token>` is a button press: see {@link pressedButton}.
  */
-import { parseButtonPayload } from '../../src/channel/button-payload.ts';
-import type { ChatType, InboundAttachment, InboundMessage } from '../../src/channel/types.ts';
+import { type ChatType, type InboundAttachment, type InboundMessage, parseButtonPayload } from '../../src/channel/index.ts';
 import type { RobotCallback } from './wire.ts';
 
 /** The outcome of {@link normalizeCallback}. */

@@ -10,14 +10,24 @@
  * (outbound.ts: session webhook, then the Open API). Attachments: download codes exchanged for
  * a short-lived URL, then fetched.
  */
-import { requireSetting, setting, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
-import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { createReplayGuard } from '../../src/channel/replay-guard.ts';
-import type { ChannelFactory, ChannelFactoryContext } from '../../src/channel/factory.ts';
-import { perAccountChannel } from '../../src/channel/per-account.ts';
-import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
+import {
+  type AdapterCapabilities,
+  type ChannelAccount,
+  type ChannelFactory,
+  type ChannelFactoryContext,
+  createCallbackPayloads,
+  createReplayGuard,
+  type FetchedAttachment,
+  type InboundAttachment,
+  type InboundMessage,
+  perAccountChannel,
+  type Queryable,
+  requireSetting,
+  setting,
+  type WebhookAdapter,
+  webhookPath,
+} from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Queryable } from '../../src/channel/db.ts';
 import { createDingtalkApi } from './api.ts';
 import { DINGTALK_TEXT_LIMIT, sendDingtalk } from './outbound.ts';
 import { SessionBook } from './sessions.ts';

@@ -28,12 +28,20 @@
  */
 import { extname } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { dingtalkTitle, renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
-import { renderPlain } from '../../src/channel/render/plain.ts';
-import { PartCursor } from '../../src/channel/parts.ts';
-import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
-import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
+import {
+  type CallbackPayloads,
+  cutOf,
+  type OutboundConfirm,
+  type OutboundMedia,
+  type OutboundMessage,
+  type OutboundTarget,
+  PartCursor,
+  renderPlain,
+  type SendOptions,
+  type SendResult,
+  splitReply,
+} from '../../src/channel/index.ts';
+import { dingtalkTitle, renderDingtalkMd } from './render.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { ApiFailure, ApiOutcome, DingtalkApi } from './api.ts';
 import { BUTTON_WORDS } from './inbound.ts';

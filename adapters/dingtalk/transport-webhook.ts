@@ -13,12 +13,10 @@
  *    NUL / lone surrogates storable and dedups redeliveries by `msgId`) → 200 with an empty
  *    body (a JSON body would be sent back as a reply).
  */
-import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import type { AdapterHost, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import type { AdapterHost, CallbackPayloads, ReplayGuard, WebhookRequest, WebhookResponse } from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { asCallback, normalizeCallback, pressedButton } from './inbound.ts';
 import { sessionWebhookUrl, type SessionBook } from './sessions.ts';
-import type { ReplayGuard } from '../../src/channel/replay-guard.ts';
 import { checkCallbackHeaders, REPLAY_WINDOW_MS } from './verify.ts';
 
 /** What one account's webhook needs. */

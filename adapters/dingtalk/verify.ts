@@ -7,7 +7,7 @@
  * signature, so the webhook accepts each header pair once (src/channel/replay-guard.ts).
  */
 import { createHmac } from 'node:crypto';
-import { safeEqual } from '../../src/channel/safe-equal.ts';
+import { safeEqual } from '../../src/channel/index.ts';
 
 /** Replay window (docs/adapter-authoring.md), milliseconds. */
 export const REPLAY_WINDOW_MS = 300_000;

@@ -1,5 +1,5 @@
 /** The discord channel's declaration: listed once in adapters/index.ts (docs/adapter-authoring.md). */
-import type { ChannelDeclaration } from '../../src/channel/declaration.ts';
+import type { ChannelDeclaration } from '../../src/channel/index.ts';
 
 export const discordDeclaration: ChannelDeclaration = {
   name: 'discord',

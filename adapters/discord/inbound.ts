@@ -6,8 +6,14 @@
  * https://discord.com/developers/docs/resources/message#message-object,
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object.
  */
-import { parseButtonPayload } from '../../src/channel/button-payload.ts';
-import { nearLimit, type AttachmentKind, type InboundAttachment, type InboundMessage, type Lang } from '../../src/channel/types.ts';
+import {
+  type AttachmentKind,
+  type InboundAttachment,
+  type InboundMessage,
+  type Lang,
+  nearLimit,
+  parseButtonPayload,
+} from '../../src/channel/index.ts';
 
 /** Characters per message a Discord client sends (2000; 4000 with Nitro); longer pastes arrive split. */
 export const DISCORD_CLIENT_LIMITS: readonly number[] = [2000, 4000];

@@ -11,27 +11,33 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { Routes, type REST } from 'discord.js';
-import { apiRootSetting, numberSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
-import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import type { ChannelFactory } from '../../src/channel/factory.ts';
-import { Lazy } from '../../src/channel/lazy.ts';
-import { perAccountChannel } from '../../src/channel/per-account.ts';
-import type {
-  AdapterCapabilities,
-  AdapterHost,
-  FetchedAttachment,
-  InboundAttachment,
-  OutboundMessage,
-  OutboundTarget,
-  SendOptions,
-  SendResult,
-  WebhookAdapter,
-  WebhookRequest,
-  WebhookResponse,
-} from '../../src/channel/types.ts';
-import { storableCopy } from '../../src/channel/storable.ts';
+import {
+  type AdapterCapabilities,
+  type AdapterHost,
+  apiRootSetting,
+  type CallbackPayloads,
+  type ChannelAccount,
+  type ChannelFactory,
+  createCallbackPayloads,
+  type FetchedAttachment,
+  type InboundAttachment,
+  Lazy,
+  numberSetting,
+  type OutboundMessage,
+  type OutboundTarget,
+  perAccountChannel,
+  type Queryable,
+  requireSetting,
+  type SendOptions,
+  type SendResult,
+  setting,
+  settingError,
+  storableCopy,
+  type WebhookAdapter,
+  type WebhookRequest,
+  type WebhookResponse,
+} from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Queryable } from '../../src/channel/db.ts';
 import { normalizeDispatch, normalizeInteraction, type BotIdentity, type Normalized } from './inbound.ts';
 import { createRest, failureOf, sendDiscord } from './outbound.ts';
 import { expiredButtonText } from './texts.ts';

@@ -1,7 +1,7 @@
 /**
  * Sending to Discord ("Create Message",
  * "Uploading Files", "Allowed Mentions", components) through discord.js's REST client:
- * - markdown → Discord markdown (src/channel/render/discord.ts), chunked AFTER rendering with
+ * - markdown → Discord markdown (./render.ts), chunked AFTER rendering with
  *   src/channel/chunk.ts: 2000 UTF-16 units, a code fence open at a cut is closed and reopened
  *   (the reopened fence line counts against the limit); the first chunk replies to `reply_to`;
  * - `allowed_mentions: {parse: []}`: text never pings anyone;
@@ -18,14 +18,22 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DiscordAPIError, HTTPError, RateLimitError, REST, Routes, type RawFile } from 'discord.js';
-import { splitMessage } from '../../src/channel/chunk.ts';
-import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { renderPlain } from '../../src/channel/render/index.ts';
-import { renderDiscordMarkdown } from '../../src/channel/render/discord.ts';
-import { PartCursor } from '../../src/channel/parts.ts';
-import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
-import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
-import type { OutboundConfirm, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
+import {
+  type CallbackPayloads,
+  cutOf,
+  type OutboundConfirm,
+  type OutboundMessage,
+  type OutboundTarget,
+  PartCursor,
+  renderPlain,
+  type SendOptions,
+  sendPhaseOfError,
+  sendPhaseOfStatus,
+  type SendResult,
+  splitMessage,
+  splitReply,
+} from '../../src/channel/index.ts';
+import { renderDiscordMarkdown } from './render.ts';
 import {
   BUTTON_STYLE,
   COMPONENT_BUTTON,

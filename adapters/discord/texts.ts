@@ -1,5 +1,5 @@
 /** User-facing texts of the Discord adapter (zh-CN default, English when the client says so). */
-import type { Lang } from '../../src/channel/types.ts';
+import type { Lang } from '../../src/channel/index.ts';
 
 /** Answer to a press on a button whose stored payload expired. */
 export function expiredButtonText(lang: Lang): string {

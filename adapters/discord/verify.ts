@@ -5,7 +5,7 @@
  * timestamps outside the replay window (docs/adapter-authoring.md: 300 s) are refused.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import type { WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import type { WebhookRequest, WebhookResponse } from '../../src/channel/index.ts';
 
 /** Replay window of the signed timestamp, seconds (docs/adapter-authoring.md). */
 export const REPLAY_WINDOW_S = 300;

@@ -9,10 +9,9 @@
  */
 import * as lark from '@larksuiteoapi/node-sdk';
 import type { Logger } from '../../src/log/logger.ts';
-import type { ChatType } from '../../src/channel/types.ts';
+import { type ChatType, sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/index.ts';
 import type { FeishuLookups, MergedChild } from './inbound.ts';
 import type { ApiAnswer } from './wire.ts';
-import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
 
 /** One API outcome. */
 export type ApiResult<T> =

@@ -2,7 +2,7 @@
  * Message bodies the adapter sends (open.feishu.cn "Message content description", card JSON 2.0
  * "markdown" and "button" components). `content` is always a JSON string inside the request.
  */
-import type { OutboundConfirm } from '../../src/channel/types.ts';
+import type { OutboundConfirm } from '../../src/channel/index.ts';
 
 /** One message to send: the API's `msg_type` and the (unserialized) content object. */
 export interface FeishuBody {

@@ -4,7 +4,7 @@
  * in PostgreSQL), answer. Bot/app messages are dropped here; unsupported message types get a
  * polite notice (best effort) and no turn; event types we do not handle are ignored.
  */
-import type { AdapterHost } from '../../src/channel/types.ts';
+import type { AdapterHost } from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import {
   normalizeCardAction,

@@ -14,7 +14,7 @@
  * - `card.action.trigger` → `kind: 'callback'` carrying the button's `confirm_token`.
  * Never throws for malformed event bodies (missing fields become empty values).
  */
-import type { ChatType, InboundAttachment, InboundMessage } from '../../src/channel/types.ts';
+import type { ChatType, InboundAttachment, InboundMessage } from '../../src/channel/index.ts';
 import type { CardActionEvent, EventHeader, MessageEvent, PostBody, PostElement, UserIds, WireMention } from './wire.ts';
 
 /** What normalization may look up (contact API, bot info, chat info, merged messages); each best effort. */
@@ -456,4 +456,4 @@ export async function normalizeCardAction(
   return { outcome: 'message', message };
 }
 
-export { storableCopy as toStorable } from '../../src/channel/storable.ts';
+export { storableCopy as toStorable } from '../../src/channel/index.ts';

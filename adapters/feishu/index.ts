@@ -12,22 +12,27 @@
  * (`start`). Outbound: `send` through the SDK client (cards for markdown, uploads first).
  */
 import * as lark from '@larksuiteoapi/node-sdk';
-import { requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
-import type { ChannelFactory } from '../../src/channel/factory.ts';
-import { perAccountChannel } from '../../src/channel/per-account.ts';
-import type {
-  AdapterCapabilities,
-  AdapterHost,
-  FetchedAttachment,
-  InboundAttachment,
-  InboundMessage,
-  OutboundMessage,
-  OutboundTarget,
-  SendResult,
-  WebhookAdapter,
-  WebhookRequest,
-  WebhookResponse,
-} from '../../src/channel/types.ts';
+import {
+  type AdapterCapabilities,
+  type AdapterHost,
+  type ChannelAccount,
+  type ChannelFactory,
+  type FetchedAttachment,
+  type InboundAttachment,
+  type InboundMessage,
+  type OutboundMessage,
+  type OutboundTarget,
+  perAccountChannel,
+  requireSetting,
+  type SendResult,
+  setting,
+  settingError,
+  settingName,
+  type WebhookAdapter,
+  webhookPath,
+  type WebhookRequest,
+  type WebhookResponse,
+} from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { createFeishuClient, createLookups } from './api.ts';
 import type { FeishuBotIds, FeishuLookups } from './inbound.ts';

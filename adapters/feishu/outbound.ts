@@ -4,7 +4,7 @@
  *
  * One {@link OutboundMessage} becomes, in order: the text — `plain` as `text` messages,
  * `markdown` as JSON 2.0 cards with a markdown component (extra tables degraded, see
- * `src/channel/render/feishu.ts`), a confirmation request as card buttons — split after
+ * `./render.ts`), a confirmation request as card buttons — split after
  * rendering so each request body stays under the platform's byte limits, then one message per
  * media item, each uploaded just before (multipart with its filename; the API's `code` kept on
  * the result). A failed upload never withholds the text: a permanent one is replaced by a
@@ -25,10 +25,17 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type * as lark from '@larksuiteoapi/node-sdk';
-import { renderFeishuCardMd, escapeFeishuMd } from '../../src/channel/render/feishu.ts';
-import { renderPlain } from '../../src/channel/render/plain.ts';
-import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
-import type { OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
+import { renderFeishuCardMd, escapeFeishuMd } from './render.ts';
+import {
+  cutOf,
+  type OutboundMedia,
+  type OutboundMessage,
+  type OutboundTarget,
+  renderPlain,
+  type SendOptions,
+  type SendResult,
+  splitReply,
+} from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { apiCall, uploadMultipart, type ApiResult } from './api.ts';
 import { bodyBytes, cardBody, textBody, type FeishuBody } from './cards.ts';

@@ -7,14 +7,13 @@
  *   over as latin1 characters: they are re-read as UTF-8 when that is valid, else kept.
  */
 import type * as lark from '@larksuiteoapi/node-sdk';
-import type { FetchedAttachment, InboundAttachment } from '../../src/channel/types.ts';
+import { dispositionFilename, type FetchedAttachment, type InboundAttachment } from '../../src/channel/index.ts';
 import { errorResult } from './api.ts';
 
 /** Largest resource downloaded, bytes (the API's limit). */
 export const RESOURCE_LIMIT = 100 * 1024 * 1024;
 
-export { dispositionFilename, latin1ToUtf8 } from '../../src/channel/content-disposition.ts';
-import { dispositionFilename } from '../../src/channel/content-disposition.ts';
+export { dispositionFilename } from '../../src/channel/index.ts';
 
 /**
  * Fetch an inbound attachment's bytes via `im.messageResource.get`.

@@ -19,8 +19,7 @@
  *    else → 200 and ignored.
  */
 import { createHash } from 'node:crypto';
-import { safeEqual } from '../../src/channel/safe-equal.ts';
-import type { AdapterHost, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import { type AdapterHost, safeEqual, type WebhookRequest, type WebhookResponse } from '../../src/channel/index.ts';
 import { dispatchEvent, type DispatchContext } from './dispatch.ts';
 import { checkSignature, decryptEvent, freshTimestamp, signatureHeaders, tokenOf } from './verify.ts';
 import type { CardActionEvent, EventHeader } from './wire.ts';

@@ -6,7 +6,7 @@
  * callback's handler returns the toast answer.
  */
 import * as lark from '@larksuiteoapi/node-sdk';
-import type { AdapterHost } from '../../src/channel/types.ts';
+import type { AdapterHost } from '../../src/channel/index.ts';
 import { sdkLogger } from './api.ts';
 import { dispatchEvent, type DispatchContext } from './dispatch.ts';
 import type { EventHeader } from './wire.ts';

@@ -13,7 +13,7 @@
  * Every secret compare is constant time.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { safeEqual } from '../../src/channel/safe-equal.ts';
+import { safeEqual } from '../../src/channel/index.ts';
 
 /** Replay window for signed requests, seconds (docs/adapter-authoring.md). */
 export const REPLAY_WINDOW_S = 300;

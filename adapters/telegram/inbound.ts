@@ -18,9 +18,14 @@
  * - stickers, polls, locations, contacts, dice, games … are `unsupported` (answered politely);
  *   service messages (members joined, pinned …) and unknown update types are ignored.
  */
-import { parseButtonPayload } from '../../src/channel/button-payload.ts';
-import { storableCopy } from '../../src/channel/storable.ts';
-import { nearLimit, type InboundAttachment, type InboundMessage, type Lang } from '../../src/channel/types.ts';
+import {
+  type InboundAttachment,
+  type InboundMessage,
+  type Lang,
+  nearLimit,
+  parseButtonPayload,
+  storableCopy,
+} from '../../src/channel/index.ts';
 import type { Message, Update, User } from './wire.ts';
 
 /** Our bot, from getMe. */

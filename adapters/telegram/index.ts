@@ -9,33 +9,38 @@
 import { basename } from 'node:path';
 import { Api } from 'grammy';
 import type { Update } from 'grammy/types';
-import { apiRootSetting, requireSetting, setting, settingError, type ChannelAccount } from '../../src/channel/accounts.ts';
-import { createCallbackPayloads, type CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import type { ChannelFactory } from '../../src/channel/factory.ts';
-import { Lazy } from '../../src/channel/lazy.ts';
-import { perAccountChannel } from '../../src/channel/per-account.ts';
-import type {
-  AdapterCapabilities,
-  AdapterHost,
-  FetchedAttachment,
-  InboundAttachment,
-  OutboundMessage,
-  OutboundTarget,
-  SendOptions,
-  SendResult,
-  WebhookAdapter,
-  WebhookRequest,
-  WebhookResponse,
-} from '../../src/channel/types.ts';
+import {
+  type AdapterCapabilities,
+  type AdapterHost,
+  apiRootSetting,
+  AttachmentTooLargeError,
+  type CallbackPayloads,
+  type ChannelAccount,
+  type ChannelFactory,
+  createCallbackPayloads,
+  type FetchedAttachment,
+  type InboundAttachment,
+  Lazy,
+  type OutboundMessage,
+  type OutboundTarget,
+  perAccountChannel,
+  type Queryable,
+  requireSetting,
+  type SendOptions,
+  type SendResult,
+  setting,
+  settingError,
+  type WebhookAdapter,
+  type WebhookRequest,
+  type WebhookResponse,
+} from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Queryable } from '../../src/channel/db.ts';
 import { MalformedUpdateError, normalizeUpdate, type BotIdentity } from './inbound.ts';
 import { failureOf, sendTelegram } from './outbound.ts';
 import { ALLOWED_UPDATES, startPolling, type Poller } from './transport-polling.ts';
 import { verifyTelegramWebhook } from './transport-webhook.ts';
 import { DEFAULT_API_ROOT, DOWNLOAD_LIMIT_BYTES, SECRET_TOKEN_RE, TEXT_LIMIT } from './wire.ts';
 import { tooLargeText, unsupportedText, expiredButtonText } from './texts.ts';
-import { AttachmentTooLargeError } from '../../src/channel/errors.ts';
 
 /** Settings of one Telegram account. */
 export interface TelegramSettings {

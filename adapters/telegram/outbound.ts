@@ -1,7 +1,7 @@
 /**
  * Sending to Telegram (Bot API #sendmessage,
  * #html-style, #sending-files, #inlinekeyboardmarkup):
- * - markdown → Telegram HTML with the shared renderer (src/channel/render), `parse_mode: HTML`;
+ * - markdown → Telegram HTML (./render.ts), `parse_mode: HTML`;
  *   plain text is sent without a parse mode;
  * - chunked AFTER rendering with src/channel/chunk.ts: 4096 UTF-16 units per text, tags kept
  *   balanced, never inside a surrogate pair; the first chunk replies to `reply_to`;
@@ -18,13 +18,22 @@
  */
 import { GrammyError, HttpError, InputFile, type Api } from 'grammy';
 import type { InlineKeyboardMarkup, ReplyParameters } from 'grammy/types';
-import { splitMessage } from '../../src/channel/chunk.ts';
-import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { renderTelegramHtml } from '../../src/channel/render/index.ts';
-import { PartCursor } from '../../src/channel/parts.ts';
-import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
-import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
-import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
+import {
+  type CallbackPayloads,
+  cutOf,
+  type OutboundConfirm,
+  type OutboundMedia,
+  type OutboundMessage,
+  type OutboundTarget,
+  PartCursor,
+  type SendOptions,
+  sendPhaseOfError,
+  sendPhaseOfStatus,
+  type SendResult,
+  splitMessage,
+  splitReply,
+} from '../../src/channel/index.ts';
+import { renderTelegramHtml } from './render.ts';
 import { CALLBACK_DATA_LIMIT, CAPTION_LIMIT, TEXT_LIMIT, isEntityParseError, isRetryable, type ApiFailure } from './wire.ts';
 
 /** What sending needs. */

@@ -1,7 +1,7 @@
 /**
  * User-facing texts of the Telegram adapter, zh-CN by default with English.
  */
-import type { Lang } from '../../src/channel/types.ts';
+import type { Lang } from '../../src/channel/index.ts';
 import { langOf } from './inbound.ts';
 import type { User } from './wire.ts';
 

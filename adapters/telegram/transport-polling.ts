@@ -9,9 +9,7 @@ import type { Api } from 'grammy';
 /** grammY types its signal parameter with the abort-controller polyfill; Node's is compatible at run time. */
 type GrammySignal = Parameters<Api['getUpdates']>[1];
 import type { Update } from 'grammy/types';
-import { InboundRefusedError } from '../../src/channel/bounds.ts';
-import { LeaseLostError } from '../../src/channel/errors.ts';
-import type { AdapterHost } from '../../src/channel/types.ts';
+import { type AdapterHost, InboundRefusedError, LeaseLostError } from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 
 /** Update types the adapter handles (also sent to setWebhook). */

@@ -5,8 +5,7 @@
  * BEFORE the body is parsed. Missing or wrong → 401; not JSON or not an Update → 400; otherwise
  * the update is processed and Telegram gets 200 (any non-2xx makes it redeliver).
  */
-import { digestEqual } from '../../src/channel/safe-equal.ts';
-import type { WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
+import { digestEqual, type WebhookRequest, type WebhookResponse } from '../../src/channel/index.ts';
 import { SECRET_HEADER, type Update } from './wire.ts';
 
 /** Constant-time equality of a presented secret and the configured one. */

@@ -1,10 +1,8 @@
 /**
  * What the parts of the web channel share (one object per channel instance).
  */
-import type { AdapterHost } from '../../src/channel/types.ts';
-import type { Db } from '../../src/channel/db.ts';
+import type { AdapterHost, Db, WebDirectory } from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { WebDirectory } from './directory.ts';
 import type { WebHub } from './hub.ts';
 
 export interface WebContext {

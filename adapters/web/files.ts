@@ -7,7 +7,7 @@
 import { realpath } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Request, Response } from 'express';
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../../src/channel/index.ts';
 import { findOwnUpload } from './uploads.ts';
 
 /** MIME types served inline (raster images only: no script can run in them). */

@@ -4,7 +4,7 @@
  * atomically in the same statement that stores it (the conversation row is the counter, its
  * row lock orders concurrent senders, so seq order is commit order).
  */
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../../src/channel/index.ts';
 import { PROTOCOL_VERSION, type ServerFrame, type StoredFrame, type StoredFrameBody } from './wire.ts';
 
 /** Make sure the conversation row of a contact exists (at hello). @throws the database error. */

@@ -14,12 +14,20 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { authenticateRequest, sameOrigin, signinCookie, tokenOf } from './auth.ts';
+import { authenticateRequest, signinCookie, tokenOf } from './auth.ts';
 import { displayNameOf, type WebContext } from './context.ts';
-import { DEMO_CONTACT_KEYS, isDemoContact } from './directory.ts';
 import { findServable, serveFile } from './files.ts';
-import { acceptedIdentity, issueWebToken, revokeWebToken, verifyWebToken } from './tokens.ts';
-import { consumeSigninLink } from './signin-links.ts';
+import {
+  acceptedIdentity,
+  consumeSigninLink,
+  DEMO_CONTACT_KEYS,
+  isDemoContact,
+  issueWebToken,
+  PAGE_CSP,
+  revokeWebToken,
+  sameOrigin,
+  verifyWebToken,
+} from '../../src/channel/index.ts';
 import { receiveUpload, UploadError } from './uploads.ts';
 import { LIMITS } from './wire.ts';
 import { COOKIE_MAX_AGE_S } from './auth.ts';
@@ -27,19 +35,6 @@ import { COOKIE_MAX_AGE_S } from './auth.ts';
 /** The folder of the static page. */
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 const PURIFY_PATH = createRequire(import.meta.url).resolve('dompurify/dist/purify.min.js');
-
-/** The page's Content-Security-Policy: same-origin only, no inline script or style. */
-export const PAGE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
 
 function pageHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', PAGE_CSP);
@@ -107,7 +102,7 @@ export function createWebRouter(ctx: WebContext): express.Router {
     let token: string | null = null;
     let contactKey: string | null = null;
     if (typeof body.link === 'string') {
-      // A single-use sign-in link (adapters/web/signin-links.ts): used up here, a session token issued.
+      // A single-use sign-in link (src/web-auth/signin-links.ts): used up here, a session token issued.
       const linked = await consumeSigninLink(ctx.db, ctx.orgId, body.link, ctx.clock());
       if (linked && (await ctx.directory.find(ctx.orgId, linked).catch(() => null))) {
         contactKey = linked;

@@ -9,10 +9,9 @@
  * replica); every other replica with a socket of that conversation catches it up from the table.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../src/channel/db.ts';
+import { createBatcher, type Db } from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { appendFrames, framesAfter, type AppendArgs } from './frames.ts';
-import { createBatcher } from '../../src/channel/batch.ts';
 import type { ServerFrame, StoredFrame, StoredFrameBody } from './wire.ts';
 
 /** The LISTEN/NOTIFY channel of web pushes. */

@@ -3,7 +3,7 @@
  * the web fixtures). Pure: the caller has authenticated the sender and
  * checked that every upload is the sender's own.
  */
-import type { AttachmentKind, InboundAttachment, InboundMessage } from '../../src/channel/types.ts';
+import type { AttachmentKind, InboundAttachment, InboundMessage } from '../../src/channel/index.ts';
 import type { StoredUpload } from './uploads.ts';
 
 /** The signed-in sender of a socket. */

@@ -10,30 +10,29 @@
 import type { Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type express from 'express';
-import type {
-  AdapterCapabilities,
-  AdapterHost,
-  ChannelAdapter,
-  FetchedAttachment,
-  InboundAttachment,
-  InboundMessage,
-  OutboundMessage,
-  OutboundTarget,
-  SendResult,
-} from '../../src/channel/types.ts';
-import type { Db } from '../../src/channel/db.ts';
+import {
+  type AdapterCapabilities,
+  type AdapterHost,
+  type ChannelAdapter,
+  type Db,
+  type FetchedAttachment,
+  type InboundAttachment,
+  type InboundMessage,
+  type OutboundMessage,
+  type OutboundTarget,
+  renderWebHtml,
+  type SendResult,
+  type WebDirectory,
+} from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { WebContext } from './context.ts';
-import { identityDirectory, type WebDirectory } from './directory.ts';
 import { createWebRouter } from './http.ts';
 import { WebHub } from './hub.ts';
 import { sendToWeb, setStatus } from './outbound.ts';
-import { renderWebHtml } from '../../src/channel/render/index.ts';
 import { WebSocketEndpoint } from './socket.ts';
 import { findOwnUpload } from './uploads.ts';
 
-export { issueWebToken, verifyWebToken, revokeWebToken, conversationIdFor } from './tokens.ts';
-export { staticDirectory, identityDirectory, DEMO_CONTACT_KEYS, type WebDirectory, type WebContact } from './directory.ts';
+export { conversationIdFor } from './conversation.ts';
 
 /** What {@link createWebChannel} needs. */
 export interface WebChannelDeps {
@@ -48,8 +47,8 @@ export interface WebChannelDeps {
   demo: boolean;
   /** Epoch ms (tests inject one). */
   clock?: () => number;
-  /** Contact lookup (default: `src/identity/` findContact). */
-  directory?: WebDirectory;
+  /** Contact lookup (the gateway's reads `src/identity/`: src/web-auth/directory.ts). */
+  directory: WebDirectory;
   /** Markdown → sanitized HTML (default: the shared web dialect, src/channel/render). */
   renderHtml?: (md: string) => string;
 }
@@ -90,7 +89,7 @@ export function createWebChannel(deps: WebChannelDeps): WebChannel {
     dataDir: deps.dataDir,
     orgId: deps.orgId,
     demo: deps.demo,
-    directory: deps.directory ?? identityDirectory(deps.db),
+    directory: deps.directory,
     hub,
     clock: deps.clock ?? Date.now,
     host: () => host,

@@ -5,10 +5,10 @@
  * conversation and is pushed to the conversation's sockets on every replica.
  */
 import { randomBytes } from 'node:crypto';
-import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
+import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/index.ts';
 import type { WebContext } from './context.ts';
 import { conversationOwner } from './frames.ts';
-import { conversationIdFor, isConversationId } from './tokens.ts';
+import { conversationIdFor, isConversationId } from './conversation.ts';
 import { PROTOCOL_VERSION, type ServerFrame, type StoredFrameBody } from './wire.ts';
 import { mediaForRecipient } from './recipient-media.ts';
 

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import mime from 'mime-types';
-import type { OutboundMedia, OutboundMessage } from '../../src/channel/types.ts';
+import type { OutboundMedia, OutboundMessage } from '../../src/channel/index.ts';
 import type { WebContext } from './context.ts';
 import { newUploadId, uploadsDir } from './uploads.ts';
 

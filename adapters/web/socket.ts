@@ -8,14 +8,21 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
-import type { InboundMessage } from '../../src/channel/types.ts';
-import { readCookie, COOKIE_NAME, sameOrigin, bearerOf } from './auth.ts';
+import {
+  acceptedIdentity,
+  bearerOf,
+  type InboundMessage,
+  isDemoContact,
+  readCookie,
+  sameOrigin,
+  verifyWebToken,
+} from '../../src/channel/index.ts';
+import { COOKIE_NAME } from './auth.ts';
 import { displayNameOf, type WebContext } from './context.ts';
 import { ensureConversation, lastSeq } from './frames.ts';
 import type { HubConn } from './hub.ts';
-import { isDemoContact } from './directory.ts';
 import { confirmResponseToInbound, stopToInbound, userMessageToInbound, type WebSender } from './inbound.ts';
-import { acceptedIdentity, conversationIdFor, verifyWebToken } from './tokens.ts';
+import { conversationIdFor } from './conversation.ts';
 import { findOwnUpload, type StoredUpload } from './uploads.ts';
 import {
   CLOSE,

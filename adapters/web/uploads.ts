@@ -14,7 +14,7 @@ import { Transform } from 'node:stream';
 import { createRequire } from 'node:module';
 import type busboyType from 'busboy';
 import mime from 'mime-types';
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../../src/channel/index.ts';
 import { LIMITS } from './wire.ts';
 
 /** A stored upload, as `POST /api/uploads` answers (snake_case on the wire). */

@@ -6,9 +6,8 @@
  * when an answer says it is invalid or expired (40001 / 40014 / 42001). Answers are HTTP 200
  * with `errcode`; a non-zero `errcode` becomes a {@link WecomApiError}.
  */
-import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
+import { dispositionFilename, sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/index.ts';
 import { randomBytes } from 'node:crypto';
-import { dispositionFilename } from '../../src/channel/content-disposition.ts';
 import { ERR, isRetryableCode, isTokenError, type ApiAnswer } from './wire.ts';
 
 /** Refresh a token this long before it expires, ms. */

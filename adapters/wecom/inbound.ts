@@ -9,7 +9,7 @@
  * `:<EventKey>` when the event has one, so two different buttons pressed in one second stay two).
  * Pure: the display-name lookup and button-payload resolution are passed in.
  */
-import type { AttachmentKind, InboundAttachment, InboundMessage } from '../../src/channel/types.ts';
+import type { AttachmentKind, InboundAttachment, InboundMessage } from '../../src/channel/index.ts';
 import type { WecomXml } from './wire.ts';
 
 /** What a callback is. */

@@ -9,14 +9,25 @@
  * encrypted XML; `handleWebhook`). Outbound: `message/send` as plain text (display `text`),
  * 2048-byte chunks, media uploaded first, confirmations as button cards.
  */
-import { requireSetting, setting, settingError, settingName, webhookPath, type ChannelAccount } from '../../src/channel/accounts.ts';
-import { createCallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import type { ChannelFactory } from '../../src/channel/factory.ts';
-import { perAccountChannel } from '../../src/channel/per-account.ts';
-import type { AdapterCapabilities, FetchedAttachment, InboundAttachment, InboundMessage, WebhookAdapter } from '../../src/channel/types.ts';
-import { wecomAesKey } from '../../src/channel/wecom-crypto.ts';
+import {
+  type AdapterCapabilities,
+  type ChannelAccount,
+  type ChannelFactory,
+  createCallbackPayloads,
+  type Db,
+  type FetchedAttachment,
+  type InboundAttachment,
+  type InboundMessage,
+  perAccountChannel,
+  requireSetting,
+  setting,
+  settingError,
+  settingName,
+  type WebhookAdapter,
+  webhookPath,
+} from '../../src/channel/index.ts';
+import { wecomAesKey } from './crypto.ts';
 import type { Logger } from '../../src/log/logger.ts';
-import type { Db } from '../../src/channel/db.ts';
 import { WecomApi } from './api.ts';
 import { sendWecom } from './outbound.ts';
 import { handleWecomWebhook } from './transport-webhook.ts';

@@ -19,13 +19,21 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { buttonPayload } from '../../src/channel/button-payload.ts';
-import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { splitMessage } from '../../src/channel/chunk.ts';
-import { renderPlain } from '../../src/channel/render/index.ts';
-import { PartCursor } from '../../src/channel/parts.ts';
-import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
-import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
+import {
+  buttonPayload,
+  type CallbackPayloads,
+  cutOf,
+  type OutboundConfirm,
+  type OutboundMedia,
+  type OutboundMessage,
+  type OutboundTarget,
+  PartCursor,
+  renderPlain,
+  type SendOptions,
+  type SendResult,
+  splitMessage,
+  splitReply,
+} from '../../src/channel/index.ts';
 import { WecomApiError, type WecomApi } from './api.ts';
 import { BUTTON_KEY_LIMIT, TEXT_LIMIT_BYTES } from './wire.ts';
 

@@ -17,11 +17,15 @@
  * 5. the inner XML parsed and normalized (400 when malformed); events we do not handle → 200.
  * A stored (or duplicate) event is answered 200 with an empty body, which WeCom accepts.
  */
-import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { parseButtonPayload } from '../../src/channel/button-payload.ts';
-import type { AdapterHost, WebhookRequest, WebhookResponse } from '../../src/channel/types.ts';
-import { safeEqual } from '../../src/channel/safe-equal.ts';
-import { checkWecomSignature, wecomDecrypt } from '../../src/channel/wecom-crypto.ts';
+import {
+  type AdapterHost,
+  type CallbackPayloads,
+  parseButtonPayload,
+  safeEqual,
+  type WebhookRequest,
+  type WebhookResponse,
+} from '../../src/channel/index.ts';
+import { checkWecomSignature, wecomDecrypt } from './crypto.ts';
 import { normalizeWecom } from './inbound.ts';
 import { CALLBACK_BODY_LIMIT, envelopeEncrypt, parseWecomXml } from './wire.ts';
 

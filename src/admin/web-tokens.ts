@@ -1,7 +1,7 @@
 /** Web chat sign-in tokens for directory contacts (docs/web-protocol.md). */
-import { identityDirectory, type WebDirectory } from '../../adapters/web/directory.ts';
 import { findContact } from '../identity/contacts.ts';
-import { issueWebToken } from '../../adapters/web/tokens.ts';
+import { identityDirectory, type WebDirectory } from '../web-auth/directory.ts';
+import { issueWebToken } from '../web-auth/tokens.ts';
 import type { Db } from '../store/db.ts';
 
 /** What a web token request asks for (also the body of the local admin API route). */

@@ -5,7 +5,7 @@
  * Two ways in:
  * - the operator token `SKILLGATE_ADMIN_TOKEN` (compared with {@link digestEqual}: constant
  *   time, not even its length leaks);
- * - a web token (`skillgate web token <contact>`, adapters/web/tokens.ts) of a directory
+ * - a web token (`skillgate web token <contact>`, src/web-auth/tokens.ts) of a directory
  *   contact with `is_admin` — re-checked on every request, so revoking `is_admin` ends it.
  *
  * Either is exchanged for a session cookie `sg_admin` (HttpOnly, SameSite=Strict, Path=/admin,
@@ -21,8 +21,8 @@ import type express from 'express';
 import { digestEqual, safeEqual } from '../channel/safe-equal.ts';
 import { findContact } from '../identity/contacts.ts';
 import type { Queryable } from '../store/db.ts';
-import { bearerOf, readCookie, sameOrigin } from '../../adapters/web/auth.ts';
-import { verifyWebToken } from '../../adapters/web/tokens.ts';
+import { bearerOf, readCookie, sameOrigin } from '../web-auth/request.ts';
+import { verifyWebToken } from '../web-auth/tokens.ts';
 import { fail, type AdminIdentity } from './kit.ts';
 
 /** Name of the console's session cookie. */

@@ -17,7 +17,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { AdminAuth, csrfOk } from './auth.ts';
 import { defaultRole, fail, str, type AdminDeps, type AdminSection } from './kit.ts';
 import { ADMIN_SECTIONS } from './sections.ts';
-import { PAGE_CSP } from '../../adapters/web/http.ts';
+import { PAGE_CSP } from '../web-auth/page-policy.ts';
 
 export type { AdminDeps, AdminSection, AdminIdentity } from './kit.ts';
 export { ADMIN_SECTIONS } from './sections.ts';

@@ -38,7 +38,7 @@ export interface AdminDeps {
   adapterFor: (channel: string, account: string) => ChannelAdapter | undefined;
   /** The gateway's running scheduler (schedules section); absent → a short writer-mode scheduler per write. */
   scheduler?: Scheduler;
-  /** `findContact` of `src/identity/` (web sessions section); absent → loaded from the sources. */
+  /** `findContact` of `src/identity/` (web sessions section); absent → `src/identity/`'s own. */
   findContact?: (q: Queryable, orgId: string, contactKey: string) => Promise<unknown>;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The body of the built-in skill `web` (skills/web/): a person asks the bot, on any channel
  * where they are in the directory, for a web chat sign-in link (`/web`, 「网页登录」). The link
- * (adapters/web/signin-links.ts) is bound to their contact, single use, 10 minutes, and sent
+ * (src/web-auth/signin-links.ts) is bound to their contact, single use, 10 minutes, and sent
  * only to them: as a message of its own into the direct chat the request came from, through
  * the outbox — never in the skill's result, so no planner or model sees it. A request from a
  * group chat, from a sender not in the directory, or outside the gateway is refused.
@@ -11,8 +11,9 @@
 import type { InboundMessage } from '../channel/types.ts';
 import { loadSettings } from '../config/settings.ts';
 import { langOf, messagingOf } from './messaging.ts';
-import { identityDirectory } from '../../adapters/web/directory.ts';
-import { issueSigninLink, signinBase, SIGNIN_LINK_TTL_MS } from '../../adapters/web/signin-links.ts';
+import { findContact } from '../identity/contacts.ts';
+import { identityDirectory } from '../web-auth/directory.ts';
+import { issueSigninLink, signinBase, SIGNIN_LINK_TTL_MS } from '../web-auth/signin-links.ts';
 
 const T = {
   'zh-CN': {
@@ -52,7 +53,7 @@ export async function runWebSigninRequest(input: Record<string, unknown>, ctx: R
   const contactKey = typeof ctx.actor_key === 'string' ? ctx.actor_key : '';
   const contact =
     orgId && contactKey
-      ? await identityDirectory(messaging.db)
+      ? await identityDirectory(messaging.db, findContact)
           .find(orgId, contactKey)
           .catch(() => null)
       : null;

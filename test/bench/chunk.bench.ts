@@ -5,10 +5,11 @@
  * times; never asserted in tests.
  */
 import { splitMessage, type SplitFormat, type SplitUnit } from '../../src/channel/chunk.ts';
-import { renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
-import { renderDiscordMarkdown } from '../../src/channel/render/discord.ts';
-import { renderFeishuCardMd } from '../../src/channel/render/feishu.ts';
-import { renderPlain, renderTelegramHtml } from '../../src/channel/render/index.ts';
+import { renderDingtalkMd } from '../../adapters/dingtalk/render.ts';
+import { renderDiscordMarkdown } from '../../adapters/discord/render.ts';
+import { renderFeishuCardMd } from '../../adapters/feishu/render.ts';
+import { renderPlain } from '../../src/channel/render/index.ts';
+import { renderTelegramHtml } from '../../adapters/telegram/render.ts';
 
 /** One dialect × size. */
 export interface ChunkTiming {

@@ -21,7 +21,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { loadSettings } from '../../src/config/settings.ts';
 import { startGateway } from '../../src/gateway.ts';
 import { importDirectory } from '../../src/identity/index.ts';
-import { issueWebToken } from '../../adapters/web/index.ts';
+import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
 import { installQueryCounter, printQueryBreakdown, type QueryCounter } from './query-counter.ts';

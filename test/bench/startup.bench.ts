@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { migrate } from '../../src/store/migrate.ts';
 import { EMBEDDED_EXTRA_PARAMS, openEmbeddedDb } from '../../src/store/open.ts';
 import { importDirectory } from '../../src/identity/index.ts';
-import { issueWebToken } from '../../adapters/web/index.ts';
+import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { distIsCurrent } from '../../bin/dist-current.js';
 import { drive } from './gateway.bench.ts';
 import { median } from './load.ts';

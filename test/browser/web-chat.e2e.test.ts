@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openEmbeddedDb } from '../../src/store/open.ts';
-import { issueWebToken } from '../../adapters/web/index.ts';
+import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { startRig, type Rig } from '../web/helpers.ts';
 
 const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1"> **bold**';

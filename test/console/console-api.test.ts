@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { insertAudit } from '../../src/audit/store.ts';
 import { seedDemoDirectory } from '../../src/identity/index.ts';
 import type { SkillLifecycle } from '../../src/lifecycle/types.ts';
-import { issueWebToken } from '../../adapters/web/tokens.ts';
+import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { ADMIN_TOKEN, startConsoleRig, type ConsoleRig } from './rig.ts';
 

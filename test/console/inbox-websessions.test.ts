@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { seedDemoDirectory } from '../../src/identity/index.ts';
-import { issueWebToken, verifyWebToken } from '../../adapters/web/tokens.ts';
-import { consumeSigninLink } from '../../adapters/web/signin-links.ts';
+import { issueWebToken, verifyWebToken } from '../../src/web-auth/tokens.ts';
+import { consumeSigninLink } from '../../src/web-auth/signin-links.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { inbound } from '../inbox/helpers.ts';
 import { startConsoleRig, type ConsoleRig } from './rig.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueWebToken } from '../../adapters/web/tokens.ts';
+import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { directorySection } from '../../src/console/api/directory.ts';
 import { grantsSection } from '../../src/console/api/grants.ts';
 import { notifySection } from '../../src/console/api/notify.ts';

@@ -7,7 +7,7 @@
  */
 import { BUILD_DIRECTORY_CHANNELS } from '../helpers/channels.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { issueWebToken } from '../../adapters/web/tokens.ts';
+import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { runGrantCommand } from '../../src/admin/grants.ts';
 import { tablesSection } from '../../src/console/api/tables.ts';
 import type { AdminConsoleDeps } from '../../src/console/index.ts';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { telegramBody } from '../adapters/telegram/fake-telegram.ts';
 import { ENGINES } from '../helpers/db.ts';
-import { consumeSigninLink, issueSigninLink } from '../../adapters/web/signin-links.ts';
+import { consumeSigninLink, issueSigninLink } from '../../src/web-auth/signin-links.ts';
 import { startRig, telegramUpdate, until, type Rig } from './rig.ts';
 
 const LI_SI_TG = 777;

@@ -13,7 +13,7 @@ import { WebSocket } from 'ws';
 import { ConfigError } from '../../src/config/errors.ts';
 import { demoIdentitiesOn, isLoopbackHost, loadSettings } from '../../src/config/settings.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
-import { issueSigninLink } from '../../adapters/web/signin-links.ts';
+import { issueSigninLink } from '../../src/web-auth/signin-links.ts';
 import { createLogger } from '../../src/log/logger.ts';
 
 /** This machine's own non-loopback IPv4 addresses. */

@@ -16,10 +16,11 @@ fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 20261202) });
 const RUNS = Number(process.env.FC_RUNS ?? 200);
 import { measure, splitMessageDetailed, type Chunk, type SplitFormat, type SplitUnit } from '../../src/channel/chunk.ts';
 import { graphemeBoundaries } from '../../src/channel/chunk-text.ts';
-import { renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
-import { renderDiscordMarkdown } from '../../src/channel/render/discord.ts';
-import { renderFeishuCardMd } from '../../src/channel/render/feishu.ts';
-import { renderPlain, renderTelegramHtml } from '../../src/channel/render/index.ts';
+import { renderDingtalkMd } from '../../adapters/dingtalk/render.ts';
+import { renderDiscordMarkdown } from '../../adapters/discord/render.ts';
+import { renderFeishuCardMd } from '../../adapters/feishu/render.ts';
+import { renderPlain } from '../../src/channel/render/index.ts';
+import { renderTelegramHtml } from '../../adapters/telegram/render.ts';
 
 /** Words; `punctuation` adds ones full of markup characters (escaped by every renderer). */
 const words = (punctuation: boolean): fc.Arbitrary<string> =>

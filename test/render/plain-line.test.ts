@@ -7,10 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPlainLine, parseMarkdown } from '../../src/channel/render/ast.ts';
-import { renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
-import { renderDiscordMarkdown } from '../../src/channel/render/discord.ts';
-import { renderFeishuCardMd } from '../../src/channel/render/feishu.ts';
-import { renderPlain, renderTelegramHtml } from '../../src/channel/render/index.ts';
+import { renderDingtalkMd } from '../../adapters/dingtalk/render.ts';
+import { renderDiscordMarkdown } from '../../adapters/discord/render.ts';
+import { renderFeishuCardMd } from '../../adapters/feishu/render.ts';
+import { renderPlain } from '../../src/channel/render/index.ts';
+import { renderTelegramHtml } from '../../adapters/telegram/render.ts';
 import { renderWebHtml } from '../../src/channel/render/web-html.ts';
 
 fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 20261202) });

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openServerDb } from '../../src/store/open.ts';
-import { conversationIdFor, issueWebToken } from '../../adapters/web/index.ts';
+import { conversationIdFor } from '../../adapters/web/index.ts';
+import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { serverDatabaseUrl, TEST_DATABASE_URL } from '../helpers/db.ts';
 import { signedIn, startRig, type Rig } from './helpers.ts';
 

@@ -13,7 +13,8 @@ import { WebSocket } from 'ws';
 import type { AdapterHost, InboundMessage, NoticeEvent, OutboundMessage } from '../../src/channel/types.ts';
 import type { Db } from '../../src/store/db.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import { createWebChannel, staticDirectory, type WebChannel } from '../../adapters/web/index.ts';
+import { createWebChannel, type WebChannel } from '../../adapters/web/index.ts';
+import { staticDirectory } from '../../src/web-auth/directory.ts';
 
 export const CONTACTS = [
   { contact_key: 'demo_reporter', name: '报修人' },

@@ -8,7 +8,8 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { migrate } from '../../src/store/migrate.ts';
-import { conversationIdFor, issueWebToken } from '../../adapters/web/index.ts';
+import { conversationIdFor } from '../../adapters/web/index.ts';
+import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { Client, signedIn, startRig, type Rig } from './helpers.ts';
 

@@ -5,7 +5,8 @@
 import { beforeAll, expect, it } from 'vitest';
 import { migrate } from '../../src/store/migrate.ts';
 import { runWebTokenCommand } from '../../src/admin/web-tokens.ts';
-import { staticDirectory, verifyWebToken } from '../../adapters/web/index.ts';
+import { staticDirectory } from '../../src/web-auth/directory.ts';
+import { verifyWebToken } from '../../src/web-auth/tokens.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 
 const directory = staticDirectory([{ contact_key: 'demo_worker', name: '维修工' }]);

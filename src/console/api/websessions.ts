@@ -1,6 +1,6 @@
 /**
  * Console section `websessions`: a contact's web chat sessions — list, revoke one or all —
- * and a single-use sign-in link issued for them (adapters/web/signin-links.ts; docs/console.md
+ * and a single-use sign-in link issued for them (src/web-auth/signin-links.ts; docs/console.md
  * "Web sessions"). The web chat's organisation is the default role's.
  *
  *   GET  ?contact=<key>                  {contact: {contact_key, name}, sessions: WebSession[]} | 404 not_in_directory
@@ -8,14 +8,15 @@
  *   POST revoke  {contact, id?}          {revoked: n} — the session `id`, or every live one without `id`
  */
 import express from 'express';
-import { identityDirectory } from '../../../adapters/web/directory.ts';
-import { issueSigninLink } from '../../../adapters/web/signin-links.ts';
-import { listWebSessions, revokeWebSessions } from '../../../adapters/web/tokens.ts';
+import { findContact } from '../../identity/contacts.ts';
+import { identityDirectory } from '../../web-auth/directory.ts';
+import { issueSigninLink } from '../../web-auth/signin-links.ts';
+import { listWebSessions, revokeWebSessions } from '../../web-auth/tokens.ts';
 import { adminOf, defaultRole, fail, str, type AdminDeps, type AdminSection } from '../kit.ts';
 
 function routes(deps: AdminDeps): express.Router {
   const r = express.Router();
-  const directory = identityDirectory(deps.db, deps.findContact);
+  const directory = identityDirectory(deps.db, deps.findContact ?? findContact);
   const orgId = (): string => defaultRole(deps).org_id;
   const contactOf = async (res: express.Response, key: string | undefined) => {
     const c = key ? await directory.find(orgId(), key).catch(() => null) : null;

@@ -1,4 +1,4 @@
--- Single-use web chat sign-in links (adapters/web/signin-links.ts; docs/web-protocol.md
+-- Single-use web chat sign-in links (src/web-auth/signin-links.ts; docs/web-protocol.md
 -- "Sign-in links"): asked for in a chat (`/web`, 「网页登录」) or issued in the console, bound to
 -- one contact, short-lived. Only the sha256 of the link's code is stored; using it (POST
 -- /api/web/signin {"link"}) sets used_at in the same statement that checks it, so it signs in

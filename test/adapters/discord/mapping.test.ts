@@ -11,7 +11,7 @@ import { textChunks } from '../../../adapters/discord/outbound.ts';
 import { intentReport, loginFailureText } from '../../../adapters/discord/transport-gateway.ts';
 import { intentsFor } from '../../../adapters/discord/wire.ts';
 import { GatewayIntentBits } from 'discord.js';
-import { renderDiscordMarkdown } from '../../../src/channel/render/discord.ts';
+import { renderDiscordMarkdown } from '../../../adapters/discord/render.ts';
 import { BOT } from './fake-discord.ts';
 
 const fixture = (name: string): unknown =>

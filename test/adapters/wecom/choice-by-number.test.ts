@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePlatform, type FakePlatform } from '../../../adapters/contract/index.ts';
 import { toWecomXml } from '../../../adapters/wecom/wire.ts';
-import { wecomAesKey, wecomEncrypt, wecomSignature } from '../../../src/channel/wecom-crypto.ts';
+import { wecomAesKey, wecomEncrypt, wecomSignature } from '../../../adapters/wecom/crypto.ts';
 import { startRig, tickets, until, type Rig } from '../../e2e/rig.ts';
 import { ENGINES } from '../../helpers/db.ts';
 import { WECOM, installWecomApi } from './fake-wecom.ts';

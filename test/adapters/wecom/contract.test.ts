@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createWecomAdapter } from '../../../adapters/wecom/index.ts';
 import { toWecomXml } from '../../../adapters/wecom/wire.ts';
 import { describeAdapterContract, type RecordedRequest } from '../../../adapters/contract/index.ts';
-import { wecomAesKey, wecomEncrypt, wecomSignature } from '../../../src/channel/wecom-crypto.ts';
+import { wecomAesKey, wecomEncrypt, wecomSignature } from '../../../adapters/wecom/crypto.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { ENGINES, openTestDb } from '../../helpers/db.ts';
 import { WECOM, installWecomApi } from './fake-wecom.ts';

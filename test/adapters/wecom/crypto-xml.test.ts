@@ -1,5 +1,5 @@
 /**
- * WeCom's WXBizMsgCrypt (src/channel/wecom-crypto.ts) against the shared fixtures' values
+ * WeCom's WXBizMsgCrypt (adapters/wecom/crypto.ts) against the shared fixtures' values
  * (computed with the fixtures' fake secrets, not by this code), and the
  * minimal callback XML reader (adapters/wecom/wire.ts).
  */
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cdata, envelopeEncrypt, parseWecomXml, toWecomXml } from '../../../adapters/wecom/wire.ts';
-import { checkWecomSignature, wecomAesKey, wecomDecrypt, wecomEncrypt, wecomSignature } from '../../../src/channel/wecom-crypto.ts';
+import { checkWecomSignature, wecomAesKey, wecomDecrypt, wecomEncrypt, wecomSignature } from '../../../adapters/wecom/crypto.ts';
 import { WECOM } from './fake-wecom.ts';
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'adapters', 'wecom');

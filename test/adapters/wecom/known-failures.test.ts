@@ -25,7 +25,7 @@ import { measure } from '../../../src/channel/chunk.ts';
 import { renderPlain } from '../../../src/channel/render/index.ts';
 import type { WebhookRequest } from '../../../src/channel/types.ts';
 import { createWebhookRouter } from '../../../src/channel/webhooks.ts';
-import { wecomAesKey, wecomEncrypt, wecomSignature } from '../../../src/channel/wecom-crypto.ts';
+import { wecomAesKey, wecomEncrypt, wecomSignature } from '../../../adapters/wecom/crypto.ts';
 import { ConfigError } from '../../../src/config/errors.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { migrate } from '../../../src/store/migrate.ts';

@@ -1,12 +1,13 @@
 /**
- * Who a web contact key is: the directory lookup the web channel needs (a display name for
- * the signed-in user; which identities the demo picker offers and accepts).
+ * Who a web contact key is: the directory lookup of web sign-in (a display name for the
+ * signed-in user; whether a token or a link may be issued; which identities the demo picker
+ * offers and accepts).
  *
- * The default reads `src/identity/` (`findContact(q, orgId, contactKey)`): given by the caller
- * (the gateway, the CLI), else imported lazily so this adapter depends on nothing but the
- * lookup's shape (that import needs the sources, not the dist/ bundle); tests pass their own.
+ * {@link identityDirectory} reads `src/identity/` through the `findContact` its caller gives it
+ * (the gateway, the console, the CLI), so this folder depends on nothing but the lookup's shape;
+ * tests pass a {@link staticDirectory}.
  */
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../store/db.ts';
 
 /** One contact as the web channel shows it. */
 export interface WebContact {
@@ -39,24 +40,13 @@ function toContact(contactKey: string, c: unknown): WebContact | null {
 }
 
 /**
- * The directory of `src/identity/` on `q`, through `findContact` when given.
- * @throws on lookup when the identity module is missing or fails (the caller logs and refuses).
+ * The directory of `src/identity/` on `q`, through its `findContact`.
+ * @throws on lookup when `findContact` fails (the caller logs and refuses).
  */
-export function identityDirectory(q: Queryable, findContact?: FindContact): WebDirectory {
-  let find: Promise<FindContact> | undefined = findContact && Promise.resolve(findContact);
-  const load = (): Promise<FindContact> => {
-    // A computed specifier: the identity module is another task's file, loaded at run time.
-    const spec = ['..', '..', 'src', 'identity', 'index.ts'].join('/');
-    find ??= import(new URL(spec, import.meta.url).href).then((m: { findContact?: FindContact }) => {
-      if (typeof m.findContact !== 'function') throw new Error('src/identity has no findContact');
-      return m.findContact;
-    });
-    return find;
-  };
+export function identityDirectory(q: Queryable, findContact: FindContact): WebDirectory {
   return {
     async find(orgId, contactKey) {
-      const f = await load();
-      return toContact(contactKey, await f(q, orgId, contactKey));
+      return toContact(contactKey, await findContact(q, orgId, contactKey));
     },
   };
 }

@@ -8,9 +8,20 @@
  * carry
  * `allowed_mentions: {parse: []}`).
  */
-import { parseMarkdown } from './ast.ts';
-import { codeLang, delimited, fencedBlock, markerList, quoteBlocks, simpleCodeSpan } from './md-blocks.ts';
-import { alignedTable, inlineText, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
+import {
+  alignedTable,
+  codeLang,
+  delimited,
+  fencedBlock,
+  inlineText,
+  markerList,
+  type MdVisitor,
+  parseMarkdown,
+  quoteBlocks,
+  renderWith,
+  safeAbsoluteUrl,
+  simpleCodeSpan,
+} from '../../src/channel/index.ts';
 
 /** Escape Discord markdown characters and mention openers in literal text. */
 export function escapeDiscord(s: string): string {

@@ -1,10 +1,10 @@
 /**
- * The Feishu card markdown dialect (src/channel/render/feishu.ts;
+ * The Feishu card markdown dialect (adapters/feishu/render.ts;
  * docs/results.md#5-how-a-result-is-shown rich display): escaping, links, fences, and the table
  * limit (six markdown tables on Feishu).
  */
 import { describe, expect, it } from 'vitest';
-import { countTables, escapeFeishuMd, renderFeishuCardMd } from '../../src/channel/render/feishu.ts';
+import { countTables, escapeFeishuMd, renderFeishuCardMd } from '../../../adapters/feishu/render.ts';
 
 function table(i: number): string {
   return `| 项目${i} | 数量 |\n|---|--:|\n| 泵${i} | ${i * 10} |`;

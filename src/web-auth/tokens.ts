@@ -1,12 +1,13 @@
 /**
- * Web chat sign-in tokens and conversation ids (docs/web-protocol.md "Authentication").
+ * Web chat sign-in tokens (docs/web-protocol.md "Authentication"): the web channel signs people
+ * in with them, the console accepts the same tokens, the CLI and the console issue them.
  *
  * A token is `wt_` + 32 random bytes base64url, shown once; the table keeps only its sha256
  * (`skillgate.web_tokens.token_hash`), so verification is a primary-key lookup of the hash —
  * no secret is ever compared byte by byte, and a database leak reveals no usable token.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../store/db.ts';
 
 /** Prefix of every web token. */
 export const WEB_TOKEN_PREFIX = 'wt_';
@@ -123,18 +124,4 @@ export async function revokeWebSessions(q: Queryable, orgId: string, contactKey:
     [orgId, contactKey, id ?? null],
   );
   return rowCount;
-}
-
-/**
- * The stable conversation id of a contact: `conv_` + the first 22 base64url characters of
- * sha256(`orgId \0 contactKey`). The same on every replica and after every reload, so the
- * session (role + channel + account + chat) and resumption survive.
- */
-export function conversationIdFor(orgId: string, contactKey: string): string {
-  return 'conv_' + createHash('sha256').update(`${orgId}\u0000${contactKey}`, 'utf8').digest('base64url').slice(0, 22);
-}
-
-/** True when `s` has the shape of a {@link conversationIdFor} result. */
-export function isConversationId(s: string): boolean {
-  return /^conv_[A-Za-z0-9_-]{22}$/.test(s);
 }

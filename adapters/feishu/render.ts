@@ -13,10 +13,21 @@
  *   the docs say ≤ 4 per markdown component, ≤ 5 per card). The first `tableLimit` tables stay
  *   native, every further one degrades to an aligned monospace code block, nothing is lost.
  */
-import { parseMarkdown } from './ast.ts';
-import { codeLang, delimited, fencedBlock, longestBacktickRun, markerList, quoteBlocks } from './md-blocks.ts';
-import { alignedTable, inlineText, renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
-import type { MdBlock } from './ast.ts';
+import {
+  alignedTable,
+  codeLang,
+  delimited,
+  fencedBlock,
+  inlineText,
+  longestBacktickRun,
+  markerList,
+  type MdBlock,
+  type MdVisitor,
+  parseMarkdown,
+  quoteBlocks,
+  renderWith,
+  safeAbsoluteUrl,
+} from '../../src/channel/index.ts';
 
 /** Native tables kept per card by default (below the documented 4 per component; seen failing at 4+ in the wild). */
 export const FEISHU_CARD_TABLE_LIMIT = 3;

@@ -3,12 +3,12 @@
  * links"). A person asks the bot for one on a channel where they are in the directory (the
  * built-in skill `web`, `/web` or 「网页登录」) or an operator issues one in the console; the
  * link `<base>/#signin=<code>` signs that contact in once, within {@link SIGNIN_LINK_TTL_MS}.
- * Using it gives the browser an ordinary web session token (adapters/web/tokens.ts) in the
+ * Using it gives the browser an ordinary web session token (src/web-auth/tokens.ts) in the
  * HttpOnly cookie. The code is `wl_` + 32 random bytes base64url; only its sha256 is stored
  * and the check-and-use is one UPDATE, so two uses at once sign in at most once.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable } from '../../src/channel/db.ts';
+import type { Queryable } from '../store/db.ts';
 
 /** Prefix of every link code. */
 export const SIGNIN_LINK_PREFIX = 'wl_';

@@ -17,10 +17,19 @@
  * `title` is required by DingTalk and is what the notification and the conversation list show:
  * {@link dingtalkTitle} derives it from the message.
  */
-import { parseMarkdown } from './ast.ts';
-import { codeLang, delimited, fencedBlock, markerList, quoteBlocks, simpleCodeSpan } from './md-blocks.ts';
-import { renderPlain } from './plain.ts';
-import { renderWith, safeAbsoluteUrl, type MdVisitor } from './visitor.ts';
+import {
+  codeLang,
+  delimited,
+  fencedBlock,
+  markerList,
+  type MdVisitor,
+  parseMarkdown,
+  quoteBlocks,
+  renderPlain,
+  renderWith,
+  safeAbsoluteUrl,
+  simpleCodeSpan,
+} from '../../src/channel/index.ts';
 
 /** Longest derived title, in code points (a notification preview line). */
 export const DINGTALK_TITLE_MAX = 20;

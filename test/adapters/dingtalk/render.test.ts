@@ -1,10 +1,10 @@
 /**
- * The DingTalk markdown dialect (src/channel/render/dingtalk.ts;
+ * The DingTalk markdown dialect (adapters/dingtalk/render.ts;
  * docs/results.md#5-how-a-result-is-shown D-22): the documented subset, tables with the separator
  * row, escaping of user text, line breaks DingTalk keeps, and the required title.
  */
 import { describe, expect, it } from 'vitest';
-import { DINGTALK_TITLE_MAX, dingtalkTitle, escapeDingtalkMd, renderDingtalkMd } from '../../src/channel/render/dingtalk.ts';
+import { DINGTALK_TITLE_MAX, dingtalkTitle, escapeDingtalkMd, renderDingtalkMd } from '../../../adapters/dingtalk/render.ts';
 
 describe('renderDingtalkMd', () => {
   it('a table always carries the separator row, alignment kept, pipes in cells escaped', () => {

@@ -6,8 +6,7 @@
  * attributes) are escaped as `&lt; &gt; &amp; &quot;` — the only named entities Telegram
  * accepts. Headings are bold lines, lists `• ` / `1. ` lines, tables aligned text in `<pre>`.
  */
-import { parseMarkdown } from './ast.ts';
-import { alignedTable, inlineText, renderWith, safeAbsoluteUrl, textList, type MdVisitor } from './visitor.ts';
+import { alignedTable, inlineText, type MdVisitor, parseMarkdown, renderWith, safeAbsoluteUrl, textList } from '../../src/channel/index.ts';
 
 /** Escape text for Telegram HTML (`&`, `<`, `>`, and `"` for attribute values). */
 export function escapeTelegram(s: string): string {

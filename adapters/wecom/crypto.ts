@@ -9,7 +9,7 @@
  * Pure functions, no I/O; every compare is constant time; nothing here throws on bad input.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { safeEqual } from './safe-equal.ts';
+import { safeEqual } from '../../src/channel/index.ts';
 
 /** PKCS#7 block size of the scheme, bytes. */
 export const WECOM_PAD_BLOCK = 32;
