@@ -323,10 +323,10 @@ describeEachEngine('datatable follow-up fixes', (db, engine) => {
   });
 });
 
-it('docs (item 11): README lists the datatable grant/revoke/grants commands', async () => {
+it('docs (item 11): the command reference lists the datatable grant/revoke/grants commands', async () => {
   const { readFileSync } = await import('node:fs');
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  for (const cmd of ['datatable grant', 'datatable revoke', 'datatable grants']) expect(readme).toContain(cmd);
+  const cli = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+  for (const cmd of ['datatable grant', 'datatable revoke', 'datatable grants']) expect(cli).toContain(cmd);
   expect(TEST_DATABASE_URL === undefined || typeof TEST_DATABASE_URL === 'string').toBe(true);
 });
 
