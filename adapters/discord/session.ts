@@ -184,7 +184,8 @@ export class SessionKeeper {
         if (!(await this.#state.save(value))) {
           this.#fenced = true;
           this.#log.info({}, 'discord: the lease moved on; the gateway session is no longer stored from here');
-        }
+        } else if (value) this.#log.debug({ session_id: value.session_id, seq: value.seq }, 'discord: gateway session stored');
+        else this.#log.info({}, 'discord: gateway session cleared (invalid session); identifying anew');
       } catch (err) {
         this.#dirty = true;
         this.#log.warn({ err: (err as Error).message }, 'discord: could not store the gateway session; retrying');

@@ -105,10 +105,14 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
     notice: async (event, message) => (await fence(gen), o.host.notice(event, message)),
     ...(o.state ? { connectionState: stateOf(o.state, gen) } : {}),
   });
-  /** The stored state, written only while `gen` is held (checked here and again in the write). */
+  /**
+   * The stored state, written only while `gen` is held: the write itself names holder and
+   * generation, so the transport's last write while it stops (before the lease is given up)
+   * still lands, and one after a takeover does not.
+   */
   const stateOf = (state: ConnectionStateStore, gen: number) => ({
     load: () => state.load(o.key),
-    save: async (value: unknown) => generation === gen && (await state.save(o.key, o.holder, gen, value)),
+    save: (value: unknown) => state.save(o.key, o.holder, gen, value),
   });
 
   /** Ends the current hold (set while holding). */

@@ -171,6 +171,8 @@ export interface FakeGateway {
   sessionId(): string | null;
   /** Open client sockets. */
   connected(): number;
+  /** Whether session `id` may still be resumed. */
+  resumable(id: string): boolean;
   /** End every session (a later RESUME gets op 9 `d: false`). */
   invalidateSessions(): void;
   close(): Promise<void>;
@@ -278,6 +280,7 @@ export async function startFakeGateway(appFlags = 1 << 18): Promise<FakeGateway>
     },
     sessionId: () => current?.id ?? null,
     connected: () => sockets.size,
+    resumable: (id) => sessions.has(id),
     invalidateSessions() {
       sessions.clear();
     },
