@@ -26,6 +26,7 @@ import { createAuditSink } from './audit/sink.ts';
 import { liveRegistry } from './registry/live.ts';
 import type { Registry } from './registry/discover.ts';
 import { AdapterSet } from './channel/adapters.ts';
+import { pgConnectionStateStore } from './channel/connection-state.ts';
 import { pgLeaseStore } from './channel/leases.ts';
 import { leaseTimingFromEnv, longConnectionKey, runLongConnection, type LongConnectionRunner } from './channel/long-connection.ts';
 import { publishCatalog } from './registry/catalog.ts';
@@ -330,6 +331,7 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     hostRef = host;
     // Long connections run on the replica holding their lease; webhook adapters on every replica.
     const leaseStore = pgLeaseStore(db);
+    const connectionStates = pgConnectionStateStore(db);
     const leaseHolder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     const leaseTimingNow = leaseTimingFromEnv(env);
     const owners: LongConnectionRunner[] = [];
@@ -339,7 +341,18 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     for (const a of adapters.all()) {
       const key = longConnectionKey(a);
       if (key && a.start) {
-        owners.push(runLongConnection({ adapter: a, key, host, store: leaseStore, holder: leaseHolder, timing: leaseTimingNow, log }));
+        owners.push(
+          runLongConnection({
+            adapter: a,
+            key,
+            host,
+            store: leaseStore,
+            state: connectionStates,
+            holder: leaseHolder,
+            timing: leaseTimingNow,
+            log,
+          }),
+        );
         continue;
       }
       // One channel failing to connect (a revoked token) must not take the others down.

@@ -41,6 +41,7 @@ import type { Logger } from '../../src/log/logger.ts';
 import { normalizeDispatch, normalizeInteraction, type BotIdentity, type Normalized } from './inbound.ts';
 import { createRest, failureOf, sendDiscord } from './outbound.ts';
 import { expiredButtonText } from './texts.ts';
+import { SessionKeeper } from './session.ts';
 import { connectGateway, type Gateway } from './transport-gateway.ts';
 import { publicKeyFromHex, verifyInteractionRequest } from './verify.ts';
 import {
@@ -143,7 +144,9 @@ export class DiscordAdapter implements WebhookAdapter {
     return this.#bot.get();
   }
 
-  /** Connect to the gateway. @throws the login error (logged with the intent fix when it is 4014). */
+  /**
+   * Connect to the gateway, resuming the stored session when the host keeps one
+   * (adapters/discord/session.ts). @throws the login error (logged with the intent fix when it is 4014). */
   async start(host: AdapterHost): Promise<void> {
     const log = this.#d.log.child({ channel: 'discord', account: this.account });
     this.#gateway = await connectGateway({
@@ -151,6 +154,9 @@ export class DiscordAdapter implements WebhookAdapter {
       apiRoot: this.#s.apiRoot,
       messageContent: this.#s.messageContent,
       log,
+      session: host.connectionState
+        ? new SessionKeeper({ state: host.connectionState, shardId: Number(this.longConnection.shard), log })
+        : undefined,
       onReady: (u) => this.#bot.set(u),
       onDispatch: (frame) => this.processDispatch(frame, host),
     });

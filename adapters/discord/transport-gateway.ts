@@ -4,10 +4,12 @@
  * the adapter's `processDispatch` from the client's `raw` event (the plain mapping in
  * inbound.ts), one at a time in arrival order. What the bot may read is stated at start-up:
  * READY's application flags tell whether MESSAGE_CONTENT is enabled; a 4014 close ("disallowed
- * intents") is reported with the fix.
+ * intents") is reported with the fix. With a {@link SessionKeeper} the session is resumed across
+ * restarts (session.ts).
  */
 import { Client, Events, Partials } from 'discord.js';
 import type { Logger } from '../../src/log/logger.ts';
+import type { SessionKeeper } from './session.ts';
 import { APP_FLAG_MESSAGE_CONTENT, APP_FLAG_MESSAGE_CONTENT_LIMITED, CLOSE_DISALLOWED_INTENTS, intentsFor } from './wire.ts';
 
 /** What the start-up report says about reading messages. */
@@ -90,10 +92,18 @@ export async function connectGateway(p: {
   apiRoot: string;
   messageContent: boolean;
   log: Logger;
+  /** Keeps the session across restarts; without it every start identifies anew. */
+  session?: SessionKeeper;
   onDispatch(frame: unknown): Promise<void>;
   onReady(user: { id: string; username: string }): void;
 }): Promise<Gateway> {
-  const client = new Client({ intents: intentsFor(p.messageContent), partials: [Partials.Channel], rest: { api: p.apiRoot } });
+  await p.session?.load();
+  const client = new Client({
+    intents: intentsFor(p.messageContent),
+    partials: [Partials.Channel],
+    rest: { api: p.apiRoot },
+    ...(p.session ? { ws: { buildStrategy: p.session.buildStrategy } } : {}),
+  });
   guardPacketHandling(client, p.log);
   let chain: Promise<void> = Promise.resolve();
   client.on(Events.Raw, (packet: unknown) => {
@@ -106,15 +116,24 @@ export async function connectGateway(p: {
       const r = intentReport(p.messageContent, flags);
       p.log[r.level]({ application_flags: flags }, r.text);
     }
+    const sessionId = p.session?.sessionId() ?? null;
+    const seq = (packet as { s?: unknown })?.s;
     chain = chain
       .then(() => p.onDispatch(packet))
-      .catch((err: unknown) => p.log.error({ err: (err as Error)?.message ?? String(err), t }, 'discord: dispatch failed'));
+      .then(
+        () => p.session?.handled(sessionId, seq, true),
+        (err: unknown) => {
+          p.session?.handled(sessionId, seq, false);
+          p.log.error({ err: (err as Error)?.message ?? String(err), t }, 'discord: dispatch failed');
+        },
+      );
   });
   client.on(Events.Error, (err) => p.log.error({ err: err.message }, 'discord: client error'));
   try {
     await client.login(p.token);
   } catch (err) {
     p.log.error({}, loginFailureText(err));
+    p.session?.close(); // a failed login does not end a stored session: the next start resumes it
     await client.destroy().catch(() => undefined);
     throw err;
   }
@@ -122,7 +141,9 @@ export async function connectGateway(p: {
     client,
     async stop() {
       await chain.catch(() => undefined);
+      p.session?.close();
       await client.destroy();
+      await p.session?.flush();
     },
   };
 }

@@ -7,6 +7,7 @@
  * Events it still hands over are checked against the lease generation and refused once it is
  * no longer current (fencing by token): the adapter then does not confirm them to the platform.
  */
+import type { ConnectionStateStore } from './connection-state.ts';
 import { LeaseLostError } from './errors.ts';
 import type { LeaseStore } from './leases.ts';
 import type { AdapterHost, ChannelAdapter } from './types.ts';
@@ -53,6 +54,8 @@ export interface LongConnectionOptions {
   /** The core's host; the adapter gets a fenced wrapper of it. */
   host: AdapterHost;
   store: LeaseStore;
+  /** Where the transport keeps its resumable state (absent: the host offers none). */
+  state?: ConnectionStateStore;
   /** This replica's id (unique per process). */
   holder: string;
   timing: LeaseTiming;
@@ -100,6 +103,16 @@ export function runLongConnection(o: LongConnectionOptions): LongConnectionRunne
   const fenced = (gen: number): AdapterHost => ({
     receive: async (msg) => (await fence(gen), o.host.receive(msg)),
     notice: async (event, message) => (await fence(gen), o.host.notice(event, message)),
+    ...(o.state ? { connectionState: stateOf(o.state, gen) } : {}),
+  });
+  /**
+   * The stored state, written only while `gen` is held: the write itself names holder and
+   * generation, so the transport's last write while it stops (before the lease is given up)
+   * still lands, and one after a takeover does not.
+   */
+  const stateOf = (state: ConnectionStateStore, gen: number) => ({
+    load: () => state.load(o.key),
+    save: (value: unknown) => state.save(o.key, o.holder, gen, value),
   });
 
   /** Ends the current hold (set while holding). */

@@ -12,6 +12,8 @@
  * later through {@link ChannelAdapter.fetchAttachment}, never carried as a function).
  */
 
+import type { ConnectionState } from './connection-state.ts';
+
 /** Language of user-facing text: zh-CN (default) or English. */
 export type Lang = 'zh-CN' | 'en';
 
@@ -311,6 +313,12 @@ export interface AdapterHost {
    * @throws when it could not be stored (answer the platform with a retryable error).
    */
   notice(event: NoticeEvent, message: OutboundMessage): Promise<void>;
+  /**
+   * The long connection's stored state (a resumable session), kept across restarts and
+   * takeovers and written only while this replica holds the lease (src/channel/connection-state.ts).
+   * Present only for a transport the core runs under a lease ({@link ChannelAdapter.longConnection}).
+   */
+  readonly connectionState?: ConnectionState;
 }
 
 /** The parts of an inbound event that {@link AdapterHost.notice} needs (an {@link InboundMessage} has them). */

@@ -1,9 +1,11 @@
 /**
  * One owner per long connection (docs/operations-delivery.md "One owner per long connection"):
  * two replicas' runners on one lease key against the real database — one transport at a time,
- * takeover after the holder stops or loses the database, and fencing of late events.
+ * takeover after the holder stops or loses the database, fencing of late events, and the
+ * transport's stored state (a resumable session) written only by the holder.
  */
 import { expect, it } from 'vitest';
+import { pgConnectionStateStore } from '../../src/channel/connection-state.ts';
 import { LeaseLostError } from '../../src/channel/errors.ts';
 import { listLeases, pgLeaseStore, type LeaseStore } from '../../src/channel/leases.ts';
 import {
@@ -217,5 +219,51 @@ describeEachEngine('long connection leases', (db) => {
     expect(events).toEqual(['a:start', 'a:stop']);
     await ra.stop();
     expect((await listLeases(db()))[0]).toMatchObject({ holder: 'B', generation: 2 });
+  });
+
+  it("the stored state: the holder writes it, the next holder reads it, a replaced holder's write changes nothing", async () => {
+    await db().query('TRUNCATE skillgate.channel_leases');
+    const a = replica('a', [], { n: 0, max: 0 });
+    const store = pgLeaseStore(db());
+    const state = pgConnectionStateStore(db());
+    const slow: LeaseTiming = { ttlMs: 60_000, heartbeatMs: 30_000, retryMs: 100, marginMs: 10_000 };
+    const ra = runLongConnection({
+      adapter: a.adapter,
+      key: KEY,
+      host: core,
+      store,
+      state,
+      holder: 'A',
+      timing: slow,
+      log: captureLog().log,
+    });
+    await until(() => ra.held(), 'A holds');
+    const hostA = a.host()!;
+    expect(await hostA.connectionState!.load()).toBeNull();
+    expect(await hostA.connectionState!.save({ session_id: 's1', seq: 7 })).toBe(true);
+    // A's lease expires (a long pause) and B takes it: B reads A's state, A can no longer write.
+    await db().query(`UPDATE skillgate.channel_leases SET expires_at = now() - interval '1 second'`);
+    const b = replica('b', [], { n: 0, max: 0 });
+    const rb = runLongConnection({
+      adapter: b.adapter,
+      key: KEY,
+      host: core,
+      store,
+      state,
+      holder: 'B',
+      timing: slow,
+      log: captureLog().log,
+    });
+    await until(() => rb.held(), 'B holds');
+    const hostB = b.host()!;
+    expect(await hostB.connectionState!.load()).toEqual({ session_id: 's1', seq: 7 });
+    expect(await hostA.connectionState!.save({ session_id: 's1', seq: 99 })).toBe(false);
+    expect(await hostB.connectionState!.load()).toEqual({ session_id: 's1', seq: 7 });
+    expect(await hostB.connectionState!.save(null)).toBe(true);
+    expect(await hostB.connectionState!.load()).toBeNull();
+    // A host without a state store offers none.
+    expect(core.connectionState).toBeUndefined();
+    await ra.stop();
+    await rb.stop();
   });
 });

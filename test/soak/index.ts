@@ -204,13 +204,6 @@ async function main(): Promise<number> {
   clearInterval(sampler);
   await sample(Math.round(((Date.now() - t0) / 60_000) * 10) / 10);
 
-  // Discord dispatches to the killed session that got no reply: never acknowledged (see the report).
-  for (const e of ledger.expectations()) {
-    if (e.chat.startsWith('discord:') && e.received.length === 0 && e.sentAt >= killAt - 3000 && e.sentAt <= killAt) {
-      e.ackedAt = null;
-      e.unackedReason = 'Discord dispatch to the killed session';
-    }
-  }
   const acked = new Set(
     ledger
       .expectations()

@@ -7,7 +7,8 @@
  *   interaction callbacks, typing, `GET /users/@me`, `GET /gateway/bot` (the fake gateway's URL),
  *   CDN files;
  * - a gateway (`ws` server): HELLO, IDENTIFY → READY, heartbeat → ACK, then dispatches pushed by
- *   the test (https://discord.com/developers/docs/events/gateway).
+ *   the test, numbered per session; RESUME → the missed dispatches + RESUMED, or op 9 for an
+ *   unknown session (https://discord.com/developers/docs/events/gateway).
  */
 import { generateKeyPairSync, sign as edSign, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -155,27 +156,78 @@ export function messageCreate(p: {
 /** A running fake gateway. */
 export interface FakeGateway {
   url: string;
-  /** Frames received from the client (IDENTIFY, heartbeats …). */
+  /** Frames received from the client (IDENTIFY, RESUME, heartbeats …). */
   received: Record<string, unknown>[];
   /** Resolves when a client has identified. */
   identified: Promise<void>;
-  /** Push one frame (a dispatch, or raw text for fuzzing) to every connected client. */
+  /**
+   * Push one frame to the current session. A dispatch (`op` 0 object) gets the session's next
+   * sequence number and is kept for a RESUME; it is sent when a client is connected, else only
+   * kept (as Discord does while a resumable client is away). Raw text (fuzzing) and other ops go
+   * to every connected socket as they are.
+   */
   push(frame: Record<string, unknown> | string): void;
+  /** The current session id (the last IDENTIFY's), or null. */
+  sessionId(): string | null;
+  /** Open client sockets. */
+  connected(): number;
+  /** Whether session `id` may still be resumed. */
+  resumable(id: string): boolean;
+  /** End every session (a later RESUME gets op 9 `d: false`). */
+  invalidateSessions(): void;
   close(): Promise<void>;
 }
 
-/** Start a fake gateway on 127.0.0.1 with READY flags `appFlags`. */
+/** A session as the fake keeps it. */
+interface FakeSession {
+  id: string;
+  seq: number;
+  /** Every dispatch sent in this session, for replay. */
+  sent: { s: number; text: string }[];
+  socket: WebSocket | null;
+}
+
+/**
+ * Start a fake gateway on 127.0.0.1 with READY flags `appFlags`. Sessions as Discord keeps them
+ * (https://discord.com/developers/docs/events/gateway#resuming): IDENTIFY opens a new session
+ * (READY with `session_id` and `resume_gateway_url`); RESUME with the token, a known
+ * `session_id` and a `seq` it has sent replays every later dispatch, then RESUMED; an unknown
+ * session (or a `seq` ahead of it) gets op 9 `d: false`. A client closing with 1000/1001 ends
+ * its session; any other close (a dropped connection) keeps it resumable.
+ */
 export async function startFakeGateway(appFlags = 1 << 18): Promise<FakeGateway> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const port = (wss.address() as AddressInfo).port;
+  const url = `ws://127.0.0.1:${port}`;
   const received: Record<string, unknown>[] = [];
   const sockets = new Set<WebSocket>();
+  const sessions = new Map<string, FakeSession>();
+  let current: FakeSession | null = null;
+  let made = 0;
   let identify!: () => void;
   const identified = new Promise<void>((r) => (identify = r));
+  const dispatch = (session: FakeSession, t: string, d: unknown, extra: Record<string, unknown> = {}): void => {
+    const s = ++session.seq;
+    const text = JSON.stringify({ ...extra, op: 0, t, s, d });
+    session.sent.push({ s, text });
+    session.socket?.send(text);
+  };
+  const attach = (session: FakeSession, ws: WebSocket): void => {
+    if (session.socket && session.socket !== ws) session.socket.terminate();
+    for (const other of sessions.values()) if (other.socket === ws) other.socket = null;
+    session.socket = ws;
+  };
   wss.on('connection', (ws) => {
     sockets.add(ws);
-    ws.on('close', () => sockets.delete(ws));
+    ws.on('close', (code) => {
+      sockets.delete(ws);
+      for (const session of sessions.values()) {
+        if (session.socket !== ws) continue;
+        session.socket = null;
+        if (code === 1000 || code === 1001) sessions.delete(session.id);
+      }
+    });
     ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 45_000 } }));
     ws.on('message', (raw) => {
       let f: Record<string, unknown>;
@@ -187,33 +239,50 @@ export async function startFakeGateway(appFlags = 1 << 18): Promise<FakeGateway>
       received.push(f);
       if (f.op === 1) ws.send(JSON.stringify({ op: 11 }));
       if (f.op === 2) {
-        ws.send(
-          JSON.stringify({
-            op: 0,
-            t: 'READY',
-            s: 1,
-            d: {
-              v: 10,
-              user: { ...BOT, discriminator: '0099', bot: true, global_name: null, avatar: null },
-              guilds: [],
-              session_id: 'sess-test',
-              resume_gateway_url: `ws://127.0.0.1:${port}`,
-              application: { id: BOT.id, flags: appFlags },
-              shard: [0, 1],
-            },
-          }),
-        );
+        const session: FakeSession = { id: `sess-${++made}`, seq: 0, sent: [], socket: null };
+        sessions.set(session.id, session);
+        current = session;
+        attach(session, ws);
+        dispatch(session, 'READY', {
+          v: 10,
+          user: { ...BOT, discriminator: '0099', bot: true, global_name: null, avatar: null },
+          guilds: [],
+          session_id: session.id,
+          resume_gateway_url: url,
+          application: { id: BOT.id, flags: appFlags },
+          shard: [0, 1],
+        });
         identify();
+      }
+      if (f.op === 6) {
+        const d = (f.d ?? {}) as { token?: unknown; session_id?: unknown; seq?: unknown };
+        if (d.token !== TOKEN) return void ws.close(4004, 'Authentication failed.');
+        const session = typeof d.session_id === 'string' ? sessions.get(d.session_id) : undefined;
+        const seq = typeof d.seq === 'number' ? d.seq : -1;
+        if (!session || seq < 0 || seq > session.seq) return void ws.send(JSON.stringify({ op: 9, d: false }));
+        attach(session, ws);
+        for (const m of session.sent) if (m.s > seq) ws.send(m.text);
+        dispatch(session, 'RESUMED', {});
       }
     });
   });
   return {
-    url: `ws://127.0.0.1:${port}`,
+    url,
     received,
     identified,
     push(frame) {
+      if (typeof frame !== 'string' && frame.op === 0 && current && sessions.has(current.id)) {
+        const { t, d, op: _op, s: _s, ...extra } = frame;
+        return dispatch(current, String(t), d, extra);
+      }
       const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
       for (const s of sockets) s.send(text);
+    },
+    sessionId: () => current?.id ?? null,
+    connected: () => sockets.size,
+    resumable: (id) => sessions.has(id),
+    invalidateSessions() {
+      sessions.clear();
     },
     async close() {
       for (const s of sockets) s.terminate();

@@ -142,7 +142,8 @@ for (const engine of ENGINES) {
         } catch {
           continue; // the gateway only sends JSON frames
         }
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) gw.push({ ...(parsed as Record<string, unknown>), op: 0 });
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+          gw.push(JSON.stringify({ ...(parsed as Record<string, unknown>), op: 0 }));
       }
       await new Promise((r) => setTimeout(r, 300));
       const before = host.accepted().length;

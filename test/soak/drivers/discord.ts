@@ -2,9 +2,9 @@
  * Discord traffic for the soak: MESSAGE_CREATE dispatches pushed over the loopback fake gateway
  * (test/adapters/discord/fake-discord.ts) — one DM channel per user — and the fake REST's
  * create-message calls read back as deliveries. The gateway protocol has no per-message
- * acknowledgement and a new session gets no replay: a dispatch is counted acknowledged when it
- * was pushed to an identified session; before a planned SIGKILL pushing stops and resumes when
- * the restarted gateway has identified again (docs/reliability.md "Discord").
+ * acknowledgement; the fake keeps every dispatch of the session for a RESUME, so a dispatch is
+ * acknowledged once the fake took it, also while the killed gateway is down: the restarted one
+ * resumes the stored session and gets it replayed (docs/reliability.md "What is counted").
  */
 import { startFakePlatform, type FakePlatform } from '../../../adapters/contract/index.ts';
 import { installDiscord, messageBody, startFakeGateway, TOKEN, type FakeGateway } from '../../adapters/discord/fake-discord.ts';
@@ -15,7 +15,8 @@ export function discordEnv(rest: FakePlatform): Record<string, string> {
   return { DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_ROOT: `${rest.baseUrl}/api` };
 }
 
-const identifies = (gw: FakeGateway): number => gw.received.filter((f) => f.op === 2).length;
+/** IDENTIFYs and RESUMEs the fake received. */
+const sessionStarts = (gw: FakeGateway): number => gw.received.filter((f) => f.op === 2 || f.op === 6).length;
 
 export class DiscordDriver implements ChannelDriver {
   readonly channel = 'discord';
@@ -25,9 +26,7 @@ export class DiscordDriver implements ChannelDriver {
   /** DM channel id → chat name. */
   readonly #byChannel = new Map<string, string>();
   #seq = 0n;
-  #paused: Promise<void> | null = null;
-  #resume: (() => void) | null = null;
-  #identifiedBefore = 0;
+  #startsBefore = 0;
   readonly #timer: NodeJS.Timeout;
 
   private constructor(
@@ -72,13 +71,11 @@ export class DiscordDriver implements ChannelDriver {
   }
 
   async sendText(chat: string, text: string): Promise<Ack> {
-    while (this.#paused) await this.#paused;
     const id = String(1_500_000_000_000_000_000n + ++this.#seq);
     const author = chat.slice('discord:'.length);
     this.gw.push({
       op: 0,
       t: 'MESSAGE_CREATE',
-      s: Number(this.#seq) + 2,
       d: {
         type: 0,
         id,
@@ -111,23 +108,18 @@ export class DiscordDriver implements ChannelDriver {
   }
 
   beforeCrash(): void {
-    this.#identifiedBefore = identifies(this.gw);
-    this.#paused = new Promise<void>((r) => (this.#resume = r));
+    this.#startsBefore = sessionStarts(this.gw);
   }
 
+  /** Wait until the restarted gateway has resumed (or identified anew). */
   async afterRestart(): Promise<void> {
     const end = Date.now() + 60_000;
-    while (identifies(this.gw) <= this.#identifiedBefore && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    const resume = this.#resume;
-    this.#paused = null;
-    this.#resume = null;
-    resume?.();
+    while (sessionStarts(this.gw) <= this.#startsBefore && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
   }
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
     this.#drain();
-    this.#resume?.();
     await this.gw.close();
     await this.rest.close();
   }
