@@ -22,7 +22,7 @@
  * RESUMED handler reads.
  */
 import { CloseCodes, SimpleShardingStrategy, type IShardingStrategy, type SessionInfo, type WebSocketOptions } from 'discord.js';
-import type { ConnectionState } from '../../src/channel/connection-state.ts';
+import type { ConnectionState } from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 
 /** @discordjs/ws's WebSocketManager (discord.js exports its own class under that name). */

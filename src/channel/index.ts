@@ -82,6 +82,9 @@ export { sendPhaseOfError, sendPhaseOfStatus, type SendPhase } from './send-outc
 export { buttonPayload, parseButtonPayload } from './button-payload.ts';
 export { createCallbackPayloads, type CallbackPayloads } from './callback-payloads.ts';
 
+// Long connections: the state a transport resumes from after a restart or a takeover (fenced by its lease).
+export type { ConnectionState } from './connection-state.ts';
+
 // A value built on first use (a platform client, a token).
 export { Lazy } from './lazy.ts';
 
