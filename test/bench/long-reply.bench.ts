@@ -4,8 +4,10 @@
  * API is the loopback fake (test/recovery/helpers.ts), the `bench_long_reply` skill
  * (test/bench/skills/) returning a display_md of about 1 M characters. While the reply is
  * composed, queued and delivered, `/healthz` is asked every ~10 ms, one request at a time, so
- * a blocked event loop in the gateway shows as a slow answer. Prints the healthz latency (max,
- * p99), the time from the webhook to the last message, and how many messages arrived.
+ * a blocked event loop in the gateway shows as a slow answer. The gateway also measures its own
+ * event-loop delay (test/bench/loop-probe.mjs), bracketed by two signals around the reply. Prints
+ * the healthz latency (max, p99), the longest event-loop block, the time from the webhook to the
+ * last message, and how many messages arrived.
  * Absolute times; never asserted in tests.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,9 +30,14 @@ export interface LongReplyFigures {
   probes: number;
   healthzMaxMs: number;
   healthzP99Ms: number;
+  /** Longest event-loop block of the gateway during the reply (monitorEventLoopDelay max), ms. */
+  loopMaxMs: number;
+  /** 99th percentile of the gateway's event-loop delay during the reply, ms. */
+  loopP99Ms: number;
 }
 
 const SKILLS = fileURLToPath(new URL('./skills/', import.meta.url));
+const LOOP_PROBE = new URL('./loop-probe.mjs', import.meta.url).href;
 const USER = 920_001;
 const NOTICE = /回复过长/;
 
@@ -39,6 +46,15 @@ function quantile(xs: number[], q: number): number {
   if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+
+/** Ask the gateway's loop probe for its figures since the last ask (and reset it). */
+async function askLoopProbe(gw: ReturnType<typeof spawnGateway>): Promise<{ max_ms: number; p99_ms: number }> {
+  const lines = (): string[] => gw.stderr().match(/^loop-probe .*$/gm) ?? [];
+  const before = lines().length;
+  gw.child.kill('SIGUSR2');
+  await until(() => lines().length > before, 10_000, 'the loop probe answered', gw.stderr);
+  return JSON.parse(lines()[before]!.slice('loop-probe '.length)) as { max_ms: number; p99_ms: number };
 }
 
 /** Run the bench once (about 10–30 s with start-up). @throws when the reply never arrives. */
@@ -55,7 +71,12 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
       SKILLGATE_DATA_DIR: join(dir, 'data'),
       LOG_LEVEL: 'info',
     }, // BENCH_CPU_PROF_DIR=<dir>: the gateway writes a `node --cpu-prof` profile there on exit.
-    { nodeArgs: process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [] },
+    {
+      nodeArgs: [
+        `--import=${LOOP_PROBE}`,
+        ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+      ],
+    },
   );
   try {
     const port = await gw.ready;
@@ -71,6 +92,7 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
+    await askLoopProbe(gw); // start of the window
     const sent = performance.now();
     await sendText(port, USER, '/bench_long_reply');
     await until(() => sentTo(telegram, USER).some((m) => NOTICE.test(m.text)), 180_000, 'the long reply arrived', gw.stderr);
@@ -78,6 +100,7 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
     await new Promise((r) => setTimeout(r, 300)); // a few probes after the last message
     polling = false;
     await poller;
+    const loop = await askLoopProbe(gw);
     const messages = sentTo(telegram, USER).length;
     return {
       chars: 1_000_000,
@@ -86,6 +109,8 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
       probes: latencies.length,
       healthzMaxMs: Math.max(...latencies),
       healthzP99Ms: quantile(latencies, 0.99),
+      loopMaxMs: loop.max_ms,
+      loopP99Ms: loop.p99_ms,
     };
   } finally {
     if (gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill('SIGTERM');
@@ -100,6 +125,7 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
 export function printLongReply(f: LongReplyFigures): void {
   console.log(
     `\nlong reply (Telegram fake, ~${(f.chars / 1e6).toFixed(0)} M characters): ${f.messages} messages, delivered in ${f.deliverMs.toFixed(0)} ms; ` +
-      `/healthz over ${f.probes} probes: max ${f.healthzMaxMs.toFixed(1)} ms, p99 ${f.healthzP99Ms.toFixed(1)} ms (target max ≤ 100 ms)`,
+      `/healthz over ${f.probes} probes: max ${f.healthzMaxMs.toFixed(1)} ms, p99 ${f.healthzP99Ms.toFixed(1)} ms (target max ≤ 100 ms); ` +
+      `longest event-loop block ${f.loopMaxMs.toFixed(1)} ms (p99 ${f.loopP99Ms.toFixed(1)} ms)`,
   );
 }
