@@ -82,7 +82,25 @@ export interface OffloadReceipt extends Envelope {
  */
 export function serializedSize(value: unknown): number {
   const json = JSON.stringify(value);
-  return json === undefined ? 0 : [...json].length;
+  return json === undefined ? 0 : codePoints(json);
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+const SURROGATE_PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+
+/** Code points of `s`, counted by the regex engine: a 1 M-character result is never spread into an array. */
+function codePoints(s: string): number {
+  return SURROGATE.test(s) ? s.length - (s.match(SURROGATE_PAIR)?.length ?? 0) : s.length;
+}
+
+/** The UTF-16 index where the first `max` code points of `s` end (walks at most `max` of them). */
+function codePointPrefixEnd(s: string, max: number): number {
+  let i = 0;
+  for (let points = 0; i < s.length && points < max; points++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return i;
 }
 
 /** `YYYYMMDD_HHMMSS` in UTC. */
@@ -95,8 +113,8 @@ function utcStamp(ms: number): string {
 function sampleOf(item: unknown): unknown {
   const json = JSON.stringify(item);
   if (json === undefined) return item;
-  const points = [...json];
-  return points.length <= SAMPLE_MAX ? item : `${points.slice(0, SAMPLE_MAX).join('')}…`;
+  const end = codePointPrefixEnd(json, SAMPLE_MAX);
+  return end === json.length ? item : `${json.slice(0, end)}…`;
 }
 
 /** Write `json` under a new name `offload_<skill>_<ts>[_n].json`; never overwrites (flag `wx`). */

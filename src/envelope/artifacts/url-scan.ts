@@ -84,16 +84,20 @@ export function httpUrl(value: unknown): string | undefined {
 }
 
 /**
- * http(s) links inside free text (markdown included): stops at whitespace, quotes, brackets
- * and CJK punctuation; trailing `.,;:!?` are dropped.
+ * The distinct http(s) links inside free text (markdown included), in order of first
+ * appearance: stops at whitespace, quotes, brackets and CJK punctuation; trailing `.,;:!?`
+ * are dropped. A link written many times is parsed once (a long report repeats its links).
  */
 export function linksInText(text: string): string[] {
-  const out: string[] = [];
+  const seen = new Set<string>();
+  const out = new Set<string>();
   for (const m of text.matchAll(/https?:\/\/[^\s<>"'`()[\]{}，。；！？、（）【】《》「」]+/gi)) {
+    if (seen.has(m[0])) continue;
+    seen.add(m[0]);
     const url = httpUrl(m[0].replace(/[.,;:!?]+$/, ''));
-    if (url !== undefined) out.push(url);
+    if (url !== undefined) out.add(url);
   }
-  return out;
+  return [...out];
 }
 
 function mediaOfField(field: string): MediaKind | undefined {
