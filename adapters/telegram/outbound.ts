@@ -20,10 +20,11 @@ import { GrammyError, HttpError, InputFile, type Api } from 'grammy';
 import type { InlineKeyboardMarkup, ReplyParameters } from 'grammy/types';
 import { splitMessage } from '../../src/channel/chunk.ts';
 import type { CallbackPayloads } from '../../src/channel/callback-payloads.ts';
-import { renderTelegramHtml } from '../../src/channel/render/index.ts';
 import { PartCursor } from '../../src/channel/parts.ts';
 import { sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
-import { cutOf, splitReply } from '../../src/channel/split-reply.ts';
+import { runReplyJob, type ReplyJob, type ReplyJobResult } from '../../src/channel/reply-job.ts';
+import { runReplyJobOffThread } from '../../src/channel/reply-off-thread.ts';
+import { cutOf } from '../../src/channel/split-reply.ts';
 import type { OutboundConfirm, OutboundMedia, OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/types.ts';
 import { CALLBACK_DATA_LIMIT, CAPTION_LIMIT, TEXT_LIMIT, isEntityParseError, isRetryable, type ApiFailure } from './wire.ts';
 
@@ -144,27 +145,32 @@ async function sendMedia(api: Api, chatId: string, m: OutboundMedia, caption: st
   return (await api.sendDocument(chatId, file, extra)).message_id;
 }
 
-/** The text of a message as it is sent: Telegram HTML, or plain (null when there is no text). */
-function renderedText(message: OutboundMessage): { text: string; html: boolean } | null {
+/** The text of a message as it is sent, rendered (Telegram HTML, or plain) once and split once. */
+function replyJob(message: OutboundMessage): ReplyJob | null {
   let md = message.text ?? '';
   if (md.trim() === '' && message.confirm) md = message.confirm.prompt_md;
   if (md.trim() === '') return null;
-  if (message.format !== 'markdown') return { text: md, html: false };
-  const html = renderTelegramHtml(md);
-  return html.trim() === '' ? null : { text: html, html: true };
+  const html = message.format === 'markdown';
+  return {
+    dialect: html ? 'telegram' : 'none',
+    text: md,
+    max: TEXT_LIMIT,
+    unit: 'utf16',
+    split: { format: html ? 'html' : 'plain', ...cutOf(message) },
+  };
 }
 
-/** The rendered text split once, in UTF-16 units, into at most REPLY_MAX_PARTS chunks. */
-function chunksOf(rendered: { text: string; html: boolean } | null, message: OutboundMessage): { text: string; html: boolean }[] {
-  if (!rendered) return [];
-  const { text, html } = rendered;
-  const parts = splitReply(text, TEXT_LIMIT, 'utf16', { format: html ? 'html' : 'plain', ...cutOf(message) });
-  return (html ? parts.filter((c) => htmlToText(c).trim() !== '') : parts).map((t) => ({ text: t, html }));
+/** The parts of a job's result worth sending (an HTML part of only tags is left out). */
+function chunksOf(job: ReplyJob | null, result: ReplyJobResult): { text: string; html: boolean }[] {
+  if (!job) return [];
+  const html = job.dialect === 'telegram';
+  return (html ? result.parts.filter((c) => htmlToText(c).trim() !== '') : result.parts).map((t) => ({ text: t, html }));
 }
 
 /** The text chunks of a message, rendered once then split once (empty list when there is no text). */
 export function textChunks(message: OutboundMessage): { text: string; html: boolean }[] {
-  return chunksOf(renderedText(message), message);
+  const job = replyJob(message);
+  return job ? chunksOf(job, runReplyJob(job)) : [];
 }
 
 /**
@@ -182,10 +188,9 @@ export async function sendTelegram(
 ): Promise<SendResult> {
   const cursor = new PartCursor(opts.partsDone, opts.resendMarker);
   try {
-    const rendered = renderedText(message);
-    // Rendering and splitting a long reply are two turns of the event loop, not one.
-    if (rendered && rendered.text.length > TEXT_LIMIT) await new Promise<void>((r) => setImmediate(r));
-    const chunks = chunksOf(rendered, message);
+    // A long reply is rendered and split in the render worker, away from the event loop.
+    const job = replyJob(message);
+    const chunks = job ? chunksOf(job, await runReplyJobOffThread(job)) : [];
     const media = message.media ?? [];
     let markup: InlineKeyboardMarkup | undefined;
     try {
