@@ -103,6 +103,16 @@ function codePointPrefixEnd(s: string, max: number): number {
   return i;
 }
 
+/**
+ * True when a top-level string of `own` alone is over `limit` code points (more than two UTF-16
+ * units per point is impossible, and JSON only adds to a string): such a result is offloaded
+ * without serialising it just to measure it (a 1 M-character display_md).
+ */
+function hasLongString(own: Record<string, unknown>, limit: number): boolean {
+  for (const v of Object.values(own)) if (typeof v === 'string' && v.length > 2 * limit) return true;
+  return false;
+}
+
 /** `YYYYMMDD_HHMMSS` in UTC. */
 function utcStamp(ms: number): string {
   const d = new Date(ms);
@@ -157,7 +167,7 @@ export async function offloadIfLarge(envelope: Envelope, opts: OffloadOptions): 
   // The skill's own result is measured (R-OFF-01): without the platform's `artifacts` /
   // `artifact_errors` additions, so a 12 000-point result stays inline whatever was attached.
   const { artifacts: _artifacts, artifact_errors: _errors, ...own } = envelope;
-  if (serializedSize(own) <= limit) return envelope;
+  if (!hasLongString(own, limit) && serializedSize(own) <= limit) return envelope;
 
   const safeSkill = opts.skill.replace(/[^A-Za-z0-9_-]/g, '_') || 'skill';
   const dir = path.join(opts.workspaceDir, OFFLOAD_DIR);
