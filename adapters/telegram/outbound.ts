@@ -160,11 +160,20 @@ function replyJob(message: OutboundMessage): ReplyJob | null {
   };
 }
 
+/**
+ * Whether a rendered part shows anything ({@link htmlToText} not blank). Text between tags
+ * decides at once (the renderer writes only the four named entities, never a blank one); only
+ * a part of nothing but markup is decoded, where a link may still show its target.
+ */
+function hasVisibleText(part: string): boolean {
+  return part.replace(/<[^<>]*>/g, '').trim() !== '' || htmlToText(part).trim() !== '';
+}
+
 /** The parts of a job's result worth sending (an HTML part of only tags is left out). */
 function chunksOf(job: ReplyJob | null, result: ReplyJobResult): { text: string; html: boolean }[] {
   if (!job) return [];
   const html = job.dialect === 'telegram';
-  return (html ? result.parts.filter((c) => htmlToText(c).trim() !== '') : result.parts).map((t) => ({ text: t, html }));
+  return (html ? result.parts.filter(hasVisibleText) : result.parts).map((t) => ({ text: t, html }));
 }
 
 /** The text chunks of a message, rendered once then split once (empty list when there is no text). */
