@@ -59,7 +59,12 @@ async function main() {
   mkdirSync(dist, { recursive: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { skillgate: 'src/cli/main.ts', 'process-guards': 'src/cli/process-guards.ts' },
+    entryPoints: {
+      skillgate: 'src/cli/main.ts',
+      'process-guards': 'src/cli/process-guards.ts',
+      // the render worker of long replies (adapters/telegram/reply-off-thread.ts)
+      'reply-worker': 'adapters/telegram/reply-worker.ts',
+    },
     outdir: dist,
     bundle: true,
     splitting: true,

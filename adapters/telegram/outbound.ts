@@ -34,6 +34,8 @@ import {
   splitReply,
 } from '../../src/channel/index.ts';
 import { renderTelegramHtml } from './render.ts';
+import { runReplyJob, type ReplyJob, type ReplyJobResult } from './reply-job.ts';
+import { runReplyJobOffThread } from './reply-off-thread.ts';
 import { CALLBACK_DATA_LIMIT, CAPTION_LIMIT, TEXT_LIMIT, isEntityParseError, isRetryable, type ApiFailure } from './wire.ts';
 
 /** What sending needs. */
@@ -153,27 +155,41 @@ async function sendMedia(api: Api, chatId: string, m: OutboundMedia, caption: st
   return (await api.sendDocument(chatId, file, extra)).message_id;
 }
 
-/** The text of a message as it is sent: Telegram HTML, or plain (null when there is no text). */
-function renderedText(message: OutboundMessage): { text: string; html: boolean } | null {
+/** The text of a message as it is sent, rendered (Telegram HTML, or plain) once and split once. */
+function replyJob(message: OutboundMessage): ReplyJob | null {
   let md = message.text ?? '';
   if (md.trim() === '' && message.confirm) md = message.confirm.prompt_md;
   if (md.trim() === '') return null;
-  if (message.format !== 'markdown') return { text: md, html: false };
-  const html = renderTelegramHtml(md);
-  return html.trim() === '' ? null : { text: html, html: true };
+  const html = message.format === 'markdown';
+  return {
+    dialect: html ? 'telegram' : 'none',
+    text: md,
+    max: TEXT_LIMIT,
+    unit: 'utf16',
+    split: { format: html ? 'html' : 'plain', ...cutOf(message) },
+  };
 }
 
-/** The rendered text split once, in UTF-16 units, into at most REPLY_MAX_PARTS chunks. */
-function chunksOf(rendered: { text: string; html: boolean } | null, message: OutboundMessage): { text: string; html: boolean }[] {
-  if (!rendered) return [];
-  const { text, html } = rendered;
-  const parts = splitReply(text, TEXT_LIMIT, 'utf16', { format: html ? 'html' : 'plain', ...cutOf(message) });
-  return (html ? parts.filter((c) => htmlToText(c).trim() !== '') : parts).map((t) => ({ text: t, html }));
+/**
+ * Whether a rendered part shows anything ({@link htmlToText} not blank). Text between tags
+ * decides at once (the renderer writes only the four named entities, never a blank one); only
+ * a part of nothing but markup is decoded, where a link may still show its target.
+ */
+function hasVisibleText(part: string): boolean {
+  return part.replace(/<[^<>]*>/g, '').trim() !== '' || htmlToText(part).trim() !== '';
+}
+
+/** The parts of a job's result worth sending (an HTML part of only tags is left out). */
+function chunksOf(job: ReplyJob | null, result: ReplyJobResult): { text: string; html: boolean }[] {
+  if (!job) return [];
+  const html = job.dialect === 'telegram';
+  return (html ? result.parts.filter(hasVisibleText) : result.parts).map((t) => ({ text: t, html }));
 }
 
 /** The text chunks of a message, rendered once then split once (empty list when there is no text). */
 export function textChunks(message: OutboundMessage): { text: string; html: boolean }[] {
-  return chunksOf(renderedText(message), message);
+  const job = replyJob(message);
+  return job ? chunksOf(job, runReplyJob(job)) : [];
 }
 
 /**
@@ -191,10 +207,9 @@ export async function sendTelegram(
 ): Promise<SendResult> {
   const cursor = new PartCursor(opts.partsDone, opts.resendMarker);
   try {
-    const rendered = renderedText(message);
-    // Rendering and splitting a long reply are two turns of the event loop, not one.
-    if (rendered && rendered.text.length > TEXT_LIMIT) await new Promise<void>((r) => setImmediate(r));
-    const chunks = chunksOf(rendered, message);
+    // A long reply is rendered and split in the render worker, away from the event loop.
+    const job = replyJob(message);
+    const chunks = job ? chunksOf(job, await runReplyJobOffThread(job)) : [];
     const media = message.media ?? [];
     let markup: InlineKeyboardMarkup | undefined;
     try {

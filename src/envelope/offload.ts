@@ -82,7 +82,35 @@ export interface OffloadReceipt extends Envelope {
  */
 export function serializedSize(value: unknown): number {
   const json = JSON.stringify(value);
-  return json === undefined ? 0 : [...json].length;
+  return json === undefined ? 0 : codePoints(json);
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+const SURROGATE_PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+
+/** Code points of `s`, counted by the regex engine: a 1 M-character result is never spread into an array. */
+function codePoints(s: string): number {
+  return SURROGATE.test(s) ? s.length - (s.match(SURROGATE_PAIR)?.length ?? 0) : s.length;
+}
+
+/** The UTF-16 index where the first `max` code points of `s` end (walks at most `max` of them). */
+function codePointPrefixEnd(s: string, max: number): number {
+  let i = 0;
+  for (let points = 0; i < s.length && points < max; points++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return i;
+}
+
+/**
+ * True when a top-level string of `own` alone is over `limit` code points (more than two UTF-16
+ * units per point is impossible, and JSON only adds to a string): such a result is offloaded
+ * without serialising it just to measure it (a 1 M-character display_md).
+ */
+function hasLongString(own: Record<string, unknown>, limit: number): boolean {
+  for (const v of Object.values(own)) if (typeof v === 'string' && v.length > 2 * limit) return true;
+  return false;
 }
 
 /** `YYYYMMDD_HHMMSS` in UTC. */
@@ -95,8 +123,8 @@ function utcStamp(ms: number): string {
 function sampleOf(item: unknown): unknown {
   const json = JSON.stringify(item);
   if (json === undefined) return item;
-  const points = [...json];
-  return points.length <= SAMPLE_MAX ? item : `${points.slice(0, SAMPLE_MAX).join('')}…`;
+  const end = codePointPrefixEnd(json, SAMPLE_MAX);
+  return end === json.length ? item : `${json.slice(0, end)}…`;
 }
 
 /** Write `json` under a new name `offload_<skill>_<ts>[_n].json`; never overwrites (flag `wx`). */
@@ -139,7 +167,7 @@ export async function offloadIfLarge(envelope: Envelope, opts: OffloadOptions): 
   // The skill's own result is measured (R-OFF-01): without the platform's `artifacts` /
   // `artifact_errors` additions, so a 12 000-point result stays inline whatever was attached.
   const { artifacts: _artifacts, artifact_errors: _errors, ...own } = envelope;
-  if (serializedSize(own) <= limit) return envelope;
+  if (!hasLongString(own, limit) && serializedSize(own) <= limit) return envelope;
 
   const safeSkill = opts.skill.replace(/[^A-Za-z0-9_-]/g, '_') || 'skill';
   const dir = path.join(opts.workspaceDir, OFFLOAD_DIR);

@@ -105,6 +105,13 @@ describe('link discovery (R-ART-03, R-ART-04, A-14)', () => {
     ]);
   });
 
+  it('R-ART-04: a long body gives each distinct link once, in order of first appearance, wherever it lies', () => {
+    const filler = '泵房压力正常 '.repeat(9000); // about 63 000 units: links sit on both sides of a scan window's end
+    const text = `${filler}https://a.test/1 ${filler}[报告](https://b.test/2?x=1) https://a.test/1。${filler}<https://c.test/3>`;
+    expect(text.length).toBeGreaterThan(180_000);
+    expect(linksInText(text)).toEqual(['https://a.test/1', 'https://b.test/2?x=1', 'https://c.test/3']);
+  });
+
   it('R-ART-03, R-ART-04: classification: explicit, ambiguous only for http(s) values, body text; platform keys ignored', async () => {
     const found = await scanUrls(
       {

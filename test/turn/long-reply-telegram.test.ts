@@ -2,8 +2,12 @@
  * A 1 M-character reply through the Telegram fake (docs/operations-delivery.md "Long replies"):
  * composed as one bounded message, queued as one outbox row, rendered and split once by the
  * adapter into at most REPLY_MAX_PARTS messages, each within 4096 UTF-16 units and valid HTML,
- * the last ending with the cut notice. Both engines.
+ * the last ending with the cut notice. From a skill's display_md, the full text stays in the
+ * offload file (docs/results.md "Large results are offloaded"). Both engines.
  */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { TelegramAdapter } from '../../adapters/telegram/index.ts';
 import { createLogger } from '../../src/log/logger.ts';
@@ -13,6 +17,10 @@ import { composeReply } from '../../src/turn/reply/index.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { SECRET, TOKEN, useFakeTelegram } from '../adapters/telegram/fake-telegram.ts';
 import { FakeClock } from '../outbox/fakes.ts';
+import { makeTurnHarness } from './helpers.ts';
+
+/** The bench skills: `bench_long_reply` returns a display_md of about 1 M characters. */
+const BENCH_SKILLS = fileURLToPath(new URL('../bench/skills/', import.meta.url));
 
 const silent = createLogger({ level: 'silent', pretty: false });
 
@@ -55,5 +63,44 @@ describeEachEngine('a 1 M-character reply on Telegram', (db) => {
     const omitted = Number(/省略约 (\d+) 字符/.exec(last)?.[1]);
     expect(omitted).toBeGreaterThan(plannerText.length - REPLY_MAX_PARTS * 4096);
     expect(omitted).toBeLessThan(plannerText.length);
+  });
+
+  it("a skill's 1 M-character display_md arrives as at most REPLY_MAX_PARTS messages; the offload file keeps it whole", async () => {
+    const clock = new FakeClock();
+    const telegram = new TelegramAdapter(
+      { account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 },
+      { db: db(), log: silent },
+    );
+    const outbox = createOutbox(db(), { log: silent, clock, adapterFor: () => telegram });
+    const h = await makeTurnHarness(db(), {
+      channel: 'telegram',
+      capabilities: telegram.capabilities,
+      outbox,
+      skillRoots: [{ dir: BENCH_SKILLS, source: 'shared' }],
+    });
+    const [reply, ...more] = await h.turn({ raw_input: '/bench_long_reply' });
+    expect(more).toHaveLength(0);
+    expect(reply!.omitted).toBeGreaterThan(900_000);
+    for (let pass = 0; pass < 20 && (await outbox.backlog()) > 0; pass++) {
+      await outbox.deliverDue();
+      clock.advance(1000);
+    }
+    expect(await outbox.backlog()).toBe(0);
+    const texts = platform()
+      .calls(/\/sendMessage$/)
+      .map((s) => (s.json as { text: string }).text);
+    expect(texts.length).toBeGreaterThan(1);
+    expect(texts.length).toBeLessThanOrEqual(REPLY_MAX_PARTS);
+    expect(texts[0]).toContain('<b>泵房</b>');
+    expect(texts.at(-1)).toMatch(/回复过长，只发送了前一部分，省略约 \d+ 字符/);
+    // The skill's whole result is in the session workspace's offload file (R-OFF-01), display_md verbatim.
+    const dataDir = h.services.settings.dataDir;
+    const files = (await readdir(dataDir, { recursive: true })).filter((f) =>
+      /[/\\]\.offload[/\\]offload_bench_long_reply_\d{8}_\d{6}\.json$/.test(f),
+    );
+    expect(files).toHaveLength(1);
+    const kept = JSON.parse(await readFile(join(dataDir, files[0]!), 'utf8')) as { display_md: string };
+    expect(kept.display_md.length).toBeGreaterThanOrEqual(1_000_000);
+    expect(kept.display_md.startsWith('**泵房** 压力 [报告](https://example.com/r?a=1&b=2)')).toBe(true);
   });
 });

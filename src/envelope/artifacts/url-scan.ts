@@ -83,17 +83,55 @@ export function httpUrl(value: unknown): string | undefined {
   }
 }
 
+const LINK = /https?:\/\/[^\s<>"'`()[\]{}，。；！？、（）【】《》「」]+/gi;
+
+/** Body text is scanned in windows of about this many UTF-16 units, one event-loop turn each. */
+const WINDOW = 65_536;
+
+/** Consecutive slices of `text`, each about {@link WINDOW} long and ending after whitespace, which no link spans. */
+function* windows(text: string): Generator<string> {
+  const space = /\s/g;
+  for (let start = 0; start < text.length; ) {
+    space.lastIndex = start + WINDOW;
+    const end = start + WINDOW < text.length && space.exec(text) ? space.lastIndex : text.length;
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/** Add the links of `window` to `out`; a link text already in `seen` is not parsed again. */
+function collectLinks(window: string, seen: Set<string>, out: Set<string>): void {
+  for (const m of window.matchAll(LINK)) {
+    if (seen.has(m[0])) continue;
+    seen.add(m[0]);
+    const url = httpUrl(m[0].replace(/[.,;:!?]+$/, ''));
+    if (url !== undefined) out.add(url);
+  }
+}
+
 /**
- * http(s) links inside free text (markdown included): stops at whitespace, quotes, brackets
- * and CJK punctuation; trailing `.,;:!?` are dropped.
+ * The distinct http(s) links inside free text (markdown included), in order of first
+ * appearance: stops at whitespace, quotes, brackets and CJK punctuation; trailing `.,;:!?`
+ * are dropped. A link written many times is parsed once (a long report repeats its links).
  */
 export function linksInText(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/https?:\/\/[^\s<>"'`()[\]{}，。；！？、（）【】《》「」]+/gi)) {
-    const url = httpUrl(m[0].replace(/[.,;:!?]+$/, ''));
-    if (url !== undefined) out.push(url);
+  const seen = new Set<string>();
+  const out = new Set<string>();
+  for (const w of windows(text)) collectLinks(w, seen, out);
+  return [...out];
+}
+
+/** {@link linksInText}, yielding to the event loop between windows (a 1 M-character display_md). */
+async function linksInTextYielding(text: string): Promise<string[]> {
+  const seen = new Set<string>();
+  const out = new Set<string>();
+  let first = true;
+  for (const w of windows(text)) {
+    if (!first) await new Promise<void>((r) => setImmediate(r));
+    first = false;
+    collectLinks(w, seen, out);
   }
-  return out;
+  return [...out];
 }
 
 function mediaOfField(field: string): MediaKind | undefined {
@@ -147,7 +185,7 @@ export async function scanUrls(result: Record<string, unknown>, workspaceDir: st
         if (url !== undefined) continue;
       }
       if (BODY_TEXT_FIELDS.includes(key) && typeof value === 'string') {
-        for (const url of linksInText(value)) found.push({ url, kind: 'probe', where });
+        for (const url of await linksInTextYielding(value)) found.push({ url, kind: 'probe', where });
         continue;
       }
       if (depth >= MAX_DEPTH || value === null || typeof value !== 'object') continue;
