@@ -31,9 +31,7 @@ import {
   sendPhaseOfStatus,
   type SendResult,
   splitMessage,
-  splitReply,
 } from '../../src/channel/index.ts';
-import { renderTelegramHtml } from './render.ts';
 import { runReplyJob, type ReplyJob, type ReplyJobResult } from './reply-job.ts';
 import { runReplyJobOffThread } from './reply-off-thread.ts';
 import { CALLBACK_DATA_LIMIT, CAPTION_LIMIT, TEXT_LIMIT, isEntityParseError, isRetryable, type ApiFailure } from './wire.ts';
