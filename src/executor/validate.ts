@@ -5,7 +5,8 @@
  * Requirement ids: R-SCH-04, R-SCH-05, R-SUBCMD-03, R-SUBCMD-05,
  * A-03, A-08.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { ajvClass } from '../config/ajv.ts';
 import type { Envelope } from '../envelope/types.ts';
 import { commandLine, exampleArgs, ruleText, schemaProps, typeText } from '../present/schema-text.ts';
 import { needsSubcommandEnum, resolveToolName, SUBCOMMAND_KEY, withSubcommandEnum } from '../registry/subcommands.ts';
@@ -26,7 +27,10 @@ export interface ValidateOptions {
  * Defaults are never injected (A-08: the skill owns them); formats are not checked (no format
  * vocabulary is part of the contract); unknown keywords are ignored (`strict: false`).
  */
-const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: false, validateFormats: false, logger: false });
+let shared: Ajv | undefined;
+/** The one ajv instance, made at the first schema compiled (docs/performance.md "Start-up"). */
+const ajvInstance = (): Ajv =>
+  (shared ??= new (ajvClass())({ strict: false, allErrors: true, useDefaults: false, validateFormats: false, logger: false }));
 /** Compiled validators keyed by schema identity; null = the schema does not compile. */
 const compiled = new WeakMap<object, ValidateFunction | null>();
 
@@ -81,7 +85,7 @@ function validatorFor(schema: JsonSchema): ValidateFunction | null {
   if (compiled.has(schema)) return compiled.get(schema) ?? null;
   let fn: ValidateFunction | null;
   try {
-    fn = ajv.compile(schema);
+    fn = ajvInstance().compile(schema);
   } catch {
     // A schema ajv refuses (preflight reports it) still gets the required check below.
     fn = null;
@@ -89,7 +93,7 @@ function validatorFor(schema: JsonSchema): ValidateFunction | null {
   // Our WeakMap is the cache: drop ajv's own strong reference (and the `$id` registration, so
   // two skills sharing an `$id` do not collide).
   try {
-    ajv.removeSchema(schema);
+    ajvInstance().removeSchema(schema);
   } catch {
     // not registered
   }
