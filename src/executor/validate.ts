@@ -6,7 +6,7 @@
  * A-03, A-08.
  */
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import { ajvClass } from '../config/ajv.ts';
+import { ajvClass } from '../config/lazy-packages.ts';
 import type { Envelope } from '../envelope/types.ts';
 import { commandLine, exampleArgs, ruleText, schemaProps, typeText } from '../present/schema-text.ts';
 import { needsSubcommandEnum, resolveToolName, SUBCOMMAND_KEY, withSubcommandEnum } from '../registry/subcommands.ts';
@@ -81,6 +81,24 @@ function collectMissing(schema: unknown, value: unknown, path: string, out: stri
   if (Array.isArray(schema.allOf)) for (const sub of schema.allOf) collectMissing(sub, value, path, out);
 }
 
+/** Keys that say nothing about an object's content. */
+const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description', 'examples']);
+
+/**
+ * A schema any JSON object passes (`{}`, `{type: 'object', properties: {}}`, only annotations):
+ * validated without compiling, so a skill without parameters does not load ajv.
+ */
+function acceptsAnyObject(schema: JsonSchema): boolean {
+  return Object.entries(schema).every(([key, value]) => {
+    if (ANNOTATIONS.has(key)) return true;
+    if (key === 'type') return value === 'object';
+    if (key === 'properties') return isRecord(value) && Object.keys(value).length === 0;
+    if (key === 'required') return Array.isArray(value) && value.length === 0;
+    if (key === 'additionalProperties') return value === true;
+    return false;
+  });
+}
+
 function validatorFor(schema: JsonSchema): ValidateFunction | null {
   if (compiled.has(schema)) return compiled.get(schema) ?? null;
   let fn: ValidateFunction | null;
@@ -152,7 +170,7 @@ export function validateInput(schema: JsonSchema, input: Record<string, unknown>
   const missing: string[] = [];
   collectMissing(schema, input, '', missing);
   const invalid: { field: string; text: string }[] = [];
-  const validate = validatorFor(schema);
+  const validate = isRecord(input) && isRecord(schema) && acceptsAnyObject(schema) ? null : validatorFor(schema);
   if (validate && !validate(input)) {
     for (const err of validate.errors ?? []) {
       const field = fieldOf(err);
