@@ -3,7 +3,7 @@
  * structural JSON Schema (ajv). Semantic save rules live in validate.ts.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { ajvClass } from '../config/ajv.ts';
+import { ajvClass } from '../config/lazy-packages.ts';
 import type { JsonSchema } from '../registry/types.ts';
 
 /** What a step does when its skill fails (R-CHAIN-11..13); default `abort`. */

@@ -5,8 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { ajvClass } from './ajv.ts';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { ajvClass, yamlPackage } from './lazy-packages.ts';
 import { ConfigError } from './errors.ts';
 import { MCP_SERVER_SCHEMA, parseMcpServers, type McpServerConfig } from './mcp-servers.ts';
 import { isTimeZone, orgTimeZone } from '../present/clock.ts';
@@ -151,9 +150,10 @@ export function parseConfigFile(
 ): ConfigFile {
   let doc: unknown;
   try {
-    doc = parseYaml(text) ?? {};
+    // Blank text is an empty document: yaml is not loaded for it.
+    doc = text.trim() === '' ? {} : (yamlPackage().parse(text) ?? {});
   } catch (err) {
-    const where = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
+    const where = err instanceof yamlPackage().YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
     throw new ConfigError(`${file}: not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`, '(root)');
   }
   const validate = isEmptyDocument(doc) ? undefined : validator();
