@@ -18,7 +18,16 @@ import { fileURLToPath } from 'node:url';
 const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/skillgate/parse/', import.meta.url));
 
 /** The code whose output is cached: a change to any of these files is a new cache. */
-const READERS = ['./js.ts', './js-literal.ts', './types.ts', './parse-cache.ts', '../../executor/binder.ts', './python.ts', './inspect_handler.py', '../frontmatter.ts'];
+const READERS = [
+  './js.ts',
+  './js-literal.ts',
+  './types.ts',
+  './parse-cache.ts',
+  '../../executor/binder.ts',
+  './python.ts',
+  './inspect_handler.py',
+  '../frontmatter.ts',
+];
 
 let salt: string | undefined;
 
