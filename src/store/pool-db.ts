@@ -15,7 +15,12 @@ import { forgetStatement, isStalePlan, statementName } from './prepared.ts';
  * (src/store/prepared.ts). On the pool a refused named form is run again unnamed; inside a
  * transaction it cannot be (the transaction is aborted), so the error is thrown.
  */
-async function run(q: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[] | undefined, retry: boolean): Promise<pg.QueryResult> {
+async function run(
+  q: pg.Pool | pg.PoolClient,
+  text: string,
+  values: readonly unknown[] | undefined,
+  retry: boolean,
+): Promise<pg.QueryResult> {
   const name = statementName(text);
   if (name === undefined) return q.query(text, values as unknown[] | undefined);
   try {

@@ -57,5 +57,11 @@ export function isStalePlan(err: unknown): boolean {
 /** Only statements that read or write rows: not DDL, SET, LISTEN, transaction control. */
 function namable(text: string): boolean {
   const head = text.trimStart().slice(0, 8).toUpperCase();
-  return head.startsWith('SELECT') || head.startsWith('INSERT') || head.startsWith('UPDATE') || head.startsWith('DELETE') || head.startsWith('WITH');
+  return (
+    head.startsWith('SELECT') ||
+    head.startsWith('INSERT') ||
+    head.startsWith('UPDATE') ||
+    head.startsWith('DELETE') ||
+    head.startsWith('WITH')
+  );
 }
