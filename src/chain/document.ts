@@ -2,7 +2,8 @@
  * The chain document (docs/chains.md; R-CHAIN-08..15) and its
  * structural JSON Schema (ajv). Semantic save rules live in validate.ts.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ajvClass } from '../config/lazy-packages.ts';
 import type { JsonSchema } from '../registry/types.ts';
 
 /** What a step does when its skill fails (R-CHAIN-11..13); default `abort`. */
@@ -88,7 +89,7 @@ function describeAjvError(e: ErrorObject): string {
  * @returns problems as `<path>: <message>` lines (empty when the shape is right).
  */
 export function shapeProblems(doc: unknown): string[] {
-  checkShape ??= new Ajv({ allErrors: true, strict: false }).compile(CHAIN_DOCUMENT_SCHEMA);
+  checkShape ??= new (ajvClass())({ allErrors: true, strict: false }).compile(CHAIN_DOCUMENT_SCHEMA);
   if (checkShape(doc)) return [];
   return (checkShape.errors ?? []).map(describeAjvError);
 }

@@ -4,8 +4,8 @@
  * (`roles[0].access`).
  */
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ajvClass, yamlPackage } from './lazy-packages.ts';
 import { ConfigError } from './errors.ts';
 import { MCP_SERVER_SCHEMA, parseMcpServers, type McpServerConfig } from './mcp-servers.ts';
 import { isTimeZone, orgTimeZone } from '../present/clock.ts';
@@ -90,9 +90,22 @@ const schema = {
   },
 } as const;
 
-// The schema above is this file's own constant: no meta-schema check of it at every start
-// (compiling the meta-schema is most of ajv's cost here; docs/performance.md "Start-up").
-const validate = new Ajv({ allErrors: true, validateSchema: false }).compile(schema);
+let compiled: ValidateFunction | undefined;
+
+/**
+ * The schema above, compiled at the first file with content (an empty file or none is valid
+ * as it is: the schema requires no key). It is this file's own constant: no meta-schema check of
+ * it (compiling the meta-schema was most of ajv's cost here; docs/performance.md "Start-up").
+ */
+function validator(): ValidateFunction {
+  compiled ??= new (ajvClass())({ allErrors: true, validateSchema: false }).compile(schema);
+  return compiled;
+}
+
+/** `{}`: what an empty file parses to. */
+function isEmptyDocument(doc: unknown): boolean {
+  return typeof doc === 'object' && doc !== null && !Array.isArray(doc) && Object.keys(doc).length === 0;
+}
 
 /** `/roles/0/access` → `roles[0].access`. */
 function keyOf(err: ErrorObject): string {
@@ -137,12 +150,14 @@ export function parseConfigFile(
 ): ConfigFile {
   let doc: unknown;
   try {
-    doc = parseYaml(text) ?? {};
+    // Blank text is an empty document: yaml is not loaded for it.
+    doc = text.trim() === '' ? {} : (yamlPackage().parse(text) ?? {});
   } catch (err) {
-    const where = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
+    const where = err instanceof yamlPackage().YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
     throw new ConfigError(`${file}: not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`, '(root)');
   }
-  if (!validate(doc)) {
+  const validate = isEmptyDocument(doc) ? undefined : validator();
+  if (validate && !validate(doc)) {
     const err = validate.errors![0]!;
     const key = keyOf(err);
     const detail = err.keyword === 'additionalProperties' ? 'is not a known key' : (err.message ?? 'is invalid');

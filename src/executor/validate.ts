@@ -5,7 +5,8 @@
  * Requirement ids: R-SCH-04, R-SCH-05, R-SUBCMD-03, R-SUBCMD-05,
  * A-03, A-08.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { ajvClass } from '../config/lazy-packages.ts';
 import type { Envelope } from '../envelope/types.ts';
 import { commandLine, exampleArgs, ruleText, schemaProps, typeText } from '../present/schema-text.ts';
 import { needsSubcommandEnum, resolveToolName, SUBCOMMAND_KEY, withSubcommandEnum } from '../registry/subcommands.ts';
@@ -26,7 +27,10 @@ export interface ValidateOptions {
  * Defaults are never injected (A-08: the skill owns them); formats are not checked (no format
  * vocabulary is part of the contract); unknown keywords are ignored (`strict: false`).
  */
-const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: false, validateFormats: false, logger: false });
+let shared: Ajv | undefined;
+/** The one ajv instance, made at the first schema compiled (docs/performance.md "Start-up"). */
+const ajvInstance = (): Ajv =>
+  (shared ??= new (ajvClass())({ strict: false, allErrors: true, useDefaults: false, validateFormats: false, logger: false }));
 /** Compiled validators keyed by schema identity; null = the schema does not compile. */
 const compiled = new WeakMap<object, ValidateFunction | null>();
 
@@ -77,11 +81,29 @@ function collectMissing(schema: unknown, value: unknown, path: string, out: stri
   if (Array.isArray(schema.allOf)) for (const sub of schema.allOf) collectMissing(sub, value, path, out);
 }
 
+/** Keys that say nothing about an object's content. */
+const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description', 'examples']);
+
+/**
+ * A schema any JSON object passes (`{}`, `{type: 'object', properties: {}}`, only annotations):
+ * validated without compiling, so a skill without parameters does not load ajv.
+ */
+function acceptsAnyObject(schema: JsonSchema): boolean {
+  return Object.entries(schema).every(([key, value]) => {
+    if (ANNOTATIONS.has(key)) return true;
+    if (key === 'type') return value === 'object';
+    if (key === 'properties') return isRecord(value) && Object.keys(value).length === 0;
+    if (key === 'required') return Array.isArray(value) && value.length === 0;
+    if (key === 'additionalProperties') return value === true;
+    return false;
+  });
+}
+
 function validatorFor(schema: JsonSchema): ValidateFunction | null {
   if (compiled.has(schema)) return compiled.get(schema) ?? null;
   let fn: ValidateFunction | null;
   try {
-    fn = ajv.compile(schema);
+    fn = ajvInstance().compile(schema);
   } catch {
     // A schema ajv refuses (preflight reports it) still gets the required check below.
     fn = null;
@@ -89,7 +111,7 @@ function validatorFor(schema: JsonSchema): ValidateFunction | null {
   // Our WeakMap is the cache: drop ajv's own strong reference (and the `$id` registration, so
   // two skills sharing an `$id` do not collide).
   try {
-    ajv.removeSchema(schema);
+    ajvInstance().removeSchema(schema);
   } catch {
     // not registered
   }
@@ -148,7 +170,7 @@ export function validateInput(schema: JsonSchema, input: Record<string, unknown>
   const missing: string[] = [];
   collectMissing(schema, input, '', missing);
   const invalid: { field: string; text: string }[] = [];
-  const validate = validatorFor(schema);
+  const validate = isRecord(input) && isRecord(schema) && acceptsAnyObject(schema) ? null : validatorFor(schema);
   if (validate && !validate(input)) {
     for (const err of validate.errors ?? []) {
       const field = fieldOf(err);

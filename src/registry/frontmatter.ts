@@ -5,7 +5,8 @@
  * Source: docs/skill-authoring.md. Requirement ids: R-LOAD-03, R-LOAD-04,
  * R-LOAD-07, R-LOAD-09, R-LOAD-10, A-03, A-07.
  */
-import { parseDocument } from 'yaml';
+import { yamlPackage } from '../config/lazy-packages.ts';
+import { parseCached } from './inspect/parse-cache.ts';
 import type { EnvRequirement, Frontmatter, JsonSchema, SkillIssue, SkillSource, SkillType } from './types.ts';
 
 /** A SKILL.md split into its frontmatter and body. */
@@ -44,17 +45,35 @@ export function splitSkillMd(text: string): ParsedSkillMd {
   else if (rest.startsWith('\n', bodyStart)) bodyStart += 1;
   const body = rest.slice(bodyStart);
 
-  const doc = parseDocument(yamlText, { prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0]!;
-    return { hasFrontmatter: true, data: null, body, error: `invalid YAML in frontmatter: ${first.message.split('\n')[0]}` };
-  }
-  const value: unknown = doc.toJS();
+  const parsed = parseCached('frontmatter', yamlText, () => parseYamlBlock(yamlText), keepsInJson);
+  if ('error' in parsed) return { hasFrontmatter: true, data: null, body, error: parsed.error };
+  const value = parsed.value;
   if (value === null || value === undefined) return { hasFrontmatter: true, data: {}, body };
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { hasFrontmatter: true, data: null, body, error: 'frontmatter is not a mapping of keys' };
   }
   return { hasFrontmatter: true, data: value as Record<string, unknown>, body };
+}
+
+/** The frontmatter block as YAML: its value, or the first error's message. */
+function parseYamlBlock(yamlText: string): { value: unknown } | { error: string } {
+  const doc = yamlPackage().parseDocument(yamlText, { prettyErrors: false });
+  if (doc.errors.length > 0) return { error: `invalid YAML in frontmatter: ${doc.errors[0]!.message.split('\n')[0]}` };
+  return { value: doc.toJS() as unknown };
+}
+
+/**
+ * Whether `v` comes back the same from JSON (the parse cache's format): YAML's `.inf`, `.nan`
+ * and `-0` do not, nor a `__proto__` key; such a block is parsed again at every read.
+ */
+function keepsInJson(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (Array.isArray(v)) return v.every(keepsInJson);
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return !Object.hasOwn(v, '__proto__') && Object.values(v).every(keepsInJson);
+  }
+  return false;
 }
 
 const SOURCES: readonly SkillSource[] = ['builtin', 'shared', 'market'];

@@ -2,13 +2,13 @@
  * Planned times of a cron expression (cron-parser 4.9, the parser pg-boss uses; five fields,
  * optional seconds field refused): the occurrences after one instant up to another.
  */
-import cronParser from 'cron-parser';
+import { cronParserPackage } from '../config/lazy-packages.ts';
 
 /** Validate `cron` in time zone `tz`. @returns the problem, or null when valid. */
 export function cronProblem(cron: string, tz: string): string | null {
   if (cron.trim().split(/\s+/).length !== 5) return 'a schedule takes five cron fields (minute hour day month weekday)';
   try {
-    cronParser.parseExpression(cron, { tz });
+    cronParserPackage().parseExpression(cron, { tz });
     return null;
   } catch (err) {
     return (err as Error).message;
@@ -21,7 +21,7 @@ export function cronProblem(cron: string, tz: string): string | null {
  */
 export function plannedTimes(cron: string, tz: string, after: Date, upTo: Date, cap: number): Date[] {
   if (upTo.getTime() <= after.getTime()) return [];
-  const it = cronParser.parseExpression(cron, { tz, currentDate: after, endDate: upTo });
+  const it = cronParserPackage().parseExpression(cron, { tz, currentDate: after, endDate: upTo });
   const out: Date[] = [];
   while (it.hasNext()) {
     const t = new Date(it.next().getTime());

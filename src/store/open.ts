@@ -63,12 +63,22 @@ export interface EmbeddedDbOptions {
 }
 
 /**
+ * V8's tier-up budget for the WebAssembly of a gateway (not one-shot): 100 times V8's default
+ * (1 800 000), so a function tiers up to the optimising compiler only after running about 100
+ * times longer on the baseline one. PostgreSQL's start-up code then stays on the baseline
+ * compiler (the optimising compiles of a start were about 0.6 s of CPU on background threads);
+ * the functions the long-running queries keep running still tier up (docs/performance.md
+ * "Start-up").
+ */
+export const GATEWAY_WASM_TIERING_BUDGET = 180_000_000;
+
+/**
  * Open embedded PGlite. `dataDir` is a folder (created when missing; the database lives in
  * `<dataDir>/pgdata`) or `undefined` for an in-memory database (tests).
  * The pool has exactly one client (PGlite is one session; library-facts §5).
  */
 export async function openEmbeddedDb(dataDir?: string, opts: EmbeddedDbOptions = {}): Promise<Db> {
-  if (opts.oneShot) setFlagsFromString('--liftoff-only');
+  setFlagsFromString(opts.oneShot ? '--liftoff-only' : `--wasm-tiering-budget=${GATEWAY_WASM_TIERING_BUDGET}`);
   // Imported here, not at the top: a server-engine process never loads PGlite.
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseCached } from '../../src/registry/inspect/parse-cache.ts';
 import { scanHandler } from '../../src/registry/inspect/index.ts';
 import { declaredParamCount } from '../../src/executor/binder.ts';
+import { splitSkillMd } from '../../src/registry/frontmatter.ts';
 
 describe('parse cache (src/registry/inspect/parse-cache.ts)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sg-parse-cache-'));
@@ -49,5 +50,55 @@ describe('parse cache (src/registry/inspect/parse-cache.ts)', () => {
     expect(declaredParamCount(rest())).toBe(Infinity);
     expect(declaredParamCount(defaulted())).toBe(2);
     expect(declaredParamCount(defaulted())).toBe(2);
+  });
+
+  it('a handler.py that parsed is served from the cache without python3; an edit or a syntax error is inspected again', async () => {
+    const file = join(dir, `handler_${randomBytes(4).toString('hex')}.py`);
+    writeFileSync(file, 'async def execute(input_data, runtime_context):\n    return {"ok": True}\n');
+    const first = await scanHandler(file);
+    expect(first.inspection).toMatchObject({ language: 'python', parsed: true, entry: { name: 'execute' } });
+    expect(first.inspection.unavailable).toBeUndefined();
+    const path = process.env.PATH;
+    process.env.PATH = dir; // no python3 on this PATH
+    try {
+      expect(await scanHandler(file)).toEqual(first);
+      // an edited file is inspected again: without python3 that says so
+      writeFileSync(file, 'def run(input_data):\n    return {}\n');
+      expect((await scanHandler(file)).inspection.unavailable).toMatch(/python3 not found/);
+    } finally {
+      process.env.PATH = path;
+    }
+    expect((await scanHandler(file)).inspection.entry?.name).toBe('run');
+    // a syntax error is not kept: a later interpreter may read the same text
+    writeFileSync(file, 'def broken(:\n');
+    expect((await scanHandler(file)).inspection.parsed).toBe(false);
+    process.env.PATH = dir;
+    try {
+      expect((await scanHandler(file)).inspection.unavailable).toMatch(/python3 not found/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it('a frontmatter block reads the same from the cache, and values JSON cannot carry are parsed each time', () => {
+    const tag = randomBytes(4).toString('hex');
+    const md = `---\nname: s_${tag}\ndescription: "说明"\ntags: [a, b]\nlimits: { n: 3, ok: true, none: null }\n---\nbody\n`;
+    const first = splitSkillMd(md);
+    expect(first).toEqual({
+      hasFrontmatter: true,
+      data: { name: `s_${tag}`, description: '说明', tags: ['a', 'b'], limits: { n: 3, ok: true, none: null } },
+      body: 'body\n',
+    });
+    expect(splitSkillMd(md)).toEqual(first);
+    const odd = `---\nname: o_${tag}\nbig: .inf\nnot_a_number: .nan\nzero: -0\n---\n`;
+    for (let i = 0; i < 2; i++) {
+      const data = splitSkillMd(odd).data!;
+      expect(data.big).toBe(Infinity);
+      expect(data.not_a_number).toBeNaN();
+      expect(Object.is(data.zero, -0)).toBe(true);
+    }
+    const bad = `---\nname: [unclosed ${tag}\n---\n`;
+    expect(splitSkillMd(bad).error).toMatch(/^invalid YAML in frontmatter/);
+    expect(splitSkillMd(bad)).toEqual(splitSkillMd(bad));
   });
 });

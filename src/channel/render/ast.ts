@@ -8,7 +8,9 @@
  * `validateLink` already refuses `javascript:`, `vbscript:`, `file:` and non-image `data:` URLs
  * (such a link stays literal text). Each dialect applies its own stricter scheme policy on top.
  */
-import MarkdownIt, { type Token } from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
+import type { Token } from 'markdown-it';
+import { markdownItClass } from '../../config/lazy-packages.ts';
 
 /** Column alignment of a table (GFM `:--`, `:-:`, `--:`), null when unspecified. */
 export type MdAlign = 'left' | 'center' | 'right' | null;
@@ -36,10 +38,16 @@ export type MdBlock =
   | { type: 'table'; align: MdAlign[]; header: MdInline[][]; rows: MdInline[][][] }
   | { type: 'hr' };
 
-const md = new MarkdownIt({ html: false, linkify: true, breaks: true });
+/** A markdown-it parser (the package exports its class as a value only). */
+type MarkdownItInstance = InstanceType<typeof MarkdownIt>;
 
-/** The shared markdown-it instance (for URL helpers such as `normalizeLinkText`). */
-export const markdownIt = md;
+let md: MarkdownItInstance | undefined;
+
+/** The shared markdown-it instance (for URL helpers such as `normalizeLinkText`), made at its first use. */
+export function markdownIt(): MarkdownItInstance {
+  md ??= new (markdownItClass())({ html: false, linkify: true, breaks: true });
+  return md;
+}
 
 /**
  * One line of words, digits, CJK punctuation and emoji with no character that markdown,
@@ -57,7 +65,7 @@ export function isPlainLine(src: string): boolean {
 /** Parse markdown into blocks. Never throws for any input string. */
 export function parseMarkdown(src: string): MdBlock[] {
   if (isPlainLine(src)) return [{ type: 'paragraph', children: [{ type: 'text', text: src }] }];
-  const tokens = md.parse(src, {});
+  const tokens = markdownIt().parse(src, {});
   const cursor = { i: 0 };
   return parseBlocks(tokens, cursor, null);
 }

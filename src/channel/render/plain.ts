@@ -9,7 +9,7 @@ import { markdownIt, parseMarkdown } from './ast.ts';
 import { alignedTable, renderWith, textList, type MdVisitor } from './visitor.ts';
 
 function shownUrl(href: string): string {
-  const decoded = markdownIt.normalizeLinkText(href);
+  const decoded = markdownIt().normalizeLinkText(href);
   return decoded.startsWith('mailto:') ? decoded.slice('mailto:'.length) : decoded;
 }
 

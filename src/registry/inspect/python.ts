@@ -6,8 +6,10 @@
  */
 import { pythonExecutable } from '../../config/python.ts';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { JsonSchema } from '../types.ts';
+import { parseCachedAsync } from './parse-cache.ts';
 import type { EntryInfo, HandlerInspection } from './types.ts';
 
 /** The bundled inspector script, next to this file. */
@@ -47,8 +49,28 @@ export async function inspectPython(file: string): Promise<HandlerInspection> {
  * Inspect a Python handler and list its imports in one run of the inspector
  * (the imports feed the cross-skill import check, R-LOAD-15). Never rejects; see
  * {@link inspectPython} for the failure shapes (`imports` is then empty).
+ * A text that parsed is remembered by content (parse-cache.ts): the next start does not run
+ * python3 for it. A syntax error or a missing interpreter is looked at again every time.
  */
 export async function scanPython(file: string): Promise<PythonScan> {
+  let text: string;
+  try {
+    text = await readFile(file, 'latin1'); // one character per byte: the key covers the exact bytes
+  } catch {
+    return runScan(file); // the inspector reports the unreadable file
+  }
+  // The inspector reads the file itself: a scan is kept only when the file still holds `text`.
+  let same = false;
+  const scan = async (): Promise<PythonScan> => {
+    const result = await runScan(file);
+    same = (await readFile(file, 'latin1').catch(() => undefined)) === text;
+    return result;
+  };
+  // The scan names the file, so the path is part of the key.
+  return parseCachedAsync(`python-scan\0${file}`, text, scan, (s) => same && s.inspection.parsed && !s.inspection.unavailable);
+}
+
+async function runScan(file: string): Promise<PythonScan> {
   const base: HandlerInspection = { file, language: 'python', parsed: true, entries: [], entry: null, isCli: false };
   let out: InspectorOutput;
   try {

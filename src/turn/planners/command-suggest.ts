@@ -5,7 +5,8 @@
  * command the web page offers as a button. Never the whole help list; under 300 characters
  * whatever was sent (an emoji, a 10 000-character paste).
  */
-import MiniSearch from 'minisearch';
+import type MiniSearch from 'minisearch';
+import { miniSearchClass } from '../../config/lazy-packages.ts';
 import type { Envelope } from '../../envelope/types.ts';
 import type { ModelTool } from '../../registry/types.ts';
 import type { Lang } from '../reply/text.ts';
@@ -39,7 +40,7 @@ const indexes = new WeakMap<ModelTool[], MiniSearch<Doc>>();
 function indexFor(tools: ModelTool[], tagsOf: (tool: string) => string[]): MiniSearch<Doc> {
   let ms = indexes.get(tools);
   if (!ms) {
-    ms = new MiniSearch<Doc>({
+    ms = new (miniSearchClass())<Doc>({
       fields: ['name', 'purpose', 'tags'],
       storeFields: [],
       tokenize,
