@@ -118,6 +118,14 @@ export class PoolDb implements Db {
     this.local.setMaxListeners(0);
   }
 
+  /**
+   * A Db written out as JSON (a skill echoing its runtime context, a log line) shows its
+   * engine only: never the pool, its connection settings or the statements it holds.
+   */
+  toJSON(): { engine: DbEngine } {
+    return { engine: this.engine };
+  }
+
   async query<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
     if (this.engine === 'embedded') return this.embeddedQuery<R>(text, values);
     const res = await run(this.pool, text, values, true);

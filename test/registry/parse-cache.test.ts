@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,26 +53,36 @@ describe('parse cache (src/registry/inspect/parse-cache.ts)', () => {
     expect(declaredParamCount(defaulted())).toBe(2);
   });
 
-  it('a handler.py that parsed is served from the cache without python3; an edit or a syntax error is inspected again', async () => {
+  it('a handler.py that parsed is served from the cache without starting python3; an edit, a syntax error or another PATH is inspected again', async () => {
     const file = join(dir, `handler_${randomBytes(4).toString('hex')}.py`);
     writeFileSync(file, 'async def execute(input_data, runtime_context):\n    return {"ok": True}\n');
-    const first = await scanHandler(file);
-    expect(first.inspection).toMatchObject({ language: 'python', parsed: true, entry: { name: 'execute' } });
-    expect(first.inspection.unavailable).toBeUndefined();
+    // a python3 on PATH that counts its starts, then runs the real one
+    const bin = mkdtempSync(join(tmpdir(), 'sg-py-shim-'));
+    const starts = join(bin, 'starts');
+    const real = execFileSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'python3'), `#!/bin/sh\necho x >> "${starts}"\nexec "${real}" "$@"\n`, { mode: 0o755 });
+    const count = (): number => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean).length : 0);
     const path = process.env.PATH;
-    process.env.PATH = dir; // no python3 on this PATH
+    process.env.PATH = `${bin}:${path}`;
     try {
+      const first = await scanHandler(file);
+      expect(first.inspection).toMatchObject({ language: 'python', parsed: true, entry: { name: 'execute' } });
+      expect(first.inspection.unavailable).toBeUndefined();
+      const started = count();
+      expect(started).toBeGreaterThan(0);
       expect(await scanHandler(file)).toEqual(first);
-      // an edited file is inspected again: without python3 that says so
+      expect(count()).toBe(started); // served from the cache
       writeFileSync(file, 'def run(input_data):\n    return {}\n');
-      expect((await scanHandler(file)).inspection.unavailable).toMatch(/python3 not found/);
+      expect((await scanHandler(file)).inspection.entry?.name).toBe('run'); // an edited file is inspected again
+      // a syntax error is not kept: a later interpreter may read the same text
+      writeFileSync(file, 'def broken(:\n');
+      expect((await scanHandler(file)).inspection.parsed).toBe(false);
+      expect((await scanHandler(file)).inspection.parsed).toBe(false);
     } finally {
       process.env.PATH = path;
     }
-    expect((await scanHandler(file)).inspection.entry?.name).toBe('run');
-    // a syntax error is not kept: a later interpreter may read the same text
-    writeFileSync(file, 'def broken(:\n');
-    expect((await scanHandler(file)).inspection.parsed).toBe(false);
+    // a PATH without python3 says so, also for a text an earlier scan parsed
+    writeFileSync(file, 'def run(input_data):\n    return {}\n');
     process.env.PATH = dir;
     try {
       expect((await scanHandler(file)).inspection.unavailable).toMatch(/python3 not found/);

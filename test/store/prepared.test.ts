@@ -66,3 +66,12 @@ describeEachEngine('store: a failed statement', (db) => {
     expect((await db().query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 });
+
+describeEachEngine('store: a Db as JSON', (db) => {
+  it('shows its engine only, never its pool, connection settings or statements', async () => {
+    await db().query('SELECT 1');
+    await db().query('SELECT 1');
+    const json = JSON.stringify({ db: db() });
+    expect(JSON.parse(json)).toEqual({ db: { engine: db().engine } });
+  });
+});

@@ -66,8 +66,14 @@ export async function scanPython(file: string): Promise<PythonScan> {
     same = (await readFile(file, 'latin1').catch(() => undefined)) === text;
     return result;
   };
-  // The scan names the file, so the path is part of the key.
-  return parseCachedAsync(`python-scan\0${file}`, text, scan, (s) => same && s.inspection.parsed && !s.inspection.unavailable);
+  // The scan names the file, so the path is part of the key; so is PATH, which decides the
+  // interpreter (a PATH without python3 is told so, not answered from an earlier scan).
+  return parseCachedAsync(
+    `python-scan\0${process.env.PATH ?? ''}\0${file}`,
+    text,
+    scan,
+    (s) => same && s.inspection.parsed && !s.inspection.unavailable,
+  );
 }
 
 async function runScan(file: string): Promise<PythonScan> {
