@@ -112,14 +112,12 @@ const INSERT_PLAIN = insertFrom('(SELECT false AS over)');
 
 /**
  * With flood control: `$10` per minute, `$11` the sender id, `$12` the window start. The window
- * is read once (a CTE) for the decision and for the refusals before this one.
+ * is read once (a CTE) for the decision and for the refusals before this one, under the
+ * sender's lock (migration 0040), so events of one sender arriving together are counted in turn.
  */
 const INSERT_LIMITED = `WITH w AS (
-       SELECT count(*) FILTER (WHERE s.status <> 'refused') >= $10::int AS over,
-              count(*) FILTER (WHERE s.status = 'refused')::int AS refused_before
-         FROM skillgate.inbox_events s
-        WHERE s.channel = $1 AND s.account = $2 AND (s.payload->'actor'->>'id') = $11::text
-          AND s.received_at > $12::timestamptz AND s.payload->>'kind' = 'message'),
+       SELECT c.taken >= $10::int AS over, c.refused AS refused_before
+         FROM skillgate.inbox_sender_window($1, $2, $11::text, $12::timestamptz) c),
      ins AS (${insertFrom('w')})
      SELECT ins.id, ins.claimed, ins.refused, w.refused_before FROM ins CROSS JOIN w`;
 

@@ -80,4 +80,30 @@ describeEachEngine('inbox flood control', (db) => {
     expect(floodLimitFromEnv({ SKILLGATE_FLOOD_PER_MINUTE: ' 12 ' })).toBe(12);
     expect(() => floodLimitFromEnv({ SKILLGATE_FLOOD_PER_MINUTE: 'lots' })).toThrow(/SKILLGATE_FLOOD_PER_MINUTE/);
   });
+  it('a burst of one sender arriving at the same moment lets exactly the limit through, with one notice', async () => {
+    const { log } = captureLog();
+    const t = Date.parse('2026-12-01T11:00:00Z');
+    const notices: string[] = [];
+    const inbox = createInbox(db(), {
+      log,
+      clock: () => t,
+      pollMs: 10,
+      flood: { perMinute: 5, notify: async (m) => void notices.push(m.dedupe_key) },
+    });
+    const msgs = Array.from({ length: 12 }, (_, i) => ({
+      ...inbound(`chat-burst-${i}`, `burst${i}`, `burst ${i}`),
+      actor: { id: 'carol', display_name: 'carol' },
+    }));
+    const results = await Promise.all(msgs.map((m) => inbox.receive(m)));
+    expect(results.every((r) => r === 'accepted')).toBe(true);
+    const { rows } = await db().query<{ status: string; n: number }>(
+      `SELECT CASE WHEN status = 'refused' THEN 'refused' ELSE 'taken' END AS status, count(*)::int AS n
+         FROM skillgate.inbox_events GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rows).toEqual([
+      { status: 'refused', n: 7 },
+      { status: 'taken', n: 5 },
+    ]);
+    expect(notices).toHaveLength(1);
+  });
 });
