@@ -52,6 +52,8 @@ export async function appendFrame(
     body: StoredFrameBody;
     nowMs: number;
     notify?: { channel: string; replica: string; status?: ServerFrame };
+    /** The outbox row this frame delivers (`SendOptions.idempotencyKey`), for a resend to find it. */
+    outboxKey?: string | null;
   },
 ): Promise<StoredFrame> {
   const ts = new Date(args.nowMs).toISOString();
@@ -61,9 +63,9 @@ export async function appendFrame(
        ON CONFLICT (conversation_id) DO UPDATE SET last_seq = skillgate.web_conversations.last_seq + 1
        RETURNING last_seq
      )
-     INSERT INTO skillgate.web_frames (conversation_id, seq, frame, created_at)
+     INSERT INTO skillgate.web_frames (conversation_id, seq, frame, created_at, outbox_key)
      SELECT $1, s.last_seq,
-            $4::jsonb || jsonb_build_object('seq', s.last_seq, 'id', 's_' || s.last_seq::text), $5::timestamptz
+            $4::jsonb || jsonb_build_object('seq', s.last_seq, 'id', 's_' || s.last_seq::text), $5::timestamptz, $8::text
        FROM s
      RETURNING seq::text AS seq,
                CASE WHEN $6::text IS NOT NULL
@@ -76,6 +78,7 @@ export async function appendFrame(
       ts,
       args.notify?.channel ?? null,
       args.notify ? JSON.stringify({ r: args.notify.replica, ...(args.notify.status ? { f: args.notify.status } : {}) }) : null,
+      args.outboxKey ?? null,
     ],
   );
   const seq = Number(rows[0]!.seq);
@@ -96,8 +99,8 @@ export async function appendFrames(q: Queryable, items: AppendArgs[]): Promise<S
   const ts = items.map((a) => new Date(a.nowMs).toISOString());
   const { rows } = await q.query<{ conversation_id: string; seq: string }>(
     `WITH v AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[], $7::jsonb[])
-                  WITH ORDINALITY AS t(conversation_id, org_id, contact_key, body, at, nchannel, npayload, ord)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[], $7::jsonb[], $8::text[])
+                  WITH ORDINALITY AS t(conversation_id, org_id, contact_key, body, at, nchannel, npayload, outbox_key, ord)
      ), n AS (
        SELECT conversation_id, min(org_id) AS org_id, min(contact_key) AS contact_key, count(*)::bigint AS frames
          FROM v GROUP BY conversation_id
@@ -107,12 +110,12 @@ export async function appendFrames(q: Queryable, items: AppendArgs[]): Promise<S
        ON CONFLICT (conversation_id) DO UPDATE SET last_seq = c.last_seq + EXCLUDED.last_seq
        RETURNING conversation_id, last_seq
      ), f AS (
-       SELECT v.conversation_id, v.body, v.at, v.nchannel, v.npayload,
+       SELECT v.conversation_id, v.body, v.at, v.nchannel, v.npayload, v.outbox_key,
               s.last_seq - n.frames + row_number() OVER (PARTITION BY v.conversation_id ORDER BY v.ord) AS seq
          FROM v JOIN s ON s.conversation_id = v.conversation_id JOIN n ON n.conversation_id = v.conversation_id
      )
-     INSERT INTO skillgate.web_frames (conversation_id, seq, frame, created_at)
-     SELECT f.conversation_id, f.seq, f.body || jsonb_build_object('seq', f.seq, 'id', 's_' || f.seq::text), f.at
+     INSERT INTO skillgate.web_frames (conversation_id, seq, frame, created_at, outbox_key)
+     SELECT f.conversation_id, f.seq, f.body || jsonb_build_object('seq', f.seq, 'id', 's_' || f.seq::text), f.at, f.outbox_key
        FROM f
      RETURNING conversation_id, seq::text AS seq,
                (SELECT CASE WHEN f.nchannel IS NOT NULL
@@ -126,6 +129,7 @@ export async function appendFrames(q: Queryable, items: AppendArgs[]): Promise<S
       ts,
       items.map((a) => a.notify?.channel ?? null),
       items.map((a) => (a.notify ? JSON.stringify({ r: a.notify.replica, ...(a.notify.status ? { f: a.notify.status } : {}) }) : null)),
+      items.map((a) => a.outboxKey ?? null),
     ],
   );
   // Each conversation's seqs, ascending, belong to its items in argument order.
@@ -177,4 +181,16 @@ export async function frameAt(q: Queryable, conversationId: string, seq: number)
     seq,
   ]);
   return rows[0] ? toFrame(rows[0]) : null;
+}
+
+/**
+ * Seqs of the frames an earlier attempt stored for outbox row `outboxKey` in the conversation,
+ * ascending (empty when none). @throws the database error.
+ */
+export async function framesOfOutboxRow(q: Queryable, conversationId: string, outboxKey: string): Promise<number[]> {
+  const { rows } = await q.query<{ seq: string }>(
+    'SELECT seq::text AS seq FROM skillgate.web_frames WHERE conversation_id = $1 AND outbox_key = $2 ORDER BY seq',
+    [conversationId, outboxKey],
+  );
+  return rows.map((r) => Number(r.seq));
 }

@@ -104,7 +104,7 @@ export class WebHub {
    * replicas both (one statement, not three). @throws the database error.
    */
   async append(
-    args: { conversationId: string; orgId: string; contactKey: string; body: StoredFrameBody; nowMs: number },
+    args: { conversationId: string; orgId: string; contactKey: string; body: StoredFrameBody; nowMs: number; outboxKey?: string | null },
     thenStatus?: ServerFrame,
   ): Promise<StoredFrame> {
     const server = this.db.engine === 'server';

@@ -21,6 +21,7 @@ import {
   type OutboundMessage,
   type OutboundTarget,
   renderWebHtml,
+  type SendOptions,
   type SendResult,
   type WebDirectory,
 } from '../../src/channel/index.ts';
@@ -116,7 +117,10 @@ export function createWebChannel(deps: WebChannelDeps): WebChannel {
     },
     stop: close,
     close,
-    send: (target: OutboundTarget, message: OutboundMessage): Promise<SendResult> => sendToWeb(ctx, target, message),
+    // Its own platform: a resend after an unknown outcome finds the frames already stored.
+    sendIdempotency: 'platform_key' as const,
+    send: (target: OutboundTarget, message: OutboundMessage, opts?: SendOptions): Promise<SendResult> =>
+      sendToWeb(ctx, target, message, opts),
     typing: (target: OutboundTarget) => setStatus(ctx, target, WORKING_STATUS),
     progress: (target: OutboundTarget, note: string | null) => setStatus(ctx, target, note),
     async fetchAttachment(att: InboundAttachment, msg: InboundMessage): Promise<FetchedAttachment> {

@@ -5,9 +5,9 @@
  * conversation and is pushed to the conversation's sockets on every replica.
  */
 import { randomBytes } from 'node:crypto';
-import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/index.ts';
+import type { OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/index.ts';
 import type { WebContext } from './context.ts';
-import { conversationOwner } from './frames.ts';
+import { conversationOwner, framesOfOutboxRow } from './frames.ts';
 import { conversationIdFor, isConversationId } from './conversation.ts';
 import { PROTOCOL_VERSION, type ServerFrame, type StoredFrameBody } from './wire.ts';
 import { mediaForRecipient } from './recipient-media.ts';
@@ -106,10 +106,25 @@ export function framesOf(ctx: Pick<WebContext, 'renderHtml'>, m: OutboundMessage
  * Store and push the frames of one message. Never throws: a database failure is a retryable
  * `{ok:false}` (the outbox retries the whole message).
  */
-export async function sendToWeb(ctx: WebContext, target: OutboundTarget, message: OutboundMessage): Promise<SendResult> {
+export async function sendToWeb(
+  ctx: WebContext,
+  target: OutboundTarget,
+  message: OutboundMessage,
+  opts: SendOptions = {},
+): Promise<SendResult> {
   try {
     const to = await resolveTarget(ctx, target);
     if (!to) return { ok: false, retryable: false, error: `unknown web conversation ${target.chat_id}`, code: 'unknown_conversation' };
+    const outboxKey = opts.idempotencyKey ?? null;
+    // An earlier attempt of this row may have stored its frames before its outcome was lost
+    // (a crash before the delivery mark): they are the delivery, not stored twice.
+    if (opts.unknownOutcome && outboxKey) {
+      const stored = await framesOfOutboxRow(ctx.db, to.conversationId, outboxKey);
+      if (stored.length > 0) {
+        if (message.final) await setStatus(ctx, target, null);
+        return { ok: true, message_ids: stored.map(String) };
+      }
+    }
     const ids: string[] = [];
     // Files from another session (send_message) become the recipient's own, servable uploads.
     const bodies = framesOf(ctx, await mediaForRecipient(ctx, to.contactKey, message));
@@ -118,7 +133,7 @@ export async function sendToWeb(ctx: WebContext, target: OutboundTarget, message
       bodies.map((body, i) => {
         // A final reply ends the turn's status line: told along with its last frame.
         const clear = message.final && i === bodies.length - 1 ? statusFrame(ctx, to.conversationId, null) : undefined;
-        return ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock() }, clear);
+        return ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock(), outboxKey }, clear);
       }),
     );
     for (const frame of frames) ids.push(String(frame.seq));

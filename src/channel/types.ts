@@ -279,6 +279,12 @@ export interface SendOptions {
    * and resend under the same key. Absent otherwise.
    */
   resendMarker?: string | null;
+  /**
+   * Set when an earlier attempt left the outcome of part `partsDone` unknown, for an adapter
+   * with `sendIdempotency: 'platform_key'`: it resends under the same key (or, where it is its
+   * own platform, looks up what that attempt stored). Absent otherwise.
+   */
+  unknownOutcome?: boolean;
 }
 
 /**

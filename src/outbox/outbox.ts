@@ -203,7 +203,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         result = await adapter.send(row.target, row.message, {
           idempotencyKey: `outbox:${row.id}`,
           partsDone: row.parts_done ?? 0,
-          ...(pending && !keyed ? { resendMarker: resendMarker(langOf(row)) } : {}),
+          ...(pending ? (keyed ? { unknownOutcome: true } : { resendMarker: resendMarker(langOf(row)) }) : {}),
         });
       } catch (err) {
         // Adapters return platform failures; a throw is a bug or a network surprise: retry it.
