@@ -42,7 +42,7 @@ describeEachEngine('web: a resend after an unknown outcome', (db) => {
       renderHtml: renderWebHtml,
     } as unknown as WebContext;
     const target = { channel: 'web', account: 'default', chat_id: conversationId };
-    const message = { text: '已完成。', format: 'markdown' as const, final: true, reply_to: 'm1' };
+    const message = { kind: 'reply' as const, text: '已完成。', format: 'markdown' as const, final: true, reply_to: 'm1' };
     const first = await sendToWeb(ctx, target, message, { idempotencyKey: 'outbox:41' });
     expect(first.ok).toBe(true);
     const again = await sendToWeb(ctx, target, message, { idempotencyKey: 'outbox:41', unknownOutcome: true });
