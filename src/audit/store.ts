@@ -53,10 +53,12 @@ export async function insertAuditRows(q: Queryable, entries: readonly AuditEntry
  */
 export function auditRowsWrite(entries: readonly AuditEntry[]): SqlWrite {
   if (entries.length === 0) throw new Error('audit rows: nothing to write');
-  const values: unknown[] = [];
+  // One array per column: the text is the same for any number of rows, so it is parsed once
+  // per connection (src/store/prepared.ts) instead of once per batch size.
+  const cols: unknown[][] = Array.from({ length: AUDIT_COLUMNS }, () => []);
   for (const entry of entries) {
     const e = processSecrets().scrubValues(entry); // secret values never reach the log (src/log/secret-values.ts)
-    values.push(
+    const row = [
       e.at.toISOString(),
       e.orgId,
       e.roleId,
@@ -68,29 +70,44 @@ export function auditRowsWrite(entries: readonly AuditEntry[]): SqlWrite {
       e.skill,
       e.action,
       e.paramsHash,
-      e.paramKeys,
+      JSON.stringify(e.paramKeys), // text[] per row: carried as JSON, unnested below
       e.success,
       e.errorType,
       e.durationMs,
       e.confirmTokenHash,
-    );
-    if (values.length % AUDIT_COLUMNS !== 0) throw new Error('audit row: column count mismatch');
+    ];
+    if (row.length !== AUDIT_COLUMNS) throw new Error('audit row: column count mismatch');
+    for (let i = 0; i < AUDIT_COLUMNS; i++) cols[i]!.push(row[i]);
   }
+  const types = [
+    'timestamptz',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'jsonb',
+    'boolean',
+    'text',
+    'integer',
+    'text',
+  ];
   return {
-    params: values,
-    sql: (param) => {
-      const tuples: string[] = [];
-      for (let n = 0; n < values.length; n += AUDIT_COLUMNS) {
-        const p = (i: number): string => param(n + i);
-        tuples.push(
-          `(${p(1)}::timestamptz, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::text[], ${p(13)}, ${p(14)}, ${p(15)}, ${p(16)})`,
-        );
-      }
-      return `INSERT INTO skillgate.audit_log
+    params: cols,
+    sql: (param) =>
+      `INSERT INTO skillgate.audit_log
        (at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
         params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash)
-     VALUES ${tuples.join(', ')}`;
-    },
+     SELECT r.at, r.org_id, r.role_id, r.channel, r.line, r.session_id, r.actor_emp_no, r.actor_name, r.skill, r.action,
+            r.params_hash, ARRAY(SELECT jsonb_array_elements_text(r.param_keys)), r.success, r.error_type, r.duration_ms, r.confirm_token_hash
+       FROM unnest(${types.map((t, i) => `${param(i + 1)}::${t}[]`).join(', ')})
+            AS r(at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
+                 params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash)`,
   };
 }
 
