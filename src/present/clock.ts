@@ -13,7 +13,7 @@ const knownZones = new Map<string, boolean>();
 /** The host's IANA time zone (`UTC` when the runtime cannot tell). */
 export function hostTimeZone(): string {
   const tzEnv = process.env.TZ;
-  if (hostZone?.tzEnv !== tzEnv || hostZone === undefined) {
+  if (hostZone === undefined || hostZone.tzEnv !== tzEnv) {
     hostZone = { tzEnv, zone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' };
   }
   return hostZone.zone;

@@ -15,21 +15,26 @@ import { forgetStatement, isStalePlan, statementName } from './prepared.ts';
  * (src/store/prepared.ts). On the pool a refused named form is run again unnamed; inside a
  * transaction it cannot be (the transaction is aborted), so the error is thrown.
  */
-async function run(
+async function run<R>(
   q: pg.Pool | pg.PoolClient,
   text: string,
   values: readonly unknown[] | undefined,
   retry: boolean,
-): Promise<pg.QueryResult> {
+): Promise<QueryResult<R>> {
+  const res = await runOnce(q, text, values as unknown[] | undefined, retry);
+  return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+}
+
+async function runOnce(q: pg.Pool | pg.PoolClient, text: string, values: unknown[] | undefined, retry: boolean): Promise<pg.QueryResult> {
   const name = statementName(text);
-  if (name === undefined) return q.query(text, values as unknown[] | undefined);
+  if (name === undefined) return q.query(text, values);
   try {
-    return await q.query({ name, text, values: values as unknown[] | undefined });
+    return await q.query({ name, text, values });
   } catch (err) {
     if (!isStalePlan(err)) throw err;
     forgetStatement(text);
     if (!retry) throw err;
-    return q.query(text, values as unknown[] | undefined);
+    return q.query(text, values);
   }
 }
 
@@ -54,8 +59,7 @@ class PoolTx implements Tx {
   }
 
   async query<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
-    const res = await run(this.client, text, values, false);
-    return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+    return run<R>(this.client, text, values, false);
   }
 
   async savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -109,10 +113,7 @@ export class PoolDb implements Db {
     const relaxedPool = opts.relaxedPool;
     this.relaxed = relaxedPool
       ? {
-          query: async <R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> => {
-            const res = await run(relaxedPool, text, values, true);
-            return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
-          },
+          query: <R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> => run<R>(relaxedPool, text, values, true),
         }
       : this;
     this.local.setMaxListeners(0);
@@ -128,8 +129,7 @@ export class PoolDb implements Db {
 
   async query<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
     if (this.engine === 'embedded') return this.embeddedQuery<R>(text, values);
-    const res = await run(this.pool, text, values, true);
-    return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+    return run<R>(this.pool, text, values, true);
   }
 
   /**
@@ -141,8 +141,7 @@ export class PoolDb implements Db {
   private async embeddedQuery<R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> {
     const client = await this.pool.connect();
     try {
-      const res = await run(client, text, values, true);
-      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+      return await run<R>(client, text, values, true);
     } finally {
       client.release();
     }
