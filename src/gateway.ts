@@ -410,9 +410,11 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       metrics,
       routers: [webhooks, chainRoutes, web.router, adminConsole.router, mcpRoutes],
     });
+    // Express 5 hands a listen failure to the callback as well as to 'error'.
     server = await new Promise<Server>((resolveListen, reject) => {
-      const s = app.listen(settings.port, settings.host, () => resolveListen(s));
-      s.once('error', reject);
+      const s = app.listen(settings.port, settings.host, (err?: Error) =>
+        err ? reject(listenError(err, settings.host, settings.port)) : resolveListen(s),
+      );
     });
     web.attach(server);
     const port = (server.address() as AddressInfo).port;
@@ -501,4 +503,24 @@ function accessLine(settings: Settings, demo: boolean, port: number): string {
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '' || host === 'localhost') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Thrown by {@link startGateway} when the HTTP port cannot be bound (`code`: EADDRINUSE, EACCES, …). */
+export class ListenError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'ListenError';
+  }
+}
+
+function listenError(err: Error, host: string, port: number): ListenError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new ListenError(`port ${port} is already in use on ${host} (another skillgate or another program); stop it or set PORT to a free port`, code);
+  if (code === 'EACCES') return new ListenError(`not allowed to listen on ${where}; ports below 1024 need privileges — set PORT to 1024 or above`, code);
+  return new ListenError(`cannot listen on ${where}: ${err.message}`, code);
 }

@@ -11,6 +11,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,10 +84,20 @@ interface Served {
   stop(): Promise<void>;
 }
 
-let nextPort = 21000 + Math.floor(Math.random() * 20000);
+/** A port the kernel says is free now (bound to 0 and released; a fixed range could be in use). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 async function serve(env: Record<string, string>): Promise<Served> {
-  const port = nextPort++;
+  const port = await freePort();
   const t0 = performance.now();
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: ROOT,

@@ -41,6 +41,18 @@ describe('skillgate serve on the embedded default', () => {
     expect(second.stdout).toBe('');
   });
 
+  it('a port already in use is refused with a clear message (exit 2) and the data dir is released', async () => {
+    const port = await server!.ready;
+    const other = mkdtempSync(join(tmpdir(), 'sg-serve-port-'));
+    const run = await runCli(['serve'], { cwd: other, env: { PORT: String(port) } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`port ${port} is already in use`);
+    expect(run.stderr).not.toMatch(/Cannot read properties/);
+    expect(existsSync(join(other, 'data', 'server.json'))).toBe(false);
+    const migrate = await runCli(['db', 'migrate'], { cwd: other });
+    expect(migrate.code).toBe(0);
+  });
+
   it('the local admin API refuses a request without the server.json token (401)', async () => {
     const port = await server!.ready;
     const res = await fetch(`http://127.0.0.1:${port}/api/local/db/migrate`, { method: 'POST' });

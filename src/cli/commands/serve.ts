@@ -2,7 +2,7 @@
  * `skillgate serve` — start the gateway and run until SIGINT/SIGTERM.
  */
 import { loadSettings } from '../../config/settings.ts';
-import { startGateway } from '../../gateway.ts';
+import { ListenError, startGateway } from '../../gateway.ts';
 import { log } from '../../log/logger.ts';
 import { DataDirBusyError } from '../../store/datadir.ts';
 import { CliError, EXIT_FAILED, EXIT_OK, type CliIO } from '../io.ts';
@@ -20,7 +20,7 @@ export async function serveCommand(_io: CliIO): Promise<number> {
   try {
     gateway = await configErrorsAsRefusalAsync(() => startGateway(settings, log()));
   } catch (err) {
-    if (err instanceof DataDirBusyError) throw new CliError(err.message, EXIT_FAILED);
+    if (err instanceof DataDirBusyError || err instanceof ListenError) throw new CliError(err.message, EXIT_FAILED);
     throw err;
   }
   // HTTP skills address this gateway as `${PORT}` (skills/examples/gateway_health): the port
