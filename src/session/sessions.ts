@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Queryable } from '../store/db.ts';
-import { ensureWorkspace, workspaceDir } from './workspace.ts';
+import { ensureWorkspace, ensureWorkspaceOnce, workspaceDir } from './workspace.ts';
 import { cachedSession, rememberSession } from './cache.ts';
 
 /** A stored session. */
@@ -97,7 +97,7 @@ export async function getOrCreateSession(q: Queryable, spec: SessionSpec): Promi
   if (spec.id) {
     const hit = cachedSession<SessionRecord>(q, spec.id, nowMs);
     if (hit) {
-      if (spec.ensureWorkspace !== false) ensureWorkspace(hit.workspaceDir);
+      if (spec.ensureWorkspace !== false) ensureWorkspaceOnce(hit.workspaceDir);
       return { ...hit };
     }
   }

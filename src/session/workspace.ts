@@ -50,5 +50,27 @@ export function attachmentStoreDir(dataDir: string): string {
 export function ensureWorkspace(dir: string): string {
   const abs = resolve(dir);
   mkdirSync(abs, { recursive: true, mode: 0o700 });
+  remember(abs);
   return abs;
+}
+
+/** Folders {@link ensureWorkspace} made sure of in this process, oldest first (bounded). */
+const ensured = new Set<string>();
+const ENSURED_MAX = 4096;
+
+function remember(abs: string): void {
+  ensured.delete(abs);
+  ensured.add(abs);
+  if (ensured.size > ENSURED_MAX) ensured.delete(ensured.values().next().value as string);
+}
+
+/**
+ * {@link ensureWorkspace} without a system call when this process already made sure of `dir`:
+ * for a session opened again and again (src/session/sessions.ts). A folder removed from outside
+ * since then is created again where a skill call resolves its workspace (src/executor/skill-call.ts).
+ * @returns the absolute path of `dir`. @throws as {@link ensureWorkspace}.
+ */
+export function ensureWorkspaceOnce(dir: string): string {
+  const abs = resolve(dir);
+  return ensured.has(abs) ? abs : ensureWorkspace(abs);
 }

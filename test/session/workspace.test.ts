@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mediaKindOf } from '../../src/session/media-kind.ts';
 import { sessionIdForWorkspace } from '../../src/session/sessions.ts';
-import { attachmentStoreDir, ensureWorkspace, safeSegment, workspaceDir } from '../../src/session/workspace.ts';
+import { attachmentStoreDir, ensureWorkspace, ensureWorkspaceOnce, safeSegment, workspaceDir } from '../../src/session/workspace.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'skillgate-ws-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -29,6 +29,17 @@ describe('workspace layout (R-PCTX-06, D-23)', () => {
     expect(safeSegment('a/b')).not.toBe(safeSegment('a_b'));
     expect(safeSegment('a_b')).toBe('a_b');
     expect(safeSegment('..')).not.toBe(safeSegment('.'));
+  });
+
+  it('ensureWorkspaceOnce creates a folder it has not seen, and trusts one it made sure of (no system call); ensureWorkspace always re-creates', () => {
+    const dir = workspaceDir(tmp, 'default', 's_once');
+    expect(ensureWorkspaceOnce(dir)).toBe(dir);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    rmSync(dir, { recursive: true });
+    expect(ensureWorkspaceOnce(dir)).toBe(dir);
+    expect(existsSync(dir)).toBe(false); // remembered: the skill call's own check re-creates it
+    expect(ensureWorkspace(dir)).toBe(dir);
+    expect(existsSync(dir)).toBe(true);
   });
 
   it('R-PCTX-06: ensureWorkspace creates the folder (mode 0700) and is idempotent', () => {
