@@ -4,7 +4,8 @@
  * submitted while a flush is in flight are sent together as the next statement, and so on. An
  * idle process pays no delay; a busy one pays one statement (one commit) per batch instead of
  * one per write (docs/pipeline.md "Group commit"). Here with the adapter contract because an
- * adapter uses it too (the web channel's frame appends), as the outbox does (its delivery marks).
+ * adapter uses it too (the web channel's frame appends), as the outbox does (its delivery marks)
+ * and the inbox (its events).
  */
 
 /** Submits writes that are flushed in batches. */
@@ -13,34 +14,92 @@ export interface Batcher<T, R> {
   submit(item: T): Promise<R>;
 }
 
+/** How a {@link createBatcher} forms and sends its batches. */
+export interface BatcherOptions<T> {
+  /** Most items per batch (default 500). */
+  max?: number;
+  /** Batches on their way at once (default 1). */
+  inFlight?: number;
+  /**
+   * Wait for the end of the event loop's turn before sending (default true). False: an item
+   * submitted while fewer than `inFlight` batches are on their way goes at once.
+   */
+  gather?: boolean;
+  /**
+   * Keys of which a batch holds at most one item each (e.g. a chat): a later item with a key
+   * already in the batch waits for a next one, so items of one key keep their order.
+   */
+  keysOf?: (item: T) => readonly string[];
+}
+
+interface Waiting<T, R> {
+  item: T;
+  resolve: (r: R) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * @param flush writes a batch in one statement; returns one result per item, in item order.
- * @param max most items per batch (default 500).
+ * @param opts the most items per batch, or {@link BatcherOptions}.
  */
-export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, max = 500): Batcher<T, R> {
-  let queue: { item: T; resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
-  // biome-ignore lint/correctness/noUnusedVariables: read by the `??=` in submit (one drain at a time)
-  let running: Promise<void> | null = null;
+export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, opts: number | BatcherOptions<T> = {}): Batcher<T, R> {
+  const o: BatcherOptions<T> = typeof opts === 'number' ? { max: opts } : opts;
+  const max = o.max ?? 500;
+  const inFlight = Math.max(1, o.inFlight ?? 1);
+  const gather = o.gather ?? true;
+  const keysOf = o.keysOf;
+  const queue: Waiting<T, R>[] = [];
+  let busy = 0;
+  let scheduled = false;
 
-  const drain = async (): Promise<void> => {
-    while (queue.length > 0) {
-      const batch = queue.slice(0, max);
-      queue = queue.slice(batch.length);
-      try {
-        const results = await flush(batch.map((b) => b.item));
-        for (const [i, b] of batch.entries()) b.resolve(results[i]!);
-      } catch (err) {
-        for (const b of batch) b.reject(err);
+  /** The next batch, in queue order, at most one item per key. */
+  const take = (): Waiting<T, R>[] => {
+    if (!keysOf) return queue.splice(0, max);
+    const seen = new Set<string>();
+    const batch: Waiting<T, R>[] = [];
+    for (let i = 0; i < queue.length && batch.length < max; ) {
+      const keys = keysOf(queue[i]!.item);
+      if (keys.some((k) => seen.has(k))) {
+        i++;
+        continue;
       }
+      for (const k of keys) seen.add(k);
+      batch.push(...queue.splice(i, 1));
     }
-    running = null;
+    return batch;
+  };
+
+  const send = async (batch: Waiting<T, R>[]): Promise<void> => {
+    try {
+      const results = await flush(batch.map((b) => b.item));
+      for (const [i, b] of batch.entries()) b.resolve(results[i]!);
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+    }
+  };
+
+  const pump = (): void => {
+    while (busy < inFlight && queue.length > 0) {
+      busy++;
+      void send(take()).finally(() => {
+        busy--;
+        pump();
+      });
+    }
   };
 
   return {
     submit(item) {
       return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        running ??= new Promise<void>((started) => setImmediate(started)).then(drain);
+        if (!gather) pump();
+        else if (!scheduled && busy < inFlight) {
+          scheduled = true;
+          setImmediate(() => {
+            scheduled = false;
+            pump();
+          });
+        }
       });
     },
   };

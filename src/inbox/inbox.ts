@@ -13,6 +13,7 @@ import type { InboundMessage } from '../channel/types.ts';
 import { storableCopy } from '../channel/storable.ts';
 import { inboundBoundsProblem, InboundRefusedError } from '../channel/bounds.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
+import { createEventWriter } from './insert-batch.ts';
 import { FLOOD_WINDOW_MS, floodCounted, floodNotice } from './flood.ts';
 import type { Db } from '../store/db.ts';
 import { defaultInstanceId } from '../store/instance-id.ts';
@@ -21,7 +22,6 @@ import {
   chatIsProcessing,
   claimDue,
   countBacklog,
-  insertEvent,
   type StoredEvent,
   markDoneAndClaim,
   markFailed,
@@ -34,6 +34,9 @@ import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxOutcome, Inbox
 
 /** The NOTIFY channel that wakes inbox workers. */
 export const INBOX_CHANNEL = 'skillgate_inbox';
+
+/** Inbox INSERT statements one process has on its way at once on a server (each may hold many events). */
+const SERVER_INSERTS_IN_FLIGHT = 2;
 
 /** Longest retry delay after a handler throw, ms. */
 const MAX_RETRY_MS = 60_000;
@@ -58,6 +61,12 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 5);
   const retryBaseMs = opts.retryBaseMs ?? 1000;
   const now = opts.clock ?? Date.now;
+  // Events received together are stored together (src/inbox/insert-batch.ts).
+  const writer = createEventWriter(db, {
+    inFlight: db.engine === 'server' ? SERVER_INSERTS_IN_FLIGHT : 1,
+    gather: db.engine !== 'server',
+    notifyChannel: db.engine === 'server' ? INBOX_CHANNEL : undefined,
+  });
   const random = opts.random ?? Math.random;
   const albumWaitMs = Math.max(0, opts.albumWaitMs ?? ALBUM_WAIT_MS);
 
@@ -282,7 +291,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         const claim = take ? { owner, leaseMs } : undefined;
         // One statement: the chat's lock, the row, the take; on a server a row left `received` is
         // announced to every replica at commit by the INSERT itself.
-        stored = await insertEvent(db, msg, key, receivedAt, claim, db.engine === 'server' ? INBOX_CHANNEL : undefined, limit);
+        stored = await writer.insert({ msg, chatKey: key, nowMs: receivedAt, claim, flood: limit });
       } finally {
         if (take) reserved--;
       }

@@ -65,3 +65,39 @@ it('caps a batch at max items', async () => {
   expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5, 6]);
   expect(sizes).toEqual([1, 2, 2, 1]);
 });
+
+it('keysOf: a batch holds one item per key; a later item of a key waits for a next batch, in order', async () => {
+  const batches: string[][] = [];
+  const b = createBatcher<string, string>(
+    async (items) => {
+      batches.push(items);
+      return items;
+    },
+    { keysOf: (item) => [item.split(':')[0]!] },
+  );
+  const all = ['a:1', 'a:2', 'b:1', 'a:3', 'c:1', 'b:2'].map((i) => b.submit(i));
+  expect(await Promise.all(all)).toEqual(['a:1', 'a:2', 'b:1', 'a:3', 'c:1', 'b:2']);
+  expect(batches).toEqual([['a:1', 'b:1', 'c:1'], ['a:2', 'b:2'], ['a:3']]);
+});
+
+it('gather: false sends at once while fewer than inFlight batches are on their way; the rest go together after', async () => {
+  const batches: number[][] = [];
+  const gates: Array<() => void> = [];
+  const b = createBatcher<number, number>(
+    async (items) => {
+      batches.push(items);
+      await new Promise<void>((r) => gates.push(r));
+      return items;
+    },
+    { gather: false, inFlight: 2 },
+  );
+  const all = [b.submit(1), b.submit(2), b.submit(3), b.submit(4)];
+  expect(batches).toEqual([[1], [2]]); // on their way before the event loop turned
+  gates.shift()!();
+  await nextTurn();
+  expect(batches).toEqual([[1], [2], [3, 4]]);
+  while (gates.length) gates.shift()!();
+  await nextTurn();
+  while (gates.length) gates.shift()!();
+  expect(await Promise.all(all)).toEqual([1, 2, 3, 4]);
+});
