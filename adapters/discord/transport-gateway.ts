@@ -3,10 +3,10 @@
  * (+ MessageContent unless mention-only) and the Channel partial; every dispatch frame goes to
  * the adapter's `processDispatch` from the client's `raw` event (the plain mapping in
  * inbound.ts), one at a time in arrival order. A dispatch the inbox could not store is tried
- * again before any later one is handed on, so a chat's events are stored in the platform's order
- * (docs/operations-delivery.md "Resuming a long connection"). What the bot may read is stated at start-up:
- * READY's application flags tell whether MESSAGE_CONTENT is enabled; a 4014 close ("disallowed
- * intents") is reported with the fix. With a {@link SessionKeeper} the session is resumed across
+ * again before any later one is handed on, so a chat's events are stored in the platform's
+ * order (docs/operations-delivery.md "Resuming a long connection"). What the bot may read is
+ * stated at start-up: READY's application flags tell whether MESSAGE_CONTENT is enabled; a 4014
+ * close ("disallowed intents") is reported with the fix. With a {@link SessionKeeper} the session is resumed across
  * restarts (session.ts).
  */
 import { Client, Events, Partials } from 'discord.js';
@@ -93,7 +93,8 @@ export interface Gateway {
 
 /**
  * Connect and feed dispatches to `onDispatch` sequentially, each stored before the next (errors
- * are logged, never crash the process). @throws the login error (after logging it with {@link loginFailureText}).
+ * are logged, never crash the process).
+ * @throws the login error (after logging it with {@link loginFailureText}).
  */
 export async function connectGateway(p: {
   token: string;
