@@ -6,10 +6,12 @@
  * it had already stored). An invalid session (op 9 `d: false`) clears it and identifies anew.
  *
  * The stored sequence is that of the last dispatch handed to the inbox, not the last received:
- * a frame received but not yet stored when the process dies is replayed. A dispatch the inbox
- * could not store holds the stored sequence back until the session ends, so a restart replays
- * it. Writes are batched: at most one per `flushMs` while dispatches flow, one at close; a null
- * (invalid session) at once.
+ * a frame received but not yet stored when the process dies is replayed. The transport tries a
+ * dispatch the inbox could not store again before any later one (transport-gateway.ts); one it
+ * gives up (the lease lost, a stop) holds the stored sequence back until the session ends, and
+ * nothing after it is stored, so the next start's RESUME replays them all in order. Writes are
+ * batched: at most one per `flushMs` while dispatches flow, one at close; a null (invalid
+ * session) at once.
  *
  * How it plugs into discord.js 14.28: discord.js builds @discordjs/ws's WebSocketManager itself
  * (node_modules/discord.js/src/client/websocket/WebSocketManager.js `connect`) and sets

@@ -2,12 +2,15 @@
  * The gateway connection (discord.js `Client`): intents Guilds, GuildMessages, DirectMessages
  * (+ MessageContent unless mention-only) and the Channel partial; every dispatch frame goes to
  * the adapter's `processDispatch` from the client's `raw` event (the plain mapping in
- * inbound.ts), one at a time in arrival order. What the bot may read is stated at start-up:
- * READY's application flags tell whether MESSAGE_CONTENT is enabled; a 4014 close ("disallowed
- * intents") is reported with the fix. With a {@link SessionKeeper} the session is resumed across
+ * inbound.ts), one at a time in arrival order. A dispatch the inbox could not store is tried
+ * again before any later one is handed on, so a chat's events are stored in the platform's
+ * order (docs/operations-delivery.md "Resuming a long connection"). What the bot may read is
+ * stated at start-up: READY's application flags tell whether MESSAGE_CONTENT is enabled; a 4014
+ * close ("disallowed intents") is reported with the fix. With a {@link SessionKeeper} the session is resumed across
  * restarts (session.ts).
  */
 import { Client, Events, Partials } from 'discord.js';
+import { InboundRefusedError, LeaseLostError } from '../../src/channel/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { SessionKeeper } from './session.ts';
 import { APP_FLAG_MESSAGE_CONTENT, APP_FLAG_MESSAGE_CONTENT_LIMITED, CLOSE_DISALLOWED_INTENTS, intentsFor } from './wire.ts';
@@ -77,6 +80,11 @@ function guardPacketHandling(client: Client, log: Logger): void {
   };
 }
 
+/** First wait before a dispatch that could not be stored is tried again, ms. */
+export const RETRY_FIRST_MS = 500;
+/** Longest wait between tries, ms. */
+export const RETRY_MAX_MS = 15_000;
+
 /** A running gateway connection. */
 export interface Gateway {
   client: Client;
@@ -84,8 +92,9 @@ export interface Gateway {
 }
 
 /**
- * Connect and feed dispatches to `onDispatch` sequentially (errors are logged, never crash the
- * process). @throws the login error (after logging it with {@link loginFailureText}).
+ * Connect and feed dispatches to `onDispatch` sequentially, each stored before the next (errors
+ * are logged, never crash the process).
+ * @throws the login error (after logging it with {@link loginFailureText}).
  */
 export async function connectGateway(p: {
   token: string;
@@ -105,6 +114,46 @@ export async function connectGateway(p: {
     ...(p.session ? { ws: { buildStrategy: p.session.buildStrategy } } : {}),
   });
   guardPacketHandling(client, p.log);
+  let stopping = false;
+  /** Set once a dispatch was given up (lease lost, stopping): nothing later is handed on. */
+  let gaveUp = false;
+  let wakeRetry: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => ((wakeRetry = undefined), resolve()), ms);
+      wakeRetry = () => (clearTimeout(t), (wakeRetry = undefined), resolve());
+    });
+  /**
+   * Hand one dispatch to the inbox, trying again (backing off) while it cannot be stored: a
+   * later dispatch of the chat must not be stored before it. Refused for good → skipped. Lease
+   * lost or stopping → given up with everything after it, and the stored sequence stays before
+   * it, so the next holder's RESUME replays them in order.
+   */
+  const deliver = async (packet: unknown, sessionId: string | null, seq: unknown, t: unknown): Promise<void> => {
+    let delay = RETRY_FIRST_MS;
+    for (let attempt = 1; !gaveUp; attempt++) {
+      try {
+        await p.onDispatch(packet);
+        if (attempt > 1) p.log.info({ t, seq, attempts: attempt }, 'discord: dispatch stored after retrying');
+        return p.session?.handled(sessionId, seq, true);
+      } catch (err) {
+        const msg = (err as Error)?.message ?? String(err);
+        if (err instanceof InboundRefusedError) {
+          p.log.warn({ err: msg, t, seq }, 'discord: dispatch refused; skipped');
+          return p.session?.handled(sessionId, seq, true);
+        }
+        if (err instanceof LeaseLostError || stopping) {
+          gaveUp = true;
+          p.log.info({ err: msg, t, seq }, 'discord: dispatch not stored; it and the later ones are replayed to the next holder');
+          break;
+        }
+        p.log.error({ err: msg, t, seq, retry_in_ms: delay }, 'discord: dispatch failed; retrying it before any later one');
+        await pause(delay);
+        delay = Math.min(RETRY_MAX_MS, delay * 2);
+      }
+    }
+    p.session?.handled(sessionId, seq, false);
+  };
   let chain: Promise<void> = Promise.resolve();
   client.on(Events.Raw, (packet: unknown) => {
     const t = (packet as { t?: unknown })?.t;
@@ -118,15 +167,7 @@ export async function connectGateway(p: {
     }
     const sessionId = p.session?.sessionId() ?? null;
     const seq = (packet as { s?: unknown })?.s;
-    chain = chain
-      .then(() => p.onDispatch(packet))
-      .then(
-        () => p.session?.handled(sessionId, seq, true),
-        (err: unknown) => {
-          p.session?.handled(sessionId, seq, false);
-          p.log.error({ err: (err as Error)?.message ?? String(err), t }, 'discord: dispatch failed');
-        },
-      );
+    chain = chain.then(() => deliver(packet, sessionId, seq, t));
   });
   client.on(Events.Error, (err) => p.log.error({ err: err.message }, 'discord: client error'));
   try {
@@ -140,6 +181,8 @@ export async function connectGateway(p: {
   return {
     client,
     async stop() {
+      stopping = true;
+      wakeRetry?.();
       await chain.catch(() => undefined);
       p.session?.close();
       await client.destroy();
