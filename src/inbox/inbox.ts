@@ -38,6 +38,11 @@ export const INBOX_CHANNEL = 'skillgate_inbox';
 /** Inbox INSERT statements one process has on its way at once on a server (each may hold many events). */
 const SERVER_INSERTS_IN_FLIGHT = 2;
 
+/** How long a run's result is tried again while the database is away, ms (well inside the lease). */
+const RECORD_RETRY_MS = 60_000;
+const RECORD_RETRY_FIRST_MS = 250;
+const RECORD_RETRY_MAX_MS = 5000;
+
 /** Longest retry delay after a handler throw, ms. */
 const MAX_RETRY_MS = 60_000;
 
@@ -192,6 +197,28 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
    * Run one event and record the outcome. @returns false when the done mark looked for the next
    * due event and found none (no further look needed), else true
    */
+  /**
+   * Record a run's result, trying again while the database is away (a restart, a failover):
+   * the event's chat would otherwise wait for the lease to expire although this process is
+   * alive. Gives up (the lease then expires, as after a crash) after {@link RECORD_RETRY_MS} or
+   * when the inbox stops. `again` is the write for the later tries (e.g. one that takes nothing:
+   * a first try whose answer was lost may have taken events already).
+   */
+  async function record<T>(first: () => Promise<T>, again: () => Promise<T> = first): Promise<T> {
+    const giveUpAt = now() + RECORD_RETRY_MS;
+    let delay = RECORD_RETRY_FIRST_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await (attempt === 1 ? first() : again());
+      } catch (err) {
+        if (!running || now() + delay > giveUpAt) throw err;
+        if (attempt === 1) log.warn({ err: errorText(err), retry_in_ms: delay }, 'inbox: recording a result failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(RECORD_RETRY_MAX_MS, delay * 2);
+      }
+    }
+  }
+
   async function execute(row: ClaimedRow): Promise<boolean> {
     const ctx = { event_id: row.id, chat_key: row.chat_key, attempts: row.attempts };
     try {
@@ -233,7 +260,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         if (abandoned.has(row.id)) return true;
         const last = row.attempts >= maxAttempts;
         const retryAt = last ? null : now() + backoffMs(row.attempts, retryBaseMs, MAX_RETRY_MS, random);
-        const ours = await markFailed(db, row.id, owner, errorText(err), now(), retryAt);
+        const ours = await record(() => markFailed(db, row.id, owner, errorText(err), now(), retryAt));
         if (last) log.error({ ...ctx, err }, 'inbox: handler failed; event failed for good');
         else log.warn({ ...ctx, err, retry_at: new Date(retryAt!).toISOString() }, 'inbox: handler failed; will retry');
         if (!ours) log.warn(ctx, 'inbox: lease was lost before the failure was recorded');
@@ -249,7 +276,10 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       // Done, and this event's slot refilled by the same statement (other free slots are the
       // pump's: two takers of one slot would exceed the concurrency).
       const free = running && admit() ? 1 : 0;
-      const { done, claimed } = await markDoneAndClaim(db.relaxed, row.id, owner, now(), leaseMs, free);
+      const { done, claimed } = await record(
+        () => markDoneAndClaim(db.relaxed, row.id, owner, now(), leaseMs, free),
+        () => markDoneAndClaim(db.relaxed, row.id, owner, now(), leaseMs, 0),
+      );
       released.add(row.id);
       if (!done) log.warn(ctx, 'inbox: lease was lost before the event was marked done');
       if (!running && claimed.length > 0) {
