@@ -11,6 +11,7 @@
  * last message, and how many messages arrived.
  * Absolute times; never asserted in tests.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ import { SECRET, TOKEN } from '../adapters/telegram/fake-telegram.ts';
 
 /** What one run measured. */
 export interface LongReplyFigures {
+  /** `embedded` (PGlite in the data dir) or `server` (PostgreSQL at BENCH_DATABASE_URL). */
+  engine: 'embedded' | 'server';
   /** Characters of the skill's display_md. */
   chars: number;
   /** Telegram messages the reply arrived as. */
@@ -60,8 +63,11 @@ async function askLoopProbe(gw: ReturnType<typeof spawnGateway>): Promise<{ max_
   return JSON.parse(lines()[before]!.slice('loop-probe '.length)) as { max_ms: number; p99_ms: number };
 }
 
-/** Run the bench once (about 10–30 s with start-up). @throws when the reply never arrives. */
-export async function runLongReplyBench(): Promise<LongReplyFigures> {
+/**
+ * Run the bench once (about 10–30 s with start-up), on embedded PGlite or, given `databaseUrl`,
+ * on that PostgreSQL server (its `skillgate` schema is created there). @throws when the reply never arrives.
+ */
+export async function runLongReplyBench(databaseUrl = ''): Promise<LongReplyFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'sg-bench-long-'));
   const telegram = await startTelegram();
   const gw = spawnGateway(
@@ -73,6 +79,7 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
       SKILLGATE_SKILL_DIRS: SKILLS,
       SKILLGATE_DATA_DIR: join(dir, 'data'),
       LOG_LEVEL: 'info',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, SKILLGATE_SECRET_KEY: randomBytes(32).toString('base64') } : {}),
     }, // BENCH_CPU_PROF_DIR=<dir>: the gateway writes a `node --cpu-prof` profile there on exit.
     {
       nodeArgs: [
@@ -114,6 +121,7 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
     const loop = await askLoopProbe(gw);
     const messages = sentTo(telegram, USER).length - warmup;
     return {
+      engine: databaseUrl ? 'server' : 'embedded',
       chars: 1_000_000,
       messages,
       deliverMs,
@@ -136,7 +144,7 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
 /** Print the figures. */
 export function printLongReply(f: LongReplyFigures): void {
   console.log(
-    `\nlong reply (Telegram fake, ~${(f.chars / 1e6).toFixed(0)} M characters): ${f.messages} messages, delivered in ${f.deliverMs.toFixed(0)} ms; ` +
+    `\nlong reply (${f.engine}, Telegram fake, ~${(f.chars / 1e6).toFixed(0)} M characters): ${f.messages} messages, delivered in ${f.deliverMs.toFixed(0)} ms; ` +
       `/healthz over ${f.probes} probes: max ${f.healthzMaxMs.toFixed(1)} ms, p99 ${f.healthzP99Ms.toFixed(1)} ms (target max ≤ 100 ms); ` +
       `longest event-loop block ${f.loopMaxMs.toFixed(1)} ms (p99 ${f.loopP99Ms.toFixed(1)} ms; in the polling process ${f.clientLoopMaxMs.toFixed(1)} ms)`,
   );

@@ -41,7 +41,7 @@ export interface BenchReport {
   /** Start-up and footprint (test/bench/startup.bench.ts). */
   startup?: StartupFigures;
   /** A 1 M-character reply through the Telegram fake (test/bench/long-reply.bench.ts). */
-  longReply?: LongReplyFigures;
+  longReply?: LongReplyFigures[];
 }
 
 /** The machine, as a markdown list. */
@@ -142,21 +142,21 @@ export function renderReport(r: BenchReport): string {
     for (const c of r.chunking) out.push(`| ${c.dialect} | ${c.chars} | ${c.chunks} | ${c.ms.toFixed(1)} |`);
     out.push('');
   }
-  if (r.longReply) {
-    const l = r.longReply;
+  if (r.longReply && r.longReply.length > 0) {
     out.push('## Long reply', '');
     out.push(
       'A skill returning a display_md of about 1 M characters, through a `skillgate serve` child and the loopback Telegram fake; `/healthz` asked every ~10 ms, one request at a time, during the whole delivery, and the event-loop delay inside the gateway (`monitorEventLoopDelay`, test/bench/loop-probe.mjs) over the same window (absolute ms; target: healthz max ≤ 100 ms, at most 8 messages).',
       '',
     );
     out.push(
-      '| messages | delivered in ms | healthz probes | healthz max ms | healthz p99 ms | event-loop block max ms | event-loop delay p99 ms |',
-      '|---:|---:|---:|---:|---:|---:|---:|',
+      '| engine | messages | delivered in ms | healthz probes | healthz max ms | healthz p99 ms | event-loop block max ms | event-loop delay p99 ms |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
     );
-    out.push(
-      `| ${l.messages} | ${l.deliverMs.toFixed(0)} | ${l.probes} | ${l.healthzMaxMs.toFixed(1)} | ${l.healthzP99Ms.toFixed(1)} | ${l.loopMaxMs.toFixed(1)} | ${l.loopP99Ms.toFixed(1)} |`,
-      '',
-    );
+    for (const l of r.longReply)
+      out.push(
+        `| ${l.engine} | ${l.messages} | ${l.deliverMs.toFixed(0)} | ${l.probes} | ${l.healthzMaxMs.toFixed(1)} | ${l.healthzP99Ms.toFixed(1)} | ${l.loopMaxMs.toFixed(1)} | ${l.loopP99Ms.toFixed(1)} |`,
+      );
+    out.push('');
   }
   out.push('## Micro benchmarks', '');
   if (r.micro.length > 0) {
