@@ -8,7 +8,7 @@
  * a blocked event loop in the gateway shows as a slow answer. The gateway also measures its own
  * event-loop delay (test/bench/loop-probe.mjs), bracketed by two signals around the reply. Prints
  * the healthz latency (max, p99), the longest event-loop block, the time from the webhook to the
- * last message, and how many messages arrived.
+ * document holding the whole text (sent after the cut reply), and how many messages arrived.
  * Absolute times; never asserted in tests.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { sendText, sentTo, spawnGateway, startTelegram, until } from '../recovery/helpers.ts';
-import { SECRET, TOKEN } from '../adapters/telegram/fake-telegram.ts';
+import { SECRET, TOKEN, telegramBody } from '../adapters/telegram/fake-telegram.ts';
 
 /** What one run measured. */
 export interface LongReplyFigures {
@@ -28,7 +28,9 @@ export interface LongReplyFigures {
   chars: number;
   /** Telegram messages the reply arrived as. */
   messages: number;
-  /** Webhook accepted → last message at the fake Bot API, ms. */
+  /** Bytes of the document holding the whole text, sent after them. */
+  documentBytes: number;
+  /** Webhook accepted → the full-text document at the fake Bot API, ms. */
   deliverMs: number;
   /** `/healthz` answers during the delivery. */
   probes: number;
@@ -113,6 +115,9 @@ export async function runLongReplyBench(databaseUrl = ''): Promise<LongReplyFigu
     const sent = performance.now();
     await sendText(port, USER, '/bench_long_reply');
     await until(() => sentTo(telegram, USER).some((m) => NOTICE.test(m.text)), 180_000, 'the long reply arrived', gw.stderr);
+    // The whole text follows as a document (docs/operations-delivery.md "Long replies").
+    const documents = () => telegram.calls('/bot:token/sendDocument', 'POST').filter((r) => String(telegramBody(r).chat_id) === String(USER));
+    await until(() => documents().length > 0, 60_000, 'the full-text document arrived', gw.stderr);
     const deliverMs = performance.now() - sent;
     await new Promise((r) => setTimeout(r, 300)); // a few probes after the last message
     polling = false;
@@ -120,10 +125,12 @@ export async function runLongReplyBench(databaseUrl = ''): Promise<LongReplyFigu
     client.disable();
     const loop = await askLoopProbe(gw);
     const messages = sentTo(telegram, USER).length - warmup;
+    const file = documents()[0]!.parts.find((p) => p.filename !== null);
     return {
       engine: databaseUrl ? 'server' : 'embedded',
       chars: 1_000_000,
       messages,
+      documentBytes: file?.data.length ?? 0,
       deliverMs,
       probes: latencies.length,
       healthzMaxMs: Math.max(...latencies),
@@ -144,7 +151,7 @@ export async function runLongReplyBench(databaseUrl = ''): Promise<LongReplyFigu
 /** Print the figures. */
 export function printLongReply(f: LongReplyFigures): void {
   console.log(
-    `\nlong reply (${f.engine}, Telegram fake, ~${(f.chars / 1e6).toFixed(0)} M characters): ${f.messages} messages, delivered in ${f.deliverMs.toFixed(0)} ms; ` +
+    `\nlong reply (${f.engine}, Telegram fake, ~${(f.chars / 1e6).toFixed(0)} M characters): ${f.messages} messages and a ${(f.documentBytes / 1e6).toFixed(1)} MB document with the whole text, delivered in ${f.deliverMs.toFixed(0)} ms; ` +
       `/healthz over ${f.probes} probes: max ${f.healthzMaxMs.toFixed(1)} ms, p99 ${f.healthzP99Ms.toFixed(1)} ms (target max ≤ 100 ms); ` +
       `longest event-loop block ${f.loopMaxMs.toFixed(1)} ms (p99 ${f.loopP99Ms.toFixed(1)} ms; in the polling process ${f.clientLoopMaxMs.toFixed(1)} ms)`,
   );

@@ -145,16 +145,16 @@ export function renderReport(r: BenchReport): string {
   if (r.longReply && r.longReply.length > 0) {
     out.push('## Long reply', '');
     out.push(
-      'A skill returning a display_md of about 1 M characters, through a `skillgate serve` child and the loopback Telegram fake; `/healthz` asked every ~10 ms, one request at a time, during the whole delivery, and the event-loop delay inside the gateway (`monitorEventLoopDelay`, test/bench/loop-probe.mjs) over the same window (absolute ms; target: healthz max ≤ 100 ms, at most 8 messages).',
+      'A skill returning a display_md of about 1 M characters, through a `skillgate serve` child and the loopback Telegram fake; `/healthz` asked every ~10 ms, one request at a time, during the whole delivery, and the event-loop delay inside the gateway (`monitorEventLoopDelay`, test/bench/loop-probe.mjs) over the same window, until the document with the whole text arrived (absolute ms; target: healthz max ≤ 100 ms, at most 8 messages).',
       '',
     );
     out.push(
-      '| engine | messages | delivered in ms | healthz probes | healthz max ms | healthz p99 ms | event-loop block max ms | event-loop delay p99 ms |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| engine | messages | document MB | delivered in ms | healthz probes | healthz max ms | healthz p99 ms | event-loop block max ms | event-loop delay p99 ms |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const l of r.longReply)
       out.push(
-        `| ${l.engine} | ${l.messages} | ${l.deliverMs.toFixed(0)} | ${l.probes} | ${l.healthzMaxMs.toFixed(1)} | ${l.healthzP99Ms.toFixed(1)} | ${l.loopMaxMs.toFixed(1)} | ${l.loopP99Ms.toFixed(1)} |`,
+        `| ${l.engine} | ${l.messages} | ${(l.documentBytes / 1e6).toFixed(1)} | ${l.deliverMs.toFixed(0)} | ${l.probes} | ${l.healthzMaxMs.toFixed(1)} | ${l.healthzP99Ms.toFixed(1)} | ${l.loopMaxMs.toFixed(1)} | ${l.loopP99Ms.toFixed(1)} |`,
       );
     out.push('');
   }
