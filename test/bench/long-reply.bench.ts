@@ -116,7 +116,8 @@ export async function runLongReplyBench(databaseUrl = ''): Promise<LongReplyFigu
     await sendText(port, USER, '/bench_long_reply');
     await until(() => sentTo(telegram, USER).some((m) => NOTICE.test(m.text)), 180_000, 'the long reply arrived', gw.stderr);
     // The whole text follows as a document (docs/operations-delivery.md "Long replies").
-    const documents = () => telegram.calls('/bot:token/sendDocument', 'POST').filter((r) => String(telegramBody(r).chat_id) === String(USER));
+    const documents = () =>
+      telegram.calls('/bot:token/sendDocument', 'POST').filter((r) => String(telegramBody(r).chat_id) === String(USER));
     await until(() => documents().length > 0, 60_000, 'the full-text document arrived', gw.stderr);
     const deliverMs = performance.now() - sent;
     await new Promise((r) => setTimeout(r, 300)); // a few probes after the last message
