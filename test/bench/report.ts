@@ -186,14 +186,14 @@ export function renderReport(r: BenchReport): string {
     'BENCH_ONLY=gateway BENCH_GATEWAY_SECONDS=10 npm run bench',
     '```',
     '',
-    'Knobs: `BENCH_ONLY` (`micro`, `skillcall`, `chunk`, `gateway`, `webhook`, `startup`), `BENCH_REPEAT` (load runs per bench, the',
+    'Knobs: `BENCH_ONLY` (`micro`, `skillcall`, `chunk`, `longreply`, `gateway`, `webhook`, `startup`), `BENCH_REPEAT` (load runs per bench, the',
     'ratio reported is their median; default 1), `BENCH_GATEWAY_CLIENTS` (100), `BENCH_GATEWAY_SECONDS`',
     '(20), `BENCH_WEBHOOK_SENDERS` (50), `BENCH_WEBHOOK_SECONDS` (10), `BENCH_WEBHOOK_REDELIVER` (0.1),',
     '`BENCH_WRITE_DOCS=1` (write this file after a `BENCH_ONLY` run too). The load benches print the',
     'statements one message costs, by kind, with the time each took — the first place to look when a',
     'ratio drops.',
     'Start-up: `BENCH_STARTUP_REPEAT` (3 starts, medians), `BENCH_STARTUP_IDLE_SECONDS` (30),',
-    '`BENCH_STARTUP_TURNS` (10000); the server figures need `BENCH_DATABASE_URL`.',
+    '`BENCH_STARTUP_TURNS` (10000); the server figures (start-up, long reply) need `BENCH_DATABASE_URL`.',
     '',
   );
   return out.join('\n');
