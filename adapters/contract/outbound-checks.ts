@@ -166,6 +166,24 @@ export function registerOutboundChecks(opts: AdapterContractOptions, bed: () => 
     expect(uploads[0]!.seq).toBeLessThanOrEqual(lastSend.seq);
   });
 
+  it('a cut reply whose rendering is cut again names its full-text file in the one notice, and the file arrives whole', async () => {
+    const b = bed();
+    const dir = mkdtempSync(join(tmpdir(), 'contract-full-'));
+    const filename = '完整回复-20260101-000000.md';
+    let text = '';
+    while (measure(text, p.unit) < p.maxLength * (REPLY_MAX_PARTS + 3))
+      text += '**泵房** 压力 & 温度 [报告](https://example.com/r) 正常。\n';
+    const data = Buffer.from(`${text}${'尾部'.repeat(5000)}`, 'utf8');
+    writeFileSync(join(dir, filename), data);
+    const media = [{ kind: 'file' as const, path: join(dir, filename), filename, mime_type: 'text/markdown', size: data.length }];
+    const texts = await sendAndCheckChunks(b, reply(text, { omitted: 10_000, full_text_file: filename, media }));
+    expect(texts.length).toBe(REPLY_MAX_PARTS);
+    expect(texts.filter((t) => t.includes('回复过长')).length, 'one notice').toBe(1);
+    expect(texts.at(-1)).toMatch(/省略约 \d+ 字符；全文见附件 完整回复-20260101-000000\.md）\s*$/);
+    const uploads = b.fake.requests.filter((r) => p.uploadedFiles(r).some((f) => f.filename === filename && f.data.equals(data)));
+    expect(uploads.length, `an upload carrying ${filename}`).toBeGreaterThanOrEqual(1);
+  });
+
   it('a 70-byte button payload is sent within the platform limit and resolved back on the press', async () => {
     const b = bed();
     const token = `tok_${'x'.repeat(66)}`;

@@ -7,7 +7,8 @@ import type { AdapterCapabilities, OutboundMessage } from '../channel/types.ts';
 import type { Envelope } from '../envelope/types.ts';
 import { listAttachments } from '../session/attachments.ts';
 import type { Queryable } from '../store/db.ts';
-import { composeReply } from '../turn/reply/index.ts';
+import { getSession } from '../session/sessions.ts';
+import { composeKeepingFull, keepFullText } from '../turn/full-text.ts';
 import { mediaResolver } from '../turn/reply-support.ts';
 import type { AsyncJobData } from './job.ts';
 
@@ -23,7 +24,8 @@ export const PLAIN_CAPABILITIES: AdapterCapabilities = {
 
 /**
  * Compose the messages that carry `envelope` back to the job's chat. Artifacts become media
- * through the session's attachment records (`/files/<id>`), as in a turn.
+ * through the session's attachment records (`/files/<id>`), as in a turn; a cut reply's whole
+ * text is kept as a session file (src/turn/full-text.ts; a failure there goes to `onError`).
  * @throws the database error of the attachment lookup.
  */
 export async function resultMessages(
@@ -32,14 +34,23 @@ export async function resultMessages(
   envelope: Envelope,
   capabilities: AdapterCapabilities,
   sessionId: string,
+  onError?: (err: unknown) => void,
 ): Promise<OutboundMessage[]> {
   const records = await listAttachments(q, sessionId);
-  return composeReply({
-    plannerText: '',
-    invocations: [{ tool: job.tool, args: job.input, envelope }],
-    capabilities,
-    lang: job.lang,
-    replyTo: job.origin.reply_to ?? null,
-    mediaFor: mediaResolver(records),
-  });
+  return composeKeepingFull(
+    {
+      plannerText: '',
+      invocations: [{ tool: job.tool, args: job.input, envelope }],
+      capabilities,
+      lang: job.lang,
+      replyTo: job.origin.reply_to ?? null,
+      mediaFor: mediaResolver(records),
+    },
+    async (text) => {
+      const session = await getSession(q, sessionId);
+      if (!session) throw new Error(`session ${sessionId} is gone`);
+      return keepFullText(q, session, text, job.lang);
+    },
+    onError,
+  );
 }

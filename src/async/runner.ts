@@ -153,7 +153,9 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
     const invocation = { tool: data.tool, args: data.input, envelope };
     const actorKey = typeof data.defaults.user_id === 'string' ? data.defaults.user_id : '';
     if (actorKey) await rememberConfirms(db, services.secretKey, { sessionId, actorKey, invocations: [invocation], now: clock() });
-    const messages = await resultMessages(db, data, envelope, caps, sessionId);
+    const messages = await resultMessages(db, data, envelope, caps, sessionId, (err) =>
+      log.warn({ err, skill: data.skill, job: jobId }, 'the full text of a cut result could not be kept'),
+    );
     await turnReplied(data.origin.event_id);
     await opts.outbox.enqueue(
       db,

@@ -21,24 +21,41 @@ export interface BoundedReply {
   omitted: number;
 }
 
+/**
+ * Where the whole text of a cut reply is: a file sent with the reply (`attached`), or a file kept
+ * in the session (a channel that cannot send files).
+ */
+export interface FullTextRef {
+  name: string;
+  attached: boolean;
+}
+
 const NOTICE = {
-  zh: { head: '（回复过长，只发送了前一部分，省略约 {n} 字符', file: '；全文见附件 {file}', end: '）' },
+  zh: {
+    head: '（回复过长，只发送了前一部分，省略约 {n} 字符',
+    file: '；全文见附件 {file}',
+    saved: '；全文已保存为会话文件 {file}',
+    end: '）',
+  },
   en: {
     head: '(reply too long: only the first part was sent, about {n} characters left out',
     file: '; the full text is attached as {file}',
+    saved: '; the full text is saved as the session file {file}',
     end: ')',
   },
 } as const;
 
-/** The notice that ends a cut reply. */
-export function cutNotice(lang: Lang, omitted: number, file?: string | null): string {
+/** The notice that ends a cut reply; a string `file` is an attached one. */
+export function cutNotice(lang: Lang, omitted: number, file?: FullTextRef | string | null): string {
   const s = lang === 'en' ? NOTICE.en : NOTICE.zh;
-  return s.head.replace('{n}', String(omitted)) + (file ? s.file.replace('{file}', file) : '') + s.end;
+  const ref = typeof file === 'string' ? { name: file, attached: true } : file;
+  const where = ref && ref.name !== '' ? (ref.attached ? s.file : s.saved).replace('{file}', ref.name) : '';
+  return s.head.replace('{n}', String(omitted)) + where + s.end;
 }
 
 /**
  * Bound `text` to `maxParts` messages of `max` in `unit`.
- * @param opts.file name of the attachment that carries the full text, when the caller sends one.
+ * @param opts.file the file that holds the full text, when the caller keeps one (a string: attached).
  * @returns the text to send (input, or its head + "\n\n" + the notice).
  * @throws RangeError when `max` or `maxParts` < 1.
  */
@@ -46,7 +63,7 @@ export function boundReply(
   text: string,
   max: number,
   unit: SplitUnit,
-  opts: { lang?: Lang; maxParts?: number; file?: string | null } = {},
+  opts: { lang?: Lang; maxParts?: number; file?: FullTextRef | string | null } = {},
 ): BoundedReply {
   const parts = opts.maxParts ?? REPLY_MAX_PARTS;
   if (!(max >= 1) || !(parts >= 1)) throw new RangeError('max and maxParts must be ≥ 1');

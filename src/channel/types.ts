@@ -207,6 +207,12 @@ export interface OutboundMessage {
    * `text`); an adapter that cuts the rendering again adds them to its own notice. Absent = 0.
    */
   omitted?: number;
+  /**
+   * A cut reply: the name of the file that holds its whole text (one of `media`, or a session
+   * file on a channel without media); an adapter that cuts the rendering again names it in its
+   * own notice (docs/operations-delivery.md "Long replies"). Absent = none.
+   */
+  full_text_file?: string | null;
   /** The web frame's `display_md` (rich channels keep the block apart from the text). */
   display_md?: string | null;
   /** True on the last message of a turn (web `final`). */

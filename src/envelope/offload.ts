@@ -197,3 +197,42 @@ export async function offloadIfLarge(envelope: Envelope, opts: OffloadOptions): 
   }
   return receipt;
 }
+
+/** The file name's stem of a kept full text, by language (hyphens only: a markdown notice names it unescaped). */
+const FULL_TEXT_STEM = { 'zh-CN': '完整回复', en: 'full-reply' } as const;
+
+/** A text written by {@link writeFullText}. */
+export interface FullTextFile {
+  filename: string;
+  /** Absolute path. */
+  path: string;
+  /** Bytes (UTF-8). */
+  size: number;
+}
+
+/**
+ * Write the whole text of a cut message to `<workspace>/.offload/<完整回复|full-reply>-<UTC
+ * YYYYMMDD-HHMMSS>[-n].md` (UTF-8, never overwriting; docs/operations-delivery.md "Long replies").
+ * @throws the file system error.
+ */
+export async function writeFullText(
+  workspaceDir: string,
+  text: string,
+  lang: 'zh-CN' | 'en',
+  now: Date = new Date(),
+): Promise<FullTextFile> {
+  const dir = path.join(workspaceDir, OFFLOAD_DIR);
+  await mkdir(dir, { recursive: true });
+  const data = Buffer.from(text, 'utf8');
+  const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
+  const base = `${FULL_TEXT_STEM[lang] ?? FULL_TEXT_STEM['zh-CN']}-${stamp}`;
+  for (let n = 0; ; n++) {
+    const filename = n === 0 ? `${base}.md` : `${base}-${n}.md`;
+    try {
+      await writeFile(path.join(dir, filename), data, { flag: 'wx' });
+      return { filename, path: path.join(dir, filename), size: data.length };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 999) throw err;
+    }
+  }
+}

@@ -19,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OutboundMessage } from '../channel/types.ts';
 import { boundReply, REPLY_MAX_PARTS } from '../channel/long-reply.ts';
+import { writeFullText, type FullTextFile } from '../envelope/offload.ts';
 import type { OutboxItem } from '../outbox/types.ts';
 import { checkAttachments } from './attach-files.ts';
 import { awaitDelivery, DEFAULT_DELIVERY_WAIT_MS, langOf, messagingOf, type DeliveryOutcome } from './messaging.ts';
@@ -108,6 +109,19 @@ export async function runSendMessage(input: Record<string, unknown>, ctx: Record
   const format: OutboundMessage['format'] = input.format === 'text' ? 'plain' : 'markdown';
   const callKey = typeof input.idempotency_key === 'string' && input.idempotency_key.trim() ? input.idempotency_key.trim() : randomUUID();
 
+  // The whole text, written once for every recipient whose copy is cut (null: no workspace, or it failed).
+  let kept: Promise<FullTextFile | null> | undefined;
+  const workspace = String(ctx.workspace_dir ?? '');
+  const fullText = (): Promise<FullTextFile | null> =>
+    (kept ??= workspace
+      ? writeFullText(workspace, text, lang).catch((err: unknown) => {
+          m.log?.warn(
+            { err: err instanceof Error ? err.message : String(err), skill: 'send_message' },
+            'the full text of a cut message could not be kept',
+          );
+          return null;
+        })
+      : Promise.resolve(null));
   const results: RecipientResult[] = [];
   const items: OutboxItem[] = [];
   const rowsOf = new Map<number, number[]>(); // results index → item indexes
@@ -140,7 +154,21 @@ export async function runSendMessage(input: Record<string, unknown>, ctx: Record
     results.push({ to, status: 'queued' });
     // One row per recipient: bounded here, rendered and split by the adapter (docs/operations-delivery.md "Long replies").
     const cap = adapter.capabilities;
-    const bounded = boundReply(text, cap.max_length, cap.length_unit, { lang, maxParts: REPLY_MAX_PARTS });
+    let bounded = boundReply(text, cap.max_length, cap.length_unit, { lang, maxParts: REPLY_MAX_PARTS });
+    // A cut message names the file with its whole text and, where files can be sent, attaches it.
+    const full = bounded.cut ? await fullText() : null;
+    if (full)
+      bounded = boundReply(text, cap.max_length, cap.length_unit, {
+        lang,
+        maxParts: REPLY_MAX_PARTS,
+        file: { name: full.filename, attached: cap.media },
+      });
+    const media = [
+      ...files.files.map((f) => ({ kind: f.kind, path: f.path, filename: f.filename, mime_type: f.mime_type, size: f.size })),
+      ...(full && cap.media
+        ? [{ kind: 'file' as const, path: full.path, filename: full.filename, mime_type: 'text/markdown', size: full.size }]
+        : []),
+    ];
     rowsOf.set(idx, [items.length]);
     items.push({
       target: { channel: r.channel, account, chat_id: r.id, chat_type: 'direct' },
@@ -150,9 +178,8 @@ export async function runSendMessage(input: Record<string, unknown>, ctx: Record
         format,
         lang,
         ...(bounded.cut ? { omitted: bounded.omitted } : {}),
-        ...(files.files.length
-          ? { media: files.files.map((f) => ({ kind: f.kind, path: f.path, filename: f.filename, mime_type: f.mime_type, size: f.size })) }
-          : {}),
+        ...(full ? { full_text_file: full.filename } : {}),
+        ...(media.length ? { media } : {}),
         final: true,
       },
       idempotency_key: `send_message:${callKey}:${r.channel}:${account}:${r.id}`,

@@ -15,7 +15,7 @@ import { listAttachments } from '../session/attachments.ts';
 import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
 import { addressedText, parseTurnInput, type TurnInput } from './input.ts';
 import type { MaterialRef, Planner, PlannerResult, ToolInvocation } from './planner.ts';
-import { composeReply } from './reply/index.ts';
+import { composeKeepingFull, keepFullText } from './full-text.ts';
 import { escapeMarkdown } from './reply/result-md.ts';
 import { takeConfirmByToken, takeLatestConfirm } from './confirm-flow.ts';
 import { rememberConfirms, mediaResolver } from './reply-support.ts';
@@ -341,16 +341,20 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
           lang,
           now: now(),
         });
-        const messages = composeReply({
-          choices,
-          plannerText: result.text,
-          invocations: result.invocations,
-          capabilities: adapter.capabilities,
-          lang,
-          paraphrased: result.paraphrased,
-          replyTo: msg.message_id,
-          mediaFor: mediaResolver(records),
-        });
+        const messages = await composeKeepingFull(
+          {
+            choices,
+            plannerText: result.text,
+            invocations: result.invocations,
+            capabilities: adapter.capabilities,
+            lang,
+            paraphrased: result.paraphrased,
+            replyTo: msg.message_id,
+            mediaFor: mediaResolver(records),
+          },
+          (text) => keepFullText(db, session, text, lang, now()),
+          (err) => services.log.warn({ err, session: session.id }, 'the full text of a cut reply could not be kept'),
+        );
         if (run.signal.aborted) stoppedNote(messages, result, lang);
         if (uploads.stored.length > 0) markUploads(messages[0]!, uploads.stored, lang);
         await send(messages, true, session.id);

@@ -66,11 +66,15 @@ if (runs('chunk')) {
 }
 
 // A 1 M-character reply through a gateway child and the Telegram fake (test/bench/long-reply.bench.ts).
-let longReply: LongReplyFigures | undefined;
+// On embedded PGlite, and on BENCH_DATABASE_URL when set.
+const longReply: LongReplyFigures[] = [];
 if (runs('longreply')) {
-  process.stderr.write('bench: long reply …\n');
-  longReply = await runLongReplyBench();
-  printLongReply(longReply);
+  for (const url of ['', process.env.BENCH_DATABASE_URL?.trim() ?? ''].filter((u, i) => i === 0 || u !== '')) {
+    process.stderr.write(`bench: long reply (${url ? 'server' : 'embedded'}) …\n`);
+    const figures = await runLongReplyBench(url);
+    longReply.push(figures);
+    printLongReply(figures);
+  }
 }
 
 // Start-up and footprint: spawned `skillgate serve` / `skill run` (test/bench/startup.bench.ts).

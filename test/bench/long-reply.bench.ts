@@ -8,24 +8,29 @@
  * a blocked event loop in the gateway shows as a slow answer. The gateway also measures its own
  * event-loop delay (test/bench/loop-probe.mjs), bracketed by two signals around the reply. Prints
  * the healthz latency (max, p99), the longest event-loop block, the time from the webhook to the
- * last message, and how many messages arrived.
+ * document holding the whole text (sent after the cut reply), and how many messages arrived.
  * Absolute times; never asserted in tests.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { sendText, sentTo, spawnGateway, startTelegram, until } from '../recovery/helpers.ts';
-import { SECRET, TOKEN } from '../adapters/telegram/fake-telegram.ts';
+import { SECRET, TOKEN, telegramBody } from '../adapters/telegram/fake-telegram.ts';
 
 /** What one run measured. */
 export interface LongReplyFigures {
+  /** `embedded` (PGlite in the data dir) or `server` (PostgreSQL at BENCH_DATABASE_URL). */
+  engine: 'embedded' | 'server';
   /** Characters of the skill's display_md. */
   chars: number;
   /** Telegram messages the reply arrived as. */
   messages: number;
-  /** Webhook accepted → last message at the fake Bot API, ms. */
+  /** Bytes of the document holding the whole text, sent after them. */
+  documentBytes: number;
+  /** Webhook accepted → the full-text document at the fake Bot API, ms. */
   deliverMs: number;
   /** `/healthz` answers during the delivery. */
   probes: number;
@@ -60,8 +65,11 @@ async function askLoopProbe(gw: ReturnType<typeof spawnGateway>): Promise<{ max_
   return JSON.parse(lines()[before]!.slice('loop-probe '.length)) as { max_ms: number; p99_ms: number };
 }
 
-/** Run the bench once (about 10–30 s with start-up). @throws when the reply never arrives. */
-export async function runLongReplyBench(): Promise<LongReplyFigures> {
+/**
+ * Run the bench once (about 10–30 s with start-up), on embedded PGlite or, given `databaseUrl`,
+ * on that PostgreSQL server (its `skillgate` schema is created there). @throws when the reply never arrives.
+ */
+export async function runLongReplyBench(databaseUrl = ''): Promise<LongReplyFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'sg-bench-long-'));
   const telegram = await startTelegram();
   const gw = spawnGateway(
@@ -73,6 +81,7 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
       SKILLGATE_SKILL_DIRS: SKILLS,
       SKILLGATE_DATA_DIR: join(dir, 'data'),
       LOG_LEVEL: 'info',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, SKILLGATE_SECRET_KEY: randomBytes(32).toString('base64') } : {}),
     }, // BENCH_CPU_PROF_DIR=<dir>: the gateway writes a `node --cpu-prof` profile there on exit.
     {
       nodeArgs: [
@@ -106,6 +115,10 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
     const sent = performance.now();
     await sendText(port, USER, '/bench_long_reply');
     await until(() => sentTo(telegram, USER).some((m) => NOTICE.test(m.text)), 180_000, 'the long reply arrived', gw.stderr);
+    // The whole text follows as a document (docs/operations-delivery.md "Long replies").
+    const documents = () =>
+      telegram.calls('/bot:token/sendDocument', 'POST').filter((r) => String(telegramBody(r).chat_id) === String(USER));
+    await until(() => documents().length > 0, 60_000, 'the full-text document arrived', gw.stderr);
     const deliverMs = performance.now() - sent;
     await new Promise((r) => setTimeout(r, 300)); // a few probes after the last message
     polling = false;
@@ -113,9 +126,12 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
     client.disable();
     const loop = await askLoopProbe(gw);
     const messages = sentTo(telegram, USER).length - warmup;
+    const file = documents()[0]!.parts.find((p) => p.filename !== null);
     return {
+      engine: databaseUrl ? 'server' : 'embedded',
       chars: 1_000_000,
       messages,
+      documentBytes: file?.data.length ?? 0,
       deliverMs,
       probes: latencies.length,
       healthzMaxMs: Math.max(...latencies),
@@ -136,7 +152,7 @@ export async function runLongReplyBench(): Promise<LongReplyFigures> {
 /** Print the figures. */
 export function printLongReply(f: LongReplyFigures): void {
   console.log(
-    `\nlong reply (Telegram fake, ~${(f.chars / 1e6).toFixed(0)} M characters): ${f.messages} messages, delivered in ${f.deliverMs.toFixed(0)} ms; ` +
+    `\nlong reply (${f.engine}, Telegram fake, ~${(f.chars / 1e6).toFixed(0)} M characters): ${f.messages} messages and a ${(f.documentBytes / 1e6).toFixed(1)} MB document with the whole text, delivered in ${f.deliverMs.toFixed(0)} ms; ` +
       `/healthz over ${f.probes} probes: max ${f.healthzMaxMs.toFixed(1)} ms, p99 ${f.healthzP99Ms.toFixed(1)} ms (target max ≤ 100 ms); ` +
       `longest event-loop block ${f.loopMaxMs.toFixed(1)} ms (p99 ${f.loopP99Ms.toFixed(1)} ms; in the polling process ${f.clientLoopMaxMs.toFixed(1)} ms)`,
   );

@@ -41,7 +41,7 @@ export interface BenchReport {
   /** Start-up and footprint (test/bench/startup.bench.ts). */
   startup?: StartupFigures;
   /** A 1 M-character reply through the Telegram fake (test/bench/long-reply.bench.ts). */
-  longReply?: LongReplyFigures;
+  longReply?: LongReplyFigures[];
 }
 
 /** The machine, as a markdown list. */
@@ -142,21 +142,21 @@ export function renderReport(r: BenchReport): string {
     for (const c of r.chunking) out.push(`| ${c.dialect} | ${c.chars} | ${c.chunks} | ${c.ms.toFixed(1)} |`);
     out.push('');
   }
-  if (r.longReply) {
-    const l = r.longReply;
+  if (r.longReply && r.longReply.length > 0) {
     out.push('## Long reply', '');
     out.push(
-      'A skill returning a display_md of about 1 M characters, through a `skillgate serve` child and the loopback Telegram fake; `/healthz` asked every ~10 ms, one request at a time, during the whole delivery, and the event-loop delay inside the gateway (`monitorEventLoopDelay`, test/bench/loop-probe.mjs) over the same window (absolute ms; target: healthz max ≤ 100 ms, at most 8 messages).',
+      'A skill returning a display_md of about 1 M characters, through a `skillgate serve` child and the loopback Telegram fake; `/healthz` asked every ~10 ms, one request at a time, during the whole delivery, and the event-loop delay inside the gateway (`monitorEventLoopDelay`, test/bench/loop-probe.mjs) over the same window, until the document with the whole text arrived (absolute ms; target: healthz max ≤ 100 ms, at most 8 messages).',
       '',
     );
     out.push(
-      '| messages | delivered in ms | healthz probes | healthz max ms | healthz p99 ms | event-loop block max ms | event-loop delay p99 ms |',
-      '|---:|---:|---:|---:|---:|---:|---:|',
+      '| engine | messages | document MB | delivered in ms | healthz probes | healthz max ms | healthz p99 ms | event-loop block max ms | event-loop delay p99 ms |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
-    out.push(
-      `| ${l.messages} | ${l.deliverMs.toFixed(0)} | ${l.probes} | ${l.healthzMaxMs.toFixed(1)} | ${l.healthzP99Ms.toFixed(1)} | ${l.loopMaxMs.toFixed(1)} | ${l.loopP99Ms.toFixed(1)} |`,
-      '',
-    );
+    for (const l of r.longReply)
+      out.push(
+        `| ${l.engine} | ${l.messages} | ${(l.documentBytes / 1e6).toFixed(1)} | ${l.deliverMs.toFixed(0)} | ${l.probes} | ${l.healthzMaxMs.toFixed(1)} | ${l.healthzP99Ms.toFixed(1)} | ${l.loopMaxMs.toFixed(1)} | ${l.loopP99Ms.toFixed(1)} |`,
+      );
+    out.push('');
   }
   out.push('## Micro benchmarks', '');
   if (r.micro.length > 0) {
@@ -186,14 +186,14 @@ export function renderReport(r: BenchReport): string {
     'BENCH_ONLY=gateway BENCH_GATEWAY_SECONDS=10 npm run bench',
     '```',
     '',
-    'Knobs: `BENCH_ONLY` (`micro`, `skillcall`, `chunk`, `gateway`, `webhook`, `startup`), `BENCH_REPEAT` (load runs per bench, the',
+    'Knobs: `BENCH_ONLY` (`micro`, `skillcall`, `chunk`, `longreply`, `gateway`, `webhook`, `startup`), `BENCH_REPEAT` (load runs per bench, the',
     'ratio reported is their median; default 1), `BENCH_GATEWAY_CLIENTS` (100), `BENCH_GATEWAY_SECONDS`',
     '(20), `BENCH_WEBHOOK_SENDERS` (50), `BENCH_WEBHOOK_SECONDS` (10), `BENCH_WEBHOOK_REDELIVER` (0.1),',
     '`BENCH_WRITE_DOCS=1` (write this file after a `BENCH_ONLY` run too). The load benches print the',
     'statements one message costs, by kind, with the time each took — the first place to look when a',
     'ratio drops.',
     'Start-up: `BENCH_STARTUP_REPEAT` (3 starts, medians), `BENCH_STARTUP_IDLE_SECONDS` (30),',
-    '`BENCH_STARTUP_TURNS` (10000); the server figures need `BENCH_DATABASE_URL`.',
+    '`BENCH_STARTUP_TURNS` (10000); the server figures (start-up, long reply) need `BENCH_DATABASE_URL`.',
     '',
   );
   return out.join('\n');

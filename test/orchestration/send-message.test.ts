@@ -4,7 +4,7 @@
  * chat like a platform would): per-recipient sent / queued / failed, counts, partial success,
  * unknown channel or account, attachments as media, concurrency with notify.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachEngine } from '../helpers/db.ts';
@@ -103,6 +103,24 @@ describeEachEngine('send_message', (db) => {
     expect(sent.format).toBe('plain');
     expect(sent.final).toBe(true);
     expect(sent.media?.map((m) => [m.kind, m.filename, m.path])).toEqual([['image', 'photo.jpg', join(env.workspace, 'photo.jpg')]]);
+  });
+
+  it('a message cut for a recipient names the file with its whole text and attaches it; an uncut copy has neither', async () => {
+    const text = '第一行很长的说明文字。\n'.repeat(100);
+    const r = await runSendMessage({ to: ['telegram:42', 'web:demo_worker'], message: text }, env.ctx());
+    expect(r).toMatchObject({ ok: true, sent: 2 });
+    const cut = tg.sent[0]!.message;
+    expect(cut.omitted).toBeGreaterThan(0);
+    const file = cut.media?.at(-1);
+    expect(file?.filename).toMatch(/^完整回复-\d{8}-\d{6}(-\d+)?\.md$/);
+    expect(cut.full_text_file).toBe(file!.filename);
+    expect(cut.text.endsWith(`；全文见附件 ${file!.filename}）`)).toBe(true);
+    expect(readFileSync(file!.path, 'utf8')).toBe(text);
+    expect(file!.path).toBe(join(env.workspace, '.offload', file!.filename));
+    const whole = web.sent[0]!.message;
+    expect(whole.text).toBe(text);
+    expect(whole.media).toBeUndefined();
+    expect(whole.full_text_file).toBeUndefined();
   });
 
   it('R-MSG-06 send_message and notify run concurrently from one skill', async () => {

@@ -39,4 +39,22 @@ describe('splitReply: the one split after rendering (docs/operations-delivery.md
     expect(parts[0]).toContain('回复过长');
     expect(() => splitReply('x', 10, 'chars', { maxParts: 0 })).toThrow(RangeError);
   });
+
+  it("the adapter's own cut still names the file that holds the whole text (attached, or kept in the session)", () => {
+    const file = '完整回复-20250115-080210.md';
+    const media = [{ kind: 'file' as const, path: `/w/.offload/${file}`, filename: file }];
+    expect(cutOf({ omitted: 9, full_text_file: file, media })).toEqual({ lang: 'zh-CN', omitted: 9, file: { name: file, attached: true } });
+    expect(cutOf({ lang: 'en', full_text_file: 'full-reply-1.md' })).toEqual({
+      lang: 'en',
+      omitted: 0,
+      file: { name: 'full-reply-1.md', attached: false },
+    });
+    const html = `<b>${'泵房压力正常。'.repeat(3000)}</b>`;
+    const zh = splitReply(html, 1000, 'utf16', { format: 'html', ...cutOf({ omitted: 9, full_text_file: file, media }) });
+    expect(zh).toHaveLength(REPLY_MAX_PARTS);
+    expect(zh.at(-1)).toMatch(/省略约 \d+ 字符；全文见附件 完整回复-20250115-080210\.md）$/);
+    expect(measure(zh.at(-1)!, 'utf16')).toBeLessThanOrEqual(1000);
+    const en = splitReply(html, 1000, 'utf16', { format: 'html', ...cutOf({ lang: 'en', full_text_file: 'full-reply-1.md' }) });
+    expect(en.at(-1)).toMatch(/characters left out; the full text is saved as the session file full-reply-1\.md\)$/);
+  });
 });

@@ -3,7 +3,8 @@
  * composed as one bounded message, queued as one outbox row, rendered and split once by the
  * adapter into at most REPLY_MAX_PARTS messages, each within 4096 UTF-16 units and valid HTML,
  * the last ending with the cut notice. From a skill's display_md, the full text stays in the
- * offload file (docs/results.md "Large results are offloaded"). Both engines.
+ * offload file (docs/results.md "Large results are offloaded"), and the whole reply is sent as a
+ * markdown document the notice names (src/turn/full-text.ts). Both engines.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -65,7 +66,7 @@ describeEachEngine('a 1 M-character reply on Telegram', (db) => {
     expect(omitted).toBeLessThan(plannerText.length);
   });
 
-  it("a skill's 1 M-character display_md arrives as at most REPLY_MAX_PARTS messages; the offload file keeps it whole", async () => {
+  it("a skill's 1 M-character display_md arrives as at most REPLY_MAX_PARTS messages and a document holding all of it, which the notice names", async () => {
     const clock = new FakeClock();
     const telegram = new TelegramAdapter(
       { account: 'default', token: TOKEN, webhookSecret: SECRET, mode: 'webhook', apiRoot: platform().baseUrl, maxRetryDelayS: 0 },
@@ -93,6 +94,22 @@ describeEachEngine('a 1 M-character reply on Telegram', (db) => {
     expect(texts.length).toBeLessThanOrEqual(REPLY_MAX_PARTS);
     expect(texts[0]).toContain('<b>泵房</b>');
     expect(texts.at(-1)).toMatch(/回复过长，只发送了前一部分，省略约 \d+ 字符/);
+    // The notice names the file that holds the whole reply, and that file is sent as a document after the text.
+    const name = /全文见附件 (完整回复-\d{8}-\d{6}\.md)）/.exec(texts.at(-1)!)?.[1];
+    expect(name).toBeDefined();
+    expect(reply!.full_text_file).toBe(name);
+    const docs = platform().calls(/\/sendDocument$/);
+    expect(docs).toHaveLength(1);
+    expect(docs[0]!.seq).toBeGreaterThan(
+      platform()
+        .calls(/\/sendMessage$/)
+        .at(-1)!.seq,
+    );
+    const part = docs[0]!.parts.find((p) => p.filename !== null)!;
+    expect(part.filename).toBe(name);
+    const whole = part.data.toString('utf8');
+    const line = '**泵房** 压力 [报告](https://example.com/r?a=1&b=2) 正常 & 稳定。\n';
+    expect(whole).toBe(line.repeat(Math.ceil(1_000_000 / line.length)));
     // The skill's whole result is in the session workspace's offload file (R-OFF-01), display_md verbatim.
     const dataDir = h.services.settings.dataDir;
     const files = (await readdir(dataDir, { recursive: true })).filter((f) =>

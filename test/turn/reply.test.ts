@@ -362,4 +362,37 @@ describe('one message per reply (the adapter splits after rendering)', () => {
     expect(m.omitted).toBeGreaterThan(huge.length - (REPLY_MAX_PARTS - 1) * 500);
     expect(m.display_md).toBeUndefined();
   });
+
+  it('a cut reply hands its whole body to onCut; composed with that file, the notice names it and it is the last media item', () => {
+    const caps: AdapterCapabilities = { display: 'rich', buttons: true, max_length: 500, length_unit: 'utf16', typing: true, media: true };
+    const huge = '一行内容\n'.repeat(10_000);
+    const art = { filename: 'r.csv', local_path: '/w/r.csv', media: 'file' as const };
+    const args = { capabilities: caps, plannerText: '结果如下', invocations: [inv({ display_md: huge, artifacts: [art] })] };
+    const seen: string[] = [];
+    compose({ ...args, onCut: (t) => seen.push(t) });
+    expect(seen).toEqual([`结果如下\n\n${huge}`]);
+    const file = { kind: 'file' as const, path: '/w/.offload/完整回复-20250115-080210.md', filename: '完整回复-20250115-080210.md' };
+    const [m] = compose({ ...args, fullText: file });
+    expect(m!.text).toMatch(/省略约 \d+ 字符；全文见附件 完整回复-20250115-080210\.md）$/);
+    expect(m!.full_text_file).toBe(file.filename);
+    expect(m!.media?.map((x) => x.filename)).toEqual(['r.csv', file.filename]);
+    expect(m!.text.length).toBeLessThanOrEqual((REPLY_MAX_PARTS - 1) * 500);
+    const [en] = compose({ ...args, lang: 'en', fullText: { ...file, filename: 'full-reply-20250115-080210.md' } });
+    expect(en!.text).toMatch(/left out; the full text is attached as full-reply-20250115-080210\.md\)$/);
+  });
+
+  it('without media the cut notice names the kept session file and sends nothing more; a reply that fits ignores fullText', () => {
+    const file = { kind: 'file' as const, path: '/w/.offload/完整回复-1.md', filename: '完整回复-1.md' };
+    const huge = '一行内容\n'.repeat(10_000);
+    const [m] = compose({ capabilities: TEXT, invocations: [inv({ display_md: huge })], fullText: file });
+    expect(m!.text).toMatch(/全文已保存为会话文件 完整回复-1\.md）$/);
+    expect(m!.media).toBeUndefined();
+    expect(m!.full_text_file).toBe(file.filename);
+    const onCut = vi.fn();
+    const [short] = compose({ invocations: [inv({ display_md: A })], fullText: file, onCut });
+    expect(onCut).not.toHaveBeenCalled();
+    expect(short!.media).toBeUndefined();
+    expect(short!.full_text_file).toBeUndefined();
+    expect(short!.text).toBe(A);
+  });
 });

@@ -46,6 +46,16 @@ export interface ComposeArgs {
   now?: () => Date;
   /** Questions the turn remembered (src/turn/choice-flow.ts): their tokens by invocation index. */
   choices?: ReadonlyMap<number, { token: string; expiresAt: Date }>;
+  /**
+   * Called with the whole body (markdown, before next steps) when it is cut to a bounded size:
+   * the caller keeps it as a file (src/turn/full-text.ts) and composes again with `fullText`.
+   */
+  onCut?: (fullText: string) => void;
+  /**
+   * The file that holds the whole body of a cut reply: the cut notice names it, and a channel
+   * with media sends it with the reply (docs/operations-delivery.md "Long replies").
+   */
+  fullText?: OutboundMedia | null;
 }
 
 function defaultMedia(a: ArtifactRef): OutboundMedia {
@@ -63,7 +73,7 @@ function artifactsOf(inv: ToolInvocation): ArtifactRef[] {
 
 /**
  * Compose the outbound message of one turn: a list of exactly one (callers add notes to it and
- * queue it as one outbox row). Pure apart from `mediaFor`/`now`.
+ * queue it as one outbox row). Pure apart from `mediaFor`/`now`/`onCut`.
  *
  * - Rich channels (`display: 'rich'`): `format: 'markdown'`; the body is the planner text then
  *   each display_md in order, under the display_only rules; the selected blocks also go in
@@ -78,7 +88,8 @@ function artifactsOf(inv: ToolInvocation): ArtifactRef[] {
  * - Artifacts: media items on the last message; without media capability a 「文件：name」 line.
  * - Bounded to `REPLY_MAX_PARTS - 1` messages of `max_length`/`length_unit` (the cut notice
  *   ends it; `omitted` says how much was left out); `lang` set for the adapter's own notice;
- *   `final: true`.
+ *   `final: true`. A cut body is handed to `onCut`; with `fullText` the notice names that file
+ *   (`full_text_file`) and a media channel gets it as the last media item.
  */
 export function composeReply(args: ComposeArgs): OutboundMessage[] {
   const { capabilities: caps, lang } = args;
@@ -138,8 +149,13 @@ export function composeReply(args: ComposeArgs): OutboundMessage[] {
   // A reply of any size is cut to a bounded number of messages before anything walks it
   // (one message's room is left for next steps, the confirmation line and file names).
   const main = sections.filter((s) => s.trim() !== '').join('\n\n');
-  const bounded = boundReply(main, caps.max_length, caps.length_unit, { lang, maxParts: REPLY_MAX_PARTS - 1 });
-  if (bounded.cut) sections = [bounded.text];
+  const full = args.fullText ?? null;
+  const fileRef = full ? { name: full.filename, attached: caps.media } : null;
+  const bounded = boundReply(main, caps.max_length, caps.length_unit, { lang, maxParts: REPLY_MAX_PARTS - 1, file: fileRef });
+  if (bounded.cut) {
+    sections = [bounded.text];
+    args.onCut?.(main);
+  }
   const stepsMd = nextStepsMd(steps, lang);
   if (stepsMd) sections.push(stepsMd);
 
@@ -159,6 +175,8 @@ export function composeReply(args: ComposeArgs): OutboundMessage[] {
     }
   }
 
+  if (bounded.cut && full && caps.media) media.push(full);
+
   let body = sections.filter((s) => s.trim() !== '').join('\n\n');
   if (!rich) body = renderPlain(body);
   if (body === '' && media.length === 0 && !(confirmValue && caps.buttons)) body = t(lang, 'done');
@@ -170,6 +188,7 @@ export function composeReply(args: ComposeArgs): OutboundMessage[] {
     reply_to: args.replyTo ?? null,
     lang,
     ...(bounded.cut ? { omitted: bounded.omitted } : {}),
+    ...(bounded.cut && full ? { full_text_file: full.filename } : {}),
     // A cut reply carries the kept part of the blocks in `text` only (never an unbounded copy).
     ...(rich && displayBlocks.length && !bounded.cut ? { display_md: displayBlocks.join('\n\n') } : {}),
   };
