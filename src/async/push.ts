@@ -30,7 +30,7 @@ export const PLAIN_CAPABILITIES: AdapterCapabilities = {
  */
 export async function resultMessages(
   q: Queryable,
-  job: AsyncJobData,
+  job: Pick<AsyncJobData, 'tool' | 'input' | 'lang' | 'origin'>,
   envelope: Envelope,
   capabilities: AdapterCapabilities,
   sessionId: string,

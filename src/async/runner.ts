@@ -20,7 +20,8 @@ import { BOSS_SCHEMA, createBoss, startBoss } from '../schedule/boss.ts';
 import type { Db } from '../store/db.ts';
 import { rememberConfirms } from '../turn/reply-support.ts';
 import type { ReplySink } from '../turn/turn.ts';
-import { ASYNC_QUEUE, asyncSkillOf, jobDataOf, type AsyncJobData, type AsyncOrigin } from './job.ts';
+import { ASYNC_QUEUE, asyncSkillOf, jobCallOf, jobDataOf, type AsyncOrigin, type StoredJobData } from './job.ts';
+import { sessionIdOf } from '../executor/request.ts';
 import { PLAIN_CAPABILITIES, resultMessages } from './push.ts';
 import { asyncText } from './texts.ts';
 
@@ -80,7 +81,7 @@ export interface AsyncRunner {
    */
   maybeDefer(req: RunSkillRequest, origin: AsyncOrigin): Promise<Envelope | null>;
   /** Run one stored job now (what the worker does; exported for tests and tooling). */
-  runJob(jobId: string, data: AsyncJobData): Promise<Envelope>;
+  runJob(jobId: string, data: StoredJobData): Promise<Envelope>;
   /**
    * Jobs a stopped process was running (docs/recovery.md): `dead` instance ids (server), or
    * `'all'` — every job that was running before this runner started (embedded: one process
@@ -105,10 +106,12 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
 
   /** True when the call would be refused before execution (the synchronous run says why). */
   const refusedNow = async (req: RunSkillRequest): Promise<boolean> => {
-    const given = req.given ?? {};
-    const roleId = typeof given.role_id === 'string' && given.role_id ? given.role_id : req.defaults.role_id;
-    const userText = typeof given.raw_input === 'string' ? given.raw_input : '';
-    const p = await prepareCall(services, req.skill, req.input, { roleId, delegated: false, userText, lang: req.lang ?? 'zh-CN' });
+    const p = await prepareCall(services, req.skill, req.input, {
+      roleId: req.origin.roleId,
+      delegated: false,
+      userText: req.origin.rawInput,
+      lang: req.lang ?? 'zh-CN',
+    });
     return 'refused' in p;
   };
 
@@ -124,15 +127,15 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
     }
   };
 
-  const runJob = async (jobId: string, data: AsyncJobData): Promise<Envelope> => {
-    const sessionId = typeof data.given.session_id === 'string' && data.given.session_id ? data.given.session_id : data.defaults.session_id;
+  const runJob = async (jobId: string, data: StoredJobData): Promise<Envelope> => {
+    const call = jobCallOf(data);
+    const sessionId = sessionIdOf(call.session);
     let envelope: Envelope;
     try {
       envelope = await opts.call({
         skill: data.tool,
         input: data.input,
-        given: data.given,
-        defaults: data.defaults,
+        ...call,
         line: 'async',
         lang: data.lang,
         clock,
@@ -151,7 +154,7 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
     const { target } = data.origin;
     const caps = opts.adapterFor?.(target.channel, target.account)?.capabilities ?? PLAIN_CAPABILITIES;
     const invocation = { tool: data.tool, args: data.input, envelope };
-    const actorKey = typeof data.defaults.user_id === 'string' ? data.defaults.user_id : '';
+    const actorKey = call.actor.contactKey;
     if (actorKey) await rememberConfirms(db, services.secretKey, { sessionId, actorKey, invocations: [invocation], now: clock() });
     const messages = await resultMessages(db, data, envelope, caps, sessionId, (err) =>
       log.warn({ err, skill: data.skill, job: jobId }, 'the full text of a cut result could not be kept'),
@@ -184,7 +187,7 @@ export function createAsyncRunner(opts: AsyncRunnerOptions): AsyncRunner {
       });
       boss = b;
       if (opts.work ?? true) {
-        workerId = await b.work<AsyncJobData>(
+        workerId = await b.work<StoredJobData>(
           ASYNC_QUEUE,
           { batchSize: 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 },
           async (jobs) => {

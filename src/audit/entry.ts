@@ -14,6 +14,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { RunSkillRequest } from '../executor/skill-call.ts';
+import { sessionIdOf } from '../executor/request.ts';
 import { resolveSubcommandInput } from '../executor/validate.ts';
 import type { Registry } from '../registry/discover.ts';
 import { detectSecretParams, isSecretName } from '../registry/secrets.ts';
@@ -160,14 +161,12 @@ export function buildAuditEntry(
   outcome: AuditOutcome,
   timing: { at: Date; durationMs: number },
 ): AuditEntry {
-  const given = req.given ?? {};
   const input = isRecord(req.input) ? req.input : {};
   const target = resolveTarget(deps.registry, req.skill, input);
   const secretNames = new Set(target.schema ? detectSecretParams(target.schema) : []);
   const clean = withoutSecrets(input, secretNames) as Record<string, unknown>;
   const declared = target.schema && isRecord(target.schema.properties) ? Object.keys(target.schema.properties) : [];
   const token = input.confirm_token;
-  const pick = (key: 'role_id' | 'org_id' | 'session_id' | 'channel'): string => str(given[key]) || str(req.defaults[key]);
   let success = false;
   let errorType: string | null = 'exception';
   if ('envelope' in outcome) {
@@ -177,13 +176,13 @@ export function buildAuditEntry(
   }
   return {
     at: timing.at,
-    orgId: pick('org_id'),
-    roleId: pick('role_id'),
-    channel: pick('channel'),
+    orgId: req.origin.orgId,
+    roleId: req.origin.roleId,
+    channel: req.origin.channel,
     line: req.line,
-    sessionId: pick('session_id'),
-    actorEmpNo: str(given.actor_emp_no),
-    actorName: str(given.actor_name),
+    sessionId: sessionIdOf(req.session),
+    actorEmpNo: req.actor.fields.actor_emp_no,
+    actorName: req.actor.fields.actor_name,
     skill: target.skill,
     action: actionOf(input, target.subcommand),
     paramsHash: paramsHash(deps.secretKey, clean),

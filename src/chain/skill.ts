@@ -5,12 +5,15 @@
  * (the composed skill call given as `call`, line `chain`) with `chat_mode = false`.
  */
 import { normalizeEnvelope } from '../envelope/normalize.ts';
-import type { RunSkillRequest, SkillCall, SkillServices } from '../executor/skill-call.ts';
+import { contextInputOf, sessionIdOf, type CallParties } from '../executor/request.ts';
+import type { SkillCall, SkillServices } from '../executor/skill-call.ts';
 import { makeRegistry, type Registry } from '../registry/discover.ts';
 import type { SkillRecord } from '../registry/types.ts';
 import { buildRuntimeContext } from '../runtime/context.ts';
 import { directoryOrgId } from '../identity/org.ts';
 import { isFixedOrPlatformKey } from '../runtime/keys.ts';
+import { toTeamRole } from '../runtime/coerce.ts';
+import type { TeamRole } from '../runtime/types.ts';
 import type { ChainDocument } from './document.ts';
 import { confirmationAsFailure, declaredStepWallSec, policyForLine, type SkillRunPolicy } from './policy.ts';
 import { runChain, type ChainResult, type StepExecutor } from './runner.ts';
@@ -89,14 +92,11 @@ export function lookupContext(runCtx: Record<string, unknown>, input: Record<str
   return out;
 }
 
-/** One chain run on behalf of a caller. */
-export interface ChainRunRequest {
+/** One chain run on behalf of a caller: who, from where, in which session (src/executor/request.ts). */
+export interface ChainRunRequest extends CallParties {
   doc: Pick<ChainDocument, 'steps'> & Partial<ChainDocument>;
   /** The chain inputs (model-filled / `--input`). */
   input: Record<string, unknown>;
-  /** The caller's context keys (identity, raw_input, channel, session, workspace…). */
-  given?: Record<string, unknown>;
-  defaults: RunSkillRequest['defaults'];
   abortSignal?: AbortSignal;
   lang?: 'zh-CN' | 'en';
   /** Overrides of the configured walls, seconds (tests, `/skills/chain/test`). */
@@ -128,8 +128,12 @@ export interface ChainServices extends SkillServices {
 export function pipelineStepExecutor(services: ChainServices, req: ChainRunRequest): StepExecutor {
   const line = req.line ?? 'chain';
   const policy = req.policy ?? policyForLine(line);
-  const given = { ...(req.given ?? {}), chat_mode: policy.chatMode };
-  const defaults = { ...req.defaults, chat_mode: policy.chatMode };
+  const parties: CallParties = {
+    actor: req.actor,
+    origin: { ...req.origin, chatMode: policy.chatMode },
+    session: req.session,
+    extras: req.extras,
+  };
   return async (call) => {
     const rec = services.registry.resolveTool(call.skill)?.record;
     if (rec?.skillType === 'chain') {
@@ -138,8 +142,7 @@ export function pipelineStepExecutor(services: ChainServices, req: ChainRunReque
     const out = await services.call({
       skill: call.skill,
       input: call.params,
-      given,
-      defaults,
+      ...parties,
       line,
       abortSignal: call.signal,
       wallSec: call.wallSec,
@@ -155,19 +158,16 @@ export function pipelineStepExecutor(services: ChainServices, req: ChainRunReque
  */
 export async function chainTeamRole(
   services: Pick<SkillServices, 'db'>,
-  given: Record<string, unknown>,
-  defaults: ChainRunRequest['defaults'],
-): Promise<string> {
-  if (typeof given.team_role === 'string' && given.team_role) return given.team_role;
-  const userId = typeof given.user_id === 'string' && given.user_id ? given.user_id : (defaults.user_id ?? '');
+  req: Pick<ChainRunRequest, 'actor' | 'origin'>,
+): Promise<TeamRole> {
+  if (req.origin.teamRole) return req.origin.teamRole;
+  const userId = req.actor.userId;
   if (userId) {
-    const orgId = typeof given.org_id === 'string' ? given.org_id : defaults.org_id;
-    const roleId = typeof given.role_id === 'string' && given.role_id ? given.role_id : defaults.role_id;
     const { rows } = await services.db.query<{ team_role: string }>(
       'SELECT team_role FROM skillgate.contacts WHERE org_id = $1 AND contact_key = $2',
-      [directoryOrgId(orgId, roleId), userId],
+      [directoryOrgId(req.origin.orgId, req.origin.roleId), userId],
     );
-    if (rows[0]) return rows[0].team_role;
+    if (rows[0]) return toTeamRole(rows[0].team_role);
   }
   return 'member';
 }
@@ -175,11 +175,21 @@ export async function chainTeamRole(
 /** Run a chain document through the pipeline. Never throws for a step's fault. */
 export async function runChainDocument(services: ChainServices, req: ChainRunRequest): Promise<ChainResult> {
   const walls = services.settings.walls;
-  const teamRole = await chainTeamRole(services, req.given ?? {}, req.defaults);
-  req = { ...req, given: { ...(req.given ?? {}), team_role: teamRole } };
+  const teamRole = await chainTeamRole(services, req);
+  req = { ...req, origin: { ...req.origin, teamRole } };
   const policy = req.policy ?? policyForLine(req.line ?? 'chain');
-  const given = { ...(req.given ?? {}), chat_mode: policy.chatMode };
-  const runCtx = buildRuntimeContext({ given, defaults: { workspace_dir: '', ...req.defaults, chat_mode: policy.chatMode } });
+  // The context the chain's references read (`{role_id}`, `{actor_name}` …): the caller's
+  // attachments only, and the workspace the caller named ("" when the session was opened for it).
+  const runCtx = buildRuntimeContext(
+    contextInputOf(
+      { actor: req.actor, origin: { ...req.origin, chatMode: policy.chatMode }, extras: req.extras },
+      {
+        sessionId: sessionIdOf(req.session),
+        workspaceDir: 'open' in req.session ? (req.session.open.workspaceDir ?? '') : '',
+        attachments: req.origin.attachments ?? [],
+      },
+    ),
+  );
   return runChain(req.doc, {
     lookup: lookupContext(runCtx, req.input),
     execute: req.execute ?? pipelineStepExecutor(services, req),
@@ -209,8 +219,10 @@ export function withChains(inner: SkillCall, services: ChainServices): SkillCall
     const result = await runChainDocument(services, {
       doc: stored.document,
       input: req.input,
-      given: req.given,
-      defaults: req.defaults,
+      actor: req.actor,
+      origin: req.origin,
+      session: req.session,
+      extras: req.extras,
       abortSignal: req.abortSignal,
       lang: req.lang,
       line: req.line === 'schedule' ? 'schedule' : 'chain',

@@ -12,6 +12,7 @@ import { resolveToolName } from '../registry/subcommands.ts';
 import type { SkillRecord } from '../registry/types.ts';
 import { sessionIdForWorkspace } from '../session/sessions.ts';
 import { workspaceDir } from '../session/workspace.ts';
+import { callFromContext } from './request.ts';
 import type { SkillCall, SkillServices } from './skill-call.ts';
 
 /** The options of `skill run`, as given (JSON already parsed). */
@@ -86,24 +87,19 @@ export async function runFromCli(
       ? opts.context.session_id
       : sessionIdForWorkspace(workspace ?? resolve(services.settings.dataDir, 'workspaces', roleId, 'cli'));
   const ws = workspace ?? workspaceDir(services.settings.dataDir, roleId, sessionId);
+  // `--context` is parsed once here (src/executor/request.ts); --workspace and --raw-input win over it.
   const given: Record<string, unknown> = { ...opts.context, workspace_dir: ws };
   if (opts.rawInput !== undefined) given.raw_input = opts.rawInput;
-
-  return services.call({
-    skill: target,
-    input: opts.input,
-    given,
-    defaults: {
-      role_id: roleId,
-      org_id: role.org_id,
-      session_id: sessionId,
-      channel: 'cli',
-      chat_mode: true,
-      allow_sql: true,
-      team_role: 'member',
-      is_admin: false,
-      workspace_dir: ws,
-    },
-    line: 'cli',
+  const parties = callFromContext(given, {
+    role_id: roleId,
+    org_id: role.org_id,
+    session_id: sessionId,
+    channel: 'cli',
+    chat_mode: true,
+    allow_sql: true,
+    team_role: 'member',
+    is_admin: false,
+    workspace_dir: ws,
   });
+  return services.call({ skill: target, input: opts.input, ...parties, line: 'cli' });
 }

@@ -23,12 +23,12 @@ import type { Registry } from '../registry/discover.ts';
 import { checkRequires } from '../registry/requires.ts';
 import { detectSecretParams } from '../registry/secrets.ts';
 import type { SkillRecord } from '../registry/types.ts';
-import { buildRuntimeContext, type ContextDefaults, type InProcessParts } from '../runtime/context.ts';
+import { buildRuntimeContext, type InProcessParts } from '../runtime/context.ts';
 import { CONTEXT_TIME_ZONE_KEY, orgTimeZone } from '../present/clock.ts';
 import { getSkillConfig, secretEnvFor } from '../runtime/skill-config.ts';
 import type { CallSkill, ChannelRegistry, DbFactory, RuntimeContext } from '../runtime/types.ts';
 import { attachmentRefs, listAttachments, registerAttachment, toAttachmentItems } from '../session/attachments.ts';
-import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
+import { getOrCreateSession } from '../session/sessions.ts';
 import { attachmentStoreDir, ensureWorkspace } from '../session/workspace.ts';
 import { snapshotWorkspace } from '../envelope/artifacts/collect.ts';
 import { realOrUndefinedSync } from '../envelope/artifacts/paths.ts';
@@ -39,6 +39,7 @@ import { normalizeFileParams } from './file-params.ts';
 import { applyForceRawPrompt } from './raw-prompt.ts';
 import { resolveSubcommandInput, validateInput } from './validate.ts';
 import { trackedDbFactory } from './db-factory.ts';
+import { contextInputOf, ownerKeyOf, type ContextExtras, type RunLine, type RunSkillRequest } from './request.ts';
 
 /**
  * The long-lived parts of a skill call, given once at construction and never changed. The
@@ -103,50 +104,7 @@ export interface SkillCallDeps extends SkillServices {
   readonly contextParts?: readonly ContextPart[];
 }
 
-/**
- * Which line a call comes from. `chat` and `cli` are the dialog layer (post-processing runs,
- * the user's own text may overwrite a prompt field); the others are delegated (A-12).
- */
-export type RunLine = 'chat' | 'cli' | 'chain' | 'schedule' | 'async';
-
-/** One top-level skill call. */
-export interface RunSkillRequest {
-  /** A registered skill name, a fan-out tool name `<skill>__<sub>`, or a loaded record. */
-  skill: string | SkillRecord;
-  /** The call's arguments (what the model or the user filled). */
-  input: Record<string, unknown>;
-  /** What the channel (or `--context`) supplies: fixed keys, platform keys, `_` keys. */
-  given?: Record<string, unknown>;
-  /** The line's platform defaults; `workspace_dir` is derived from the session when absent. */
-  defaults: Omit<ContextDefaults, 'workspace_dir'> & { workspace_dir?: string };
-  line: RunLine;
-  /** The user pressed stop. */
-  abortSignal?: AbortSignal;
-  /** The inbound request object on the chat line (R-PCTX-09); ignored on other lines. */
-  request?: unknown;
-  /** Language of platform texts (default zh-CN). */
-  lang?: 'zh-CN' | 'en';
-  /** Progress notes of the running call (MCP progress notifications): the chat's progress line. */
-  onProgress?: (note: string) => void;
-  /** Clock for the trigger time (tests). */
-  clock?: () => Date;
-  /**
-   * The background cap of an `async: true` skill, seconds (A-48; the async runner passes
-   * SKILL_WALL_HARDCAP × its factor). Ignored for other skills; default see `wallFor`.
-   */
-  backgroundWallSec?: number;
-  /**
-   * The wall the caller decided, seconds; replaces {@link wallFor}. Chain steps (D-06,
-   * R-CHAIN-05/06): the skill's own wall, else CHAIN_STEP_WALL_SEC, cut by what is left of
-   * the chain wall — so an undeclared skill is not held to SKILL_WALL_DEFAULT inside a chain.
-   */
-  wallSec?: number;
-  /**
-   * The session the caller has already opened (the chat turn): used as it is, not re-opened;
-   * its id and workspace win over `given` and `defaults`. Absent → opened from those.
-   */
-  session?: Pick<SessionRecord, 'id' | 'workspaceDir'>;
-}
+export type { RunLine, RunSkillRequest } from './request.ts';
 
 /** A prepared call: everything resolved up to the point of execution. */
 interface Prepared {
@@ -264,30 +222,6 @@ function wallFor(
   return wall;
 }
 
-/**
- * The platform defaults of a call on the chat line (a chat turn, a call over /mcp): the
- * role's org, the session, the channel, chat mode on, SQL allowed, the actor's team role.
- */
-export function chatLineDefaults(a: {
-  roleId: string;
-  orgId: string;
-  sessionId: string;
-  channel: string;
-  actor: { teamRole: string; contactKey: string };
-}): RunSkillRequest['defaults'] {
-  return {
-    role_id: a.roleId,
-    org_id: a.orgId,
-    session_id: a.sessionId,
-    channel: a.channel,
-    chat_mode: true,
-    allow_sql: true,
-    team_role: a.actor.teamRole,
-    is_admin: false,
-    user_id: a.actor.contactKey,
-  };
-}
-
 /** Execute a prepared call with a built context. */
 export async function executePrepared(
   services: SkillServices,
@@ -335,12 +269,10 @@ export function createSkillCall(deps: SkillCallDeps): SkillCall {
 async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], storeDir: string, req: RunSkillRequest): Promise<Envelope> {
   const lang = req.lang ?? 'zh-CN';
   const started = Date.now();
-  const given = req.given ?? {};
-  const userText = typeof given.raw_input === 'string' ? given.raw_input : '';
+  const { actor, origin } = req;
+  const userText = origin.rawInput;
   const delegated = !(req.line === 'chat' || req.line === 'cli');
-  const roleId = typeof given.role_id === 'string' && given.role_id ? given.role_id : req.defaults.role_id;
-  const orgId = typeof given.org_id === 'string' ? given.org_id : req.defaults.org_id;
-  const channel = typeof given.channel === 'string' && given.channel ? given.channel : req.defaults.channel;
+  const { roleId, orgId, channel } = origin;
 
   const prepared = await prepareCall(services, req.skill, req.input, { roleId, delegated, userText, lang });
   const skillName = 'refused' in prepared ? (typeof req.skill === 'string' ? req.skill : req.skill.name) : prepared.skill.name;
@@ -350,19 +282,18 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
   }
 
   const session =
-    req.session ??
-    (await getOrCreateSession(services.db, {
-      id: typeof given.session_id === 'string' && given.session_id ? given.session_id : req.defaults.session_id,
-      roleId,
-      orgId,
-      channel,
-      ownerKey:
-        (typeof given.actor_key === 'string' && given.actor_key) ||
-        (typeof given.user_id === 'string' && given.user_id ? `${channel}:${given.user_id}` : `${channel}:anonymous`),
-      dataDir: services.settings.dataDir,
-      workspaceDir: typeof given.workspace_dir === 'string' && given.workspace_dir ? given.workspace_dir : req.defaults.workspace_dir,
-      ensureWorkspace: false,
-    }));
+    'opened' in req.session
+      ? req.session.opened
+      : await getOrCreateSession(services.db, {
+          id: req.session.open.id,
+          roleId,
+          orgId,
+          channel,
+          ownerKey: req.session.open.ownerKey ?? ownerKeyOf(actor, channel),
+          dataDir: services.settings.dataDir,
+          workspaceDir: req.session.open.workspaceDir,
+          ensureWorkspace: false,
+        });
   const workspaceDir = resolve(session.workspaceDir);
   // One system call when the folder exists (the usual case); created when it does not.
   const realWorkspace = realOrUndefinedSync(workspaceDir) ?? realOrUndefinedSync(ensureWorkspace(workspaceDir)) ?? workspaceDir;
@@ -383,11 +314,14 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
       ? req.wallSec
       : wallFor(services, prepared.skill, req.line, undefined, req.backgroundWallSec);
   const deadline = Date.now() + wallSec * 1000;
-  const givenAttachments = Array.isArray(given.attachments) ? given.attachments : [];
-  const ctxGiven: Record<string, unknown> = { ...given, attachments: [...toAttachmentItems(records), ...givenAttachments] };
+  const attachments = toAttachmentItems(records);
+  if (origin.attachments) attachments.push(...origin.attachments);
   // Only a role zone other than the organisation's is told; readers fall back to the latter.
   const roleZone = services.timeZoneFor?.(roleId);
-  if (roleZone && roleZone !== orgTimeZone()) ctxGiven[CONTEXT_TIME_ZONE_KEY] ??= roleZone;
+  const extras: ContextExtras =
+    roleZone && roleZone !== orgTimeZone() && req.extras?.[CONTEXT_TIME_ZONE_KEY] == null
+      ? { ...req.extras, [CONTEXT_TIME_ZONE_KEY]: roleZone }
+      : (req.extras ?? {});
   let ctx!: RuntimeContext;
   const tx = trackedDbFactory(services.db);
   const frame: CallFrame = {
@@ -403,8 +337,7 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
   const composed: InProcessParts = {};
   for (const part of parts) Object.assign(composed, part(frame));
   ctx = buildRuntimeContext({
-    given: ctxGiven,
-    defaults: { ...req.defaults, role_id: roleId, org_id: orgId, session_id: session.id, channel, workspace_dir: workspaceDir },
+    ...contextInputOf({ actor, origin, extras }, { sessionId: session.id, workspaceDir, attachments }),
     config: { skill: prepared.skill.name, values: prepared.config },
     inProcess: {
       ...composed,

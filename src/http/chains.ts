@@ -13,6 +13,8 @@
 import express, { type RequestHandler, type Router } from 'express';
 import type { ConfigFile } from '../config/file.ts';
 import { actorFieldsFor, resolveActor } from '../identity/index.ts';
+import { callActorOf, NO_ACTOR, type CallActor } from '../executor/request.ts';
+import type { TeamRole } from '../runtime/types.ts';
 import { directoryOrgId } from '../identity/org.ts';
 import { requiredInputs, shapeProblems, type ChainDocument } from '../chain/document.ts';
 import { validateAndSave, withChainRegistry } from '../chain/services.ts';
@@ -90,7 +92,8 @@ export function createChainRouter(deps: ChainRoutesDeps): Router {
       refuse(res, 'unknown role', [{ code: 'role.unknown', item: 'role', message: `role: "${roleId}" is not configured` }]);
       return;
     }
-    let given: Record<string, unknown> = {};
+    let actor: CallActor = NO_ACTOR;
+    let teamRole: TeamRole | undefined;
     if (typeof body.emp_no === 'string' && body.emp_no.trim()) {
       const { rows } = await deps.services.db.query<{ contact_key: string }>(
         'SELECT contact_key FROM skillgate.contacts WHERE org_id = $1 AND emp_no = $2 LIMIT 1',
@@ -109,23 +112,25 @@ export function createChainRouter(deps: ChainRoutesDeps): Router {
         platformId: rows[0].contact_key,
         nickname: '',
       });
-      given = { ...actorFieldsFor(resolved, { channel: 'web', actingAsAdmin: false }) };
+      actor = callActorOf(actorFieldsFor(resolved, { channel: 'web', actingAsAdmin: false }), resolved.contactKey);
+      teamRole = resolved.teamRole;
     }
     const services = await withChainRegistry(deps.services);
     const result = await runChainDocument(services, {
       doc,
       input,
-      given,
-      defaults: {
-        role_id: roleId,
-        org_id: role.org_id,
-        session_id: `chain-test:${doc.name ?? 'unnamed'}:${Date.now()}`,
+      actor,
+      origin: {
+        roleId,
+        orgId: role.org_id,
         channel: 'web_admin',
-        chat_mode: false,
-        allow_sql: true,
-        team_role: 'member',
-        is_admin: false,
+        rawInput: '',
+        chatMode: false,
+        allowSql: true,
+        isAdmin: false,
+        ...(teamRole ? { teamRole } : {}),
       },
+      session: { open: { id: `chain-test:${doc.name ?? 'unnamed'}:${Date.now()}` } },
     });
     res.json(result);
   });

@@ -9,6 +9,7 @@ import { withChainRegistry } from '../chain/services.ts';
 import { runChainDocument, type ChainServices } from '../chain/skill.ts';
 import { getChain } from '../chain/store.ts';
 import { SCHEDULE_POLICY } from '../chain/policy.ts';
+import { NO_ACTOR, type CallParties } from '../executor/request.ts';
 import type { StoredSchedule } from './store.ts';
 
 /** What a run produced. */
@@ -66,15 +67,18 @@ export function deliveryCall(
 export function pipelineFire(services: ChainServices, orgFor: (roleId: string) => string): (s: StoredSchedule) => Promise<FireOutcome> {
   return async (s) => {
     const svc = await withChainRegistry(services);
-    const defaults = {
-      role_id: s.role_id,
-      org_id: orgFor(s.role_id),
-      session_id: `schedule:${s.name}`,
-      channel: 'schedule',
-      chat_mode: SCHEDULE_POLICY.chatMode,
-      allow_sql: true,
-      team_role: 'member',
-      is_admin: false,
+    const parties: CallParties = {
+      actor: NO_ACTOR,
+      origin: {
+        roleId: s.role_id,
+        orgId: orgFor(s.role_id),
+        channel: 'schedule',
+        rawInput: '',
+        chatMode: SCHEDULE_POLICY.chatMode,
+        allowSql: true,
+        isAdmin: false,
+      },
+      session: { open: { id: `schedule:${s.name}` } },
     };
     let ok: boolean;
     let result: Record<string, unknown>;
@@ -84,7 +88,7 @@ export function pipelineFire(services: ChainServices, orgFor: (roleId: string) =
         ok = false;
         result = { success: false, error: `no saved chain named "${s.target}"` };
       } else {
-        const r = await runChainDocument(svc, { doc: chain.document, input: s.input, defaults, line: 'schedule' });
+        const r = await runChainDocument(svc, { doc: chain.document, input: s.input, ...parties, line: 'schedule' });
         ok = r.ok;
         result = { ...r };
       }
@@ -92,16 +96,13 @@ export function pipelineFire(services: ChainServices, orgFor: (roleId: string) =
       result = await svc.call({
         skill: s.target,
         input: s.input,
-        defaults,
-        given: { chat_mode: SCHEDULE_POLICY.chatMode },
+        ...parties,
         line: 'schedule',
       });
       ok = !isFailure(result);
     }
     const call = deliveryCall(s.deliver_to, deliveryText(s, ok, result));
-    const delivery = call
-      ? await svc.call({ skill: call.skill, input: call.input, defaults, given: { chat_mode: SCHEDULE_POLICY.chatMode }, line: 'schedule' })
-      : null;
+    const delivery = call ? await svc.call({ skill: call.skill, input: call.input, ...parties, line: 'schedule' }) : null;
     return { ok, result, delivery };
   };
 }

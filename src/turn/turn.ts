@@ -9,7 +9,9 @@
 import type { ChannelAdapter, InboundMessage, OutboundMessage, OutboundTarget } from '../channel/types.ts';
 import type { ConfigFile, RoleConfig } from '../config/file.ts';
 import type { Envelope } from '../envelope/types.ts';
-import { chatLineDefaults, type RunSkillRequest, type SkillCall, type SkillServices } from '../executor/skill-call.ts';
+import type { RunSkillRequest, SkillCall, SkillServices } from '../executor/skill-call.ts';
+import { callActorOf, chatLineOrigin } from '../executor/request.ts';
+import { toEpochSeconds } from '../runtime/coerce.ts';
 import { actorFieldsFor, checkAccess, resolveActor, type ResolvedActor } from '../identity/index.ts';
 import { listAttachments } from '../session/attachments.ts';
 import { getOrCreateSession, type SessionRecord } from '../session/sessions.ts';
@@ -266,11 +268,17 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       await sendNotice(notice(lang, 'upload_failed', { files: otherFailed.map((f) => f.filename).join('、') }));
     }
 
-    const given = {
-      ...actorFieldsFor(actor, { channel: msg.channel, actingAsAdmin: false }),
-      raw_input: msg.raw_input ?? '',
-      channel: msg.channel,
-      ...(msg.received_at ? { triggered_at: msg.received_at } : {}),
+    const parties = {
+      actor: callActorOf(actorFieldsFor(actor, { channel: msg.channel, actingAsAdmin: false }), actor.contactKey),
+      origin: chatLineOrigin({
+        roleId: role.id,
+        orgId: role.org_id,
+        channel: msg.channel,
+        rawInput: msg.raw_input ?? '',
+        teamRole: actor.teamRole,
+        triggeredAt: msg.received_at ? toEpochSeconds(msg.received_at) : undefined,
+      }),
+      session: { opened: session },
     };
     const run = deps.running.begin(chatKeyOf(msg), ev.id);
     running = run;
@@ -283,14 +291,12 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       const req: RunSkillRequest = {
         skill: tool,
         input: args,
-        given,
-        defaults: chatLineDefaults({ roleId: role.id, orgId: role.org_id, sessionId: session.id, channel: msg.channel, actor }),
+        ...parties,
         line: 'chat',
         abortSignal: run.signal,
         request: msg,
         lang,
         clock: now,
-        session,
         onProgress: (note) => progress.note(note),
       };
       if (stoppedByShutdown(run.signal)) throw run.signal.reason;

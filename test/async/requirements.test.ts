@@ -15,7 +15,7 @@ import { createAsyncRunner } from '../../src/async/runner.ts';
 import type { OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
 import { BUILTIN_SKILLS_DIR } from '../../src/config/settings.ts';
 import { resolveWalls, type WallSettings } from '../../src/config/walls.ts';
-import type { RunSkillRequest, SkillServices } from '../../src/executor/skill-call.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { createNotifyAdapter, NOTIFY_ACCOUNT, NOTIFY_CHANNEL, runNotify } from '../../src/orchestration/notify.ts';
@@ -29,6 +29,8 @@ import { messagingEnv, type MessagingEnv } from '../orchestration/helpers.ts';
 import { RecordingAdapter } from '../turn/helpers.ts';
 import { makeAsyncHarness, type AsyncHarness } from './helpers.ts';
 import { gate, REQ_FIXTURES, seen, started } from './req-state.ts';
+import { looseRequest } from '../helpers/request.ts';
+import type { LineDefaults } from '../../src/executor/request.ts';
 
 const POLL = { timeout: 20_000, interval: 50 };
 const textOf = (m: OutboundMessage): string => [m.text ?? '', m.display_md ?? ''].join('\n');
@@ -38,7 +40,7 @@ function wallsWith(over: Partial<WallSettings>): WallSettings {
   return { ...resolveWalls({}), ...over };
 }
 
-function defaultsFor(channel: string, session: string): RunSkillRequest['defaults'] {
+function defaultsFor(channel: string, session: string): LineDefaults {
   return {
     role_id: 'default',
     org_id: 'demo',
@@ -90,7 +92,7 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
 
   /** The stored job of a Telegram call of `skill` (what maybeDefer would store). */
   const jobFor = (skill: string, tag: string, chatId: string) =>
-    jobDataOf({ skill, input: { tag }, given: {}, defaults: defaultsFor('telegram', `s-${tag}`), line: 'chat' }, skill, {
+    jobDataOf(looseRequest({ skill, input: { tag }, given: {}, defaults: defaultsFor('telegram', `s-${tag}`), line: 'chat' }), skill, {
       target: { channel: 'telegram', account: 'default', chat_id: chatId },
       event_id: `ev-${tag}`,
     });
@@ -165,12 +167,15 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
     // Control: the same job without `async` started later is cut at its 0.5 s wall.
     const ctl = `a8c-${engine}-${Date.now()}`;
     gate(ctl);
-    const control = await runSkill(services, {
-      skill: 'long_sync',
-      input: { tag: ctl },
-      defaults: defaultsFor('telegram', `s-${ctl}`),
-      line: 'chat',
-    });
+    const control = await runSkill(
+      services,
+      looseRequest({
+        skill: 'long_sync',
+        input: { tag: ctl },
+        defaults: defaultsFor('telegram', `s-${ctl}`),
+        line: 'chat',
+      }),
+    );
     expect(control).toMatchObject({ success: false, timeout: true });
 
     // The background run has been going for longer than that wall and is still alive.
@@ -194,12 +199,18 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
     const services = withWalls(wallsWith({ skillWallDefaultSec: 0.5, skillWallHardcapSec: 30 }));
     const tag = `a8w-${engine}-${Date.now()}`;
     const open = gate(tag);
-    const run = runSkill(services, { skill: 'long_async', input: { tag }, defaults: defaultsFor('web', `s-${tag}`), line: 'chat' });
+    const run = runSkill(
+      services,
+      looseRequest({ skill: 'long_async', input: { tag }, defaults: defaultsFor('web', `s-${tag}`), line: 'chat' }),
+    );
     await expect.poll(() => started(tag), POLL).toBe(true);
     const ctl = `a8wc-${engine}-${Date.now()}`;
     gate(ctl);
     expect(
-      await runSkill(services, { skill: 'long_sync', input: { tag: ctl }, defaults: defaultsFor('web', `s-${ctl}`), line: 'chat' }),
+      await runSkill(
+        services,
+        looseRequest({ skill: 'long_sync', input: { tag: ctl }, defaults: defaultsFor('web', `s-${ctl}`), line: 'chat' }),
+      ),
     ).toMatchObject({
       success: false,
       timeout: true,
@@ -244,12 +255,15 @@ describeEachEngine('async skills, call_skill and messaging: traced requirements'
 
   it(`R-CALL-15: a caller's uncommitted write is not visible to the callee (its own session); after commit it is`, async () => {
     const marker = `c15-${engine}-${Date.now()}`;
-    const env = await runSkill(h.services, {
-      skill: 'tx_caller',
-      input: { marker },
-      defaults: defaultsFor('cli', `s-${marker}`),
-      line: 'cli',
-    });
+    const env = await runSkill(
+      h.services,
+      looseRequest({
+        skill: 'tx_caller',
+        input: { marker },
+        defaults: defaultsFor('cli', `s-${marker}`),
+        line: 'cli',
+      }),
+    );
     expect(env.success, JSON.stringify(env)).toBe(true);
     const before = env.before as Record<string, unknown>;
     if (engine === 'server') {

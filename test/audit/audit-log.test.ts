@@ -15,6 +15,7 @@ import { setSkillConfig } from '../../src/runtime/skill-config.ts';
 import type { Db } from '../../src/store/db.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { makeTurnHarness, type TurnHarness } from '../turn/helpers.ts';
+import { looseRequest } from '../helpers/request.ts';
 
 export const AUDIT_FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -152,7 +153,7 @@ describeEachEngine('audit log of a conversation', (db) => {
     const before = (await queryAudit(db(), { limit: 1000 })).length;
     const env = await runSkill(
       { ...h.services, db: failing, log },
-      {
+      looseRequest({
         skill: 'echo_input',
         input: { note: 'x' },
         defaults: {
@@ -166,7 +167,7 @@ describeEachEngine('audit log of a conversation', (db) => {
           is_admin: false,
         },
         line: 'cli',
-      },
+      }),
     );
     expect(env.success).not.toBe(false);
     expect(warnings).toContain('audit log: the call could not be recorded');

@@ -20,6 +20,7 @@ import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { wireSkillCall } from '../../src/wiring/skill-call.ts';
 import { describeEachEngine } from '../helpers/db.ts';
+import { looseRequest } from '../helpers/request.ts';
 
 const SKILLS = fileURLToPath(new URL('../bench/skills/', import.meta.url));
 
@@ -146,7 +147,7 @@ describeEachEngine('audit sink: group commit', (db) => {
       is_admin: false,
     };
     for (let i = 0; i < 3; i++)
-      expect(await call({ skill: 'bench_noop', input: {}, defaults, line: 'cli' })).toMatchObject({ success: true });
+      expect(await call(looseRequest({ skill: 'bench_noop', input: {}, defaults, line: 'cli' }))).toMatchObject({ success: true });
     expect(c.inserts()).toBe(0);
     await sink.durable();
     expect(await skills(db())).toEqual(['bench_noop', 'bench_noop', 'bench_noop']);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { resolveWalls } from '../../src/config/walls.ts';
+import { callFromContext, chatLineOrigin, NO_ACTOR } from '../../src/executor/request.ts';
 import type { SkillCall, SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill, wireSkillCall } from '../../src/wiring/skill-call.ts';
 import { createAuditSink, type AuditSink } from '../../src/audit/sink.ts';
@@ -49,6 +50,8 @@ export function executorCases(): BenchCase[] {
     team_role: 'member',
     is_admin: false,
   };
+  // `skill run`'s parser, once (src/executor/request.ts).
+  const cliParties = callFromContext({}, defaults);
   const setup = async (): Promise<void> => {
     if (services) return;
     db = await openEmbeddedDb();
@@ -82,7 +85,7 @@ export function executorCases(): BenchCase[] {
           cwd: join(SKILLS, 'bench_node'),
           env: { SKILL_INPUT: '{"n":1}', SKILL_CONTEXT: '{}' },
         }),
-      subject: () => runSkill(services, { skill: 'bench_node', input: { n: 1 }, defaults, line: 'cli' }),
+      subject: () => runSkill(services, { skill: 'bench_node', input: { n: 1 }, ...cliParties, line: 'cli' }),
     },
     {
       name: NOOP_CASE,
@@ -99,9 +102,10 @@ export function executorCases(): BenchCase[] {
         await wired({
           skill: 'bench_noop',
           input: {},
-          defaults,
+          actor: NO_ACTOR,
+          origin: chatLineOrigin({ roleId: 'default', orgId: 'demo', channel: 'cli', rawInput: '', teamRole: 'member' }),
+          session: { opened: { id: 'bench', workspaceDir: join(dataDir, 'ws-bench') } },
           line: 'chat',
-          session: { id: 'bench', workspaceDir: join(dataDir, 'ws-bench') },
         });
         if (++calls % 50 === 0) await sink!.durable();
       },

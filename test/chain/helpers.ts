@@ -13,9 +13,11 @@ import { discoverSkills } from '../../src/registry/discover.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import type { ChainDocument } from '../../src/chain/document.ts';
-import { runChainDocument, type ChainRunRequest, type ChainServices } from '../../src/chain/skill.ts';
+import { runChainDocument, type ChainServices } from '../../src/chain/skill.ts';
 import { withCall } from '../../src/wiring/skill-call.ts';
 import type { ChainResult } from '../../src/chain/runner.ts';
+import { looseChainRequest, type LooseChainExtra } from '../helpers/request.ts';
+import type { LineDefaults } from '../../src/executor/request.ts';
 
 export const CHAIN_FIXTURES = fileURLToPath(new URL('../fixtures/chains/', import.meta.url));
 
@@ -39,7 +41,7 @@ export async function chainServices(
 let n = 0;
 
 /** The defaults of a CLI-like caller with its own session. */
-export function callerDefaults(): ChainRunRequest['defaults'] {
+export function callerDefaults(): LineDefaults {
   return {
     role_id: 'default',
     org_id: 'demo',
@@ -53,12 +55,8 @@ export function callerDefaults(): ChainRunRequest['defaults'] {
 }
 
 /** Run `doc` through the pipeline as a CLI caller. */
-export function run(
-  services: ChainServices,
-  doc: Pick<ChainDocument, 'steps'>,
-  extra: Partial<Omit<ChainRunRequest, 'doc' | 'defaults'>> = {},
-): Promise<ChainResult> {
-  return runChainDocument(services, { doc, input: {}, defaults: callerDefaults(), ...extra });
+export function run(services: ChainServices, doc: Pick<ChainDocument, 'steps'>, extra: LooseChainExtra = {}): Promise<ChainResult> {
+  return runChainDocument(services, looseChainRequest({ doc, input: {}, defaults: callerDefaults(), ...extra }));
 }
 
 /** A fresh key for the probe fixtures' shared records. */

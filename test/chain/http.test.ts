@@ -16,6 +16,7 @@ import { setChainEnabled } from '../../src/chain/store.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { seedDemoDirectory } from '../../src/identity/index.ts';
 import { callerDefaults, chainServices } from './helpers.ts';
+import { looseRequest } from '../helpers/request.ts';
 
 const chain = (over: Record<string, unknown> = {}) => ({
   name: 'http_chain',
@@ -82,7 +83,10 @@ describeEachEngine('chain HTTP routes', (db) => {
     expect(tool?.function.description).toBe('查询并回显');
     expect(Object.keys((tool!.function.parameters as { properties: object }).properties)).toEqual(['city']);
 
-    const env = await runSkill(svc, { skill: 'http_chain', input: { city: '深圳' }, defaults: callerDefaults(), line: 'chat' });
+    const env = await runSkill(
+      svc,
+      looseRequest({ skill: 'http_chain', input: { city: '深圳' }, defaults: callerDefaults(), line: 'chat' }),
+    );
     expect(env.ok).toBe(true);
     expect((env.steps as Record<string, { input: unknown }>).e!.input).toEqual({ city: '深圳', total: 2 });
 

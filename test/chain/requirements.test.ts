@@ -26,6 +26,7 @@ import { pipelineFire } from '../../src/schedule/fire.ts';
 import type { Db } from '../../src/store/db.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { CHAIN_FIXTURES, callerDefaults, chainServices, probeKey, probeState } from './helpers.ts';
+import { looseRequest, looseChainRequest, type LooseChainExtra } from '../helpers/request.ts';
 
 const REQ_FIXTURES = join(CHAIN_FIXTURES, 'requirements');
 const BUILTIN_SKILLS = fileURLToPath(new URL('../../skills/', import.meta.url));
@@ -43,10 +44,10 @@ function reqServices(db: Db, env: NodeJS.ProcessEnv = {}): Promise<ChainServices
 function run(
   services: ChainServices,
   steps: ChainRunRequest['doc']['steps'],
-  extra: Partial<Omit<ChainRunRequest, 'doc' | 'defaults'>> = {},
+  extra: LooseChainExtra = {},
   defaults = callerDefaults(),
 ): Promise<ChainResult> {
-  return runChainDocument(services, { doc: { steps }, input: {}, defaults, ...extra });
+  return runChainDocument(services, looseChainRequest({ doc: { steps }, input: {}, defaults, ...extra }));
 }
 
 /** Runs the chain through the product executor and records each step's wall. */
@@ -333,17 +334,20 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     const wallsOf = async (env: NodeJS.ProcessEnv, extra: Partial<ChainRunRequest> = {}) => {
       const base = await svc();
       const s = withCall({ ...base, log, settings: { ...base.settings, walls: resolveWalls(env) } });
-      const { walls, req } = recordingWalls(s, {
-        doc: {
-          steps: [
-            { skill_name: 'echo', alias: 'e' },
-            { skill_name: 'walled', alias: 'w' },
-          ],
-        },
-        input: {},
-        defaults: callerDefaults(),
-        ...extra,
-      });
+      const { walls, req } = recordingWalls(
+        s,
+        looseChainRequest({
+          doc: {
+            steps: [
+              { skill_name: 'echo', alias: 'e' },
+              { skill_name: 'walled', alias: 'w' },
+            ],
+          },
+          input: {},
+          defaults: callerDefaults(),
+          ...extra,
+        }),
+      );
       const r = await runChainDocument(s, req);
       expect(r.ok).toBe(true);
       // The skill call runs under exactly the step wall the runner decided (not SKILL_WALL_DEFAULT 600).
@@ -384,14 +388,17 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     expect((await validateAndSave(db(), s.registry, doc)).ok).toBe(true);
     const chained = withCall(await withChainRegistry(s));
 
-    const direct = await runChainDocument(chained, { doc, input: { note: '直接' }, defaults: callerDefaults() });
-    const chat = await runSkill(chained, {
-      skill: 'three_ways',
-      input: { note: '对话' },
-      defaults: callerDefaults(),
-      given: { chat_mode: true, raw_input: '跑链' },
-      line: 'chat',
-    });
+    const direct = await runChainDocument(chained, looseChainRequest({ doc, input: { note: '直接' }, defaults: callerDefaults() }));
+    const chat = await runSkill(
+      chained,
+      looseRequest({
+        skill: 'three_ways',
+        input: { note: '对话' },
+        defaults: callerDefaults(),
+        given: { chat_mode: true, raw_input: '跑链' },
+        line: 'chat',
+      }),
+    );
     const fired = await pipelineFire(
       chained,
       () => 'demo',
@@ -420,7 +427,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     expect(echoes.map((e) => e.ctx.chat_mode)).toEqual([false, false, false]);
     expect(probeState(key).events).toEqual(['start:p', 'finish:p', 'start:p', 'finish:p', 'start:p', 'finish:p']);
     // A step gets the chat line's input checks: the same refusal as a chat call of that skill.
-    const chatCall = await runSkill(s, { skill: 'need_name', input: {}, defaults: callerDefaults(), line: 'chat' });
+    const chatCall = await runSkill(s, looseRequest({ skill: 'need_name', input: {}, defaults: callerDefaults(), line: 'chat' }));
     const inChain = await run(s, [{ skill_name: 'need_name', alias: 'n', on_fail: 'continue', default_value: 'x' }]);
     expect(chatCall).toMatchObject({ success: false, need_param: 'name' });
     expect((inChain.steps.n as { error: string }).error).toBe(chatCall.error);
@@ -535,7 +542,10 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
   it('R-CHAIN-43: in a chain request is null and no sub-agent starts; a request-dependent skill fails cleanly (also when the chain is started from chat)', async () => {
     const s = await svc();
     const request = { headers: { 'user-agent': 'UA/1' } };
-    const direct = await runSkill(s, { skill: 'needs_request', input: {}, defaults: callerDefaults(), line: 'chat', request });
+    const direct = await runSkill(
+      s,
+      looseRequest({ skill: 'needs_request', input: {}, defaults: callerDefaults(), line: 'chat', request }),
+    );
     expect(direct).toMatchObject({ user_agent: 'UA/1' });
     expect(
       (
@@ -550,7 +560,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
       ).ok,
     ).toBe(true);
     const chained = withCall(await withChainRegistry(s));
-    const env = await runSkill(chained, { skill: 'req_chain', input: {}, defaults: callerDefaults(), line: 'chat', request });
+    const env = await runSkill(chained, looseRequest({ skill: 'req_chain', input: {}, defaults: callerDefaults(), line: 'chat', request }));
     expect(env).toMatchObject({ ok: false, success: false, failed: ['r'] });
     expect((env.steps as { c: { request: unknown } }).c.request).toBeNull();
     expect(String(env.error)).toMatch(/needs_request/);
@@ -614,7 +624,7 @@ describeEachEngine('chain requirements through the pipeline', (db) => {
     const s = await svc();
     const defaults = callerDefaults();
     const given = { team_role: 'owner', actor_emp_no: 'E1' };
-    const dt = (input: Record<string, unknown>) => runSkill(s, { skill: 'datatable', input, defaults, given, line: 'cli' });
+    const dt = (input: Record<string, unknown>) => runSkill(s, looseRequest({ skill: 'datatable', input, defaults, given, line: 'cli' }));
     const created = await dt({
       action: 'create_table',
       payload: {

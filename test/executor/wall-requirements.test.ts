@@ -14,7 +14,7 @@ import { parseConfigFile } from '../../src/config/file.ts';
 import { resolveWalls, type WallSettings } from '../../src/config/walls.ts';
 import { runFromCli } from '../../src/executor/cli-run.ts';
 import { subprocessTimeoutFor, SUBPROCESS_DEFAULT_SEC } from '../../src/executor/index.ts';
-import { wallFor, type RunSkillRequest, type SkillServices } from '../../src/executor/skill-call.ts';
+import { wallFor, type SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill, withCall } from '../../src/wiring/skill-call.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { makeCallSkill } from '../../src/orchestration/call-skill.ts';
@@ -24,10 +24,12 @@ import type { RuntimeContext } from '../../src/runtime/types.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { gate, REQ_FIXTURES, resetTicks, ticks } from '../async/req-state.ts';
 import { describeEachEngine } from '../helpers/db.ts';
+import { looseRequest } from '../helpers/request.ts';
+import type { LineDefaults } from '../../src/executor/request.ts';
 
 const POLL = { timeout: 20_000, interval: 20 };
 
-const DEFAULTS: RunSkillRequest['defaults'] = {
+const DEFAULTS: LineDefaults = {
   role_id: 'default',
   org_id: 'demo',
   session_id: 'wall-req',
@@ -131,13 +133,16 @@ describeEachEngine('wall clocks: traced requirements', (db, engine) => {
   it('R-WALL-07: a handler polling abort_signal returns at its first poll after the stop, with what it did', async () => {
     resetTicks();
     const stop = new AbortController();
-    const run = runSkill(services, {
-      skill: 'poll_ticks',
-      input: {},
-      defaults: { ...DEFAULTS, session_id: `wall-ticks-${engine}` },
-      line: 'chat',
-      abortSignal: stop.signal,
-    });
+    const run = runSkill(
+      services,
+      looseRequest({
+        skill: 'poll_ticks',
+        input: {},
+        defaults: { ...DEFAULTS, session_id: `wall-ticks-${engine}` },
+        line: 'chat',
+        abortSignal: stop.signal,
+      }),
+    );
     await expect.poll(() => ticks().polls === 1 && typeof ticks().tick === 'function', POLL).toBe(true);
     stop.abort('user pressed stop');
     ticks().tick!(); // exactly one poll interval passes

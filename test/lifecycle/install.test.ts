@@ -14,6 +14,7 @@ import type { Db } from '../../src/store/db.ts';
 import { openEmbeddedDb } from '../../src/store/open.ts';
 import { tempDataDir, tree } from './helpers.ts';
 import { defaultsFor, makeZip, openHarness, skillFiles, TWO_ROLES, type Harness } from './live-helpers.ts';
+import { looseRequest } from '../helpers/request.ts';
 
 let db: Db;
 let h: Harness;
@@ -130,7 +131,7 @@ describe('a good package', () => {
     expect(await tree(join(h.dataDir, 'skills'))).toEqual(['pkg_echo/', 'pkg_echo/SKILL.md', 'pkg_echo/handler.ts']);
     expect(h.lifecycle.registry().get('pkg_echo')).toMatchObject({ source: 'shared', status: 'ok' });
     expect(h.lifecycle.skillsFor('sales')).toContain('pkg_echo');
-    const env = await runSkill(h.services(), { skill: 'pkg_echo', input: {}, defaults: defaultsFor('sales'), line: 'chat' });
+    const env = await runSkill(h.services(), looseRequest({ skill: 'pkg_echo', input: {}, defaults: defaultsFor('sales'), line: 'chat' }));
     expect(env).toMatchObject({ version: 'v1' });
   });
 
@@ -146,7 +147,7 @@ describe('a good package', () => {
     await writeFile(join(dir, 'handler.ts'), skillFiles('ops_tool', 'two')['handler.ts']!);
     const r2 = await h.lifecycle.install(dir, { roleId: 'ops' });
     expect(r2.ok).toBe(true);
-    const env = await runSkill(h.services(), { skill: 'ops_tool', input: {}, defaults: defaultsFor('ops'), line: 'chat' });
+    const env = await runSkill(h.services(), looseRequest({ skill: 'ops_tool', input: {}, defaults: defaultsFor('ops'), line: 'chat' }));
     expect(env).toMatchObject({ version: 'two' });
     expect((await readdir(join(h.dataDir, 'role-skills', 'ops'))).sort()).toEqual(['ops_tool']);
   });

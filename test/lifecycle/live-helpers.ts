@@ -9,13 +9,13 @@ import { crc32 } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { parseConfigFile, type ConfigFile } from '../../src/config/file.ts';
 import { resolveWalls } from '../../src/config/walls.ts';
-import type { RunSkillRequest } from '../../src/executor/skill-call.ts';
 import type { OneShotServices } from '../../src/wiring/skill-call.ts';
 import { createSkillLifecycle, type LiveSkillLifecycle } from '../../src/lifecycle/live.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { tempDataDir } from './helpers.ts';
+import type { LineDefaults } from '../../src/executor/request.ts';
 
 /** The repository's built-in skills folder. */
 export const BUILTIN = fileURLToPath(new URL('../../skills/', import.meta.url));
@@ -91,7 +91,7 @@ export function skillFiles(name: string, version: string, extra: Record<string, 
 export const TWO_ROLES = 'roles:\n  - {id: sales, access: open, skills: ["*"]}\n  - {id: ops, access: open, skills: [help, datatable]}\n';
 
 /** Run defaults for role `roleId` (chat line). */
-export function defaultsFor(roleId: string): RunSkillRequest['defaults'] {
+export function defaultsFor(roleId: string): LineDefaults {
   return {
     role_id: roleId,
     org_id: 'demo',

@@ -12,6 +12,7 @@ import type { Db } from '../../src/store/db.ts';
 import { openEmbeddedDb } from '../../src/store/open.ts';
 import { tempDataDir } from './helpers.ts';
 import { defaultsFor, openHarness, skillFiles, type Harness } from './live-helpers.ts';
+import { looseRequest } from '../helpers/request.ts';
 
 const POLL = { timeout: 10_000, interval: 50 };
 
@@ -26,7 +27,7 @@ async function writeSkill(dir: string, files: Record<string, string>): Promise<v
 }
 
 const run = async (skill: string, roleId = 'sales') =>
-  runSkill(h.services(), { skill, input: {}, defaults: defaultsFor(roleId), line: 'chat' });
+  runSkill(h.services(), looseRequest({ skill, input: {}, defaults: defaultsFor(roleId), line: 'chat' }));
 
 beforeAll(async () => {
   db = await openEmbeddedDb();

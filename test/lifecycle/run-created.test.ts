@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { resolveWalls } from '../../src/config/walls.ts';
-import type { RunSkillRequest, SkillServices } from '../../src/executor/skill-call.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { roleSkillRoot } from '../../src/lifecycle/role-paths.ts';
 import { createRoleSkill, editRoleSkill } from '../../src/lifecycle/skill-edit.ts';
@@ -17,11 +17,13 @@ import { discoverSkills } from '../../src/registry/discover.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { fixtureFiles, tempDataDir } from './helpers.ts';
+import { looseRequest } from '../helpers/request.ts';
+import type { LineDefaults } from '../../src/executor/request.ts';
 
 const BUILTIN = fileURLToPath(new URL('../../skills/', import.meta.url));
 const ROLE = 'sales';
 
-const DEFAULTS: RunSkillRequest['defaults'] = {
+const DEFAULTS: LineDefaults = {
   role_id: ROLE,
   org_id: 'demo',
   session_id: 'lifecycle-run',
@@ -54,7 +56,7 @@ describeEachEngine('a created role skill is discovered and runs', (db) => {
     const rec = s.registry.get('greet');
     expect(rec).toMatchObject({ source: 'role', status: 'ok', execType: 'IN_PROCESS', version: '1.0.0' });
     expect(s.registry.tools().map((t) => t.function.name)).toContain('greet');
-    const env = await runSkill(s, { skill: 'greet', input: { name: '小王' }, defaults: DEFAULTS, line: 'chat' });
+    const env = await runSkill(s, looseRequest({ skill: 'greet', input: { name: '小王' }, defaults: DEFAULTS, line: 'chat' }));
     expect(env).toMatchObject({ greeting: '你好，小王', role: ROLE });
   });
 
@@ -63,14 +65,14 @@ describeEachEngine('a created role skill is discovered and runs', (db) => {
     const edited = greet['handler.ts']!.replace('你好，', 'Hello, ');
     expect((await editRoleSkill({ dataDir, roleId: ROLE, name: 'greet', files: { 'handler.ts': edited } })).ok).toBe(true);
     // the in-process loader keys modules by the file's mtime and size, so the edited handler is loaded fresh
-    let env = await runSkill(await services(), { skill: 'greet', input: { name: 'Wang' }, defaults: DEFAULTS, line: 'chat' });
+    let env = await runSkill(await services(), looseRequest({ skill: 'greet', input: { name: 'Wang' }, defaults: DEFAULTS, line: 'chat' }));
     expect(env).toMatchObject({ greeting: 'Hello, Wang' });
 
     const evil = (await fixtureFiles('exec_cmd'))['handler.ts']!;
     expect((await editRoleSkill({ dataDir, roleId: ROLE, name: 'greet', files: { 'handler.ts': evil } })).refusal?.code).toBe(
       'danger.critical',
     );
-    env = await runSkill(await services(), { skill: 'greet', input: { name: 'Wang' }, defaults: DEFAULTS, line: 'chat' });
+    env = await runSkill(await services(), looseRequest({ skill: 'greet', input: { name: 'Wang' }, defaults: DEFAULTS, line: 'chat' }));
     expect(env).toMatchObject({ greeting: 'Hello, Wang' });
   });
 });

@@ -19,6 +19,7 @@ import { createMcpSource, type McpSkillSource } from '../../src/mcp/source.ts';
 import type { SkillRecord } from '../../src/registry/types.ts';
 import type { RuntimeContext } from '../../src/runtime/types.ts';
 import { startHttpToolServer, startSseToolServer, type HttpToolServer } from './http-tool-server.ts';
+import { looseRequest } from '../helpers/request.ts';
 
 const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.ts', import.meta.url));
@@ -297,16 +298,19 @@ describe('MCP progress and errors through the whole skill call', () => {
       team_role: 'member',
       is_admin: false,
     };
-    const call = runSkill(services, {
-      skill: 't__progress',
-      input: {},
-      defaults,
-      line: 'chat',
-      lang: 'en',
-      onProgress: (n) => notes.push(n),
-    });
+    const call = runSkill(
+      services,
+      looseRequest({
+        skill: 't__progress',
+        input: {},
+        defaults,
+        line: 'chat',
+        lang: 'en',
+        onProgress: (n) => notes.push(n),
+      }),
+    );
     await vi.waitFor(() => expect(notes).toEqual(['t__progress: half way (50%)']), { timeout: 15_000 });
-    await runSkill(services, { skill: 't__release', input: {}, defaults, line: 'chat' });
+    await runSkill(services, looseRequest({ skill: 't__release', input: {}, defaults, line: 'chat' }));
     expect(await call).toMatchObject({ success: true, result: 'progress done' });
   });
 

@@ -19,6 +19,7 @@ import {
   namesRef,
 } from '../../src/orchestration/pending-replies.ts';
 import { messagingEnv, type MessagingEnv } from './helpers.ts';
+import { looseRequest } from '../helpers/request.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/orchestration/', import.meta.url));
 const WORKER = 'web:demo_worker';
@@ -49,21 +50,24 @@ describeEachEngine('pending replies', (db) => {
   });
 
   const openTicket = (ticket: string, extra: Record<string, unknown> = {}) =>
-    runSkill(h.services, {
-      skill: 'open_ticket',
-      input: { ticket, worker: WORKER, ...extra },
-      defaults: {
-        role_id: 'default',
-        org_id: 'demo',
-        session_id: 'sess-reporter',
-        channel: 'web',
-        chat_mode: true,
-        allow_sql: true,
-        team_role: 'member',
-        is_admin: false,
-      },
-      line: 'cli',
-    });
+    runSkill(
+      h.services,
+      looseRequest({
+        skill: 'open_ticket',
+        input: { ticket, worker: WORKER, ...extra },
+        defaults: {
+          role_id: 'default',
+          org_id: 'demo',
+          session_id: 'sess-reporter',
+          channel: 'web',
+          chat_mode: true,
+          allow_sql: true,
+          team_role: 'member',
+          is_admin: false,
+        },
+        line: 'cli',
+      }),
+    );
   const fromWorker = (text: string) => h.turn(h.message(text, { actor: { id: 'demo_worker', display_name: '维修工' } }));
   const openRows = async () =>
     (await db().query<{ ref: string; resolution: string | null }>('SELECT ref, resolution FROM skillgate.pending_replies ORDER BY id'))

@@ -5,13 +5,14 @@
  */
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import type { RunSkillRequest } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { CONFIG_SECTION_KEYS, PLATFORM_CTX_KEYS } from '../../src/runtime/keys.ts';
 import { setSkillConfig } from '../../src/runtime/skill-config.ts';
 import { FIXED_CTX_FIELDS, type ChannelRegistry } from '../../src/runtime/types.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { makeHarness, type Harness } from './helpers.ts';
+import { looseRequest } from '../helpers/request.ts';
+import type { LineDefaults } from '../../src/executor/request.ts';
 
 type Echo = { types: Record<string, string>; values: Record<string, unknown>; input: Record<string, unknown> };
 
@@ -29,7 +30,7 @@ const PROFILE = {
   actor_id: '42',
 };
 
-const LINE_DEFAULTS: RunSkillRequest['defaults'] = {
+const LINE_DEFAULTS: LineDefaults = {
   role_id: 'default',
   org_id: 'demo',
   session_id: 'ctx-line',
@@ -90,12 +91,15 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     for (const channel of ['web', 'web_admin', 'telegram', 'feishu']) {
       expect((await echo({ channel })).values.channel).toBe(channel);
     }
-    const env = await runSkill(h.services, {
-      skill: 'ctx_echo',
-      input: { note: 'n' },
-      defaults: { ...LINE_DEFAULTS, channel: 'web_admin' },
-      line: 'chat',
-    });
+    const env = await runSkill(
+      h.services,
+      looseRequest({
+        skill: 'ctx_echo',
+        input: { note: 'n' },
+        defaults: { ...LINE_DEFAULTS, channel: 'web_admin' },
+        line: 'chat',
+      }),
+    );
     expect((env.values as Record<string, unknown>).channel).toBe('web_admin');
   });
 
@@ -145,12 +149,15 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     expect(dflt.types.chat_mode).toBe('boolean');
     expect((await echo({ chat_mode: false })).values.chat_mode).toBe(false);
     expect((await echo({ chat_mode: 'false' })).values.chat_mode).toBe(false);
-    const chain = await runSkill(h.services, {
-      skill: 'ctx_echo',
-      input: { note: 'n' },
-      defaults: { ...LINE_DEFAULTS, chat_mode: false },
-      line: 'chain',
-    });
+    const chain = await runSkill(
+      h.services,
+      looseRequest({
+        skill: 'ctx_echo',
+        input: { note: 'n' },
+        defaults: { ...LINE_DEFAULTS, chat_mode: false },
+        line: 'chain',
+      }),
+    );
     expect((chain.values as Record<string, unknown>).chat_mode).toBe(false);
   });
 
@@ -160,12 +167,15 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     expect(dflt.types.allow_sql).toBe('boolean');
     expect((await echo({ allow_sql: false })).values.allow_sql).toBe(false);
     expect((await echo({ allow_sql: 0 })).values.allow_sql).toBe(false);
-    const line = await runSkill(h.services, {
-      skill: 'ctx_echo',
-      input: { note: 'n' },
-      defaults: { ...LINE_DEFAULTS, allow_sql: false },
-      line: 'schedule',
-    });
+    const line = await runSkill(
+      h.services,
+      looseRequest({
+        skill: 'ctx_echo',
+        input: { note: 'n' },
+        defaults: { ...LINE_DEFAULTS, allow_sql: false },
+        line: 'schedule',
+      }),
+    );
     expect((line.values as Record<string, unknown>).allow_sql).toBe(false);
   });
 
@@ -185,12 +195,12 @@ describeEachEngine('pipeline: runtime_context a handler receives', (db) => {
     const services = { ...h.services, channelRegistry: registry };
     const req = { skill: 'ctx_echo', input: { note: 'n' }, defaults: LINE_DEFAULTS };
     for (const line of ['cli', 'chain', 'schedule', 'async'] as const) {
-      const env = await runSkill(services, { ...req, line });
+      const env = await runSkill(services, looseRequest({ ...req, line }));
       const types = env.types as Record<string, string>;
       expect(types.channel_registry, line).toBe('null');
       expect(types.request, line).toBe('null');
     }
-    const chat = await runSkill(services, { ...req, line: 'chat' });
+    const chat = await runSkill(services, looseRequest({ ...req, line: 'chat' }));
     expect((chat.types as Record<string, string>).channel_registry).toBe('object');
     // The result is JSON (README.md#the-skillgate-command): the handler saw the registry object,
     // whose methods do not serialise.

@@ -6,12 +6,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it, vi } from 'vitest';
 import { resolveWalls } from '../../src/config/walls.ts';
-import type { RunSkillRequest, SkillServices } from '../../src/executor/skill-call.ts';
+import type { SkillServices } from '../../src/executor/skill-call.ts';
 import { runSkill } from '../../src/wiring/skill-call.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 import { makeHarness, type Harness } from './helpers.ts';
+import { looseRequest } from '../helpers/request.ts';
+import type { LineDefaults } from '../../src/executor/request.ts';
 
-const DEFAULTS: RunSkillRequest['defaults'] = {
+const DEFAULTS: LineDefaults = {
   role_id: 'default',
   org_id: 'demo',
   session_id: 'wall-chat',
@@ -39,16 +41,19 @@ describeEachEngine('pipeline: walls and abort', (db) => {
   });
 
   it('R-WALL-03: on the chat line TOOL_WALL_SEC caps a skill that declares wall_sec 1000; other lines keep the declared wall', async () => {
-    const cli = await runSkill(services, {
-      skill: 'slow_poll',
-      input: { ms: 10 },
-      defaults: { ...DEFAULTS, session_id: 'wall-cli' },
-      line: 'cli',
-    });
+    const cli = await runSkill(
+      services,
+      looseRequest({
+        skill: 'slow_poll',
+        input: { ms: 10 },
+        defaults: { ...DEFAULTS, session_id: 'wall-cli' },
+        line: 'cli',
+      }),
+    );
     expect(cli).toMatchObject({ success: true, stopped: false });
     expect(startedWalls(h.logs()).at(-1)).toBe(1000);
 
-    const chat = await runSkill(services, { skill: 'slow_poll', input: { ms: 5000 }, defaults: DEFAULTS, line: 'chat' });
+    const chat = await runSkill(services, looseRequest({ skill: 'slow_poll', input: { ms: 5000 }, defaults: DEFAULTS, line: 'chat' }));
     expect(chat).toMatchObject({ success: false, error_type: 'transient', timeout: true, wall_sec: 2 });
     expect(String(chat.error)).toMatch(/slow_poll.*timed out after 2 s/);
     expect(startedWalls(h.logs()).at(-1)).toBe(2);
@@ -57,14 +62,17 @@ describeEachEngine('pipeline: walls and abort', (db) => {
   it("R-PCTX-08, R-WALL-05: the stop button fires the handler's abort_signal; the answer it gives of what it did so far is the result", async () => {
     const ws = join(h.dataDir, 'ws-stop');
     const stop = new AbortController();
-    const running = runSkill(h.services, {
-      skill: 'slow_poll',
-      input: { ms: 30_000 },
-      given: { workspace_dir: ws },
-      defaults: { ...DEFAULTS, session_id: 'wall-stop' },
-      line: 'chat',
-      abortSignal: stop.signal,
-    });
+    const running = runSkill(
+      h.services,
+      looseRequest({
+        skill: 'slow_poll',
+        input: { ms: 30_000 },
+        given: { workspace_dir: ws },
+        defaults: { ...DEFAULTS, session_id: 'wall-stop' },
+        line: 'chat',
+        abortSignal: stop.signal,
+      }),
+    );
     await vi.waitFor(() => expect(existsSync(join(ws, 'started.txt'))).toBe(true), { timeout: 20_000, interval: 20 });
     expect(readFileSync(join(ws, 'started.txt'), 'utf8')).toBe('true'); // abort_signal is an AbortSignal
     stop.abort('user pressed stop');

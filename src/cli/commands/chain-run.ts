@@ -14,6 +14,7 @@ import { withCall } from '../../wiring/skill-call.ts';
 import { withChainRegistry } from '../../chain/services.ts';
 import { runChainDocument } from '../../chain/skill.ts';
 import { getChain } from '../../chain/store.ts';
+import { callFromContext } from '../../executor/request.ts';
 import { log } from '../../log/logger.ts';
 import { sessionIdForWorkspace } from '../../session/sessions.ts';
 import { withCliDb } from '../db-access.ts';
@@ -70,21 +71,18 @@ export async function chainRunCommand(
         const workspace = resolve(settings.dataDir, 'workspaces', roleId, 'chain');
         const sessionId =
           typeof context.session_id === 'string' && context.session_id ? context.session_id : sessionIdForWorkspace(workspace);
-        return runChainDocument(services, {
-          doc,
-          input,
-          given: context,
-          defaults: {
-            role_id: roleId,
-            org_id: role.org_id,
-            session_id: sessionId,
-            channel: 'cli',
-            chat_mode: false,
-            allow_sql: true,
-            team_role: 'member',
-            is_admin: false,
-          },
+        // `--context` parsed once (src/executor/request.ts) over the CLI line's defaults.
+        const parties = callFromContext(context, {
+          role_id: roleId,
+          org_id: role.org_id,
+          session_id: sessionId,
+          channel: 'cli',
+          chat_mode: false,
+          allow_sql: true,
+          team_role: 'member',
+          is_admin: false,
         });
+        return runChainDocument(services, { doc, input, ...parties });
       },
     });
   } finally {

@@ -32,6 +32,7 @@ import express from 'express';
 import { renderWebHtml } from '../../channel/render/web-html.ts';
 import { roleSkills, type RoleConfig } from '../../config/file.ts';
 import type { RunSkillRequest } from '../../executor/skill-call.ts';
+import { callActorOf } from '../../executor/request.ts';
 import { actorFieldsFor, emptyActorFields, resolveActor } from '../../identity/resolve.ts';
 import { directoryOrgId } from '../../identity/org.ts';
 import type { ResolvedActor } from '../../identity/types.ts';
@@ -100,26 +101,18 @@ export function proxyRequest(
   return {
     skill,
     input,
-    given: {
-      ...actor,
-      user_id: forContact.contactKey,
-      team_id: forContact.teamId ?? '',
-      team_role: forContact.teamRole,
-      raw_input: '',
+    actor: callActorOf({ ...actor, user_id: forContact.contactKey, team_id: forContact.teamId ?? '' }, forContact.contactKey),
+    origin: {
+      roleId: role.id,
+      orgId: role.org_id,
       channel: 'web_admin',
+      rawInput: '',
+      chatMode: true,
+      allowSql: true,
+      isAdmin: true,
+      teamRole: forContact.teamRole,
     },
-    defaults: {
-      role_id: role.id,
-      org_id: role.org_id,
-      session_id: proxySessionId(role.id, forContact.contactKey),
-      channel: 'web_admin',
-      chat_mode: true,
-      allow_sql: true,
-      team_role: forContact.teamRole,
-      is_admin: true,
-      user_id: forContact.contactKey,
-      team_id: forContact.teamId ?? '',
-    },
+    session: { open: { id: proxySessionId(role.id, forContact.contactKey) } },
     line: 'chat',
     lang: 'zh-CN',
   };

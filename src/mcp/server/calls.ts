@@ -10,7 +10,8 @@ import { readFile, stat } from 'node:fs/promises';
 import mime from 'mime-types';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../envelope/types.ts';
-import { chatLineDefaults, type RunSkillRequest, type SkillCall, type SkillServices } from '../../executor/skill-call.ts';
+import type { RunSkillRequest, SkillCall, SkillServices } from '../../executor/skill-call.ts';
+import { callActorOf, chatLineOrigin } from '../../executor/request.ts';
 
 /** The services a call over /mcp needs: the process's composed skill call among them. */
 export type McpCallServices = SkillServices & { readonly call: SkillCall };
@@ -113,14 +114,9 @@ export async function callAs(
   const req: RunSkillRequest = {
     skill: tool,
     input: args,
-    given: { ...actorFieldsFor(actor, { channel: 'mcp', actingAsAdmin: false }), raw_input: '', channel: 'mcp' },
-    defaults: chatLineDefaults({
-      roleId: caller.roleId,
-      orgId: caller.orgId,
-      sessionId: mcpSessionId(caller.orgId, caller.roleId, actor.contactKey),
-      channel: 'mcp',
-      actor,
-    }),
+    actor: callActorOf(actorFieldsFor(actor, { channel: 'mcp', actingAsAdmin: false }), actor.contactKey),
+    origin: chatLineOrigin({ roleId: caller.roleId, orgId: caller.orgId, channel: 'mcp', rawInput: '', teamRole: actor.teamRole }),
+    session: { open: { id: mcpSessionId(caller.orgId, caller.roleId, actor.contactKey) } },
     line: 'chat',
     abortSignal: signal,
     lang: caller.lang,
