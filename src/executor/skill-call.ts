@@ -31,7 +31,7 @@ import { attachmentRefs, listAttachments, registerAttachment, toAttachmentItems 
 import { getOrCreateSession } from '../session/sessions.ts';
 import { attachmentStoreDir, ensureWorkspace } from '../session/workspace.ts';
 import { snapshotWorkspace } from '../envelope/artifacts/collect.ts';
-import { realOrUndefinedSync } from '../envelope/artifacts/paths.ts';
+import { forgetRealDir, realDirRemembered } from '../envelope/artifacts/paths.ts';
 import type { Db } from '../store/db.ts';
 import type { InvalidatedCache } from '../store/invalidated-cache.ts';
 import { executeSkill, subprocessTimeoutFor } from './index.ts';
@@ -295,8 +295,8 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
           ensureWorkspace: false,
         });
   const workspaceDir = resolve(session.workspaceDir);
-  // One system call when the folder exists (the usual case); created when it does not.
-  const realWorkspace = realOrUndefinedSync(workspaceDir) ?? realOrUndefinedSync(ensureWorkspace(workspaceDir)) ?? workspaceDir;
+  // Resolved once per process (src/envelope/artifacts/paths.ts); created when it does not exist.
+  let realWorkspace = realDirRemembered(workspaceDir) ?? realDirRemembered(ensureWorkspace(workspaceDir)) ?? workspaceDir;
   const records = await listAttachments(services.db, session.id);
   const files = normalizeFileParams(prepared.input, {
     workspaceDir,
@@ -351,7 +351,13 @@ async function runOne(services: SkillCallDeps, parts: readonly ContextPart[], st
     clock: req.clock,
   });
 
-  const before = await snapshotWorkspace(realWorkspace, { real: true });
+  let before = await snapshotWorkspace(realWorkspace, { real: true });
+  if (before.missing) {
+    // Removed from outside since it was resolved: created again before the skill runs.
+    forgetRealDir(workspaceDir);
+    realWorkspace = realDirRemembered(ensureWorkspace(workspaceDir)) ?? realWorkspace;
+    before = await snapshotWorkspace(realWorkspace, { real: true });
+  }
   services.log.info({ skill: prepared.skill.name, exec: prepared.skill.execType, line: req.line, wall_sec: wallSec }, 'skill call started');
   const raw = await executePrepared(services, prepared, ctx, {
     wallSec,

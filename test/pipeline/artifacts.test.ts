@@ -1,6 +1,7 @@
 /**
  * Artifacts and attachment references across two calls on one workspace.
  */
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { listAttachments } from '../../src/session/attachments.ts';
@@ -43,5 +44,23 @@ describeEachEngine('pipeline: audio artifacts and reference ids', (db) => {
     const first = records.find((r) => r.ref === 'audio_1')!;
     const read = await h.run('reads_file', { input: { file: 'audio_1' }, workspace: ws });
     expect(read).toMatchObject({ success: true, file: first.localPath });
+  });
+});
+
+describeEachEngine('pipeline: a workspace removed from outside', (db) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await makeHarness(db());
+  });
+
+  it('R-PCTX-06, R-ART-09: a call after the folder was removed finds it created again and collects what it writes', async () => {
+    const ws = join(h.dataDir, 'ws-removed');
+    expect((await h.run('writes_audio', { workspace: ws })).success).toBe(true);
+    rmSync(ws, { recursive: true, force: true });
+    const again = await h.run('writes_audio', { workspace: ws });
+    expect(again.success).toBe(true);
+    expect(existsSync(join(ws, 'voice.mp3'))).toBe(true);
+    const artifacts = again.artifacts as { filename: string }[];
+    expect(artifacts.map((a) => a.filename).sort()).toEqual(['memo.wav', 'voice.mp3']);
   });
 });

@@ -45,7 +45,7 @@ export async function snapshotWorkspace(dir: string, opts: { real?: boolean } = 
   const real = opts.real ? dir : (realOrUndefinedSync(dir) ?? path.resolve(dir));
   const files: Snapshot['files'] = {};
   const names = rootNames(real);
-  if (names === undefined) return { dir: real, files };
+  if (names === undefined) return { dir: real, files, missing: true };
   const small = names.length <= SYNC_ENTRIES;
   for (const name of names) {
     if (name.startsWith('.')) continue;

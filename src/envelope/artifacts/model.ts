@@ -35,6 +35,8 @@ export interface Snapshot {
   /** The real path of the workspace when the snapshot was taken. */
   dir: string;
   files: Record<string, { size: number; mtimeMs: number }>;
+  /** The folder could not be read (it does not exist): `files` is empty. */
+  missing?: true;
 }
 
 /** Language of user-visible notes (zh-CN default). */

@@ -31,3 +31,27 @@ export function isInside(root: string, child: string): boolean {
   const rel = path.relative(root, child);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
+
+/** Real paths of workspace folders resolved in this process, oldest first (bounded). */
+const realDirs = new Map<string, string>();
+const REAL_DIRS_MAX = 4096;
+
+/**
+ * The real path of the folder `dir` as first resolved in this process, without a system call
+ * after the first time (a workspace folder is resolved at every skill call); `undefined` when it
+ * does not exist (nothing is remembered then). {@link forgetRealDir} after re-creating a folder.
+ */
+export function realDirRemembered(dir: string): string | undefined {
+  const hit = realDirs.get(dir);
+  if (hit !== undefined) return hit;
+  const real = realOrUndefinedSync(dir);
+  if (real === undefined) return undefined;
+  realDirs.set(dir, real);
+  if (realDirs.size > REAL_DIRS_MAX) realDirs.delete(realDirs.keys().next().value as string);
+  return real;
+}
+
+/** Drop what {@link realDirRemembered} holds for `dir`. */
+export function forgetRealDir(dir: string): void {
+  realDirs.delete(dir);
+}
