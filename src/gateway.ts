@@ -520,7 +520,11 @@ function listenError(err: Error, host: string, port: number): ListenError {
   const code = (err as NodeJS.ErrnoException).code;
   const where = `${host}:${port}`;
   if (code === 'EADDRINUSE')
-    return new ListenError(`port ${port} is already in use on ${host} (another skillgate or another program); stop it or set PORT to a free port`, code);
-  if (code === 'EACCES') return new ListenError(`not allowed to listen on ${where}; ports below 1024 need privileges — set PORT to 1024 or above`, code);
+    return new ListenError(
+      `port ${port} is already in use on ${host} (another skillgate or another program); stop it or set PORT to a free port`,
+      code,
+    );
+  if (code === 'EACCES')
+    return new ListenError(`not allowed to listen on ${where}; ports below 1024 need privileges — set PORT to 1024 or above`, code);
   return new ListenError(`cannot listen on ${where}: ${err.message}`, code);
 }
