@@ -70,7 +70,7 @@ export async function withCliDb<T>(
     throw err;
   }
   try {
-    const db = await openEmbeddedDb(settings.dataDir, { oneShot: true });
+    const db = await openEmbeddedDb(settings.dataDir);
     try {
       if (autoMigrate) await migrate(db);
       return await task.direct(db);

@@ -3,8 +3,9 @@
  * "Start-up"): a start that validates nothing (no config file, no skill call yet) never loads
  * ajv; one whose SKILL.md files are all in the parse cache and that has no config file never
  * loads yaml; markdown-it waits for the first reply rendered, cron-parser for the first
- * schedule, minisearch for the first command suggestion. Through `require` (ajv, yaml and
- * cron-parser are CommonJS; markdown-it and minisearch ship a CommonJS build of the same
+ * schedule, minisearch for the first command suggestion, mime-types (with its 200 kB database)
+ * for the first file name or Content-Type looked up. Through `require` (ajv, yaml, cron-parser
+ * and mime-types are CommonJS; markdown-it and minisearch ship a CommonJS build of the same
  * version next to their ES one).
  */
 import { createRequire } from 'node:module';
@@ -13,6 +14,7 @@ import type * as Yaml from 'yaml';
 import type MarkdownIt from 'markdown-it';
 import type MiniSearch from 'minisearch';
 import type CronParser from 'cron-parser';
+import type MimeTypes from 'mime-types';
 
 const require = createRequire(import.meta.url);
 
@@ -38,3 +40,6 @@ export const miniSearchClass = (): typeof MiniSearch => once<typeof MiniSearch>(
 
 /** The `cron-parser` package. */
 export const cronParserPackage = (): typeof CronParser => once<typeof CronParser>('cron-parser');
+
+/** The `mime-types` package (`lookup`, `extension`, …). */
+export const mimeTypes = (): typeof MimeTypes => once<typeof MimeTypes>('mime-types');

@@ -1,6 +1,7 @@
 /**
  * Loading a handler module (handler.ts / .js / .mjs) at run time (docs/skill-authoring.md: TypeScript
- * through tsx, no build step).
+ * through tsx, no build step). A self-contained TypeScript handler is compiled ahead with esbuild
+ * instead and imported as JavaScript, without tsx (`./handler-compile.ts`).
  *
  * One tsx namespace is registered once per process (ESM + CommonJS hooks, as `tsImport`
  * does, but without registering a new loader per call). Each load of the entry file uses a
@@ -12,6 +13,7 @@
  */
 import { statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { compiledHandler } from './handler-compile.ts';
 
 type ScopedImport = (specifier: string, parent: string) => Promise<unknown>;
 
@@ -82,13 +84,22 @@ async function fileVersion(file: string): Promise<string> {
   return `${Math.trunc(st.mtimeMs)}-${st.size}`;
 }
 
+async function importVersion(file: string, version: string): Promise<Record<string, unknown>> {
+  const compiled = await compiledHandler(file);
+  if (compiled) {
+    process.setSourceMapsEnabled(true); // stack traces name the .ts file and line, as under tsx
+    // The same `?v=` as below: each version of the handler is a module of its own.
+    return (await import(`${pathToFileURL(compiled).href}?v=${version}`)) as Record<string, unknown>;
+  }
+  const load = await importer();
+  return (await load(`${pathToFileURL(file).href}?v=${version}`, import.meta.url)) as Record<string, unknown>;
+}
+
 function loadVersion(file: string, version: string): Promise<Record<string, unknown>> {
   const key = `${file}?v=${version}`;
   let loading = cache.get(key);
   if (!loading) {
-    loading = importer().then((load) => load(`${pathToFileURL(file).href}?v=${version}`, import.meta.url)) as Promise<
-      Record<string, unknown>
-    >;
+    loading = importVersion(file, version);
     cache.set(key, loading);
     loading.catch(() => cache.delete(key));
   }

@@ -10,9 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import mime from 'mime-types';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sanitizeFilename } from '../envelope/artifacts/filename.ts';
+import { mimeTypes } from '../config/lazy-packages.ts';
 
 /** Largest decoded binary block written to the workspace, bytes. */
 export const MAX_BLOCK_BYTES = 50 * 1024 * 1024;
@@ -23,7 +23,7 @@ type Block = CallToolResult['content'][number];
 function fileName(tool: string, i: number, mimeType: string | undefined, uri?: string): string {
   const fromUri = uri ? sanitizeFilename(decodeURIComponent(uri.split(/[?#]/)[0]!.split('/').pop() ?? '')) : undefined;
   if (fromUri && /\.[a-z0-9]{1,8}$/i.test(fromUri)) return fromUri;
-  const ext = (mimeType && mime.extension(mimeType)) || 'bin';
+  const ext = (mimeType && mimeTypes().extension(mimeType)) || 'bin';
   return sanitizeFilename(`${tool}_${i + 1}_${randomBytes(3).toString('hex')}.${ext}`) ?? `mcp_${i + 1}.${ext}`;
 }
 

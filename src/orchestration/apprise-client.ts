@@ -16,10 +16,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import mime from 'mime-types';
 import type { Dispatcher, FormData } from 'undici';
 import type { SendResult } from '../channel/types.ts';
 import { sendPhaseOfError, sendPhaseOfStatus } from '../channel/send-outcome.ts';
+import { mimeTypes } from '../config/lazy-packages.ts';
 
 /** Apprise notification types. */
 export type AppriseType = 'info' | 'success' | 'warning' | 'failure';
@@ -122,7 +122,7 @@ export async function sendToApprise(req: AppriseRequest, opts: AppriseClientOpti
         return { ok: false, retryable: false, error: `attachment ${basename(a.path)} cannot be read (${code})`, code: 'attachment' };
       }
       const name = a.filename || basename(a.path);
-      const type = mime.lookup(name) || 'application/octet-stream';
+      const type = mimeTypes().lookup(name) || 'application/octet-stream';
       form.append('attach', new Blob([data], { type }), name);
     }
     body = form;

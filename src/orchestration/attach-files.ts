@@ -6,9 +6,9 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import mime from 'mime-types';
 import type { AttachmentKind } from '../channel/types.ts';
 import { mediaKindOf } from '../session/media-kind.ts';
+import { mimeTypes } from '../config/lazy-packages.ts';
 
 /** One checked attachment. */
 export interface AttachFile {
@@ -64,7 +64,7 @@ export function checkAttachments(
     const st = statSync(real);
     if (!st.isFile()) return { error: lang === 'en' ? `attachment is not a file: ${given}` : `附件不是文件：${given}` };
     const filename = basename(real);
-    files.push({ path: real, filename, kind: mediaKindOf(filename), mime_type: mime.lookup(filename) || null, size: st.size });
+    files.push({ path: real, filename, kind: mediaKindOf(filename), mime_type: mimeTypes().lookup(filename) || null, size: st.size });
   }
   return { files };
 }

@@ -2,8 +2,8 @@
  * Media kind of a file from its name or MIME type (A-10), using
  * the `mime-types` database.
  */
-import mime from 'mime-types';
 import type { MediaKind } from '../runtime/types.ts';
+import { mimeTypes } from '../config/lazy-packages.ts';
 
 /** `type/subtype`, optionally with parameters. */
 const MIME_SHAPE = /^[a-z]+\/[a-z0-9][a-z0-9!#$&^_.+-]*\s*(;.*)?$/i;
@@ -23,8 +23,8 @@ function kindOfMime(type: string): MediaKind {
 export function mediaKindOf(filenameOrMime: string): MediaKind {
   const v = filenameOrMime.trim();
   if (v === '') return 'file';
-  if (mime.extension(v) !== false) return kindOfMime(v);
-  const looked = mime.lookup(v);
+  if (mimeTypes().extension(v) !== false) return kindOfMime(v);
+  const looked = mimeTypes().lookup(v);
   if (looked === false && MIME_SHAPE.test(v)) return kindOfMime(v);
   return looked === false ? 'file' : kindOfMime(looked);
 }

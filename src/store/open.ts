@@ -50,35 +50,23 @@ export function openServerDb(connectionString: string, opts: ServerDbOptions = {
  */
 export const EMBEDDED_EXTRA_PARAMS = ['-c', 'shared_buffers=16MB'];
 
-/** Options of {@link openEmbeddedDb}. */
-export interface EmbeddedDbOptions {
-  /**
-   * The process ends after one task (a CLI command). PostgreSQL's WebAssembly then runs on V8's
-   * baseline compiler only: the optimising tier would compile the functions the start-up runs
-   * on background threads, about 1 s of CPU a short process never earns back; a gateway keeps
-   * it for its long-running queries (docs/performance.md "Start-up"). Process-wide, from the
-   * next WebAssembly compile on.
-   */
-  oneShot?: boolean;
-}
-
 /**
- * V8's tier-up budget for the WebAssembly of a gateway (not one-shot): 100 times V8's default
- * (1 800 000), so a function tiers up to the optimising compiler only after running about 100
- * times longer on the baseline one. PostgreSQL's start-up code then stays on the baseline
- * compiler (the optimising compiles of a start were about 0.6 s of CPU on background threads);
- * the functions the long-running queries keep running still tier up (docs/performance.md
- * "Start-up").
+ * V8 flags for PostgreSQL's WebAssembly, process-wide from the next WebAssembly compile on: the
+ * baseline compiler (Liftoff) only. V8's optimising tier (TurboFan) compiled a few hot functions
+ * at every start whatever the tier-up budget, on background threads whose freed compile memory
+ * stays in their malloc arenas: about 45 MB of RSS for the life of the process, and about 1 s of
+ * CPU per CLI command. Gateway turns ran no slower without it; a 100 000-row insert on the
+ * embedded engine runs 1.3–1.6 times slower (docs/performance.md "Start-up").
  */
-export const GATEWAY_WASM_TIERING_BUDGET = 180_000_000;
+export const EMBEDDED_WASM_FLAGS = '--liftoff-only';
 
 /**
  * Open embedded PGlite. `dataDir` is a folder (created when missing; the database lives in
  * `<dataDir>/pgdata`) or `undefined` for an in-memory database (tests).
  * The pool has exactly one client (PGlite is one session; library-facts §5).
  */
-export async function openEmbeddedDb(dataDir?: string, opts: EmbeddedDbOptions = {}): Promise<Db> {
-  setFlagsFromString(opts.oneShot ? '--liftoff-only' : `--wasm-tiering-budget=${GATEWAY_WASM_TIERING_BUDGET}`);
+export async function openEmbeddedDb(dataDir?: string): Promise<Db> {
+  setFlagsFromString(EMBEDDED_WASM_FLAGS);
   // Imported here, not at the top: a server-engine process never loads PGlite.
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');

@@ -4,13 +4,13 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import mime from 'mime-types';
 import type { OutboundMedia } from '../channel/types.ts';
 import type { ArtifactRef } from '../envelope/types.ts';
 import type { AttachmentRecord } from '../session/attachments.ts';
 import type { Queryable } from '../store/db.ts';
 import { rememberConfirm } from './confirm-flow.ts';
 import type { ToolInvocation } from './planner.ts';
+import { mimeTypes } from '../config/lazy-packages.ts';
 
 /**
  * Remember every confirmation request among `invocations` (an envelope with a string
@@ -66,7 +66,7 @@ export function mediaResolver(records: readonly AttachmentRecord[]): (artifact: 
       kind: rec.type,
       path: rec.localPath,
       filename: rec.filename,
-      mime_type: rec.mime ?? (mime.lookup(rec.filename) || null),
+      mime_type: rec.mime ?? (mimeTypes().lookup(rec.filename) || null),
       size: rec.sizeBytes ?? sizeOf(rec.localPath),
       file_id: rec.id,
     };

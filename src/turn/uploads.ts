@@ -8,12 +8,12 @@ import { AttachmentTooLargeError } from '../channel/errors.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import mime from 'mime-types';
 import type { ChannelAdapter, InboundAttachment, InboundMessage } from '../channel/types.ts';
 import { placeFile, sanitizeFilename } from '../envelope/artifacts/filename.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerAttachment, type AttachmentRecord } from '../session/attachments.ts';
 import type { Queryable } from '../store/db.ts';
+import { mimeTypes } from '../config/lazy-packages.ts';
 
 /** Largest inbound file the gateway stores, bytes (Telegram bots download ≤ 20 MB; web ≤ 50 MiB). */
 export const MAX_INBOUND_BYTES = 100 * 1024 * 1024;
@@ -26,7 +26,7 @@ export interface StoredUploads {
 }
 
 function fallbackName(att: InboundAttachment, mimeType: string | null | undefined, index: number): string {
-  const ext = mimeType ? mime.extension(mimeType) : false;
+  const ext = mimeType ? mimeTypes().extension(mimeType) : false;
   const stem = `${att.type}_${Date.now().toString(36)}_${index + 1}`;
   return ext ? `${stem}.${ext}` : stem;
 }

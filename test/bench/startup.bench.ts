@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrate } from '../../src/store/migrate.ts';
-import { EMBEDDED_EXTRA_PARAMS, openEmbeddedDb } from '../../src/store/open.ts';
+import { EMBEDDED_EXTRA_PARAMS, EMBEDDED_WASM_FLAGS, openEmbeddedDb } from '../../src/store/open.ts';
 import { importDirectory } from '../../src/identity/index.ts';
 import { issueWebToken } from '../../src/web-auth/tokens.ts';
 import { distIsCurrent } from '../../bin/dist-current.js';
@@ -159,7 +159,8 @@ function pgliteShare(dataDir: string): StartupFigures['pglite'] {
     'console.log(JSON.stringify({ rss, wasm }));',
   ].join('\n');
   const run = (code: string, env: Record<string, string>): { rss: number; wasm?: number } => {
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    // The gateway's V8 flags for PostgreSQL's WebAssembly (src/store/open.ts).
+    const r = spawnSync(process.execPath, [EMBEDDED_WASM_FLAGS, '--input-type=module', '-e', code], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       encoding: 'utf8',

@@ -70,12 +70,17 @@ it('R-LOAD-04 a broken edit keeps the last good version serving and reports why 
   // A fixed edit replaces it.
   await writeFile(join(shared, 'hot', 'handler.ts'), skillFiles('hot', 'v333')['handler.ts']!);
   await expect.poll(async () => (await run('hot')).version, POLL).toBe('v333');
-  expect(
-    h.lifecycle
-      .registry()
-      .issues()
-      .some((i) => i.skill === 'hot' && i.severity === 'error'),
-  ).toBe(false);
+  // The call loads the edited file at once; the registry's reload follows its debounce.
+  await expect
+    .poll(
+      () =>
+        h.lifecycle
+          .registry()
+          .issues()
+          .some((i) => i.skill === 'hot' && i.severity === 'error'),
+      POLL,
+    )
+    .toBe(false);
 });
 
 it('R-LOAD-04: a good handler never called before a broken edit still answers (syntax error, then a top-level throw)', async () => {

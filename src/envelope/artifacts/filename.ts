@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, link, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { constants as fsConstants } from 'node:fs';
-import mime from 'mime-types';
+import { mimeTypes } from '../../config/lazy-packages.ts';
 
 /** Longest file name kept, in code points (extension preserved). */
 export const MAX_NAME = 180;
@@ -106,7 +106,7 @@ export function filenameFromUrl(url: URL): string | undefined {
 /** `name` plus the Content-Type's usual extension when it has none (e.g. `chart` + image/png → `chart.png`). */
 export function withExtension(name: string, contentType: string | undefined): string {
   if (path.extname(name) !== '' || !contentType) return name;
-  const ext = mime.extension(contentType);
+  const ext = mimeTypes().extension(contentType);
   return ext ? `${name}.${ext}` : name;
 }
 

@@ -2,8 +2,8 @@
  * Media kinds of artifacts (R-ART-01, A-06): from an explicit `media`, the
  * array an item was declared in, a Content-Type, or the file extension (mime-types).
  */
-import mime from 'mime-types';
 import type { MediaKind } from '../../runtime/types.ts';
+import { mimeTypes } from '../../config/lazy-packages.ts';
 
 /** The four media kinds. */
 export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'file'];
@@ -33,5 +33,5 @@ export function mediaFromMime(type: string | false | undefined): MediaKind {
  */
 export function inferMedia(filename: string, hint?: unknown): MediaKind {
   if (isMediaKind(hint)) return hint;
-  return mediaFromMime(mime.lookup(filename));
+  return mediaFromMime(mimeTypes().lookup(filename));
 }

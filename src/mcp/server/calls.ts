@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import mime from 'mime-types';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../envelope/types.ts';
 import type { RunSkillRequest, SkillCall, SkillServices } from '../../executor/skill-call.ts';
@@ -18,6 +17,7 @@ export type McpCallServices = SkillServices & { readonly call: SkillCall };
 import { actorFieldsFor } from '../../identity/resolve.ts';
 import type { ResolvedActor } from '../../identity/types.ts';
 import type { ModelTool } from '../../registry/types.ts';
+import { mimeTypes } from '../../config/lazy-packages.ts';
 
 /** Images up to this size are inlined as image content; larger artifacts are only named. */
 export const INLINE_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -73,7 +73,7 @@ export async function envelopeResult(tool: string, env: Envelope, lang: 'zh-CN' 
   if (token) content.push({ type: 'text', text: confirmHint(tool, token, lang) });
   const artifacts = env.artifacts ?? [];
   for (const a of artifacts) {
-    const type = mime.lookup(a.filename) || 'application/octet-stream';
+    const type = mimeTypes().lookup(a.filename) || 'application/octet-stream';
     const size = await stat(a.local_path)
       .then((s) => s.size)
       .catch(() => -1);
