@@ -319,10 +319,11 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
     stops.push(() => recovery.stop());
     outbox.start();
     stops.push(() => outbox.stop());
-    // Turns of different chats run side by side (one chat's stay in order): a server pool
-    // takes many at once; the embedded engine is one session (more only adds contention;
-    // measured with `BENCH_ONLY=gateway npm run bench`).
-    inbox.start(handleTurn, { concurrency: db.engine === 'server' ? 32 : 4 });
+    // Turns of different chats run side by side (one chat's stay in order), 32 at once on both
+    // engines: the events stored together by one INSERT (src/inbox/insert-batch.ts) are taken by
+    // it too, where 4 embedded turns left most of a batch to a claim statement each (measured
+    // with `BENCH_ONLY=gateway npm run bench`, docs/performance.md).
+    inbox.start(handleTurn, { concurrency: TURN_CONCURRENCY });
     const graceSec = settings.shutdownGraceSec ?? SHUTDOWN_GRACE_DEFAULT_SEC;
     // Turns and background jobs share the one grace (they stop side by side).
     stops.push(
@@ -504,6 +505,9 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '' || host === 'localhost') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
 }
+
+/** Turns of different chats one process runs at once. */
+const TURN_CONCURRENCY = 32;
 
 /** Thrown by {@link startGateway} when the HTTP port cannot be bound (`code`: EADDRINUSE, EACCES, …). */
 export class ListenError extends Error {

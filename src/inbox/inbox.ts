@@ -36,7 +36,7 @@ import type { Inbox, InboxEvent, InboxHandler, InboxOptions, InboxOutcome, Inbox
 export const INBOX_CHANNEL = 'skillgate_inbox';
 
 /** Inbox INSERT statements one process has on its way at once on a server (each may hold many events). */
-const SERVER_INSERTS_IN_FLIGHT = 2;
+const SERVER_INSERTS_IN_FLIGHT = 4;
 
 /** How long a run's result is tried again while the database is away, ms (well inside the lease). */
 const RECORD_RETRY_MS = 60_000;
