@@ -10,7 +10,9 @@
 import type { SkillRecord } from '../registry/types.ts';
 import { normalizeAttachments } from '../runtime/attachments.ts';
 import { parseTriggeredAtStr, toBool, toEpochSeconds, toStr, toStrList, toTeamRole } from '../runtime/coerce.ts';
-import { applyAdminProxyFill } from '../runtime/fixed.ts';
+import { applyAdminProxyFill, emptyFixedContext } from '../runtime/fixed.ts';
+import { ACTOR_KEYS } from '../runtime/keys.ts';
+import type { ContextDefaults } from '../runtime/context.ts';
 import type { AttachmentItem, FixedContext, TeamRole } from '../runtime/types.ts';
 import type { SessionRecord } from '../session/sessions.ts';
 
@@ -137,24 +139,18 @@ export type CallParties = Pick<RunSkillRequest, 'actor' | 'origin' | 'session' |
 
 /** An actor nobody is (a schedule, a chain test without an employee number). */
 export const NO_ACTOR: CallActor = Object.freeze({
-  fields: Object.freeze({
-    actor_name: '',
-    actor_emp_no: '',
-    actor_department: '',
-    actor_department_path: '',
-    actor_position: '',
-    actor_title: '',
-    actor_phone: '',
-    actor_email: '',
-    actor_tags: Object.freeze([]) as unknown as string[],
-    actor_key: '',
-    actor_id: '',
-    actor_is_admin: false,
-  }),
+  fields: Object.freeze(emptyActorFields()),
   userId: '',
   teamId: '',
   contactKey: '',
 });
+
+/** The actor_* keys of an empty fixed context (src/runtime/fixed.ts), `actor_is_admin` false. */
+function emptyActorFields(): ActorContextFields {
+  const empty = emptyFixedContext();
+  const fields = Object.fromEntries([...ACTOR_KEYS, 'actor_id' as const, 'actor_is_admin' as const].map((k) => [k, empty[k]]));
+  return fields as unknown as ActorContextFields;
+}
 
 /** The session id of a request. */
 export function sessionIdOf(session: CallSession): string {
@@ -170,21 +166,10 @@ export function ownerKeyOf(actor: CallActor, channel: string): string {
  * The line's defaults of a loose boundary (what `skill run` / `chain run` / an old async row
  * fall back to when `--context` does not name a key).
  */
-export interface LineDefaults {
-  role_id: string;
-  /** Raw org id; may be "" (R-ORG-01). */
-  org_id: string;
-  session_id: string;
+export type LineDefaults = Omit<ContextDefaults, 'workspace_dir'> & {
   /** Absent: derived from the session (R-PCTX-06). */
   workspace_dir?: string;
-  channel: string;
-  chat_mode: boolean;
-  allow_sql: boolean;
-  team_role: TeamRole | string;
-  is_admin: boolean;
-  user_id?: string;
-  team_id?: string;
-}
+};
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
