@@ -113,11 +113,11 @@ function hasLongString(own: Record<string, unknown>, limit: number): boolean {
   return false;
 }
 
-/** `YYYYMMDD_HHMMSS` in UTC. */
-function utcStamp(ms: number): string {
+/** `YYYYMMDD<sep>HHMMSS` in UTC. */
+function utcStamp(ms: number, sep = '_'): string {
   const d = new Date(ms);
   const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}_${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${sep}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
 }
 
 function sampleOf(item: unknown): unknown {
@@ -127,13 +127,16 @@ function sampleOf(item: unknown): unknown {
   return end === json.length ? item : `${json.slice(0, end)}…`;
 }
 
-/** Write `json` under a new name `offload_<skill>_<ts>[_n].json`; never overwrites (flag `wx`). */
-async function writeUnique(dir: string, base: string, json: string): Promise<string> {
+/**
+ * Write `data` to `dir` under a new name `<base><ext>`, else `<base><sep>1<ext>`, `<base><sep>2<ext>` …
+ * (flag `wx`: never overwrites). @returns the name. @throws the file system error.
+ */
+async function writeUnique(dir: string, base: string, ext: string, data: string | Buffer, sep = '_'): Promise<string> {
   await mkdir(dir, { recursive: true });
   for (let n = 0; ; n++) {
-    const name = n === 0 ? `${base}.json` : `${base}_${n}.json`;
+    const name = n === 0 ? `${base}${ext}` : `${base}${sep}${n}${ext}`;
     try {
-      await writeFile(path.join(dir, name), json, { encoding: 'utf8', flag: 'wx' });
+      await writeFile(path.join(dir, name), data, { flag: 'wx' });
       return name;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 999) throw err;
@@ -172,7 +175,7 @@ export async function offloadIfLarge(envelope: Envelope, opts: OffloadOptions): 
   const safeSkill = opts.skill.replace(/[^A-Za-z0-9_-]/g, '_') || 'skill';
   const dir = path.join(opts.workspaceDir, OFFLOAD_DIR);
   const base = `offload_${safeSkill}_${utcStamp((opts.clock ?? Date.now)())}`;
-  const name = await writeUnique(dir, base, JSON.stringify(envelope, null, 2));
+  const name = await writeUnique(dir, base, '.json', JSON.stringify(envelope, null, 2));
   const filePath = path.join(dir, name);
 
   const counts: Record<string, number> = {};
@@ -222,17 +225,8 @@ export async function writeFullText(
   now: Date = new Date(),
 ): Promise<FullTextFile> {
   const dir = path.join(workspaceDir, OFFLOAD_DIR);
-  await mkdir(dir, { recursive: true });
   const data = Buffer.from(text, 'utf8');
-  const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
-  const base = `${FULL_TEXT_STEM[lang] ?? FULL_TEXT_STEM['zh-CN']}-${stamp}`;
-  for (let n = 0; ; n++) {
-    const filename = n === 0 ? `${base}.md` : `${base}-${n}.md`;
-    try {
-      await writeFile(path.join(dir, filename), data, { flag: 'wx' });
-      return { filename, path: path.join(dir, filename), size: data.length };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 999) throw err;
-    }
-  }
+  const base = `${FULL_TEXT_STEM[lang] ?? FULL_TEXT_STEM['zh-CN']}-${utcStamp(now.getTime(), '-')}`;
+  const filename = await writeUnique(dir, base, '.md', data, '-');
+  return { filename, path: path.join(dir, filename), size: data.length };
 }

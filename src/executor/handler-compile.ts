@@ -16,12 +16,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { createRequire, isBuiltin } from 'node:module';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname, extname, join } from 'node:path';
+import { diskCacheDir, writeCacheFile } from '../store/disk-cache.ts';
 
-const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/skillgate/handlers/', import.meta.url));
+const CACHE_DIR = diskCacheDir('handlers');
 
 /** Source text that makes a handler depend on its location, a tsconfig or a loader (see the file comment). */
 const NOT_SELF_CONTAINED = /\bimport\s*\(|\bimport\.meta\b|\brequire\b|\b__dirname\b|\b__filename\b|\bclass\b/;
@@ -125,21 +125,16 @@ export async function compiledHandler(file: string): Promise<string | undefined>
   const key = createHash('sha256').update(compilerSalt()).update('\0').update(file).update('\0').update(source).digest('hex');
   const out = join(CACHE_DIR, `${key}.mjs`);
   const marker = join(CACHE_DIR, `${key}.via-tsx`);
-  const known = await Promise.all([readFile(out).then(ok, no), readFile(marker).then(ok, no)]);
-  if (known[0]) return out;
-  if (known[1]) return undefined;
+  if (await exists(out)) return out;
+  if (await exists(marker)) return undefined;
   const code = looksSelfContained(source.toString('utf8')) ? await compile(file, out) : undefined;
-  try {
-    await mkdir(CACHE_DIR, { recursive: true });
-    const target = code === undefined ? marker : out;
-    const tmp = `${target}.${process.pid}.tmp`;
-    await writeFile(tmp, code ?? '');
-    await rename(tmp, target);
-  } catch {
-    return undefined; // a read-only install: tsx, as before
-  }
+  // Not writable (a read-only install): tsx, as before.
+  if (!writeCacheFile(CACHE_DIR, basename(code === undefined ? marker : out), code ?? '')) return undefined;
   return code === undefined ? undefined : out;
 }
 
-const ok = (): true => true;
-const no = (): false => false;
+const exists = (p: string): Promise<boolean> =>
+  access(p).then(
+    () => true,
+    () => false,
+  );

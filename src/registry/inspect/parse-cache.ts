@@ -10,12 +10,13 @@
  * be read or written only means parsing again.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { diskCacheDir, writeCacheFile } from '../../store/disk-cache.ts';
 import { fileURLToPath } from 'node:url';
 
-const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/skillgate/parse/', import.meta.url));
+const CACHE_DIR = diskCacheDir('parse');
 
 /** The code whose output is cached: a change to any of these files is a new cache. */
 const READERS = [
@@ -70,14 +71,7 @@ function readCached<T>(file: string): { value: T } | 'miss' {
 }
 
 function writeCached(file: string, value: unknown): void {
-  try {
-    mkdirSync(CACHE_DIR, { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ value }));
-    renameSync(tmp, file);
-  } catch {
-    // a read-only install: no cache
-  }
+  writeCacheFile(CACHE_DIR, basename(file), JSON.stringify({ value })); // a read-only install: no cache
 }
 
 /**
