@@ -53,62 +53,75 @@ export async function insertAuditRows(q: Queryable, entries: readonly AuditEntry
  */
 export function auditRowsWrite(entries: readonly AuditEntry[]): SqlWrite {
   if (entries.length === 0) throw new Error('audit rows: nothing to write');
-  // One array per column: the text is the same for any number of rows, so it is parsed once
-  // per connection (src/store/prepared.ts) instead of once per batch size.
+  const rows = entries.map(auditParams);
+  // One row (the chat turn's reply carries its own): plain parameters. More: one array per
+  // column, so the text is the same for any number of rows and is parsed once per connection
+  // (src/store/prepared.ts) instead of once per batch size.
+  if (rows.length === 1) return { params: rows[0]!, sql: oneRowSql };
   const cols: unknown[][] = Array.from({ length: AUDIT_COLUMNS }, () => []);
-  for (const entry of entries) {
-    const e = processSecrets().scrubValues(entry); // secret values never reach the log (src/log/secret-values.ts)
-    const row = [
-      e.at.toISOString(),
-      e.orgId,
-      e.roleId,
-      e.channel,
-      e.line,
-      e.sessionId,
-      e.actorEmpNo,
-      e.actorName,
-      e.skill,
-      e.action,
-      e.paramsHash,
-      JSON.stringify(e.paramKeys), // text[] per row: carried as JSON, unnested below
-      e.success,
-      e.errorType,
-      e.durationMs,
-      e.confirmTokenHash,
-    ];
-    if (row.length !== AUDIT_COLUMNS) throw new Error('audit row: column count mismatch');
-    for (let i = 0; i < AUDIT_COLUMNS; i++) cols[i]!.push(row[i]);
-  }
-  const types = [
-    'timestamptz',
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'jsonb',
-    'boolean',
-    'text',
-    'integer',
-    'text',
+  for (const row of rows) for (let i = 0; i < AUDIT_COLUMNS; i++) cols[i]!.push(row[i]);
+  return { params: cols, sql: manyRowsSql };
+}
+
+/** The parameters of one row, in the order of {@link AUDIT_NAMES}. */
+function auditParams(entry: AuditEntry): unknown[] {
+  const e = processSecrets().scrubValues(entry); // secret values never reach the log (src/log/secret-values.ts)
+  const row = [
+    e.at.toISOString(),
+    e.orgId,
+    e.roleId,
+    e.channel,
+    e.line,
+    e.sessionId,
+    e.actorEmpNo,
+    e.actorName,
+    e.skill,
+    e.action,
+    e.paramsHash,
+    JSON.stringify(e.paramKeys), // text[] carried as JSON, expanded in SQL
+    e.success,
+    e.errorType,
+    e.durationMs,
+    e.confirmTokenHash,
   ];
-  return {
-    params: cols,
-    sql: (param) =>
-      `INSERT INTO skillgate.audit_log
-       (at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
-        params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash)
-     SELECT r.at, r.org_id, r.role_id, r.channel, r.line, r.session_id, r.actor_emp_no, r.actor_name, r.skill, r.action,
-            r.params_hash, ARRAY(SELECT jsonb_array_elements_text(r.param_keys)), r.success, r.error_type, r.duration_ms, r.confirm_token_hash
-       FROM unnest(${types.map((t, i) => `${param(i + 1)}::${t}[]`).join(', ')})
-            AS r(at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
-                 params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash)`,
-  };
+  if (row.length !== AUDIT_COLUMNS) throw new Error('audit row: column count mismatch');
+  return row;
+}
+
+const AUDIT_NAMES = `at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
+        params_hash, param_keys, success, error_type, duration_ms, confirm_token_hash`;
+const AUDIT_TYPES = [
+  'timestamptz',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'jsonb',
+  'boolean',
+  'text',
+  'integer',
+  'text',
+];
+const AUDIT_SELECT = `SELECT r.at, r.org_id, r.role_id, r.channel, r.line, r.session_id, r.actor_emp_no, r.actor_name, r.skill, r.action,
+            r.params_hash, ARRAY(SELECT jsonb_array_elements_text(r.param_keys)), r.success, r.error_type, r.duration_ms, r.confirm_token_hash`;
+
+// Module-level functions: a statement that embeds them can cache its text by their identity.
+function oneRowSql(param: (i: number) => string): string {
+  return `INSERT INTO skillgate.audit_log (${AUDIT_NAMES})
+     ${AUDIT_SELECT}
+       FROM (VALUES (${AUDIT_TYPES.map((t, i) => `${param(i + 1)}::${t}`).join(', ')})) AS r(${AUDIT_NAMES})`;
+}
+
+function manyRowsSql(param: (i: number) => string): string {
+  return `INSERT INTO skillgate.audit_log (${AUDIT_NAMES})
+     ${AUDIT_SELECT}
+       FROM unnest(${AUDIT_TYPES.map((t, i) => `${param(i + 1)}::${t}[]`).join(', ')}) AS r(${AUDIT_NAMES})`;
 }
 
 interface DbRow {

@@ -7,7 +7,9 @@ import { targetChatKey } from '../channel/chat-key.ts';
 import type { Queryable } from '../store/db.ts';
 import { claimOnceMore, isChatTaken } from '../store/chat-taken.ts';
 import { processSecrets } from '../log/secret-values.ts';
-import type { CompletesEvent, OutboxItem, OutboxRecord } from './types.ts';
+import type { CompletesEvent, OutboxItem, OutboxRecord, OutboxStatus } from './types.ts';
+import type { OutboundMessage, OutboundTarget } from '../channel/types.ts';
+import type { SqlWrite } from '../store/sql-write.ts';
 import { ANSWERS_FREE_CHANNELS } from './pacing.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -94,7 +96,61 @@ async function insertMessageOnce(
   const t = storableCopy(item.target);
   const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
   const chatKey = targetChatKey(t);
-  const insert = `INSERT INTO skillgate.outbox_messages
+  const messageJson = JSON.stringify(storableCopy(processSecrets().scrubValues(item.message))); // a skill echoing a secret
+  const originJson = item.origin ? JSON.stringify(storableCopy(item.origin)) : null;
+  const targetJson = JSON.stringify(t);
+  const { rows } = await q.query<{ id: string | null; status: OutboxStatus | null; completed?: boolean }>(insertSql(completes), [
+    key,
+    t.channel,
+    t.account,
+    chatKey,
+    targetJson,
+    messageJson,
+    originJson,
+    iso(nowMs),
+    claim?.owner ?? null,
+    claim ? iso(nowMs + claim.leaseMs) : null,
+    notifyChannel ?? null,
+    ...(completes ? [completes.inboxEventId, completes.leaseOwner, ...(completes.alongside?.params ?? [])] : []),
+  ]);
+  const completed = rows[0]?.completed === true;
+  const id = rows[0]?.id;
+  if (id) {
+    // A row taken in its INSERT is exactly what was written: built here, not read back.
+    const claimed: OutboxRecord | null =
+      rows[0]!.status === 'sending'
+        ? {
+            id,
+            idempotency_key: key,
+            channel: t.channel,
+            account: t.account,
+            chat_key: chatKey,
+            target: JSON.parse(targetJson) as OutboundTarget,
+            message: JSON.parse(messageJson) as OutboundMessage,
+            status: 'sending',
+            attempts: 1,
+            next_attempt_at: new Date(nowMs),
+            last_error: null,
+            error_code: null,
+            platform_message_ids: null,
+            origin: originJson === null ? null : (JSON.parse(originJson) as Record<string, unknown>),
+            created_at: new Date(nowMs),
+            sent_at: null,
+            parts_done: 0,
+            ambiguity: null,
+            ambiguous_part: null,
+            ambiguous_attempts: 0,
+          }
+        : null;
+    return { id, claimed, completed };
+  }
+  const existing = await q.query<{ id: string }>('SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1', [key]);
+  if (!existing.rows[0]) throw new Error(`outbox: idempotency key ${JSON.stringify(key)} conflicted but no row was found`);
+  return { id: existing.rows[0].id, claimed: null, completed };
+}
+
+/** The INSERT of {@link insertMessageOnce}, built once per shape (the carried write's text function). */
+const INSERT_SQL = `INSERT INTO skillgate.outbox_messages
        (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at,
         status, lease_owner, lease_until, attempts)
      SELECT $1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::timestamptz, $8::timestamptz,
@@ -107,46 +163,33 @@ async function insertMessageOnce(
                 WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending'))
              AND ${paceFree('$4', '$2', '$3', '$8::timestamptz', '$5::jsonb', '$7::jsonb')} AS head) h
      ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING ${COLUMNS},
+     RETURNING id::text AS id, status,
                CASE WHEN status = 'queued' AND $11::text IS NOT NULL THEN pg_notify($11::text, id::text) END AS notified`;
-  // With `completes`: the done mark of the inbox event this message ends, in the same statement
-  // (as src/inbox/store.ts markDone); one row comes back also when the INSERT conflicted.
-  const sql = completes
-    ? `WITH done AS (
+const completingSql = new Map<SqlWrite['sql'] | null, string>();
+
+function insertSql(completes: CompletesEvent | undefined): string {
+  if (!completes) return INSERT_SQL;
+  const side = completes.alongside?.sql ?? null;
+  let sql = completingSql.get(side);
+  if (sql === undefined) {
+    // With `completes`: the done mark of the inbox event this message ends, in the same statement
+    // (as src/inbox/store.ts markDone); one row comes back also when the INSERT conflicted.
+    sql = `WITH done AS (
          UPDATE skillgate.inbox_events
             SET status = 'done', processed_at = $8::timestamptz, lease_owner = NULL, lease_until = NULL, error = NULL
           WHERE id = $12::bigint AND lease_owner = $13 AND status = 'processing'
           RETURNING id),${
-            completes.alongside
+            side
               ? `
-       side AS (${completes.alongside.sql((i) => `$${13 + i}`)}),`
+       side AS (${side((i) => `$${13 + i}`)}),`
               : ''
           }
-       ins AS (${insert})
-       SELECT ins.*, EXISTS (SELECT 1 FROM done) AS completed FROM (SELECT 1) one LEFT JOIN ins ON true`
-    : insert;
-  const { rows } = await q.query<OutboxRecord & { notified?: unknown; completed?: boolean }>(sql, [
-    key,
-    t.channel,
-    t.account,
-    chatKey,
-    JSON.stringify(t),
-    JSON.stringify(storableCopy(processSecrets().scrubValues(item.message))), // a skill echoing a secret
-    item.origin ? JSON.stringify(storableCopy(item.origin)) : null,
-    iso(nowMs),
-    claim?.owner ?? null,
-    claim ? iso(nowMs + claim.leaseMs) : null,
-    notifyChannel ?? null,
-    ...(completes ? [completes.inboxEventId, completes.leaseOwner, ...(completes.alongside?.params ?? [])] : []),
-  ]);
-  const completed = rows[0]?.completed === true;
-  if (rows[0]?.id) {
-    const { notified: _notified, completed: _completed, ...row } = rows[0];
-    return { id: row.id, claimed: row.status === 'sending' ? row : null, completed };
+       ins AS (${INSERT_SQL})
+       SELECT ins.id, ins.status, ins.notified, EXISTS (SELECT 1 FROM done) AS completed FROM (SELECT 1) one LEFT JOIN ins ON true`;
+    // A carried write whose text function is made per call would grow this without bound.
+    if (completingSql.size < 32) completingSql.set(side, sql);
   }
-  const existing = await q.query<{ id: string }>('SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1', [key]);
-  if (!existing.rows[0]) throw new Error(`outbox: idempotency key ${JSON.stringify(key)} conflicted but no row was found`);
-  return { id: existing.rows[0].id, claimed: null, completed };
+  return sql;
 }
 
 /** A taken row with the account-wide flood-control state another replica stored (if any). */
