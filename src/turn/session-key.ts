@@ -15,8 +15,16 @@ export { chatKeyOf };
  * required (the id is never a credential: files are served to the session owner only).
  */
 export function sessionIdFor(roleId: string, msg: Pick<InboundMessage, 'channel' | 'account' | 'chat'>): string {
-  const digest = createHash('sha256')
-    .update(`${roleId}\u0000${chatKeyOf(msg)}`, 'utf8')
-    .digest('base64url');
-  return `c_${digest.slice(0, 24)}`;
+  const source = `${roleId}\u0000${chatKeyOf(msg)}`;
+  let id = recent.get(source);
+  if (id === undefined) {
+    id = `c_${createHash('sha256').update(source, 'utf8').digest('base64url').slice(0, 24)}`;
+    if (recent.size >= RECENT_MAX) recent.clear();
+    recent.set(source, id);
+  }
+  return id;
 }
+
+/** Ids of the chats seen lately (a pure function of its source: kept without invalidation). */
+const recent = new Map<string, string>();
+const RECENT_MAX = 10_000;

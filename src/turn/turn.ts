@@ -160,6 +160,15 @@ export interface TurnEvent {
   interrupted?: StartedCall;
 }
 
+/** `v` and everything reachable from it, frozen (a shared cached value no turn may change). */
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
 function targetOf(msg: InboundMessage, chatType = msg.chat.type): OutboundTarget {
   return {
     channel: msg.channel,
@@ -233,8 +242,9 @@ export function createTurnHandler(deps: TurnDeps): (ev: TurnEvent) => Promise<{ 
       platformIds: msg.actor.ids,
       nickname: msg.actor.display_name,
     };
+    // A cached sender is shared by every turn of that sender: frozen, never copied per turn.
     const actor = deps.actorCache
-      ? structuredClone(await deps.actorCache.get(JSON.stringify(actorArgs), () => resolveActor(db, actorArgs)))
+      ? await deps.actorCache.get(JSON.stringify(actorArgs), async () => deepFreeze(await resolveActor(db, actorArgs)))
       : await resolveActor(db, actorArgs);
     const access = checkAccess(role, actor, msg.channel, msg.actor.id, lang);
     if (!access.allowed) {
