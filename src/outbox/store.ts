@@ -8,7 +8,6 @@ import type { Queryable } from '../store/db.ts';
 import { claimOnceMore, isChatTaken } from '../store/chat-taken.ts';
 import { processSecrets } from '../log/secret-values.ts';
 import type { CompletesEvent, OutboxItem, OutboxRecord, OutboxStatus } from './types.ts';
-import type { OutboundMessage, OutboundTarget } from '../channel/types.ts';
 import type { SqlWrite } from '../store/sql-write.ts';
 import { ANSWERS_FREE_CHANNELS } from './pacing.ts';
 
@@ -96,8 +95,10 @@ async function insertMessageOnce(
   const t = storableCopy(item.target);
   const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
   const chatKey = targetChatKey(t);
-  const messageJson = JSON.stringify(storableCopy(processSecrets().scrubValues(item.message))); // a skill echoing a secret
-  const originJson = item.origin ? JSON.stringify(storableCopy(item.origin)) : null;
+  const message = storableCopy(processSecrets().scrubValues(item.message)); // a skill echoing a secret
+  const origin = item.origin ? storableCopy(item.origin) : null;
+  const messageJson = JSON.stringify(message);
+  const originJson = origin === null ? null : JSON.stringify(origin);
   const targetJson = JSON.stringify(t);
   const { rows } = await q.query<{ id: string | null; status: OutboxStatus | null; completed?: boolean }>(insertSql(completes), [
     key,
@@ -116,7 +117,8 @@ async function insertMessageOnce(
   const completed = rows[0]?.completed === true;
   const id = rows[0]?.id;
   if (id) {
-    // A row taken in its INSERT is exactly what was written: built here, not read back.
+    // A row taken in its INSERT is what was written: built from the stored values, not read back
+    // (nothing downstream changes a row's target or message).
     const claimed: OutboxRecord | null =
       rows[0]!.status === 'sending'
         ? {
@@ -125,15 +127,15 @@ async function insertMessageOnce(
             channel: t.channel,
             account: t.account,
             chat_key: chatKey,
-            target: JSON.parse(targetJson) as OutboundTarget,
-            message: JSON.parse(messageJson) as OutboundMessage,
+            target: t,
+            message,
             status: 'sending',
             attempts: 1,
             next_attempt_at: new Date(nowMs),
             last_error: null,
             error_code: null,
             platform_message_ids: null,
-            origin: originJson === null ? null : (JSON.parse(originJson) as Record<string, unknown>),
+            origin,
             created_at: new Date(nowMs),
             sent_at: null,
             parts_done: 0,
