@@ -271,6 +271,8 @@ export async function startGateway(settings: Settings, log: Logger, env: NodeJS.
       log,
       instanceId,
       admit: () => !memoryGuard.pressured(),
+      // The web page shows the acknowledgement and the user's echo against the reply: its turns start after the flush.
+      earlyStart: (msg) => msg.channel !== 'web',
       flood: {
         perMinute: floodLimitFromEnv(env),
         notify: (msg, text) => outbox.enqueue(db, [eventNoticeItem(msg, { kind: 'notice', text, format: 'plain' })]).then(() => undefined),

@@ -14,6 +14,7 @@ import { storableCopy } from '../channel/storable.ts';
 import { inboundBoundsProblem, InboundRefusedError } from '../channel/bounds.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import { createEventWriter } from './insert-batch.ts';
+import { createFlushBarrier } from './flush-barrier.ts';
 import { FLOOD_WINDOW_MS, floodCounted, floodNotice } from './flood.ts';
 import type { Db } from '../store/db.ts';
 import { defaultInstanceId } from '../store/instance-id.ts';
@@ -22,6 +23,7 @@ import {
   chatIsProcessing,
   claimDue,
   countBacklog,
+  type SenderLimit,
   type StoredEvent,
   markDoneAndClaim,
   markFailed,
@@ -72,6 +74,13 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
     gather: db.engine !== 'server',
     notifyChannel: db.engine === 'server' ? INBOX_CHANNEL : undefined,
   });
+  // Early start (docs/pipeline.md "Early start"): rows committed without the flush, taken at once,
+  // acknowledged after a flush barrier; only on a server and for the channels the wiring names.
+  const earlyStart = db.engine === 'server' ? opts.earlyStart : undefined;
+  const relaxedWriter = earlyStart
+    ? createEventWriter(db.relaxed, { inFlight: SERVER_INSERTS_IN_FLIGHT, gather: false, notifyChannel: INBOX_CHANNEL })
+    : writer;
+  const barrier = earlyStart ? createFlushBarrier(db) : undefined;
   const random = opts.random ?? Math.random;
   const albumWaitMs = Math.max(0, opts.albumWaitMs ?? ALBUM_WAIT_MS);
 
@@ -299,6 +308,51 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
     }
   }
 
+  /** What a stored (or duplicate) inbound row becomes: run here at once, or left to a worker. */
+  async function afterStored(
+    msg: InboundMessage,
+    key: string,
+    stored: StoredEvent | null,
+    receivedAt: number,
+    parsed: P | undefined,
+    limit: SenderLimit | undefined,
+  ): Promise<'accepted' | 'duplicate'> {
+    const flood = opts.flood;
+    if (stored === null) return 'duplicate';
+    if (stored.refused) {
+      // Over the sender's limit: stored as refused (a redelivery stays a duplicate), never run.
+      log.info({ chat_key: key, sender: msg.actor.id, per_minute: limit?.perMinute }, 'inbox: message over the per-sender limit refused');
+      if (stored.refusedBefore === 0 && flood) await flood.notify(msg, floodNotice(msg.lang, flood.perMinute));
+      return 'accepted';
+    }
+    if (stored.claimed) {
+      const row: ClaimedRow = {
+        id: stored.id,
+        payload: JSON.parse(JSON.stringify(msg)) as InboundMessage, // as a claim reads it back
+        chat_key: key,
+        attempts: 1,
+        received_at: new Date(receivedAt),
+        started_call: null,
+      };
+      if (running) {
+        if (parsed !== undefined) parsedOf.set(row.id, parsed);
+        run(row);
+      } else
+        await releaseEvents(db, [row.id], owner).catch((err: unknown) =>
+          log.warn({ err: errorText(err) }, 'inbox: giving back an event failed'),
+        );
+      if (running) return 'accepted';
+    }
+    // The row is committed: wake this process now and other replicas through NOTIFY (sent by
+    // the INSERT on a server; in-process on the embedded engine, reaching other inboxes of this Db).
+    signal();
+    if (running) queueMicrotask(wake);
+    if (db.engine !== 'server' || stored.claimed) {
+      await db.notify(INBOX_CHANNEL, stored.id).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: notify failed'));
+    }
+    return 'accepted';
+  }
+
   return {
     async receive(incoming, parsed) {
       const tooLarge = inboundBoundsProblem(incoming);
@@ -314,6 +368,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       // A started inbox with a free slot takes a new chat head in its INSERT and runs it at once:
       // no NOTIFY, no claim statement bench. Otherwise the row waits for a worker.
       const take = running && admit() && concurrency - busy() > 0;
+      const early = earlyStart?.(msg) === true;
       if (take) reserved++;
       let stored: StoredEvent | null;
       const receivedAt = now();
@@ -321,43 +376,14 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         const claim = take ? { owner, leaseMs } : undefined;
         // One statement: the chat's lock, the row, the take; on a server a row left `received` is
         // announced to every replica at commit by the INSERT itself.
-        stored = await writer.insert({ msg, chatKey: key, nowMs: receivedAt, claim, flood: limit });
+        stored = await (early ? relaxedWriter : writer).insert({ msg, chatKey: key, nowMs: receivedAt, claim, flood: limit });
       } finally {
         if (take) reserved--;
       }
-      if (stored === null) return 'duplicate';
-      if (stored.refused) {
-        // Over the sender's limit: stored as refused (a redelivery stays a duplicate), never run.
-        log.info({ chat_key: key, sender: msg.actor.id, per_minute: limit?.perMinute }, 'inbox: message over the per-sender limit refused');
-        if (stored.refusedBefore === 0 && flood) await flood.notify(msg, floodNotice(msg.lang, flood.perMinute));
-        return 'accepted';
-      }
-      if (stored.claimed) {
-        const row: ClaimedRow = {
-          id: stored.id,
-          payload: JSON.parse(JSON.stringify(msg)) as InboundMessage, // as a claim reads it back
-          chat_key: key,
-          attempts: 1,
-          received_at: new Date(receivedAt),
-          started_call: null,
-        };
-        if (running) {
-          if (parsed !== undefined) parsedOf.set(row.id, parsed);
-          run(row);
-        } else
-          await releaseEvents(db, [row.id], owner).catch((err: unknown) =>
-            log.warn({ err: errorText(err) }, 'inbox: giving back an event failed'),
-          );
-        if (running) return 'accepted';
-      }
-      // The row is committed: wake this process now and other replicas through NOTIFY (sent by
-      // the INSERT on a server; in-process on the embedded engine, reaching other inboxes of this Db).
-      signal();
-      if (running) queueMicrotask(wake);
-      if (db.engine !== 'server' || stored.claimed) {
-        await db.notify(INBOX_CHANNEL, stored.id).catch((err: unknown) => log.warn({ err: errorText(err) }, 'inbox: notify failed'));
-      }
-      return 'accepted';
+      const status = await afterStored(msg, key, stored, receivedAt, parsed, limit);
+      // Not acknowledged before the row (or, for a duplicate, the row it repeats) is on disk.
+      if (early) await barrier!.wait();
+      return status;
     },
 
     start(h: InboxHandler<P>, startOpts: InboxStartOptions = {}) {

@@ -56,8 +56,9 @@ export interface Db extends Queryable {
    * `synchronous_commit = off`: visible to every session at once, flushed by the WAL writer
    * within a fraction of a second; the embedded engine: the Db itself, fully synchronous).
    * Only for writes that record progress of work that is redone when they are missing — the
-   * reply with its event's done mark, the started mark, delivery marks, web frames — never
-   * for an inbound row before its acknowledgement. A crash of the database server alone can
+   * reply with its event's done mark, the started mark, delivery marks, web frames — and an
+   * inbound row only when its acknowledgement waits for a later flushed commit (the inbox's
+   * early start, src/inbox/flush-barrier.ts). A crash of the database server alone can
    * undo the last of them; the gateway then repeats that work (at least once). A crash of the
    * gateway loses none of them. See docs/pipeline.md "Commits".
    */
