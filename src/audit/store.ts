@@ -58,10 +58,23 @@ export function auditRowsWrite(entries: readonly AuditEntry[]): SqlWrite {
   // column, so the text is the same for any number of rows and is parsed once per connection
   // (src/store/prepared.ts) instead of once per batch size.
   if (rows.length === 1) return { params: rows[0]!, sql: oneRowSql };
-  const cols: unknown[][] = Array.from({ length: AUDIT_COLUMNS }, () => []);
-  for (const row of rows) for (let i = 0; i < AUDIT_COLUMNS; i++) cols[i]!.push(row[i]);
-  return { params: cols, sql: manyRowsSql };
+  // More: one json parameter (pg would escape every element of per-column arrays in JavaScript).
+  const names = AUDIT_NAMES.split(',').map((n) => n.trim());
+  const objects = rows.map((row) =>
+    Object.fromEntries(names.map((n, i) => [n, i === PARAM_KEYS ? JSON.parse(row[i] as string) : row[i]])),
+  );
+  return { params: [JSON.stringify(objects)], sql: manyRowsSql };
 }
+
+/** NUL or a lone surrogate: neither a text column nor a json text stores them; kept as U+FFFD. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function jsonText(v: unknown): unknown {
+  return typeof v === 'string' && v.search(UNSTORABLE) >= 0 ? v.replace(UNSTORABLE, '\uFFFD') : v;
+}
+
+/** The position of `param_keys` (a JSON text in {@link auditParams}). */
+const PARAM_KEYS = 11;
 
 /** The parameters of one row, in the order of {@link AUDIT_NAMES}. */
 function auditParams(entry: AuditEntry): unknown[] {
@@ -78,14 +91,14 @@ function auditParams(entry: AuditEntry): unknown[] {
     e.skill,
     e.action,
     e.paramsHash,
-    JSON.stringify(e.paramKeys), // text[] carried as JSON, expanded in SQL
+    JSON.stringify(e.paramKeys.map(jsonText)), // text[] carried as JSON, expanded in SQL
     e.success,
     e.errorType,
     e.durationMs,
     e.confirmTokenHash,
   ];
   if (row.length !== AUDIT_COLUMNS) throw new Error('audit row: column count mismatch');
-  return row;
+  return row.map(jsonText);
 }
 
 const AUDIT_NAMES = `at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
@@ -119,9 +132,10 @@ function oneRowSql(param: (i: number) => string): string {
 }
 
 function manyRowsSql(param: (i: number) => string): string {
+  const columns = AUDIT_NAMES.split(',').map((n, i) => `${n.trim()} ${AUDIT_TYPES[i]}`);
   return `INSERT INTO skillgate.audit_log (${AUDIT_NAMES})
      ${AUDIT_SELECT}
-       FROM unnest(${AUDIT_TYPES.map((t, i) => `${param(i + 1)}::${t}[]`).join(', ')}) AS r(${AUDIT_NAMES})`;
+       FROM json_to_recordset(${param(1)}::json) AS r(${columns.join(', ')})`;
 }
 
 interface DbRow {
