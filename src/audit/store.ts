@@ -60,9 +60,7 @@ export function auditRowsWrite(entries: readonly AuditEntry[]): SqlWrite {
   if (rows.length === 1) return { params: rows[0]!, sql: oneRowSql };
   // More: one json parameter (pg would escape every element of per-column arrays in JavaScript).
   const names = AUDIT_NAMES.split(',').map((n) => n.trim());
-  const objects = rows.map((row) =>
-    Object.fromEntries(names.map((n, i) => [n, i === PARAM_KEYS ? JSON.parse(row[i] as string) : row[i]])),
-  );
+  const objects = rows.map((row) => Object.fromEntries(names.map((n, i) => [n, i === PARAM_KEYS ? JSON.parse(row[i] as string) : row[i]])));
   return { params: [JSON.stringify(objects)], sql: manyRowsSql };
 }
 
