@@ -23,8 +23,7 @@ afterEach(async () => {
 
 /** A clock far enough ahead that the root looks left alone since its last change. */
 const later = () => Date.now() + 10 * SETTLE_MS;
-const names = async (before: Awaited<ReturnType<typeof snapshotWorkspace>>) =>
-  (await collectNewFiles(ws, before)).map((f) => f.filename);
+const names = async (before: Awaited<ReturnType<typeof snapshotWorkspace>>) => (await collectNewFiles(ws, before)).map((f) => f.filename);
 
 describe('a settled root (sub-folders and dotfiles only) — A-13', () => {
   it('A-13: gets a stamp; with no change nothing is collected; a new root file is collected', async () => {

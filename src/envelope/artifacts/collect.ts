@@ -119,7 +119,7 @@ export async function snapshotWorkspace(dir: string, opts: SnapshotOptions = {})
       // dangling symlink or vanished file: nothing to compare against
     }
   }
-  const changedMs = st ? Number((st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs) / 1_000_000n) : Number.POSITIVE_INFINITY;
+  const changedMs = st ? Math.max(Number(st.ctimeMs), Number(st.mtimeMs)) : Number.POSITIVE_INFINITY;
   if (!st || !foldersOnly || changedMs > now - SETTLE_MS) {
     settledRoots.delete(real);
     return { dir: real, files };
