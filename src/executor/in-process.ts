@@ -10,7 +10,7 @@ import type { SkillRecord } from '../registry/types.ts';
 import { bindArgs, findEntry } from './binder.ts';
 import { runGuarded, type ExitWatch } from './exit-guard.ts';
 import { loadHandlerModule } from './module-loader.ts';
-import { startWall, stopMessage } from './wall.ts';
+import { startWall, stopMessage, type StopCause } from './wall.ts';
 
 /** Options of {@link runInProcess}. */
 export interface InProcessOptions {
@@ -40,9 +40,26 @@ function errorText(err: unknown): string {
  * The context an entry receives: a shallow copy of `ctx` with `abort_signal` = the call's
  * signal (fires on timeout and on caller abort, R-WALL-05; null in background runs, R-ASYNC-05); a SYNC entry additionally gets
  * `db: null` and `db_factory: null` (R-FORM-09, R-ENTRY-05). `call_skill` is passed as given.
+ * `signal` may be a function making the signal: it is called at the first read of
+ * `abort_signal` (an enumerable, writable key like the others), never when nobody reads it.
  */
-export function entryContext(ctx: RuntimeContext, isAsync: boolean, signal: AbortSignal | null): RuntimeContext {
-  const out: RuntimeContext = { ...ctx, abort_signal: signal };
+export function entryContext(ctx: RuntimeContext, isAsync: boolean, signal: AbortSignal | null | (() => AbortSignal)): RuntimeContext {
+  const out: RuntimeContext = { ...ctx, abort_signal: typeof signal === 'function' ? null : signal };
+  if (typeof signal === 'function') {
+    const settle = (value: unknown): void => {
+      Object.defineProperty(out, 'abort_signal', { value, writable: true, enumerable: true, configurable: true });
+    };
+    Object.defineProperty(out, 'abort_signal', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const made = signal();
+        settle(made);
+        return made;
+      },
+      set: settle,
+    });
+  }
   if (!isAsync) {
     out.db = null;
     out.db_factory = null;
@@ -56,6 +73,9 @@ function exitMessage(skill: string, code: unknown): string {
     'Export an async execute(input, ctx) function that returns an object, or declare the skill as a NODE subprocess in skill.toml'
   );
 }
+
+/** What ends the wait for an in-process call first. */
+type First = { r: { loadError: string } | { noEntry: true } | { value: unknown } } | { e: unknown } | { cause: StopCause } | { exit: true };
 
 /** How long a handler stopped by the user may take to return its partial result, ms. */
 export const STOP_GRACE_MS = 1500;
@@ -80,11 +100,12 @@ export async function runInProcess(
 ): Promise<RawOutcome> {
   const file = skill.entryFile;
   if (!file) return { kind: 'failed', error: `skill "${skill.name}" has no handler file`, error_type: 'config', non_retriable: true };
-  const wall = startWall(opts.wallSec, [opts.abortSignal, ctx.abort_signal ?? undefined]);
-  const watch: ExitWatch = {};
-  let exitNow!: () => void;
-  const exited = new Promise<'exit'>((r) => (exitNow = () => r('exit')));
-  watch.onExit = exitNow;
+  // The first of: the handler's result, the wall (timeout or caller abort), a process.exit.
+  let settle!: (first: First) => void;
+  const firstOf = new Promise<First>((r) => (settle = r));
+  const wall = startWall(opts.wallSec, [opts.abortSignal, ctx.abort_signal ?? undefined], (cause) => settle({ cause }));
+  const watch: ExitWatch = { onExit: () => settle({ exit: true }) };
+  const signalOf = opts.exposeAbortSignal === false ? null : () => wall.signal;
 
   const work = runGuarded(watch, async () => {
     let mod: Record<string, unknown>;
@@ -95,22 +116,19 @@ export async function runInProcess(
     }
     const entry = findEntry(mod);
     if (!entry) return { noEntry: true } as const;
-    const args = bindArgs(entry.declared, input, entryContext(ctx, entry.isAsync, opts.exposeAbortSignal === false ? null : wall.signal));
+    // An entry declaring fewer than two parameters is not given the context (D-15).
+    const args = bindArgs(entry.declared, input, entry.declared >= 2 ? entryContext(ctx, entry.isAsync, signalOf) : undefined);
     opts.log.debug({ skill: skill.name, entry: entry.name, declared: entry.declared, async: entry.isAsync }, 'calling in-process entry');
     return { value: await entry.fn(...args) } as const;
   });
-  // A rejection after the call is over must not become an unhandled rejection.
-  work.catch(() => undefined);
+  // Also keeps a rejection after the call is over from becoming an unhandled rejection.
+  work.then(
+    (r) => settle({ r }),
+    (e: unknown) => settle({ e }),
+  );
 
   try {
-    const first = await Promise.race([
-      work.then(
-        (r) => ({ r }) as const,
-        (e: unknown) => ({ e }) as const,
-      ),
-      wall.stopped.then((cause) => ({ cause }) as const),
-      exited.then(() => ({ exit: true }) as const),
-    ]);
+    const first = await firstOf;
     if (watch.exited)
       return { kind: 'failed', error: exitMessage(skill.name, watch.exited.code), error_type: 'config', non_retriable: true };
     if ('cause' in first && first.cause.kind === 'aborted') {
@@ -134,12 +152,12 @@ export async function runInProcess(
         () => opts.log.warn({ skill: skill.name }, 'in-process handler finished after its call was stopped; result discarded'),
         () => undefined,
       );
-      const timeout = first.cause.kind === 'timeout';
+      const cause = first.cause;
       return {
         kind: 'failed',
-        error: stopMessage(skill.name, first.cause),
-        ...(timeout ? { error_type: 'transient' as const } : {}),
-        details: timeout ? { timeout: true, wall_sec: first.cause.afterSec } : { aborted: true },
+        error: stopMessage(skill.name, cause),
+        ...(cause.kind === 'timeout' ? { error_type: 'transient' as const } : {}),
+        details: cause.kind === 'timeout' ? { timeout: true, wall_sec: cause.afterSec } : { aborted: true },
       };
     }
     if ('e' in first) return { kind: 'failed', error: `skill "${skill.name}" failed: ${errorText(first.e)}` };
