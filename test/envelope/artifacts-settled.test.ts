@@ -4,11 +4,11 @@
  * or changed in the root since the snapshot is still found (R-ART-09/10, A-13, D-21).
  */
 import { mkdir, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectNewFiles, snapshotWorkspace } from '../../src/envelope/artifacts/index.ts';
-import { SETTLE_MS } from '../../src/envelope/artifacts/collect.ts';
+import { SETTLE_FINE_MS, SETTLE_MS } from '../../src/envelope/artifacts/collect.ts';
 import { removeDir, tempDir } from './helpers.ts';
 
 let ws: string;
@@ -92,12 +92,23 @@ describe('roots that are never settled', () => {
   });
 
   it('A-13: a root changed just before the snapshot gets no stamp; a file created right after it is collected', async () => {
-    // Coarse file-system timestamps may give the next change the same mtime/ctime.
+    // Coarse file-system timestamps may give the next change the same mtime/ctime. The clock
+    // reads just after the folder's last change (of whole-second or of sub-second times).
     await writeFile(path.join(ws, '.just-now'), 'x');
-    const before = await snapshotWorkspace(ws);
+    const changed = Number(statSync(ws, { bigint: true }).ctimeNs / 1_000_000n);
+    const before = await snapshotWorkspace(ws, { now: () => changed + SETTLE_FINE_MS - 1 });
     expect(before.settled).toBeUndefined();
+    expect((await snapshotWorkspace(ws, { now: () => changed + SETTLE_MS + 1 })).settled).toBeDefined();
     await writeFile(path.join(ws, 'right-after.txt'), 'x');
     expect(await names(before)).toEqual(['right-after.txt']);
+  });
+
+  it('A-13: a root whose times are whole seconds (a coarse file system) waits the longer window', async () => {
+    const whole = new Date(Math.floor(Date.now() / 1000) * 1000);
+    await utimes(ws, whole, whole);
+    const changed = Number(statSync(ws, { bigint: true }).ctimeNs / 1_000_000n);
+    expect((await snapshotWorkspace(ws, { now: () => changed + SETTLE_FINE_MS * 5 })).settled).toBeUndefined();
+    expect((await snapshotWorkspace(ws, { now: () => changed + SETTLE_MS + 1 })).settled).toBeDefined();
   });
 
   it('A-13: a stamp taken by one snapshot is not reused by a later one once the root changed', async () => {

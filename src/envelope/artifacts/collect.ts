@@ -47,11 +47,20 @@ function statOf(full: string, small: boolean, link = false): Stats | Promise<Sta
 
 /**
  * How long (ms) the root must have been left alone before its stamp may stand for its listing.
- * A change lands in the folder's mtime / ctime at the file system's granularity (1–2 s on some,
- * one kernel tick on others): a folder changed within this window could change again without a
- * new stamp, so it is listed again after the call.
+ * A change lands in the folder's mtime / ctime at the file system's granularity: a folder
+ * changed within this window could change again without a new stamp, so it is listed again
+ * after the call. {@link SETTLE_MS} when its times are whole seconds (file systems of 1–2 s
+ * granularity), else {@link SETTLE_FINE_MS} (sub-second times: at most a kernel tick or 10 ms).
  */
 export const SETTLE_MS = 2000;
+/** See {@link SETTLE_MS}. */
+export const SETTLE_FINE_MS = 100;
+const SECOND_NS = 1_000_000_000n;
+
+/** The settle window of a folder with these times, ms (see {@link SETTLE_MS}). */
+function settleMs(st: BigIntStats): number {
+  return st.ctimeNs % SECOND_NS === 0n || st.mtimeNs % SECOND_NS === 0n ? SETTLE_MS : SETTLE_FINE_MS;
+}
 
 /** Stamps of roots last listed holding sub-folders (or nothing) only, by real path (bounded). */
 const settledRoots = new Map<string, DirStamp>();
@@ -84,7 +93,7 @@ export interface SnapshotOptions {
  * with its size (bytes) and mtime (ms) — symlinks followed. A missing workspace → empty.
  * `opts.real`: `dir` is already its own real path (not resolved again). Never throws.
  *
- * A root holding nothing but dotfiles and plain sub-folders, untouched for {@link SETTLE_MS},
+ * A root holding nothing but dotfiles and plain sub-folders, untouched for its settle window,
  * gets a `settled` stamp (its folder's device, inode, mtime and ctime in ns): no entry of it can
  * become a new or changed file without a change of that stamp (a name is added, removed or
  * renamed only through the folder), so {@link collectNewFiles} compares the stamp instead of
@@ -120,7 +129,7 @@ export async function snapshotWorkspace(dir: string, opts: SnapshotOptions = {})
     }
   }
   const changedMs = st ? Math.max(Number(st.ctimeMs), Number(st.mtimeMs)) : Number.POSITIVE_INFINITY;
-  if (!st || !foldersOnly || changedMs > now - SETTLE_MS) {
+  if (!st || !foldersOnly || changedMs > now - settleMs(st)) {
     settledRoots.delete(real);
     return { dir: real, files };
   }
