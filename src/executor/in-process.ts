@@ -40,26 +40,9 @@ function errorText(err: unknown): string {
  * The context an entry receives: a shallow copy of `ctx` with `abort_signal` = the call's
  * signal (fires on timeout and on caller abort, R-WALL-05; null in background runs, R-ASYNC-05); a SYNC entry additionally gets
  * `db: null` and `db_factory: null` (R-FORM-09, R-ENTRY-05). `call_skill` is passed as given.
- * `signal` may be a function making the signal: it is called at the first read of
- * `abort_signal` (an enumerable, writable key like the others), never when nobody reads it.
  */
-export function entryContext(ctx: RuntimeContext, isAsync: boolean, signal: AbortSignal | null | (() => AbortSignal)): RuntimeContext {
-  const out: RuntimeContext = { ...ctx, abort_signal: typeof signal === 'function' ? null : signal };
-  if (typeof signal === 'function') {
-    const settle = (value: unknown): void => {
-      Object.defineProperty(out, 'abort_signal', { value, writable: true, enumerable: true, configurable: true });
-    };
-    Object.defineProperty(out, 'abort_signal', {
-      enumerable: true,
-      configurable: true,
-      get: () => {
-        const made = signal();
-        settle(made);
-        return made;
-      },
-      set: settle,
-    });
-  }
+export function entryContext(ctx: RuntimeContext, isAsync: boolean, signal: AbortSignal | null): RuntimeContext {
+  const out: RuntimeContext = { ...ctx, abort_signal: signal };
   if (!isAsync) {
     out.db = null;
     out.db_factory = null;
@@ -105,7 +88,6 @@ export async function runInProcess(
   const firstOf = new Promise<First>((r) => (settle = r));
   const wall = startWall(opts.wallSec, [opts.abortSignal, ctx.abort_signal ?? undefined], (cause) => settle({ cause }));
   const watch: ExitWatch = { onExit: () => settle({ exit: true }) };
-  const signalOf = opts.exposeAbortSignal === false ? null : () => wall.signal;
 
   const work = runGuarded(watch, async () => {
     let mod: Record<string, unknown>;
@@ -116,8 +98,12 @@ export async function runInProcess(
     }
     const entry = findEntry(mod);
     if (!entry) return { noEntry: true } as const;
-    // An entry declaring fewer than two parameters is not given the context (D-15).
-    const args = bindArgs(entry.declared, input, entry.declared >= 2 ? entryContext(ctx, entry.isAsync, signalOf) : undefined);
+    // An entry declaring fewer than two parameters is not given the context (D-15): no
+    // context copy, and no signal made (src/executor/wall.ts makes it at its first read).
+    const args =
+      entry.declared >= 2
+        ? bindArgs(entry.declared, input, entryContext(ctx, entry.isAsync, opts.exposeAbortSignal === false ? null : wall.signal))
+        : bindArgs(entry.declared, input, undefined);
     opts.log.debug({ skill: skill.name, entry: entry.name, declared: entry.declared, async: entry.isAsync }, 'calling in-process entry');
     return { value: await entry.fn(...args) } as const;
   });

@@ -55,24 +55,6 @@ describe('a wall read late (R-WALL-05)', () => {
 describe('the entry context (R-WALL-05, R-FORM-09)', () => {
   const ctx = { role_id: 'r', abort_signal: null, db: {}, db_factory: {} } as unknown as RuntimeContext;
 
-  it('R-WALL-05: abort_signal made at its first read is the wall signal, an enumerable key in its place, writable', () => {
-    let made = 0;
-    const signal = new AbortController().signal;
-    const out = entryContext(ctx, true, () => {
-      made++;
-      return signal;
-    });
-    expect(made).toBe(0);
-    expect(Object.keys(out)).toEqual(['role_id', 'abort_signal', 'db', 'db_factory']);
-    expect(out.abort_signal).toBe(signal);
-    expect(out.abort_signal).toBe(signal);
-    expect(made).toBe(1);
-    expect({ ...out }.abort_signal).toBe(signal);
-    (out as Record<string, unknown>).abort_signal = null;
-    expect(out.abort_signal).toBeNull();
-    expect(ctx.abort_signal).toBeNull();
-  });
-
   it('R-FORM-09: a sync entry gets db and db_factory null; a background run gets abort_signal null', () => {
     const out = entryContext(ctx, false, null);
     expect(out).toMatchObject({ abort_signal: null, db: null, db_factory: null });
