@@ -60,7 +60,7 @@ class Wall implements CallWall {
   ) {
     const ms = wallMs(sec);
     this.timer = setTimeout(fireTimeout, ms, this, ms);
-    this.timer.unref();
+    this.timer.unref?.();
     for (const s of signals) {
       if (!s) continue;
       if (s.aborted) {
