@@ -17,7 +17,7 @@ import type { RunSkillRequest } from '../executor/skill-call.ts';
 import { sessionIdOf } from '../executor/request.ts';
 import { resolveSubcommandInput } from '../executor/validate.ts';
 import type { Registry } from '../registry/discover.ts';
-import { detectSecretParams, isSecretName } from '../registry/secrets.ts';
+import { isSecretName, secretParamsOf } from '../registry/secrets.ts';
 import { SUBCOMMAND_KEY } from '../registry/subcommands.ts';
 import type { JsonSchema, SkillRecord } from '../registry/types.ts';
 import { canonicalJson, TOKEN_PARAM_KEYS } from '../turn/confirm-tokens.ts';
@@ -163,7 +163,7 @@ export function buildAuditEntry(
 ): AuditEntry {
   const input = isRecord(req.input) ? req.input : {};
   const target = resolveTarget(deps.registry, req.skill, input);
-  const secretNames = new Set(target.schema ? detectSecretParams(target.schema) : []);
+  const secretNames = new Set<string>(target.schema ? secretParamsOf(target.schema) : []);
   const clean = withoutSecrets(input, secretNames) as Record<string, unknown>;
   const declared = target.schema && isRecord(target.schema.properties) ? Object.keys(target.schema.properties) : [];
   const token = input.confirm_token;

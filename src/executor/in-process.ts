@@ -10,7 +10,7 @@ import type { SkillRecord } from '../registry/types.ts';
 import { bindArgs, findEntry } from './binder.ts';
 import { runGuarded, type ExitWatch } from './exit-guard.ts';
 import { loadHandlerModule } from './module-loader.ts';
-import { startWall, stopMessage } from './wall.ts';
+import { startWall, stopMessage, type StopCause } from './wall.ts';
 
 /** Options of {@link runInProcess}. */
 export interface InProcessOptions {
@@ -57,6 +57,9 @@ function exitMessage(skill: string, code: unknown): string {
   );
 }
 
+/** What ends the wait for an in-process call first. */
+type First = { r: { loadError: string } | { noEntry: true } | { value: unknown } } | { e: unknown } | { cause: StopCause } | { exit: true };
+
 /** How long a handler stopped by the user may take to return its partial result, ms. */
 export const STOP_GRACE_MS = 1500;
 
@@ -80,11 +83,11 @@ export async function runInProcess(
 ): Promise<RawOutcome> {
   const file = skill.entryFile;
   if (!file) return { kind: 'failed', error: `skill "${skill.name}" has no handler file`, error_type: 'config', non_retriable: true };
-  const wall = startWall(opts.wallSec, [opts.abortSignal, ctx.abort_signal ?? undefined]);
-  const watch: ExitWatch = {};
-  let exitNow!: () => void;
-  const exited = new Promise<'exit'>((r) => (exitNow = () => r('exit')));
-  watch.onExit = exitNow;
+  // The first of: the handler's result, the wall (timeout or caller abort), a process.exit.
+  let settle!: (first: First) => void;
+  const firstOf = new Promise<First>((r) => (settle = r));
+  const wall = startWall(opts.wallSec, [opts.abortSignal, ctx.abort_signal ?? undefined], (cause) => settle({ cause }));
+  const watch: ExitWatch = { onExit: () => settle({ exit: true }) };
 
   const work = runGuarded(watch, async () => {
     let mod: Record<string, unknown>;
@@ -95,22 +98,23 @@ export async function runInProcess(
     }
     const entry = findEntry(mod);
     if (!entry) return { noEntry: true } as const;
-    const args = bindArgs(entry.declared, input, entryContext(ctx, entry.isAsync, opts.exposeAbortSignal === false ? null : wall.signal));
+    // An entry declaring fewer than two parameters is not given the context (D-15): no
+    // context copy, and no signal made (src/executor/wall.ts makes it at its first read).
+    const args =
+      entry.declared >= 2
+        ? bindArgs(entry.declared, input, entryContext(ctx, entry.isAsync, opts.exposeAbortSignal === false ? null : wall.signal))
+        : bindArgs(entry.declared, input, undefined);
     opts.log.debug({ skill: skill.name, entry: entry.name, declared: entry.declared, async: entry.isAsync }, 'calling in-process entry');
     return { value: await entry.fn(...args) } as const;
   });
-  // A rejection after the call is over must not become an unhandled rejection.
-  work.catch(() => undefined);
+  // Also keeps a rejection after the call is over from becoming an unhandled rejection.
+  work.then(
+    (r) => settle({ r }),
+    (e: unknown) => settle({ e }),
+  );
 
   try {
-    const first = await Promise.race([
-      work.then(
-        (r) => ({ r }) as const,
-        (e: unknown) => ({ e }) as const,
-      ),
-      wall.stopped.then((cause) => ({ cause }) as const),
-      exited.then(() => ({ exit: true }) as const),
-    ]);
+    const first = await firstOf;
     if (watch.exited)
       return { kind: 'failed', error: exitMessage(skill.name, watch.exited.code), error_type: 'config', non_retriable: true };
     if ('cause' in first && first.cause.kind === 'aborted') {
@@ -134,12 +138,12 @@ export async function runInProcess(
         () => opts.log.warn({ skill: skill.name }, 'in-process handler finished after its call was stopped; result discarded'),
         () => undefined,
       );
-      const timeout = first.cause.kind === 'timeout';
+      const cause = first.cause;
       return {
         kind: 'failed',
-        error: stopMessage(skill.name, first.cause),
-        ...(timeout ? { error_type: 'transient' as const } : {}),
-        details: timeout ? { timeout: true, wall_sec: first.cause.afterSec } : { aborted: true },
+        error: stopMessage(skill.name, cause),
+        ...(cause.kind === 'timeout' ? { error_type: 'transient' as const } : {}),
+        details: cause.kind === 'timeout' ? { timeout: true, wall_sec: cause.afterSec } : { aborted: true },
       };
     }
     if ('e' in first) return { kind: 'failed', error: `skill "${skill.name}" failed: ${errorText(first.e)}` };

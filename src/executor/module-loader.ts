@@ -63,7 +63,7 @@ export const PRELOAD_TIMEOUT_MS = 10_000;
  * @throws when the file cannot be read, does not compile, or throws while evaluating.
  */
 export async function preloadHandlerModule(file: string, timeoutMs = PRELOAD_TIMEOUT_MS): Promise<string | undefined> {
-  const version = await fileVersion(file);
+  const version = fileVersion(file);
   const key = `${file}?v=${version}`;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
@@ -73,13 +73,19 @@ export async function preloadHandlerModule(file: string, timeoutMs = PRELOAD_TIM
   } finally {
     clearTimeout(timer);
   }
-  if ((await fileVersion(file).catch(() => undefined)) === version) return version;
+  let now: string | undefined;
+  try {
+    now = fileVersion(file);
+  } catch {
+    now = undefined;
+  }
+  if (now === version) return version;
   cache.delete(key);
   return undefined;
 }
 
-async function fileVersion(file: string): Promise<string> {
-  // One stat on the calling thread: cheaper than a thread-pool round trip at every call.
+/** `<mtimeMs>-<size>` of `file`: one stat on the calling thread (cheaper than a thread-pool round trip). @throws when it cannot be stat-ed. */
+function fileVersion(file: string): string {
   const st = statSync(file);
   return `${Math.trunc(st.mtimeMs)}-${st.size}`;
 }
@@ -112,9 +118,13 @@ function loadVersion(file: string, version: string): Promise<Record<string, unkn
  *   and `default`).
  * @throws when the file cannot be read, does not compile, or throws while evaluating.
  */
-export async function loadHandlerModule(file: string): Promise<Record<string, unknown>> {
+export function loadHandlerModule(file: string): Promise<Record<string, unknown>> {
   const pinned = pins.get(file);
   const pinnedModule = pinned === undefined ? undefined : cache.get(`${file}?v=${pinned}`);
   if (pinnedModule) return pinnedModule;
-  return loadVersion(file, await fileVersion(file));
+  try {
+    return loadVersion(file, fileVersion(file));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }

@@ -21,7 +21,7 @@ import { offloadIfLarge } from '../envelope/offload.ts';
 import type { Envelope, RawOutcome } from '../envelope/types.ts';
 import type { Registry } from '../registry/discover.ts';
 import { checkRequires } from '../registry/requires.ts';
-import { detectSecretParams } from '../registry/secrets.ts';
+import { secretParamsOf } from '../registry/secrets.ts';
 import type { SkillRecord } from '../registry/types.ts';
 import { buildRuntimeContext, type InProcessParts } from '../runtime/context.ts';
 import { CONTEXT_TIME_ZONE_KEY, orgTimeZone } from '../present/clock.ts';
@@ -111,7 +111,7 @@ interface Prepared {
   skill: SkillRecord;
   input: Record<string, unknown>;
   config: Record<string, string>;
-  secretParams: string[];
+  secretParams: readonly string[];
 }
 
 /** A refusal before execution, as an envelope. */
@@ -173,7 +173,7 @@ export async function prepareCall(
   const restored = resolveSubcommandInput(skill, toolName, isRecord(rawInput) ? rawInput : {});
   // Secret parameters are never model-filled: drop what the call carried and inject the
   // role's stored value of the same name (R-CFG-06, docs/skill-authoring.md).
-  const secretParams = detectSecretParams(restored.schema);
+  const secretParams = secretParamsOf(restored.schema);
   const input: Record<string, unknown> = { ...restored.input };
   for (const p of secretParams) {
     delete input[p];

@@ -89,6 +89,18 @@ const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description
  * validated without compiling, so a skill without parameters does not load ajv.
  */
 function acceptsAnyObject(schema: JsonSchema): boolean {
+  let hit = anyObject.get(schema);
+  if (hit === undefined) {
+    hit = schemaAcceptsAnyObject(schema);
+    anyObject.set(schema, hit);
+  }
+  return hit;
+}
+
+/** {@link acceptsAnyObject} by schema object (schemas are never changed in place, as `compiled`). */
+const anyObject = new WeakMap<object, boolean>();
+
+function schemaAcceptsAnyObject(schema: JsonSchema): boolean {
   return Object.entries(schema).every(([key, value]) => {
     if (ANNOTATIONS.has(key)) return true;
     if (key === 'type') return value === 'object';

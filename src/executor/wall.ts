@@ -28,54 +28,101 @@ export function wallMs(sec: number): number {
 
 /** The per-call wall: a signal that fires on timeout or on any linked caller abort. */
 export interface CallWall {
-  /** Fires on timeout or caller abort; hand it to the skill (R-WALL-05). */
+  /** Fires on timeout or caller abort; hand it to the skill (R-WALL-05). Made at the first read. */
   readonly signal: AbortSignal;
   /** Set once the signal fired. */
   cause(): StopCause | null;
-  /** Resolves with the cause when the signal fires (never rejects). */
+  /** Resolves with the cause when the signal fires (never rejects). Made at the first read. */
   readonly stopped: Promise<StopCause>;
   /** Clear the timer and detach from the caller signals; call when the run is over. */
   dispose(): void;
 }
 
 /**
- * Start a wall of `sec` seconds (see {@link wallMs}) linked to `signals` (undefined/null
- * entries ignored; an already-aborted signal fires at once).
+ * One wall. The AbortController and the `stopped` promise are made only when someone reads
+ * them (an AbortSignal costs microseconds to make on Node 20, and most in-process handlers
+ * never look at theirs); a signal made after the wall fired is aborted at once with the same
+ * reason, so a reader cannot tell the difference.
  */
-export function startWall(sec: number, signals: ReadonlyArray<AbortSignal | null | undefined> = []): CallWall {
-  const controller = new AbortController();
-  let cause: StopCause | null = null;
-  let resolveStopped!: (c: StopCause) => void;
-  const stopped = new Promise<StopCause>((r) => (resolveStopped = r));
-  const fire = (c: StopCause): void => {
-    if (cause) return;
-    cause = c;
-    controller.abort(c.kind === 'timeout' ? new Error(`timed out after ${c.afterSec} s`) : c.reason);
-    resolveStopped(c);
-  };
-  const ms = wallMs(sec);
-  const timer = setTimeout(() => fire({ kind: 'timeout', afterSec: Math.round(ms / 100) / 10 }), ms);
-  timer.unref?.();
-  const detach: Array<() => void> = [];
-  for (const s of signals) {
-    if (!s) continue;
-    if (s.aborted) {
-      fire({ kind: 'aborted', reason: s.reason });
-      break;
+class Wall implements CallWall {
+  private controller: AbortController | undefined;
+  private fired: StopCause | null = null;
+  private reason: unknown;
+  private stoppedPromise: Promise<StopCause> | undefined;
+  private resolveStopped: ((c: StopCause) => void) | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private detachers: Array<() => void> | undefined;
+
+  constructor(
+    sec: number,
+    signals: ReadonlyArray<AbortSignal | null | undefined>,
+    private readonly onStop: ((cause: StopCause) => void) | undefined,
+  ) {
+    const ms = wallMs(sec);
+    this.timer = setTimeout(fireTimeout, ms, this, ms);
+    this.timer.unref?.();
+    for (const s of signals) {
+      if (!s) continue;
+      if (s.aborted) {
+        this.fire({ kind: 'aborted', reason: s.reason });
+        break;
+      }
+      const onAbort = (): void => this.fire({ kind: 'aborted', reason: s.reason });
+      s.addEventListener('abort', onAbort, { once: true });
+      (this.detachers ??= []).push(() => s.removeEventListener('abort', onAbort));
     }
-    const onAbort = (): void => fire({ kind: 'aborted', reason: s.reason });
-    s.addEventListener('abort', onAbort, { once: true });
-    detach.push(() => s.removeEventListener('abort', onAbort));
   }
-  return {
-    signal: controller.signal,
-    cause: () => cause,
-    stopped,
-    dispose: () => {
-      clearTimeout(timer);
-      for (const d of detach) d();
-    },
-  };
+
+  fire(c: StopCause): void {
+    if (this.fired) return;
+    this.fired = c;
+    this.reason = c.kind === 'timeout' ? new Error(`timed out after ${c.afterSec} s`) : c.reason;
+    this.controller?.abort(this.reason);
+    this.resolveStopped?.(c);
+    this.onStop?.(c);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.fired) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  get stopped(): Promise<StopCause> {
+    if (!this.stoppedPromise) {
+      const fired = this.fired;
+      this.stoppedPromise = fired ? Promise.resolve(fired) : new Promise<StopCause>((r) => (this.resolveStopped = r));
+    }
+    return this.stoppedPromise;
+  }
+
+  cause(): StopCause | null {
+    return this.fired;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    if (this.detachers) for (const d of this.detachers) d();
+  }
+}
+
+function fireTimeout(wall: Wall, ms: number): void {
+  wall.fire({ kind: 'timeout', afterSec: Math.round(ms / 100) / 10 });
+}
+
+/**
+ * Start a wall of `sec` seconds (see {@link wallMs}) linked to `signals` (undefined/null
+ * entries ignored; an already-aborted signal fires at once). `onStop` is called once, with the
+ * cause, when the wall fires (after the signal's abort listeners ran).
+ */
+export function startWall(
+  sec: number,
+  signals: ReadonlyArray<AbortSignal | null | undefined> = [],
+  onStop?: (cause: StopCause) => void,
+): CallWall {
+  return new Wall(sec, signals, onStop);
 }
 
 /** A short English text of an abort reason ("" when none). */

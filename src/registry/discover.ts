@@ -38,7 +38,7 @@ export interface Registry {
    * (default) for every skill.
    */
   tools(filter?: { skills?: readonly string[] | '*' }): ModelTool[];
-  /** A tool name → registered skill + sub-command (R-SUBCMD-03), or undefined when unknown. */
+  /** A tool name → registered skill + sub-command (R-SUBCMD-03), or undefined when unknown (frozen; resolved once per name). */
   resolveTool(toolName: string): (ResolvedToolName & { record: SkillRecord }) | undefined;
   /** Every skill's issues plus discovery problems (missing roots, name clashes). */
   issues(): RegistryIssue[];
@@ -157,6 +157,9 @@ export async function discoverSkills(roots: readonly SkillRoot[], opts: Discover
   return makeRegistry(records, rootIssues, opts);
 }
 
+/** How many tool names one registry keeps resolved. */
+const RESOLVED_TOOLS_MAX = 4096;
+
 /** Build a {@link Registry} over already loaded records (order kept; names must be unique). */
 export function makeRegistry(
   records: readonly SkillRecord[],
@@ -166,16 +169,27 @@ export function makeRegistry(
   const byName = new Map(records.map((r) => [r.name, r]));
   // Cross-skill lint (R-CALL-16), read from the handler files on first use.
   let lint: Map<string, SkillIssue[]> | undefined;
+  type Resolved = ResolvedToolName & { record: SkillRecord };
+  const resolveTool = (toolName: string): Resolved | undefined => {
+    const resolved = resolveToolName(toolName, (n) => byName.has(n));
+    const record = byName.get(resolved.skill);
+    if (!record) return undefined;
+    if (resolved.subcommand !== undefined && !(record.subcommands && resolved.subcommand in record.subcommands)) return undefined;
+    return Object.freeze({ ...resolved, record });
+  };
+  // The records never change after this point: each tool name is resolved once (null: unknown).
+  const resolvedTools = new Map<string, Resolved | null>();
   return {
     all: () => [...records],
     get: (name) => byName.get(name),
     tools: (filter = {}) => buildTools(records, { skills: filter.skills ?? '*', secretSubstrings: opts.secretSubstrings }),
     resolveTool(toolName) {
-      const resolved = resolveToolName(toolName, (n) => byName.has(n));
-      const record = byName.get(resolved.skill);
-      if (!record) return undefined;
-      if (resolved.subcommand !== undefined && !(record.subcommands && resolved.subcommand in record.subcommands)) return undefined;
-      return { ...resolved, record };
+      const hit = resolvedTools.get(toolName);
+      if (hit !== undefined) return hit ?? undefined;
+      const resolved = resolveTool(toolName);
+      // Bounded: names the model makes up are answered, not all kept.
+      if (resolvedTools.size < RESOLVED_TOOLS_MAX) resolvedTools.set(toolName, resolved ?? null);
+      return resolved;
     },
     issues: () => {
       lint ??= asyncCalleeIssues(records);

@@ -34,3 +34,19 @@ export function detectSecretParams(schema: JsonSchema, substrings: readonly stri
   }
   return out;
 }
+
+/** {@link detectSecretParams} with the default substrings, by schema object (schemas are never changed in place). */
+const bySchema = new WeakMap<object, readonly string[]>();
+
+/**
+ * {@link detectSecretParams}`(schema)` (default substrings), computed once per schema object:
+ * for the per-call paths (a skill call, its audit row). Frozen: callers never change it.
+ */
+export function secretParamsOf(schema: JsonSchema): readonly string[] {
+  let hit = bySchema.get(schema);
+  if (hit === undefined) {
+    hit = Object.freeze(detectSecretParams(schema));
+    bySchema.set(schema, hit);
+  }
+  return hit;
+}

@@ -101,7 +101,21 @@ export function parseTriggeredAtStr(v: string): number | undefined {
   return ms / 1000;
 }
 
-/** Format Unix seconds as `YYYY-MM-DD HH:MM` in UTC (R-CTX-10). */
+/** The minute (epoch ms / 60 000) last formatted by {@link formatTriggeredAt}, and its text. */
+let lastMinute = Number.NaN;
+let lastText = '';
+
+/**
+ * Format Unix seconds as `YYYY-MM-DD HH:MM` in UTC (R-CTX-10). The text of the last minute
+ * formatted is kept (calls of the same minute format it once).
+ * @throws RangeError when `seconds` is not a representable time (as `Date#toISOString`).
+ */
 export function formatTriggeredAt(seconds: number): string {
-  return new Date(Math.floor(seconds * 1000)).toISOString().slice(0, 16).replace('T', ' ');
+  const ms = Math.floor(seconds * 1000);
+  const minute = Math.floor(ms / 60_000);
+  if (minute === lastMinute) return lastText;
+  const text = new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+  lastMinute = minute;
+  lastText = text;
+  return text;
 }

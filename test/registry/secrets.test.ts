@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectSecretParams, isSecretName, SECRET_SUBSTRINGS } from '../../src/registry/secrets.ts';
+import { detectSecretParams, isSecretName, SECRET_SUBSTRINGS, secretParamsOf } from '../../src/registry/secrets.ts';
 
 describe('secret detection (R-CFG-05..07, D-20)', () => {
   it('R-CFG-05: the default list is key/token/secret/password/credential/auth', () => {
@@ -35,5 +35,15 @@ describe('secret detection (R-CFG-05..07, D-20)', () => {
     expect(detectSecretParams(schema)).toEqual(['api_token', 'AUTH_HEADERS', 'pin']);
     expect(detectSecretParams(schema, ['query'])).toEqual(['pin', 'query']);
     expect(detectSecretParams({ type: 'object' })).toEqual([]);
+  });
+
+  it('R-CFG-06: secretParamsOf answers each schema object with its own names, frozen', () => {
+    const a = { type: 'object', properties: { api_token: {}, q: {} } };
+    const b = { type: 'object', properties: { password: {}, q: { 'x-secret': true } } };
+    expect(secretParamsOf(a)).toEqual(['api_token']);
+    expect(secretParamsOf(b)).toEqual(['password', 'q']);
+    expect(secretParamsOf(a)).toBe(secretParamsOf(a));
+    expect(Object.isFrozen(secretParamsOf(b))).toBe(true);
+    expect(secretParamsOf({ type: 'object' })).toEqual([]);
   });
 });

@@ -131,4 +131,15 @@ describe('restoring tool names (R-SUBCMD-03)', () => {
     expect(registry.resolveTool('type_handler_ts')?.subcommand).toBeUndefined();
     expect(registry.resolveTool('no_such_skill')).toBeUndefined();
   });
+
+  it('R-SUBCMD-03: asked again, registry.resolveTool answers each name as the first time (kept per name)', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(registry.resolveTool('subcmd_two__start')).toMatchObject({ skill: 'subcmd_two', subcommand: 'start' });
+      expect(registry.resolveTool('subcmd_two__restart')).toBeUndefined();
+      expect(registry.resolveTool('no_such_skill')).toBeUndefined();
+      expect(registry.resolveTool('type_handler_ts')).toMatchObject({ skill: 'type_handler_ts', record: { name: 'type_handler_ts' } });
+      expect(registry.resolveTool('type_handler_ts')?.subcommand).toBeUndefined();
+    }
+    expect(Object.isFrozen(registry.resolveTool('subcmd_two__start'))).toBe(true);
+  });
 });

@@ -4,11 +4,11 @@
  * sub-folder is the documented place for intermediate files — and script/log/temp files are
  * excluded unless the user explicitly asked for a script in this turn.
  */
-import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type BigIntStats, type Dirent, type Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { inferMedia } from './media.ts';
-import type { FoundArtifact, Snapshot } from './model.ts';
+import type { DirStamp, FoundArtifact, Snapshot } from './model.ts';
 import { isInside, realOrUndefined, realOrUndefinedSync } from './paths.ts';
 
 /** Extensions never collected by the fallback (R-ART-09), unless `allowScripts`. */
@@ -30,6 +30,15 @@ function rootNames(real: string): string[] | undefined {
   }
 }
 
+/** The root's entries with their types (one directory read), or undefined when unreadable. */
+function rootEntries(real: string): Dirent[] | undefined {
+  try {
+    return readdirSync(real, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+}
+
 /** `stat` (or `lstat`) of an entry: on the calling thread when the root is small. */
 function statOf(full: string, small: boolean, link = false): Stats | Promise<Stats> {
   if (small) return link ? lstatSync(full) : statSync(full);
@@ -37,26 +46,98 @@ function statOf(full: string, small: boolean, link = false): Stats | Promise<Sta
 }
 
 /**
+ * How long (ms) the root must have been left alone before its stamp may stand for its listing.
+ * A change lands in the folder's mtime / ctime at the file system's granularity: a folder
+ * changed within this window could change again without a new stamp, so it is listed again
+ * after the call. {@link SETTLE_MS} when its times are whole seconds (file systems of 1–2 s
+ * granularity), else {@link SETTLE_FINE_MS} (sub-second times: at most a kernel tick or 10 ms).
+ */
+export const SETTLE_MS = 2000;
+/** See {@link SETTLE_MS}. */
+export const SETTLE_FINE_MS = 100;
+const SECOND_NS = 1_000_000_000n;
+
+/** The settle window of a folder with these times, ms (see {@link SETTLE_MS}). */
+function settleMs(st: BigIntStats): number {
+  return st.ctimeNs % SECOND_NS === 0n || st.mtimeNs % SECOND_NS === 0n ? SETTLE_MS : SETTLE_FINE_MS;
+}
+
+/** Stamps of roots last listed holding sub-folders (or nothing) only, by real path (bounded). */
+const settledRoots = new Map<string, DirStamp>();
+const SETTLED_ROOTS_MAX = 4096;
+
+/** One `stat` of the root folder (undefined when it cannot be read or is not a folder). */
+function rootStat(real: string): BigIntStats | undefined {
+  try {
+    const st = statSync(real, { bigint: true, throwIfNoEntry: false });
+    return st?.isDirectory() ? st : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sameStamp(st: BigIntStats, s: DirStamp): boolean {
+  return st.ctimeNs === s.ctimeNs && st.mtimeNs === s.mtimeNs && st.ino === s.ino && st.dev === s.dev;
+}
+
+/** Options of {@link snapshotWorkspace}. */
+export interface SnapshotOptions {
+  /** `dir` is already its own real path (not resolved again). */
+  real?: boolean;
+  /** The wall clock, epoch ms (tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
  * Snapshot the workspace root before a call (A-13): every root entry that is not a dotfile,
  * with its size (bytes) and mtime (ms) — symlinks followed. A missing workspace → empty.
  * `opts.real`: `dir` is already its own real path (not resolved again). Never throws.
+ *
+ * A root holding nothing but dotfiles and plain sub-folders, untouched for its settle window,
+ * gets a `settled` stamp (its folder's device, inode, mtime and ctime in ns): no entry of it can
+ * become a new or changed file without a change of that stamp (a name is added, removed or
+ * renamed only through the folder), so {@link collectNewFiles} compares the stamp instead of
+ * listing the root again, and the next snapshot of the same unchanged root reuses this listing.
  */
-export async function snapshotWorkspace(dir: string, opts: { real?: boolean } = {}): Promise<Snapshot> {
+export async function snapshotWorkspace(dir: string, opts: SnapshotOptions = {}): Promise<Snapshot> {
   const real = opts.real ? dir : (realOrUndefinedSync(dir) ?? path.resolve(dir));
+  // The clock is read before the stat and the stat taken before the listing: a change racing
+  // either one leaves a stamp older than what was listed, which only costs a listing later.
+  const now = (opts.now ?? Date.now)();
+  const st = rootStat(real);
+  const known = settledRoots.get(real);
+  if (st && known && sameStamp(st, known)) return { dir: real, files: {}, settled: known };
   const files: Snapshot['files'] = {};
-  const names = rootNames(real);
-  if (names === undefined) return { dir: real, files, missing: true };
-  const small = names.length <= SYNC_ENTRIES;
-  for (const name of names) {
+  const entries = rootEntries(real);
+  if (entries === undefined) {
+    settledRoots.delete(real);
+    return { dir: real, files, missing: true };
+  }
+  const small = entries.length <= SYNC_ENTRIES;
+  let foldersOnly = true;
+  for (const entry of entries) {
+    const name = entry.name;
     if (name.startsWith('.')) continue;
+    // A plain folder is never a file (its type cannot change in place); anything else is stat-ed.
+    if (entry.isDirectory()) continue;
+    foldersOnly = false;
     try {
-      const st = await statOf(path.join(real, name), small);
-      if (st.isFile()) files[name] = { size: st.size, mtimeMs: st.mtimeMs };
+      const fst = await statOf(path.join(real, name), small);
+      if (fst.isFile()) files[name] = { size: fst.size, mtimeMs: fst.mtimeMs };
     } catch {
       // dangling symlink or vanished file: nothing to compare against
     }
   }
-  return { dir: real, files };
+  const changedMs = st ? Math.max(Number(st.ctimeMs), Number(st.mtimeMs)) : Number.POSITIVE_INFINITY;
+  if (!st || !foldersOnly || changedMs > now - settleMs(st)) {
+    settledRoots.delete(real);
+    return { dir: real, files };
+  }
+  const settled: DirStamp = { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
+  settledRoots.delete(real);
+  settledRoots.set(real, settled);
+  if (settledRoots.size > SETTLED_ROOTS_MAX) settledRoots.delete(settledRoots.keys().next().value as string);
+  return { dir: real, files, settled };
 }
 
 /** Options of {@link collectNewFiles}. */
@@ -76,6 +157,11 @@ export async function collectNewFiles(dir: string, before: Snapshot, opts: Colle
   // `before.dir` is the real path the snapshot resolved: no second resolution of the same root.
   const root = dir === before.dir ? dir : realOrUndefinedSync(dir);
   if (root === undefined) return [];
+  if (before.settled && root === before.dir) {
+    // Unchanged folder with sub-folders only, as before the call: nothing new (see snapshotWorkspace).
+    const st = rootStat(root);
+    if (st && sameStamp(st, before.settled)) return [];
+  }
   const names = rootNames(root);
   if (names === undefined) return [];
   const small = names.length <= SYNC_ENTRIES;

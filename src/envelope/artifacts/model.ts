@@ -37,6 +37,19 @@ export interface Snapshot {
   files: Record<string, { size: number; mtimeMs: number }>;
   /** The folder could not be read (it does not exist): `files` is empty. */
   missing?: true;
+  /**
+   * Set when the root held only dotfiles and plain sub-folders and had been left alone long
+   * enough: its folder's stamp then (src/envelope/artifacts/collect.ts `snapshotWorkspace`).
+   */
+  settled?: DirStamp;
+}
+
+/** A folder's identity and change times, ns, as one `stat` reports them. */
+export interface DirStamp {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
 }
 
 /** Language of user-visible notes (zh-CN default). */
