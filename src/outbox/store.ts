@@ -311,10 +311,31 @@ export interface SentMark {
  */
 export type AmbiguityResolution = 'resolved_by_key' | 'resent_with_marker';
 
-/** {@link markSentMany}'s statement: `$1` a json array of marks. */
-const MARK_SENT_MANY = `WITH v AS (
-       SELECT * FROM json_to_recordset($1::json)
-                  AS t(id bigint, owner text, ids jsonb, at timestamptz, chat_key text, step float8, tol float8, resolution text)
+/**
+ * {@link markSent} for many deliveries in one statement (the outbox's group commit). At most
+ * one mark per paced chat (one message of a chat is in flight at a time; a second one of the
+ * same chat goes in a statement of its own after the first).
+ * @returns one result per mark, in order. @throws the database error (nothing recorded).
+ */
+export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Promise<{ ours: boolean; notBeforeMs: number }[]> {
+  if (marks.length === 1) {
+    const m = marks[0]!;
+    return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs, m.pace, m.resolution ?? null)];
+  }
+  const seen = new Set<string>();
+  const now: SentMark[] = [];
+  const later: number[] = [];
+  marks.forEach((m, i) => {
+    if (m.pace && seen.has(m.pace.chatKey)) later.push(i);
+    else {
+      if (m.pace) seen.add(m.pace.chatKey);
+      now.push(m);
+    }
+  });
+  const { rows } = await q.query<{ id: string; ours: boolean; not_before: Date | null }>(
+    `WITH v AS (
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::text[], $6::float8[], $7::float8[], $8::text[])
+                  AS t(id, owner, ids, at, chat_key, step, tol, resolution)
      ), s AS (
        UPDATE skillgate.outbox_messages o
           SET status = 'sent', sent_at = v.at,
@@ -338,44 +359,18 @@ const MARK_SENT_MANY = `WITH v AS (
      )
      SELECT v.id::text AS id, EXISTS (SELECT 1 FROM s WHERE s.id = v.id) AS ours,
             (SELECT max(p.not_before) FROM p WHERE p.key = v.chat_key) AS not_before
-       FROM v`;
-
-/**
- * {@link markSent} for many deliveries in one statement (the outbox's group commit). At most
- * one mark per paced chat (one message of a chat is in flight at a time; a second one of the
- * same chat goes in a statement of its own after the first).
- * @returns one result per mark, in order. @throws the database error (nothing recorded).
- */
-export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Promise<{ ours: boolean; notBeforeMs: number }[]> {
-  if (marks.length === 1) {
-    const m = marks[0]!;
-    return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs, m.pace, m.resolution ?? null)];
-  }
-  const seen = new Set<string>();
-  const now: SentMark[] = [];
-  const later: number[] = [];
-  marks.forEach((m, i) => {
-    if (m.pace && seen.has(m.pace.chatKey)) later.push(i);
-    else {
-      if (m.pace) seen.add(m.pace.chatKey);
-      now.push(m);
-    }
-  });
-  // One json parameter: pg would escape every array element in JavaScript.
-  const { rows } = await q.query<{ id: string; ours: boolean; not_before: Date | null }>(MARK_SENT_MANY, [
-    JSON.stringify(
-      now.map((m) => ({
-        id: m.id,
-        owner: m.owner,
-        ids: m.messageIds,
-        at: iso(m.nowMs),
-        chat_key: m.pace?.chatKey ?? null,
-        step: m.pace?.stepMs ?? null,
-        tol: m.pace?.toleranceMs ?? null,
-        resolution: m.resolution ?? null,
-      })),
-    ),
-  ]);
+       FROM v`,
+    [
+      now.map((m) => m.id),
+      now.map((m) => m.owner),
+      now.map((m) => JSON.stringify(m.messageIds)),
+      now.map((m) => iso(m.nowMs)),
+      now.map((m) => m.pace?.chatKey ?? null),
+      now.map((m) => m.pace?.stepMs ?? null),
+      now.map((m) => m.pace?.toleranceMs ?? null),
+      now.map((m) => m.resolution ?? null),
+    ],
+  );
   const byId = new Map(rows.map((r) => [r.id, { ours: r.ours, notBeforeMs: r.not_before ? new Date(r.not_before).getTime() : 0 }]));
   const out = marks.map((m) => byId.get(m.id));
   for (const i of later) out[i] = (await markSentMany(q, [marks[i]!]))[0];
