@@ -4,12 +4,11 @@
  * per media item, `confirm.request` for a confirmation. Each frame gets the next seq of its
  * conversation and is pushed to the conversation's sockets on every replica.
  */
-import { randomBytes } from 'node:crypto';
 import type { OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/index.ts';
 import type { WebContext } from './context.ts';
 import { conversationOwner, framesOfOutboxRow } from './frames.ts';
 import { conversationIdFor, isConversationId } from './conversation.ts';
-import { PROTOCOL_VERSION, type ServerFrame, type StoredFrameBody } from './wire.ts';
+import { PROTOCOL_VERSION, transientFrameId, type ServerFrame, type StoredFrameBody } from './wire.ts';
 import { mediaForRecipient } from './recipient-media.ts';
 
 /** Conversation owners seen, per Db (a conversation's owner never changes; rows are never deleted). */
@@ -150,7 +149,7 @@ function statusFrame(ctx: Pick<WebContext, 'clock'>, conversationId: string, tex
   return {
     v: PROTOCOL_VERSION,
     type: 'status',
-    id: 's_' + randomBytes(6).toString('base64url'),
+    id: transientFrameId(),
     ts: new Date(ctx.clock()).toISOString(),
     conversation_id: conversationId,
     text: text === null ? null : text.slice(0, 500),

@@ -10,7 +10,7 @@
  */
 import { chatKeyOf } from '../channel/chat-key.ts';
 import type { InboundMessage } from '../channel/types.ts';
-import { storableCopy } from '../channel/storable.ts';
+import { storableJson } from '../channel/storable.ts';
 import { inboundBoundsProblem, InboundRefusedError } from '../channel/bounds.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import { createEventWriter } from './insert-batch.ts';
@@ -303,7 +303,8 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
     async receive(incoming, parsed) {
       const tooLarge = inboundBoundsProblem(incoming);
       if (tooLarge) throw new InboundRefusedError(`inbound event refused: ${tooLarge}`);
-      const msg = storableCopy(incoming); // NUL / lone surrogates cannot be stored as JSON
+      // NUL / lone surrogates cannot be stored as JSON; the text is the stored payload too.
+      const { value: msg, json: payload } = storableJson(incoming);
       const key = chatKey(msg);
       const flood = opts.flood;
       // Per-sender flood control is decided by the INSERT itself (one statement, src/inbox/store.ts).
@@ -321,7 +322,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         const claim = take ? { owner, leaseMs } : undefined;
         // One statement: the chat's lock, the row, the take; on a server a row left `received` is
         // announced to every replica at commit by the INSERT itself.
-        stored = await writer.insert({ msg, chatKey: key, nowMs: receivedAt, claim, flood: limit });
+        stored = await writer.insert({ msg, payload, chatKey: key, nowMs: receivedAt, claim, flood: limit });
       } finally {
         if (take) reserved--;
       }
@@ -335,7 +336,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
       if (stored.claimed) {
         const row: ClaimedRow = {
           id: stored.id,
-          payload: JSON.parse(JSON.stringify(msg)) as InboundMessage, // as a claim reads it back
+          payload: JSON.parse(payload) as InboundMessage, // as a claim reads it back
           chat_key: key,
           attempts: 1,
           received_at: new Date(receivedAt),

@@ -22,6 +22,8 @@ const MAX_BATCH = 64;
 /** One event to store (the arguments of {@link insertEvent}). */
 export interface PendingEvent {
   msg: InboundMessage;
+  /** `JSON.stringify(msg)` when the caller has it (stringified once). */
+  payload?: string;
   chatKey: string;
   nowMs: number;
   claim?: { owner: string; leaseMs: number };
@@ -101,7 +103,7 @@ type BatchRow = {
 export function createEventWriter(db: Queryable, opts: { inFlight: number; notifyChannel?: string; gather?: boolean }): EventWriter {
   const alone = async (e: PendingEvent): Promise<Outcome> => {
     try {
-      return { stored: await insertEvent(db, e.msg, e.chatKey, e.nowMs, e.claim, opts.notifyChannel, e.flood) };
+      return { stored: await insertEvent(db, e.msg, e.chatKey, e.nowMs, e.claim, opts.notifyChannel, e.flood, e.payload) };
     } catch (error) {
       return { error };
     }
@@ -123,7 +125,7 @@ export function createEventWriter(db: Queryable, opts: { inFlight: number; notif
           col((e) => e.msg.account),
           col((e) => e.msg.dedupe_key),
           col((e) => e.chatKey),
-          col((e) => JSON.stringify(e.msg)),
+          col((e) => e.payload ?? JSON.stringify(e.msg)),
           col((e) => iso(e.nowMs)),
           col((e) => e.claim?.owner ?? null),
           col((e) => (e.claim ? iso(e.nowMs + e.claim.leaseMs) : null)),
