@@ -132,7 +132,7 @@ export async function sendToWeb(
       bodies.map((body, i) => {
         // A final reply ends the turn's status line: told along with its last frame.
         const clear = message.final && i === bodies.length - 1 ? statusFrame(ctx, to.conversationId, null) : undefined;
-        return ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock(), outboxKey }, clear);
+        return ctx.hub.append(Object.assign({}, to, { orgId: ctx.orgId, body, nowMs: ctx.clock(), outboxKey }), clear);
       }),
     );
     for (const frame of frames) ids.push(String(frame.seq));
