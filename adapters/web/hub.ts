@@ -109,7 +109,7 @@ export class WebHub {
   ): Promise<StoredFrame> {
     const server = this.db.engine === 'server';
     const notify = server ? { channel: NOTIFY_CHANNEL, replica: this.replicaId, ...(thenStatus ? { status: thenStatus } : {}) } : undefined;
-    const frame = await this.#appends.submit({ ...args, ...(notify ? { notify } : {}) });
+    const frame = await this.#appends.submit(notify ? Object.assign({}, args, { notify }) : args);
     await this.publish(frame, server);
     if (thenStatus) {
       if (server) this.broadcastTransient(args.conversationId, thenStatus);

@@ -4,12 +4,11 @@
  * per media item, `confirm.request` for a confirmation. Each frame gets the next seq of its
  * conversation and is pushed to the conversation's sockets on every replica.
  */
-import { randomBytes } from 'node:crypto';
 import type { OutboundMessage, OutboundTarget, SendOptions, SendResult } from '../../src/channel/index.ts';
 import type { WebContext } from './context.ts';
 import { conversationOwner, framesOfOutboxRow } from './frames.ts';
 import { conversationIdFor, isConversationId } from './conversation.ts';
-import { PROTOCOL_VERSION, type ServerFrame, type StoredFrameBody } from './wire.ts';
+import { PROTOCOL_VERSION, transientFrameId, type ServerFrame, type StoredFrameBody } from './wire.ts';
 import { mediaForRecipient } from './recipient-media.ts';
 
 /** Conversation owners seen, per Db (a conversation's owner never changes; rows are never deleted). */
@@ -133,7 +132,7 @@ export async function sendToWeb(
       bodies.map((body, i) => {
         // A final reply ends the turn's status line: told along with its last frame.
         const clear = message.final && i === bodies.length - 1 ? statusFrame(ctx, to.conversationId, null) : undefined;
-        return ctx.hub.append({ ...to, orgId: ctx.orgId, body, nowMs: ctx.clock(), outboxKey }, clear);
+        return ctx.hub.append(Object.assign({}, to, { orgId: ctx.orgId, body, nowMs: ctx.clock(), outboxKey }), clear);
       }),
     );
     for (const frame of frames) ids.push(String(frame.seq));
@@ -150,7 +149,7 @@ function statusFrame(ctx: Pick<WebContext, 'clock'>, conversationId: string, tex
   return {
     v: PROTOCOL_VERSION,
     type: 'status',
-    id: 's_' + randomBytes(6).toString('base64url'),
+    id: transientFrameId(),
     ts: new Date(ctx.clock()).toISOString(),
     conversation_id: conversationId,
     text: text === null ? null : text.slice(0, 500),

@@ -15,6 +15,7 @@ import {
   isDemoContact,
   readCookie,
   sameOrigin,
+  storableText,
   verifyWebToken,
 } from '../../src/channel/index.ts';
 import { COOKIE_NAME } from './auth.ts';
@@ -33,6 +34,7 @@ import {
   PROTOCOL_VERSION,
   RATE_WINDOW_MS,
   parseClientFrame,
+  transientFrameId,
   type ClientFrame,
   type ServerFrame,
   type TransientFrame,
@@ -72,7 +74,7 @@ function transient<T extends TransientFrame['type']>(
   return {
     v: PROTOCOL_VERSION,
     type,
-    id: 's_' + randomBytes(6).toString('base64url'),
+    id: transientFrameId(),
     ts: new Date(now).toISOString(),
     ...body,
   } as TransientFrame;
@@ -320,7 +322,7 @@ export class WebSocketEndpoint {
             body: {
               type: 'user.echo',
               client_msg_id: f.client_msg_id,
-              text: f.text,
+              text: storableText(f.text), // as the inbox stored it (src/channel/storable.ts)
               attachments: uploads.map((u) => ({ filename: u.filename })),
             },
             nowMs: ctx.clock(),

@@ -4,8 +4,25 @@
  * protocol document lists. Only plain data here: no I/O.
  */
 
+import { randomBytes } from 'node:crypto';
+
 /** Protocol version of every frame. */
 export const PROTOCOL_VERSION = 1;
+
+/** Random once per process: transient ids of two replicas or two runs differ. */
+const TRANSIENT_TAG = randomBytes(6).toString('base64url');
+let transientCount = 0;
+
+/**
+ * The `id` of a transient server frame (`status`, `user.ack`, `error`, `pong`, `hello.ok`):
+ * `s_<process tag>_<counter, base 36>`, unique, never a stored frame's `s_<seq>` (the `_` after
+ * the tag). Nothing is authorized by a frame id (a client answers a confirmation with its
+ * `confirm_token`, acks match `client_msg_id`), so it need not be unguessable: a counter, not
+ * random bytes per frame.
+ */
+export function transientFrameId(): string {
+  return `s_${TRANSIENT_TAG}_${(++transientCount).toString(36)}`;
+}
 
 /** Limits the server enforces and announces in `hello.ok.limits`. */
 export const LIMITS = {

@@ -68,7 +68,7 @@ export { digestEqual, safeEqual } from './safe-equal.ts';
 
 // Inbound helpers: batching platform events, storable copies of raw payloads, upload file names.
 export { createBatcher, type Batcher } from './batch.ts';
-export { storableCopy } from './storable.ts';
+export { storableCopy, storableText } from './storable.ts';
 export { dispositionFilename } from './content-disposition.ts';
 
 // Outbound: measuring and splitting replies in the platform's unit, resumable parts, send outcomes.

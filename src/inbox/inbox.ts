@@ -10,7 +10,7 @@
  */
 import { chatKeyOf } from '../channel/chat-key.ts';
 import type { InboundMessage } from '../channel/types.ts';
-import { storableCopy } from '../channel/storable.ts';
+import { storableJson } from '../channel/storable.ts';
 import { inboundBoundsProblem, InboundRefusedError } from '../channel/bounds.ts';
 import { absorbAlbum, ALBUM_WAIT_MS } from './album.ts';
 import { createEventWriter } from './insert-batch.ts';
@@ -311,6 +311,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
   /** What a stored (or duplicate) inbound row becomes: run here at once, or left to a worker. */
   async function afterStored(
     msg: InboundMessage,
+    payload: string,
     key: string,
     stored: StoredEvent | null,
     receivedAt: number,
@@ -328,7 +329,7 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
     if (stored.claimed) {
       const row: ClaimedRow = {
         id: stored.id,
-        payload: JSON.parse(JSON.stringify(msg)) as InboundMessage, // as a claim reads it back
+        payload: JSON.parse(payload) as InboundMessage, // as a claim reads it back
         chat_key: key,
         attempts: 1,
         received_at: new Date(receivedAt),
@@ -357,7 +358,8 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
     async receive(incoming, parsed) {
       const tooLarge = inboundBoundsProblem(incoming);
       if (tooLarge) throw new InboundRefusedError(`inbound event refused: ${tooLarge}`);
-      const msg = storableCopy(incoming); // NUL / lone surrogates cannot be stored as JSON
+      // NUL / lone surrogates cannot be stored as JSON; the text is the stored payload too.
+      const { value: msg, json: payload } = storableJson(incoming);
       const key = chatKey(msg);
       const flood = opts.flood;
       // Per-sender flood control is decided by the INSERT itself (one statement, src/inbox/store.ts).
@@ -376,11 +378,11 @@ export function createInbox<P = unknown>(db: Db, opts: InboxOptions): Inbox<P> {
         const claim = take ? { owner, leaseMs } : undefined;
         // One statement: the chat's lock, the row, the take; on a server a row left `received` is
         // announced to every replica at commit by the INSERT itself.
-        stored = await (early ? relaxedWriter : writer).insert({ msg, chatKey: key, nowMs: receivedAt, claim, flood: limit });
+        stored = await (early ? relaxedWriter : writer).insert({ msg, payload, chatKey: key, nowMs: receivedAt, claim, flood: limit });
       } finally {
         if (take) reserved--;
       }
-      const status = await afterStored(msg, key, stored, receivedAt, parsed, limit);
+      const status = await afterStored(msg, payload, key, stored, receivedAt, parsed, limit);
       // Not acknowledged before the row (or, for a duplicate, the row it repeats) is on disk.
       if (early) await barrier!.wait();
       return status;

@@ -22,6 +22,8 @@ const MAX_BATCH = 64;
 /** One event to store (the arguments of {@link insertEvent}). */
 export interface PendingEvent {
   msg: InboundMessage;
+  /** `JSON.stringify(msg)` when the caller has it (stringified once). */
+  payload?: string;
   chatKey: string;
   nowMs: number;
   claim?: { owner: string; leaseMs: number };
@@ -39,12 +41,15 @@ type Outcome = { stored: StoredEvent | null } | { error: unknown };
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The batch statement: one row per array element, decided as the single INSERT decides it. */
+/**
+ * The batch statement: `$1` a json array with one object per event (`ord`: its place), decided
+ * as the single INSERT decides it. One json parameter, not eleven arrays: pg escapes every
+ * array element in JavaScript, while the payload, already JSON text, goes in as it is.
+ */
 const INSERT_BATCH = `WITH r AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[],
-                            $7::text[], $8::timestamptz[], $9::int[], $10::text[], $11::timestamptz[])
-         WITH ORDINALITY AS r(channel, account, dedupe_key, chat_key, payload, received_at,
-                              owner, lease_until, per_minute, sender, since, ord)),
+       SELECT * FROM json_to_recordset($1::json)
+         AS r(channel text, account text, dedupe_key text, chat_key text, payload jsonb, received_at timestamptz,
+              owner text, lease_until timestamptz, per_minute int, sender text, since timestamptz, ord int)),
      w AS (
        SELECT r.ord, COALESCE(c.taken >= r.per_minute, false) AS over, COALESCE(c.refused, 0) AS refused_before
          FROM r LEFT JOIN LATERAL (
@@ -54,7 +59,7 @@ const INSERT_BATCH = `WITH r AS (
        INSERT INTO skillgate.inbox_events
               (channel, account, dedupe_key, chat_key, payload, received_at, next_attempt_at,
                status, lease_owner, lease_until, attempts, processed_at, error)
-       SELECT r.channel, r.account, r.dedupe_key, r.chat_key, r.payload::jsonb, r.received_at, r.received_at,
+       SELECT r.channel, r.account, r.dedupe_key, r.chat_key, r.payload, r.received_at, r.received_at,
               CASE WHEN w.over THEN 'refused' WHEN h.head THEN 'processing' ELSE 'received' END,
               CASE WHEN h.head THEN r.owner END,
               CASE WHEN h.head THEN r.lease_until END,
@@ -67,10 +72,31 @@ const INSERT_BATCH = `WITH r AS (
                        ELSE skillgate.inbox_lock_head(r.chat_key) AND r.owner IS NOT NULL END AS head) h
        ON CONFLICT (channel, account, dedupe_key) DO NOTHING
        RETURNING channel, account, dedupe_key, id::text AS id, status = 'processing' AS claimed, status = 'refused' AS refused,
-                 CASE WHEN status = 'received' AND $12::text IS NOT NULL THEN pg_notify($12::text, id::text) END AS notified)
+                 CASE WHEN status = 'received' AND $2::text IS NOT NULL THEN pg_notify($2::text, id::text) END AS notified)
      SELECT ins.channel, ins.account, ins.dedupe_key, ins.id, ins.claimed, ins.refused, w.refused_before
        FROM ins JOIN r ON r.channel = ins.channel AND r.account = ins.account AND r.dedupe_key = ins.dedupe_key
        JOIN w ON w.ord = r.ord`;
+
+/** `$1` of {@link INSERT_BATCH}: the events' rows as JSON text, each payload spliced in as it is. */
+function batchRows(sorted: readonly PendingEvent[]): string {
+  const rows = sorted.map((e, ord) => {
+    const head = JSON.stringify({
+      channel: e.msg.channel,
+      account: e.msg.account,
+      dedupe_key: e.msg.dedupe_key,
+      chat_key: e.chatKey,
+      received_at: iso(e.nowMs),
+      owner: e.claim?.owner ?? null,
+      lease_until: e.claim ? iso(e.nowMs + e.claim.leaseMs) : null,
+      per_minute: e.flood?.perMinute ?? null,
+      sender: e.flood?.senderId ?? null,
+      since: e.flood ? iso(e.nowMs - e.flood.windowMs) : null,
+      ord,
+    });
+    return `${head.slice(0, -1)},"payload":${e.payload ?? JSON.stringify(e.msg)}}`;
+  });
+  return `[${rows.join(',')}]`;
+}
 
 const identity = (channel: string, account: string, dedupeKey: string): string => `${channel}\u0000${account}\u0000${dedupeKey}`;
 
@@ -101,7 +127,7 @@ type BatchRow = {
 export function createEventWriter(db: Queryable, opts: { inFlight: number; notifyChannel?: string; gather?: boolean }): EventWriter {
   const alone = async (e: PendingEvent): Promise<Outcome> => {
     try {
-      return { stored: await insertEvent(db, e.msg, e.chatKey, e.nowMs, e.claim, opts.notifyChannel, e.flood) };
+      return { stored: await insertEvent(db, e.msg, e.chatKey, e.nowMs, e.claim, opts.notifyChannel, e.flood, e.payload) };
     } catch (error) {
       return { error };
     }
@@ -114,25 +140,9 @@ export function createEventWriter(db: Queryable, opts: { inFlight: number; notif
       .map((e, i) => i)
       .sort((a, b) => (events[a]!.chatKey < events[b]!.chatKey ? -1 : events[a]!.chatKey > events[b]!.chatKey ? 1 : 0));
     const sorted = order.map((i) => events[i]!);
-    const col = <T>(f: (e: PendingEvent) => T): T[] => sorted.map(f);
     let rows: BatchRow[];
     try {
-      rows = (
-        await db.query<BatchRow>(INSERT_BATCH, [
-          col((e) => e.msg.channel),
-          col((e) => e.msg.account),
-          col((e) => e.msg.dedupe_key),
-          col((e) => e.chatKey),
-          col((e) => JSON.stringify(e.msg)),
-          col((e) => iso(e.nowMs)),
-          col((e) => e.claim?.owner ?? null),
-          col((e) => (e.claim ? iso(e.nowMs + e.claim.leaseMs) : null)),
-          col((e) => e.flood?.perMinute ?? null),
-          col((e) => e.flood?.senderId ?? null),
-          col((e) => (e.flood ? iso(e.nowMs - e.flood.windowMs) : null)),
-          opts.notifyChannel ?? null,
-        ])
-      ).rows;
+      rows = (await db.query<BatchRow>(INSERT_BATCH, [batchRows(sorted), opts.notifyChannel ?? null])).rows;
     } catch {
       // Nothing of the batch was stored: each event alone, with the single statement's own handling.
       return Promise.all(events.map(alone));

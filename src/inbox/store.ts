@@ -43,7 +43,7 @@ export { isChatTaken };
  * once cannot both win (migration 0030): the loser's row is stored again as `received`.
  * With `notifyChannel`, a row left
  * `received` is announced by `pg_notify(notifyChannel, id)` in the same statement (a server
- * delivers it at commit).
+ * delivers it at commit). `payload`: `JSON.stringify(msg)` when the caller has it.
  * @returns the new id and whether it was taken, or null for a duplicate
  */
 export async function insertEvent(
@@ -54,12 +54,13 @@ export async function insertEvent(
   claim?: { owner: string; leaseMs: number },
   notifyChannel?: string,
   flood?: SenderLimit,
+  payload: string = JSON.stringify(msg),
 ): Promise<StoredEvent | null> {
   try {
-    return await insertEventOnce(q, msg, chatKey, nowMs, claim, notifyChannel, flood);
+    return await insertEventOnce(q, msg, payload, chatKey, nowMs, claim, notifyChannel, flood);
   } catch (err) {
     if (!claim || !isChatTaken(err)) throw err;
-    return insertEventOnce(q, msg, chatKey, nowMs, undefined, notifyChannel, flood);
+    return insertEventOnce(q, msg, payload, chatKey, nowMs, undefined, notifyChannel, flood);
   }
 }
 
@@ -124,6 +125,7 @@ const INSERT_LIMITED = `WITH w AS (
 async function insertEventOnce(
   q: Queryable,
   msg: InboundMessage,
+  payload: string,
   chatKey: string,
   nowMs: number,
   claim?: { owner: string; leaseMs: number },
@@ -135,7 +137,7 @@ async function insertEventOnce(
     msg.account,
     msg.dedupe_key,
     chatKey,
-    JSON.stringify(msg),
+    payload,
     iso(nowMs),
     claim?.owner ?? null,
     claim ? iso(nowMs + claim.leaseMs) : null,

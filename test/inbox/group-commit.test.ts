@@ -21,7 +21,7 @@ function counting(db: Queryable, opts: { failBatches?: number } = {}): { q: Quer
     query: (async (text: string, params?: unknown[]) => {
       if (/INSERT INTO skillgate\.inbox_events/.test(text)) {
         inserts++;
-        if (/unnest\(/.test(text)) {
+        if (/json_to_recordset\(/.test(text)) {
           batches++;
           if (fail > 0) {
             fail--;

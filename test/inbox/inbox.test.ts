@@ -251,4 +251,29 @@ describeEachEngine('inbox', (db) => {
     expect(finished).toBeGreaterThanOrEqual(1);
     expect(await inbox.backlog()).toBe(3 - finished);
   });
+
+  it('NUL and lone surrogates are stored and handled as U+FFFD, alone and in a batch; clean text stays verbatim', async () => {
+    const { log } = captureLog();
+    const handled: InboxEvent[] = [];
+    const inbox = createInbox(db(), { log, pollMs: 20 });
+    inbox.start(async (ev) => void handled.push(ev), { concurrency: 2 });
+    const alone = inbound('c-nul-1', '3001', 'a\u0000b\ud800c 😀');
+    expect(await inbox.receive(alone)).toBe('accepted');
+    // several chats at once: one batched INSERT, some rows taken at once, others left received
+    const batch = [0, 1, 2, 3].map((i) => inbound(`c-nul-b${i}`, `310${i}`, i % 2 ? `x\udc00${i}` : `clean \\u0000 ${i}`));
+    expect(await Promise.all(batch.map((m) => inbox.receive(m)))).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+    await until(() => handled.length === 5, 'all handled');
+    await inbox.stop();
+    const want = new Map([
+      [alone.dedupe_key, 'a\uFFFDb\uFFFDc 😀'],
+      ...batch.map((m, i): [string, string] => [m.dedupe_key, i % 2 ? `x\uFFFD${i}` : `clean \\u0000 ${i}`]),
+    ]);
+    for (const ev of handled) expect(ev.message.raw_input).toBe(want.get(ev.message.dedupe_key));
+    const { rows } = await db().query<{ dedupe_key: string; text: string }>(
+      `SELECT dedupe_key, payload->>'raw_input' AS text FROM skillgate.inbox_events WHERE dedupe_key = ANY($1::text[])`,
+      [[...want.keys()]],
+    );
+    expect(new Map(rows.map((r) => [r.dedupe_key, r.text]))).toEqual(want);
+    expect(alone.raw_input).toBe('a\u0000b\ud800c 😀'); // the caller's message is not changed
+  });
 });

@@ -129,6 +129,35 @@ describeEachEngine('web channel', (db) => {
     c.close();
   });
 
+  it('the echo of a text with NUL or a lone surrogate is stored with U+FFFD, not refused (src/channel/storable.ts)', async () => {
+    const { c } = await signedIn(rig, { scheme: 'bearer', token: aliceToken });
+    const answer = rig.host.answer;
+    rig.host.answer = () => null;
+    try {
+      c.send({ type: 'user.message', client_msg_id: 'cm_nul', text: 'a\u0000b\ud800 😀' });
+      expect(await c.next((f) => f.type === 'user.ack' && f.client_msg_id === 'cm_nul')).toMatchObject({ status: 'accepted' });
+      const echo = await c.next((f) => (f.type === 'user.echo' && f.client_msg_id === 'cm_nul') || f.type === 'error');
+      expect(echo).toMatchObject({ type: 'user.echo', text: 'a\uFFFDb\uFFFD 😀' });
+      expect(c.frames.filter((f) => f.type === 'error')).toEqual([]);
+    } finally {
+      rig.host.answer = answer;
+    }
+    c.close();
+  });
+
+  it('transient frames have distinct ids that are never a stored frame id (s_<seq>)', async () => {
+    const { c, hello } = await signedIn(rig, { scheme: 'bearer', token: aliceToken });
+    for (let i = 0; i < 3; i++) c.send({ type: 'ping' });
+    const pongs = await c.count((f) => f.type === 'pong', 3);
+    const ids = [hello, ...pongs].map((f) => String(f.id));
+    expect(new Set(ids).size).toBe(4);
+    for (const id of ids) {
+      expect(id).toMatch(/^s_[A-Za-z0-9_-]+$/);
+      expect(id).not.toMatch(/^s_\d+$/);
+    }
+    c.close();
+  });
+
   it("refuses text over 16 000 UTF-16 units and uploads that are not the sender's", async () => {
     const { c } = await signedIn(rig, { scheme: 'bearer', token: aliceToken });
     c.send({ type: 'user.message', client_msg_id: 'cm_long', text: '字'.repeat(16001) });
