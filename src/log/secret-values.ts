@@ -95,10 +95,13 @@ export class SecretValues {
       if (typeof raw !== 'string') continue;
       const v = raw.trim();
       if (v === '') continue;
-      if (v.length < MIN_SECRET_LENGTH) this.short.add(v);
-      else if (!this.long.has(v)) {
+      if (v.length < MIN_SECRET_LENGTH) {
+        this.short.add(v);
+        this.jsonForms = null;
+      } else if (!this.long.has(v)) {
         this.long.add(v);
         this.forms = null;
+        this.jsonForms = null;
       }
     }
   }
@@ -108,8 +111,27 @@ export class SecretValues {
     return this.long.size + this.short.size;
   }
 
+  /**
+   * False when no string inside the value whose JSON text is `json` can hold a known secret (so
+   * {@link scrubValues} would change nothing): every form of every value, JSON-escaped as it
+   * appears in such a text, is absent. True is a "maybe": scrub then.
+   */
+  mayHold(json: string): boolean {
+    if (this.size === 0) return false;
+    if (!this.jsonForms) {
+      const forms = [...this.allForms(), ...this.short];
+      this.jsonForms = [...new Set(forms.map((f) => JSON.stringify(f).slice(1, -1)))];
+    }
+    for (const f of this.jsonForms) if (json.includes(f)) return true;
+    return false;
+  }
+
+  /** {@link allForms} and the short values as a JSON text shows them (rebuilt with them). */
+  private jsonForms: string[] | null = null;
+
   private allForms(): string[] {
     if (this.forms) return this.forms;
+    this.jsonForms = null;
     const out = new Set<string>();
     for (const v of this.long) {
       out.add(v);

@@ -2,7 +2,7 @@
  * SQL of the outbox (table `skillgate.outbox_messages`, migration 0006). One statement per
  * function; no transaction is held across a send. Times are ms from the outbox clock.
  */
-import { storableCopy, storableText } from '../channel/storable.ts';
+import { storableCopy, storableJson, storableText } from '../channel/storable.ts';
 import { targetChatKey } from '../channel/chat-key.ts';
 import type { Queryable } from '../store/db.ts';
 import { claimOnceMore, isChatTaken } from '../store/chat-taken.ts';
@@ -95,9 +95,13 @@ async function insertMessageOnce(
   const t = storableCopy(item.target);
   const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
   const chatKey = targetChatKey(t);
-  const message = storableCopy(processSecrets().scrubValues(item.message)); // a skill echoing a secret
+  // One JSON text of the message; walked again only when it may hold a secret (a skill echoing one).
+  let { value: message, json: messageJson } = storableJson(item.message);
+  if (processSecrets().mayHold(messageJson)) {
+    message = storableCopy(processSecrets().scrubValues(item.message));
+    messageJson = JSON.stringify(message);
+  }
   const origin = item.origin ? storableCopy(item.origin) : null;
-  const messageJson = JSON.stringify(message);
   const originJson = origin === null ? null : JSON.stringify(origin);
   const targetJson = JSON.stringify(t);
   const { rows } = await q.query<{ id: string | null; status: OutboxStatus | null; completed?: boolean }>(insertSql(completes), [

@@ -159,6 +159,8 @@ export async function discoverSkills(roots: readonly SkillRoot[], opts: Discover
 
 /** How many tool names one registry keeps resolved. */
 const RESOLVED_TOOLS_MAX = 4096;
+/** Tool lists kept per registry (one per distinct skill filter: a role's list). */
+const TOOL_LISTS_MAX = 256;
 
 /** Build a {@link Registry} over already loaded records (order kept; names must be unique). */
 export function makeRegistry(
@@ -179,10 +181,21 @@ export function makeRegistry(
   };
   // The records never change after this point: each tool name is resolved once (null: unknown).
   const resolvedTools = new Map<string, Resolved | null>();
+  const toolLists = new Map<string, ModelTool[]>();
   return {
     all: () => [...records],
     get: (name) => byName.get(name),
-    tools: (filter = {}) => buildTools(records, { skills: filter.skills ?? '*', secretSubstrings: opts.secretSubstrings }),
+    tools(filter = {}) {
+      // The records never change (a reload makes a new registry): one list per filter, copied out.
+      const skills = filter.skills ?? '*';
+      const key = skills === '*' ? '*' : skills.join('\u0000');
+      let list = toolLists.get(key);
+      if (!list) {
+        list = buildTools(records, { skills, secretSubstrings: opts.secretSubstrings });
+        if (toolLists.size < TOOL_LISTS_MAX) toolLists.set(key, list);
+      }
+      return [...list];
+    },
     resolveTool(toolName) {
       const hit = resolvedTools.get(toolName);
       if (hit !== undefined) return hit ?? undefined;

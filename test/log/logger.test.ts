@@ -63,3 +63,38 @@ describe('logging redacts secrets by known field name and by value', () => {
     expect(out).toContain('sendMessage');
   });
 });
+
+describe('SecretValues.mayHold: the JSON text check before a scrub', () => {
+  const values = [
+    { text: 'nothing here', n: [1, 2] },
+    { text: 'token sk-LIVE-1234567 inside' },
+    { deep: { list: ['a', 'pre sk-LIVE-1234567'] } },
+    { text: 'quoted "se\\cret-ü" value' },
+    { url: 'https://x.test/?k=sk-LIVE-1234567' },
+    { whole: '  abc  ' },
+    { whole: 'abcd' },
+  ];
+
+  it('is false exactly when scrubValues would change nothing, for long and short values', () => {
+    const s = new SecretValues();
+    s.add('sk-LIVE-1234567', 'se\\cret-ü', 'abc');
+    for (const v of values) {
+      const changed = JSON.stringify(s.scrubValues(v)) !== JSON.stringify(v);
+      // never a miss; a "maybe" only where a value is there
+      if (changed) expect(s.mayHold(JSON.stringify(v))).toBe(true);
+      else if (!JSON.stringify(v).includes('abc')) expect(s.mayHold(JSON.stringify(v))).toBe(false);
+    }
+    expect(s.mayHold(JSON.stringify(values[0]))).toBe(false);
+  });
+
+  it('sees a value added after an earlier check', () => {
+    const s = new SecretValues();
+    s.add('first-secret-1');
+    const v = JSON.stringify({ text: 'has later-secret-2' });
+    expect(s.mayHold(v)).toBe(false);
+    s.add('later-secret-2');
+    expect(s.mayHold(v)).toBe(true);
+    s.add('xyz');
+    expect(s.mayHold(JSON.stringify({ t: 'xyz' }))).toBe(true);
+  });
+});
