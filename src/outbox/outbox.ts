@@ -21,20 +21,8 @@ import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../store/instance-id.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { AccountPacers, CHANNEL_POLICIES, chatPaceOf, type RateLimit } from './pacing.ts';
-import {
-  claimMessages,
-  countBacklog,
-  insertMessage,
-  markAttemptFailed,
-  markSentMany,
-  recordAccountPause,
-  releaseMessages,
-  selectMessage,
-  targetChatKey,
-  type AmbiguityResolution,
-  type ClaimedRecord,
-  type SentMark,
-} from './store.ts';
+import { claimMessages, countBacklog, insertMessage, releaseMessages, selectMessage, targetChatKey, type ClaimedRecord } from './store.ts';
+import { markAttemptFailed, markSentMany, recordAccountPause, type AmbiguityResolution, type SentMark } from './delivery-marks.ts';
 import { ChatHolds, quietAdapter } from './holds.ts';
 import { resendMarker } from '../channel/send-outcome.ts';
 import { createBatcher } from '../channel/batch.ts';

@@ -4,7 +4,8 @@
  * chat's schedule moves exactly as a single mark moves it.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { insertMessage, markSent, markSentMany } from '../../src/outbox/store.ts';
+import { insertMessage } from '../../src/outbox/store.ts';
+import { markSent, markSentMany } from '../../src/outbox/delivery-marks.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { describeEachEngine } from '../helpers/db.ts';
 
