@@ -13,6 +13,10 @@ import { eventNoticeItem } from '../outbox/event-notice.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Inbox } from './types.ts';
 
+/** How long a stop event is remembered for its repeats, ms, and how many are kept. */
+const STOP_MEMORY_MS = 10 * 60_000;
+const STOP_MEMORY_MAX = 10_000;
+
 /** Where notices go (the outbox's enqueue). */
 export interface NoticeSink {
   enqueue(q: Queryable, items: { target: OutboundTarget; message: OutboundMessage; idempotency_key?: string }[]): Promise<string[]>;
@@ -51,6 +55,19 @@ export interface IntakeDeps<P> {
  * type, file too large) in the outbox, once per event ({@link eventNoticeItem}).
  */
 export function createIntake<P>(deps: IntakeDeps<P>): AdapterHost {
+  /** Stops acted on lately, by event identity → when (ms): a redelivered or resent stop is a duplicate. */
+  const recentStops = new Map<string, number>();
+  /** True when this stop event was acted on within {@link STOP_MEMORY_MS}; remembers it otherwise. */
+  const seenStop = (msg: InboundMessage): boolean => {
+    const id = `${msg.channel}\u0000${msg.account}\u0000${msg.dedupe_key}`;
+    const now = Date.now();
+    const at = recentStops.get(id);
+    if (at !== undefined && now - at < STOP_MEMORY_MS) return true;
+    recentStops.delete(id);
+    recentStops.set(id, now);
+    if (recentStops.size > STOP_MEMORY_MAX) recentStops.delete(recentStops.keys().next().value!);
+    return false;
+  };
   return {
     async receive(msg) {
       if (!msg.addressed_to_bot && msg.kind !== 'callback') {
@@ -59,6 +76,12 @@ export function createIntake<P>(deps: IntakeDeps<P>): AdapterHost {
       }
       const parsed = deps.parse(msg);
       if (msg.kind === 'message' && msg.attachments.length === 0 && deps.isStop(parsed)) {
+        // Not stored in the inbox: its repeats (a platform's redelivery, a client's resend) are
+        // recognised here, before the first copy's stop has finished.
+        if (seenStop(msg)) {
+          deps.onInbound?.(msg.channel, 'duplicate');
+          return 'duplicate';
+        }
         const chatKey = chatKeyOf(msg);
         const local = await deps.stop(chatKey);
         if (!local && !(deps.replicas && (await deps.inbox.processing(chatKey)))) {
