@@ -3,6 +3,7 @@
  * rows past the retention .
  */
 import type { Queryable } from '../store/db.ts';
+import { storableText } from '../channel/storable.ts';
 import { processSecrets } from '../log/secret-values.ts';
 import type { AuditEntry } from './entry.ts';
 import { ownParams, type SqlWrite } from '../store/sql-write.ts';
@@ -54,22 +55,19 @@ export async function insertAuditRows(q: Queryable, entries: readonly AuditEntry
 export function auditRowsWrite(entries: readonly AuditEntry[]): SqlWrite {
   if (entries.length === 0) throw new Error('audit rows: nothing to write');
   const rows = entries.map(auditParams);
-  // One row (the chat turn's reply carries its own): plain parameters. More: one array per
-  // column, so the text is the same for any number of rows and is parsed once per connection
-  // (src/store/prepared.ts) instead of once per batch size.
+  // One row (the chat turn's reply carries its own): plain parameters.
   if (rows.length === 1) return { params: rows[0]!, sql: oneRowSql };
-  // More: one array per column, so the text is the same for any number of rows. (A json
-  // parameter costs PostgreSQL more to read than it saves here: +25 µs a row on PGlite.)
+  // More: one array per column, so the text is the same for any number of rows and is parsed
+  // once per connection (src/store/prepared.ts). (A json parameter costs PostgreSQL more to
+  // read than it saves here: +25 µs a row on PGlite.)
   const cols: unknown[][] = Array.from({ length: AUDIT_COLUMNS }, () => []);
   for (const row of rows) for (let i = 0; i < AUDIT_COLUMNS; i++) cols[i]!.push(row[i]);
   return { params: cols, sql: manyRowsSql };
 }
 
-/** NUL or a lone surrogate: no text column stores them; kept as U+FFFD. */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-function jsonText(v: unknown): unknown {
-  return typeof v === 'string' && v.search(UNSTORABLE) >= 0 ? v.replace(UNSTORABLE, '\uFFFD') : v;
+/** A string as a text column stores it: NUL and lone surrogates as U+FFFD (src/channel/storable.ts). */
+function storable(v: unknown): unknown {
+  return typeof v === 'string' ? storableText(v) : v;
 }
 
 /** The parameters of one row, in the order of {@link AUDIT_NAMES}. */
@@ -87,14 +85,14 @@ function auditParams(entry: AuditEntry): unknown[] {
     e.skill,
     e.action,
     e.paramsHash,
-    JSON.stringify(e.paramKeys.map(jsonText)), // text[] carried as JSON, expanded in SQL
+    JSON.stringify(e.paramKeys.map(storableText)), // text[] carried as JSON, expanded in SQL
     e.success,
     e.errorType,
     e.durationMs,
     e.confirmTokenHash,
   ];
   if (row.length !== AUDIT_COLUMNS) throw new Error('audit row: column count mismatch');
-  return row.map(jsonText);
+  return row.map(storable);
 }
 
 const AUDIT_NAMES = `at, org_id, role_id, channel, line, session_id, actor_emp_no, actor_name, skill, action,
