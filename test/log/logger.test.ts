@@ -78,13 +78,11 @@ describe('SecretValues.mayHold: the JSON text check before a scrub', () => {
   it('is false exactly when scrubValues would change nothing, for long and short values', () => {
     const s = new SecretValues();
     s.add('sk-LIVE-1234567', 'se\\cret-ü', 'abc');
-    for (const v of values) {
-      const changed = JSON.stringify(s.scrubValues(v)) !== JSON.stringify(v);
-      // never a miss; a "maybe" only where a value is there
-      if (changed) expect(s.mayHold(JSON.stringify(v))).toBe(true);
-      else if (!JSON.stringify(v).includes('abc')) expect(s.mayHold(JSON.stringify(v))).toBe(false);
-    }
-    expect(s.mayHold(JSON.stringify(values[0]))).toBe(false);
+    const changed = values.map((v) => JSON.stringify(s.scrubValues(v)) !== JSON.stringify(v));
+    const maybe = values.map((v) => s.mayHold(JSON.stringify(v)));
+    expect(changed).toEqual([false, true, true, true, true, true, false]);
+    // never a miss; the one "maybe" without a change is a short value inside a longer text
+    expect(maybe).toEqual([false, true, true, true, true, true, true]);
   });
 
   it('sees a value added after an earlier check', () => {
