@@ -7,7 +7,7 @@
  * at another Bot API server (tests: a loopback fake).
  */
 import { basename } from 'node:path';
-import { Api } from 'grammy';
+import { Api, type ApiClientOptions } from 'grammy';
 import type { Update } from 'grammy/types';
 import {
   type AdapterCapabilities,
@@ -25,6 +25,7 @@ import {
   type OutboundTarget,
   perAccountChannel,
   type Queryable,
+  requestFetch,
   requireSetting,
   type SendOptions,
   type SendResult,
@@ -113,7 +114,8 @@ export class TelegramAdapter implements WebhookAdapter {
     this.#s = settings;
     this.#d = deps;
     this.#now = deps.now ?? (() => new Date());
-    this.api = new Api(settings.token, { apiRoot: settings.apiRoot });
+    // undici's request instead of grammY's node-fetch: the same call for about half the CPU.
+    this.api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: requestFetch as unknown as ApiClientOptions['fetch'] });
     // No SDK retries: a 429 goes back to the outbox with its retry_after, which waits it once
     // and paces the chat and account (src/outbox/pacing.ts); 5xx/network errors back off there too.
     this.#payloads = createCallbackPayloads(deps.db, 'telegram', settings.account, this.#now);

@@ -57,8 +57,8 @@ const UNKNOWN_CODES = new Set([
   'TimeoutError',
 ]);
 
-/** Messages of connection-level failures that carry no code (node-fetch, undici `terminated`). */
-const UNKNOWN_TEXT = /socket hang up|other side closed|terminated|network timeout|timeout of \d+ms exceeded|aborted/i;
+/** Messages of connection-level failures that carry no code (node-fetch, undici `terminated`, grammY's own timeout). */
+const UNKNOWN_TEXT = /socket hang up|other side closed|terminated|network timeout|timeout of \d+ms exceeded|timed out after|aborted/i;
 const NOT_SENT_TEXT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo/;
 
 /** The error and the errors it wraps (`cause`, grammY's `error`, AggregateError's `errors`), at most 8 deep. */

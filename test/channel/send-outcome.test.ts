@@ -1,14 +1,15 @@
 /**
  * src/channel/send-outcome.ts against real sockets: what each HTTP client the adapters use
- * (Node's fetch, undici's request under discord.js REST, grammY's client) throws when the
+ * (Node's fetch, undici's request under discord.js REST, grammY's client on requestFetch) throws when the
  * connection is refused (never written: `not_sent`), when the server reads the request and
  * resets the connection, or when no answer comes before a timeout (`unknown`).
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { Api } from 'grammy';
+import { Api, type ApiClientOptions } from 'grammy';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestFetch } from '../../src/channel/request-fetch.ts';
 import { resendMarker, sendPhaseOfError, sendPhaseOfStatus } from '../../src/channel/send-outcome.ts';
 
 /** Rejection of `p` (fails the test when it resolves). */
@@ -70,10 +71,12 @@ describe('send outcome of a network failure', () => {
     }
   });
 
-  it("grammY's client (Telegram): refused → not_sent; reset after write → unknown", async () => {
-    const api = (root: string) => new Api('123:abc', { apiRoot: root });
+  it("grammY's client on requestFetch (Telegram): refused → not_sent; reset after write → unknown; its timeout → unknown", async () => {
+    const api = (root: string, timeoutSeconds?: number) =>
+      new Api('123:abc', { apiRoot: root, fetch: requestFetch as unknown as ApiClientOptions['fetch'], timeoutSeconds });
     expect(sendPhaseOfError(await rejection(api(refused).sendMessage(1, 'hi')))).toBe('not_sent');
     expect(sendPhaseOfError(await rejection(api(`${base}/reset`).sendMessage(1, 'hi')))).toBe('unknown');
+    expect(sendPhaseOfError(await rejection(api(`${base}/hang`, 0.3).sendMessage(1, 'hi')))).toBe('unknown');
   });
 
   it('an API error or a programming error is not a network failure; 5xx is unknown, other statuses are answers', () => {

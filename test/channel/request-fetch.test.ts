@@ -1,0 +1,73 @@
+/**
+ * src/channel/request-fetch.ts against a real loopback server: what an SDK reads of the answer
+ * (status, ok, headers, json/text/bytes), the request as sent (method, headers without the
+ * hop-by-hop ones undici refuses, a string or a stream body), and an abort.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { requestFetch } from '../../src/channel/request-fetch.ts';
+
+let server: Server;
+let base = '';
+const seen: { method?: string; url?: string; headers?: IncomingHttpHeaders; body?: string }[] = [];
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      if (req.url === '/hang') return; // never answered
+      res.statusCode = req.url === '/missing' ? 404 : 200;
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('x-multi', ['a', 'b']);
+      res.end(JSON.stringify({ ok: req.url !== '/missing', echo: body }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+it('a JSON POST: the answer as fetch gives it; connection headers left to undici, the others sent', async () => {
+  const res = await requestFetch(`${base}/botX/sendMessage`, {
+    method: 'post',
+    headers: { 'content-type': 'application/json', connection: 'keep-alive', 'x-trace': '7' },
+    body: '{"chat_id":1,"text":"你好"}',
+  });
+  expect(res.ok).toBe(true);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('Content-Type')).toBe('application/json');
+  expect(res.headers.get('x-multi')).toBe('a, b');
+  expect(res.headers.get('x-none')).toBeNull();
+  expect(await res.json()).toEqual({ ok: true, echo: '{"chat_id":1,"text":"你好"}' });
+  const req = seen.at(-1)!;
+  expect(req.method).toBe('POST');
+  expect(req.url).toBe('/botX/sendMessage');
+  expect(req.headers?.['x-trace']).toBe('7');
+  expect(req.headers?.['content-type']).toBe('application/json');
+});
+
+it('a 404 is an answer (not a rejection); a stream body arrives whole; text() reads it', async () => {
+  const missing = await requestFetch(new URL(`${base}/missing`));
+  expect(missing.ok).toBe(false);
+  expect(missing.status).toBe(404);
+  expect(seen.at(-1)!.method).toBe('GET');
+  await missing.text();
+  const parts = ['--b\r\n', 'part one\r\n', '--b--\r\n'];
+  const res = await requestFetch(`${base}/upload`, { method: 'POST', body: Readable.from(parts, { objectMode: false }) });
+  expect(JSON.parse(await res.text())).toEqual({ ok: true, echo: parts.join('') });
+  const bytes = await (await requestFetch(`${base}/x`, { method: 'POST', body: new TextEncoder().encode('abc') })).arrayBuffer();
+  expect(JSON.parse(new TextDecoder().decode(bytes))).toEqual({ ok: true, echo: 'abc' });
+});
+
+it('an abort of the signal rejects the pending request', async () => {
+  const controller = new AbortController();
+  const pending = requestFetch(`${base}/hang`, { method: 'POST', body: 'x', signal: controller.signal });
+  setTimeout(() => controller.abort(), 50);
+  await expect(pending).rejects.toThrow();
+  expect(controller.signal.aborted).toBe(true);
+});
