@@ -114,7 +114,7 @@ export class TelegramAdapter implements WebhookAdapter {
     this.#s = settings;
     this.#d = deps;
     this.#now = deps.now ?? (() => new Date());
-    // undici's request instead of grammY's node-fetch: the same call for about half the CPU.
+    // Node's http directly instead of grammY's node-fetch: the same call for about half the CPU.
     this.api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: requestFetch as unknown as ApiClientOptions['fetch'] });
     // No SDK retries: a 429 goes back to the outbox with its retry_after, which waits it once
     // and paces the chat and account (src/outbox/pacing.ts); 5xx/network errors back off there too.

@@ -77,7 +77,7 @@ export { cutOf, splitReply, type SplitReplyOptions } from './split-reply.ts';
 export { REPLY_MAX_PARTS } from './long-reply.ts';
 export { PartCursor } from './parts.ts';
 export { sendPhaseOfError, sendPhaseOfStatus, type SendPhase } from './send-outcome.ts';
-// A `fetch` for SDKs that take one, on undici's request (a fraction of node-fetch's CPU).
+// A `fetch` for SDKs that take one, on Node's http with keep-alive (half of node-fetch's CPU).
 export { requestFetch, type RequestFetchInit, type RequestFetchResponse } from './request-fetch.ts';
 
 // Buttons: the payload a button carries, and the stored payloads of platforms with short callback data.

@@ -1,7 +1,7 @@
 /**
  * src/channel/request-fetch.ts against a real loopback server: what an SDK reads of the answer
- * (status, ok, headers, json/text/bytes), the request as sent (method, headers without the
- * hop-by-hop ones undici refuses, a string or a stream body), and an abort.
+ * (status, ok, headers, json/text/bytes), the request as sent (method, headers, a string, bytes or
+ * a stream body), keep-alive connections, and an abort.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Readable } from 'node:stream';
@@ -10,13 +10,13 @@ import { requestFetch } from '../../src/channel/request-fetch.ts';
 
 let server: Server;
 let base = '';
-const seen: { method?: string; url?: string; headers?: IncomingHttpHeaders; body?: string }[] = [];
+const seen: { method?: string; url?: string; headers?: IncomingHttpHeaders; body?: string; port?: number }[] = [];
 beforeAll(async () => {
   server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body, port: req.socket.remotePort });
       if (req.url === '/hang') return; // never answered
       res.statusCode = req.url === '/missing' ? 404 : 200;
       res.setHeader('content-type', 'application/json');
@@ -32,7 +32,7 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-it('a JSON POST: the answer as fetch gives it; connection headers left to undici, the others sent', async () => {
+it('a JSON POST: the answer as fetch gives it; the headers as given, with the body length', async () => {
   const res = await requestFetch(`${base}/botX/sendMessage`, {
     method: 'post',
     headers: { 'content-type': 'application/json', connection: 'keep-alive', 'x-trace': '7' },
@@ -49,6 +49,15 @@ it('a JSON POST: the answer as fetch gives it; connection headers left to undici
   expect(req.url).toBe('/botX/sendMessage');
   expect(req.headers?.['x-trace']).toBe('7');
   expect(req.headers?.['content-type']).toBe('application/json');
+  expect(req.headers?.['content-length']).toBe(String(Buffer.byteLength('{"chat_id":1,"text":"你好"}')));
+});
+
+it('answers read in full reuse the connection', async () => {
+  const before = seen.length;
+  for (let i = 0; i < 5; i++) await (await requestFetch(`${base}/again`, { method: 'POST', body: String(i) })).json();
+  const ports = new Set(seen.slice(before).map((r) => r.port));
+  expect(seen.length - before).toBe(5);
+  expect(ports.size).toBe(1);
 });
 
 it('a 404 is an answer (not a rejection); a stream body arrives whole; text() reads it', async () => {
@@ -68,6 +77,9 @@ it('an abort of the signal rejects the pending request', async () => {
   const controller = new AbortController();
   const pending = requestFetch(`${base}/hang`, { method: 'POST', body: 'x', signal: controller.signal });
   setTimeout(() => controller.abort(), 50);
-  await expect(pending).rejects.toThrow();
+  await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   expect(controller.signal.aborted).toBe(true);
+  const early = new AbortController();
+  early.abort();
+  await expect(requestFetch(`${base}/x`, { signal: early.signal })).rejects.toMatchObject({ name: 'AbortError' });
 });
