@@ -55,14 +55,36 @@ export async function insertAuditRows(q: Queryable, entries: readonly AuditEntry
 export function auditRowsWrite(entries: readonly AuditEntry[]): SqlWrite {
   if (entries.length === 0) throw new Error('audit rows: nothing to write');
   const rows = entries.map(auditParams);
+  const write = rowsWrite(rows);
+  rowsOf.set(write, rows);
+  return write;
+}
+
+/** The rows of each write {@link auditRowsWrite} made (for {@link mergeAuditWrites}). */
+const rowsOf = new WeakMap<SqlWrite, unknown[][]>();
+
+/** Several audit writes as one (their rows in order). @throws Error for a write not made here */
+function mergeAuditWrites(writes: readonly SqlWrite[]): SqlWrite {
+  const rows: unknown[][] = [];
+  for (const w of writes) {
+    const r = rowsOf.get(w);
+    if (!r) throw new Error('audit rows: not a write of auditRowsWrite');
+    rows.push(...r);
+  }
+  const write = rowsWrite(rows);
+  rowsOf.set(write, rows);
+  return write;
+}
+
+function rowsWrite(rows: unknown[][]): SqlWrite {
   // One row (the chat turn's reply carries its own): plain parameters.
-  if (rows.length === 1) return { params: rows[0]!, sql: oneRowSql };
+  if (rows.length === 1) return { params: rows[0]!, sql: oneRowSql, merge: mergeAuditWrites };
   // More: one array per column, so the text is the same for any number of rows and is parsed
   // once per connection (src/store/prepared.ts). (A json parameter costs PostgreSQL more to
   // read than it saves here: +25 µs a row on PGlite.)
   const cols: unknown[][] = Array.from({ length: AUDIT_COLUMNS }, () => []);
   for (const row of rows) for (let i = 0; i < AUDIT_COLUMNS; i++) cols[i]!.push(row[i]);
-  return { params: cols, sql: manyRowsSql };
+  return { params: cols, sql: manyRowsSql, merge: mergeAuditWrites };
 }
 
 /** A string as a text column stores it: NUL and lone surrogates as U+FFFD (src/channel/storable.ts). */

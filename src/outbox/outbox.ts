@@ -21,11 +21,12 @@ import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../store/instance-id.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { AccountPacers, CHANNEL_POLICIES, chatPaceOf, type RateLimit } from './pacing.ts';
-import { claimMessages, countBacklog, insertMessage, releaseMessages, selectMessage, targetChatKey, type ClaimedRecord } from './store.ts';
+import { claimMessages, countBacklog, idOfKey, insertMessage, releaseMessages, selectMessage, targetChatKey, type ClaimedRecord } from './store.ts';
 import { markAttemptFailed, markSentMany, recordAccountPause, type AmbiguityResolution, type SentMark } from './delivery-marks.ts';
 import { ChatHolds, quietAdapter } from './holds.ts';
 import { resendMarker } from '../channel/send-outcome.ts';
 import { createBatcher } from '../channel/batch.ts';
+import { insertFinalReplies, mergedAlongside, settle, unsettle, type FinalOutcome, type FinalReply, type Settled } from './final-batch.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -85,6 +86,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   const finals = new EventEmitter();
   /** Delivery marks recorded at the same time share one statement (src/channel/batch.ts). */
   const sentMarks = createBatcher((marks: SentMark[]) => markSentMany(db.relaxed, marks)); // a lost mark resends (at least once)
+  /** Final replies of turns of different chats stored at the same time share one statement. */
+  const finalReplies = createBatcher(storeFinals, { keysOf: (r: FinalReply) => [targetChatKey(r.item.target)], inFlight: 2, gather: false });
   finals.setMaxListeners(0);
 
   let chain: Promise<unknown> = Promise.resolve();
@@ -365,9 +368,40 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     void loop();
   }
 
+  /**
+   * Store final replies (each one message with its event's done mark, src/outbox/final-batch.ts):
+   * several in one statement; one statement each when alone, when their carried writes do not
+   * merge, or when the batch's statement failed (so one bad reply fails only itself).
+   */
+  async function storeFinals(replies: FinalReply[]): Promise<Settled<FinalOutcome>[]> {
+    const now = clock.now();
+    const claim = running && !stopping ? { owner, leaseMs } : undefined;
+    const notifyChannel = db.engine === 'server' ? OUTBOX_CHANNEL : undefined;
+    if (replies.length > 1 && mergedAlongside(replies) !== null) {
+      const outs = await insertFinalReplies(db.relaxed, replies, now, claim, notifyChannel).catch((err: unknown) => {
+        log.warn({ replies: replies.length, err: errorText(err) }, 'outbox: a batch of replies failed; storing them one by one');
+        return null;
+      });
+      if (outs) {
+        return Promise.all(
+          outs.map((o, i) =>
+            settle(async () => (o.id !== null ? o : { ...o, id: await idOfKey(db.relaxed, replies[i]!.item.idempotency_key ?? null) })),
+          ),
+        );
+      }
+    }
+    return Promise.all(replies.map((r) => settle(() => insertMessage(db.relaxed, r.item, now, claim, notifyChannel, r.completes))));
+  }
+
   /** Store `items` (see Outbox.enqueue); with `completes`, the last one carries the event's done mark. */
   async function store(q: Queryable, items: OutboxItem[], completes?: CompletesEvent): Promise<{ ids: string[]; completed: boolean }> {
     if (items.length === 0) return { ids: [], completed: false };
+    if (completes && items.length === 1 && isDb(q) && items[0]!.idempotency_key) {
+      const r = unsettle(await finalReplies.submit({ item: items[0]!, completes }));
+      if (r.claimed) deliverDirect(r.claimed);
+      else await announceQueued(r.id!);
+      return { ids: [r.id!], completed: r.completed };
+    }
     const now = clock.now();
     // Called with the Db (we commit), a running outbox takes each new chat head in its INSERT
     // and sends it right after commit: no NOTIFY, no claim statement bench.
@@ -400,11 +434,17 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         : await q.transaction(insertAll);
     for (const row of claimed) deliverDirect(row);
     if (claimed.length === ids.length) return { ids, completed };
+    if (db.engine === 'embedded' || isDb(q)) await announceQueued(ids[ids.length - 1]!);
+    else queuedTick++;
+    return { ids, completed };
+  }
+
+  /** A row stored `queued` (committed): the loop takes it. */
+  async function announceQueued(id: string): Promise<void> {
     queuedTick++;
     // Embedded: one session, so a pass woken now queues behind the caller's transaction.
-    if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, ids[ids.length - 1]!).catch(() => undefined);
-    else if (isDb(q) && running) queueMicrotask(wake); // committed already; don't wait for the round trip
-    return { ids, completed };
+    if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, id).catch(() => undefined);
+    else if (running) queueMicrotask(wake); // committed already; don't wait for the round trip
   }
 
   const heldFor = (target: Parameters<typeof targetChatKey>[0]): number => holds.remaining(targetChatKey(target), clock.now());

@@ -23,7 +23,7 @@ const COLUMNS = `id::text AS id, idempotency_key, channel, account, chat_key, ta
  * SQL: no pace row holds this chat or its account back at `now` (src/outbox/pacing.ts;
  * table `skillgate.delivery_pace`, migration 0020).
  */
-function paceFree(chat: string, channel: string, account: string, now: string, target: string, origin: string): string {
+export function paceFree(chat: string, channel: string, account: string, now: string, target: string, origin: string): string {
   return `NOT EXISTS (
     SELECT 1 FROM skillgate.delivery_pace d
      WHERE d.not_before > ${now}
@@ -91,27 +91,16 @@ async function insertMessageOnce(
   notifyChannel?: string,
   completes?: CompletesEvent,
 ): Promise<{ id: string; claimed: OutboxRecord | null; completed: boolean }> {
-  // NUL / lone surrogates (a hostile event's chat id, a skill echoing one) cannot be stored in jsonb/text.
-  const t = storableCopy(item.target);
-  const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
-  const chatKey = targetChatKey(t);
-  // One JSON text of the message; walked again only when it may hold a secret (a skill echoing one).
-  let { value: message, json: messageJson } = storableJson(item.message);
-  if (processSecrets().mayHold(messageJson)) {
-    message = storableCopy(processSecrets().scrubValues(item.message));
-    messageJson = JSON.stringify(message);
-  }
-  const origin = item.origin ? storableCopy(item.origin) : null;
-  const originJson = origin === null ? null : JSON.stringify(origin);
-  const targetJson = JSON.stringify(t);
+  const row = storableRow(item);
+  const { target: t, key, chatKey } = row;
   const { rows } = await q.query<{ id: string | null; status: OutboxStatus | null; completed?: boolean }>(insertSql(completes), [
     key,
     t.channel,
     t.account,
     chatKey,
-    targetJson,
-    messageJson,
-    originJson,
+    row.targetJson,
+    row.messageJson,
+    row.originJson,
     iso(nowMs),
     claim?.owner ?? null,
     claim ? iso(nowMs + claim.leaseMs) : null,
@@ -121,38 +110,87 @@ async function insertMessageOnce(
   const completed = rows[0]?.completed === true;
   const id = rows[0]?.id;
   if (id) {
-    // A row taken in its INSERT is what was written: built from the stored values, not read back
-    // (nothing downstream changes a row's target or message).
-    const claimed: OutboxRecord | null =
-      rows[0]!.status === 'sending'
-        ? {
-            id,
-            idempotency_key: key,
-            channel: t.channel,
-            account: t.account,
-            chat_key: chatKey,
-            target: t,
-            message,
-            status: 'sending',
-            attempts: 1,
-            next_attempt_at: new Date(nowMs),
-            last_error: null,
-            error_code: null,
-            platform_message_ids: null,
-            origin,
-            created_at: new Date(nowMs),
-            sent_at: null,
-            parts_done: 0,
-            ambiguity: null,
-            ambiguous_part: null,
-            ambiguous_attempts: 0,
-          }
-        : null;
+    const claimed = rows[0]!.status === 'sending' ? claimedRecord(id, row, nowMs) : null;
     return { id, claimed, completed };
   }
+  return { id: await idOfKey(q, key), claimed: null, completed };
+}
+
+/**
+ * The id of the row stored under idempotency key `key` (one whose INSERT conflicted).
+ * @throws Error when there is none
+ */
+export async function idOfKey(q: Queryable, key: string | null): Promise<string> {
   const existing = await q.query<{ id: string }>('SELECT id::text AS id FROM skillgate.outbox_messages WHERE idempotency_key = $1', [key]);
   if (!existing.rows[0]) throw new Error(`outbox: idempotency key ${JSON.stringify(key)} conflicted but no row was found`);
-  return { id: existing.rows[0].id, claimed: null, completed };
+  return existing.rows[0].id;
+}
+
+/** A message as its row stores it: storable copies and their JSON texts, made once. */
+export interface StorableRow {
+  target: OutboxItem['target'];
+  key: string | null;
+  chatKey: string;
+  message: OutboxItem['message'];
+  origin: Record<string, unknown> | null;
+  targetJson: string;
+  messageJson: string;
+  originJson: string | null;
+}
+
+/**
+ * The storable form of `item`: NUL / lone surrogates (a hostile event's chat id, a skill echoing
+ * one) cannot be stored in jsonb/text (src/channel/storable.ts); secret values are scrubbed from
+ * the message (src/log/secret-values.ts), walked only when its JSON may hold one.
+ */
+export function storableRow(item: OutboxItem): StorableRow {
+  const target = storableCopy(item.target);
+  const key = item.idempotency_key === undefined || item.idempotency_key === null ? null : storableText(item.idempotency_key);
+  let { value: message, json: messageJson } = storableJson(item.message);
+  if (processSecrets().mayHold(messageJson)) {
+    message = storableCopy(processSecrets().scrubValues(item.message));
+    messageJson = JSON.stringify(message);
+  }
+  const origin = item.origin ? storableCopy(item.origin) : null;
+  return {
+    target,
+    key,
+    chatKey: targetChatKey(target),
+    message,
+    origin,
+    targetJson: JSON.stringify(target),
+    messageJson,
+    originJson: origin === null ? null : JSON.stringify(origin),
+  };
+}
+
+/**
+ * A row taken in its INSERT, as it was written: built from the stored values, not read back
+ * (nothing downstream changes a row's target or message).
+ */
+export function claimedRecord(id: string, row: StorableRow, nowMs: number): OutboxRecord {
+  return {
+    id,
+    idempotency_key: row.key,
+    channel: row.target.channel,
+    account: row.target.account,
+    chat_key: row.chatKey,
+    target: row.target,
+    message: row.message,
+    status: 'sending',
+    attempts: 1,
+    next_attempt_at: new Date(nowMs),
+    last_error: null,
+    error_code: null,
+    platform_message_ids: null,
+    origin: row.origin,
+    created_at: new Date(nowMs),
+    sent_at: null,
+    parts_done: 0,
+    ambiguity: null,
+    ambiguous_part: null,
+    ambiguous_attempts: 0,
+  };
 }
 
 /** The INSERT of {@link insertMessageOnce}, built once per shape (the carried write's text function). */

@@ -9,6 +9,11 @@ export interface SqlWrite {
   sql(param: (i: number) => string): string;
   /** Its parameter values, in placeholder order. */
   params: readonly unknown[];
+  /**
+   * Merge writes that carry this same function into one (the replies of several turns in one
+   * statement, src/outbox/final-batch.ts). Absent: the write is carried only on its own.
+   */
+  merge?: (writes: readonly SqlWrite[]) => SqlWrite;
 }
 
 /** Numbering of a standalone statement ($1…). */
