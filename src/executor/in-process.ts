@@ -40,40 +40,14 @@ function errorText(err: unknown): string {
  * The context an entry receives: a shallow copy of `ctx` with `abort_signal` = the call's
  * signal (fires on timeout and on caller abort, R-WALL-05; null in background runs, R-ASYNC-05); a SYNC entry additionally gets
  * `db: null` and `db_factory: null` (R-FORM-09, R-ENTRY-05). `call_skill` is passed as given.
- * `signal` as a function: the signal is made at the first read of `abort_signal` (see
- * {@link lazySignal}).
  */
-export function entryContext(ctx: RuntimeContext, isAsync: boolean, signal: AbortSignal | null | (() => AbortSignal)): RuntimeContext {
-  const out: RuntimeContext = { ...ctx, abort_signal: null };
-  if (typeof signal === 'function') lazySignal(out, signal);
-  else out.abort_signal = signal;
+export function entryContext(ctx: RuntimeContext, isAsync: boolean, signal: AbortSignal | null): RuntimeContext {
+  const out: RuntimeContext = { ...ctx, abort_signal: signal };
   if (!isAsync) {
     out.db = null;
     out.db_factory = null;
   }
   return out;
-}
-
-/**
- * `ctx.abort_signal` made by `make` at its first read (an AbortSignal costs microseconds on Node
- * 20 and most handlers never read theirs: src/executor/wall.ts). It stays an own enumerable key,
- * so spreading, `Object.keys` and `JSON.stringify` see it as before; the first read (or a write)
- * turns it into a plain value.
- */
-function lazySignal(ctx: RuntimeContext, make: () => AbortSignal): void {
-  const settle = (value: unknown): void => {
-    Object.defineProperty(ctx, 'abort_signal', { value, writable: true, enumerable: true, configurable: true });
-  };
-  Object.defineProperty(ctx, 'abort_signal', {
-    get() {
-      const signal = make();
-      settle(signal);
-      return signal;
-    },
-    set: settle,
-    enumerable: true,
-    configurable: true,
-  });
 }
 
 function exitMessage(skill: string, code: unknown): string {
@@ -128,7 +102,7 @@ export async function runInProcess(
     // context copy, and no signal made (src/executor/wall.ts makes it at its first read).
     const args =
       entry.declared >= 2
-        ? bindArgs(entry.declared, input, entryContext(ctx, entry.isAsync, opts.exposeAbortSignal === false ? null : () => wall.signal))
+        ? bindArgs(entry.declared, input, entryContext(ctx, entry.isAsync, opts.exposeAbortSignal === false ? null : wall.signal))
         : bindArgs(entry.declared, input, undefined);
     opts.log.debug({ skill: skill.name, entry: entry.name, declared: entry.declared, async: entry.isAsync }, 'calling in-process entry');
     return { value: await entry.fn(...args) } as const;

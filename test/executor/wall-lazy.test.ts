@@ -60,32 +60,4 @@ describe('the entry context (R-WALL-05, R-FORM-09)', () => {
     expect(out).toMatchObject({ abort_signal: null, db: null, db_factory: null });
     expect(ctx.db).toEqual({});
   });
-
-  it('R-WALL-05: a lazy signal is made at the first read of abort_signal only, once, and is an ordinary own key', () => {
-    let made = 0;
-    const wall = startWall(60);
-    const out = entryContext(ctx, true, () => (made++, wall.signal));
-    expect(made).toBe(0);
-    expect(Object.keys(out)).toContain('abort_signal');
-    const first = out.abort_signal;
-    expect(first).toBeInstanceOf(AbortSignal);
-    expect(out.abort_signal).toBe(first);
-    expect({ ...out }.abort_signal).toBe(first);
-    expect(made).toBe(1);
-    expect(Object.getOwnPropertyDescriptor(out, 'abort_signal')).toMatchObject({ value: first, writable: true, enumerable: true });
-    // a handler may overwrite it before reading it, as before
-    const other = entryContext(ctx, true, () => (made++, wall.signal));
-    other.abort_signal = null;
-    expect(other.abort_signal).toBeNull();
-    expect(made).toBe(1);
-    wall.dispose();
-  });
-
-  it('R-WALL-05: a lazy signal first read after a timeout is already aborted', async () => {
-    const wall = startWall(0.01);
-    const out = entryContext(ctx, true, () => wall.signal);
-    await new Promise((r) => setTimeout(r, 40));
-    expect(out.abort_signal?.aborted).toBe(true);
-    wall.dispose();
-  });
 });
