@@ -45,7 +45,7 @@ export type AuditTarget = Queryable & Partial<Pick<Db, 'copyFrom'>>;
 /**
  * Insert `entries` in one statement (one commit for the lot); nothing for an empty list.
  * Several rows go as one `COPY … FROM STDIN` when `q` has `copyFrom` (the embedded Db):
- * PGlite parses COPY's text format for far less than the same rows as array parameters
+ * PGlite parses COPY's text format for less than the same rows as array parameters
  * (docs/audit.md "Group commit"); otherwise as the INSERT of {@link auditRowsWrite}. Both
  * store the same values.
  * @throws the database error (no row is written then).

@@ -71,7 +71,7 @@ export interface Db extends Queryable {
    * commit; it waits for the one session like any statement, so it never runs inside another
    * caller's transaction), reading `data` (rows escaped for the text format:
    * src/store/copy-text.ts). PGlite reads them from its `/dev/blob` device (its bridge has no
-   * copy protocol); PostgreSQL parses them far faster there than the same rows as parameters.
+   * copy protocol); PostgreSQL parses them for less there than the same rows as parameters (docs/audit.md).
    * @returns the number of rows copied.
    * @throws the driver's error (`code` = SQLSTATE); no row is stored then.
    */
