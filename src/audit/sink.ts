@@ -1,15 +1,14 @@
 /**
  * Group commit of audit rows (docs/audit.md "Group commit"): the hook hands each row to the
- * sink, which writes every row waiting in one INSERT — at the latest `intervalMs` after the
+ * sink, which writes every row waiting in one statement — at the latest `intervalMs` after the
  * first one arrived, at once when `maxRows` wait, and at once when someone awaits
  * {@link AuditSink.durable}. The chat turn awaits `durable()` before it queues its reply, so
  * a crash never loses the row of a call whose answer went out; rows of calls nobody answers
  * for (schedules, chains run in the background) reach the table within `intervalMs`.
  */
 import type { Logger } from '../log/logger.ts';
-import type { Queryable } from '../store/db.ts';
 import type { AuditEntry } from './entry.ts';
-import { auditRowsWrite, insertAuditRows } from './store.ts';
+import { auditRowsWrite, insertAuditRows, type AuditTarget } from './store.ts';
 import type { SqlWrite } from '../store/sql-write.ts';
 
 /** A group-committing writer of audit rows. */
@@ -48,8 +47,8 @@ export interface AuditSinkOptions {
   maxRows?: number;
 }
 
-/** A sink over `db`. */
-export function createAuditSink(db: Queryable, opts: AuditSinkOptions): AuditSink {
+/** A sink over `db` (a Db's `copyFrom` writes a batch as one COPY: src/audit/store.ts). */
+export function createAuditSink(db: AuditTarget, opts: AuditSinkOptions): AuditSink {
   const intervalMs = opts.intervalMs ?? 20;
   const maxRows = opts.maxRows ?? 500;
   const waiting: AuditEntry[] = [];

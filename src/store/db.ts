@@ -4,8 +4,9 @@
  *
  * Portability rules (both engines stay correct): pass the transaction client down and never
  * call the Db while holding a Tx (PGlite is one session: that deadlocks); schema-qualify
- * names or `SET LOCAL` inside a transaction; COPY FROM STDIN only through {@link Tx.copyFrom},
- * which exists on the server engine only (callers keep a portable path); cross-process coordination
+ * names or `SET LOCAL` inside a transaction; COPY FROM STDIN only through {@link Tx.copyFrom}
+ * (server engine only) or {@link Db.copyFrom} (embedded engine only), callers keeping a portable
+ * path; cross-process coordination
  * only through {@link Db.withLock} / {@link Db.listen}, which fall back to in-process
  * equivalents on the embedded engine.
  */
@@ -63,6 +64,18 @@ export interface Db extends Queryable {
    * gateway loses none of them. See docs/pipeline.md "Commits".
    */
   readonly relaxed: Queryable;
+  /**
+   * Embedded engine only (absent on a server, where a batch INSERT costs the client less CPU
+   * than COPY and the commit dominates: docs/audit.md "Group commit"): run `sql` — a
+   * `COPY <table> (<cols>) FROM STDIN` in text format — as a statement of its own (its own
+   * commit; it waits for the one session like any statement, so it never runs inside another
+   * caller's transaction), reading `data` (rows escaped for the text format:
+   * src/store/copy-text.ts). PGlite reads them from its `/dev/blob` device (its bridge has no
+   * copy protocol); PostgreSQL parses them for less there than the same rows as parameters (docs/audit.md).
+   * @returns the number of rows copied.
+   * @throws the driver's error (`code` = SQLSTATE); no row is stored then.
+   */
+  copyFrom?(sql: string, data: string): Promise<number>;
   /** Run `fn` in a transaction: COMMIT on success, ROLLBACK and rethrow on failure. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**

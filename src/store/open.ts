@@ -80,5 +80,18 @@ export async function openEmbeddedDb(dataDir?: string): Promise<Db> {
     pglite = await PGlite.create({ startParams });
   }
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
-  return new PoolDb(pool, { engine: 'embedded', onClose: () => pglite.close() });
+  return new PoolDb(pool, { engine: 'embedded', onClose: () => pglite.close(), embeddedCopy: (sql, data) => blobCopy(pglite, sql, data) });
+}
+
+const FROM_STDIN = /\bFROM\s+STDIN\b/i;
+
+/**
+ * {@link Db.copyFrom} on PGlite: the same statement reading PGlite's `/dev/blob` device, filled
+ * with `data` for this query. The caller holds the session (src/store/pool-db.ts).
+ * @throws when `sql` has no `FROM STDIN`, or the database error.
+ */
+async function blobCopy(pglite: PGlite, sql: string, data: string): Promise<number> {
+  if (!FROM_STDIN.test(sql)) throw new Error('copyFrom: the statement must read FROM STDIN');
+  const res = await pglite.query(sql.replace(FROM_STDIN, "FROM '/dev/blob'"), [], { blob: new Blob([data]) });
+  return res.affectedRows ?? 0;
 }

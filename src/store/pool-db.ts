@@ -87,6 +87,12 @@ export interface PoolDbOptions {
   listenClient?: () => pg.Client;
   /** The pool behind {@link Db.relaxed} (a server's `synchronous_commit = off` sessions); absent: the main pool. */
   relaxedPool?: pg.Pool;
+  /**
+   * Embedded engine: run a `COPY … FROM STDIN` on the PGlite instance itself, reading `data`
+   * (src/store/open.ts). {@link PoolDb.copyFrom} calls it while holding the pool's one client,
+   * so no other statement or transaction is on the session meanwhile. Absent: no copyFrom.
+   */
+  embeddedCopy?: (sql: string, data: string) => Promise<number>;
 }
 
 /** A Db backed by a pg.Pool. */
@@ -104,6 +110,8 @@ export class PoolDb implements Db {
   private closed = false;
 
   readonly relaxed: Queryable;
+  /** {@link Db.copyFrom}: embedded only, when {@link PoolDbOptions.embeddedCopy} is given. */
+  readonly copyFrom?: (sql: string, data: string) => Promise<number>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -116,7 +124,22 @@ export class PoolDb implements Db {
           query: <R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> => run<R>(relaxedPool, text, values, true),
         }
       : this;
+    const copy = this.engine === 'embedded' ? opts.embeddedCopy : undefined;
+    if (copy) this.copyFrom = (sql, data) => this.holdingSession(() => copy(sql, data));
     this.local.setMaxListeners(0);
+  }
+
+  /**
+   * `op` while holding the embedded pool's one client: the session's mutex, so no other
+   * statement or transaction runs on PGlite meanwhile. A failed `op` leaves the client usable.
+   */
+  private async holdingSession<T>(op: () => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      return await op();
+    } finally {
+      client.release();
+    }
   }
 
   /**

@@ -45,7 +45,7 @@ function entry(skill: string, sessionId = 's1'): AuditEntry {
   };
 }
 
-/** `db` with its INSERTs into audit_log counted. */
+/** `db` with its statements writing audit_log (an INSERT, or a COPY of several rows) counted. */
 function countingInserts(db: Db): { db: Db; inserts: () => number } {
   let n = 0;
   const counted = Object.create(db) as Db;
@@ -53,6 +53,13 @@ function countingInserts(db: Db): { db: Db; inserts: () => number } {
     if (/INSERT INTO skillgate\.audit_log/.test(text)) n++;
     return db.query(text, values as never);
   }) as Db['query'];
+  if (db.copyFrom) {
+    const copy = db.copyFrom.bind(db);
+    counted.copyFrom = (sql, data) => {
+      if (/^COPY skillgate\.audit_log /.test(sql)) n++;
+      return copy(sql, data);
+    };
+  }
   return { db: counted, inserts: () => n };
 }
 
@@ -101,6 +108,43 @@ describeEachEngine('audit sink: group commit', (db) => {
     await sink.close();
   });
 
+  it('a batch stores every value as a single row does: tabs, newlines, backslashes, quotes, NULLs, odd parameter names', async () => {
+    const odd = {
+      actorName: 'tab\there\nnew\\line\r"q"',
+      action: '\\N',
+      errorType: 'NULL',
+      confirmTokenHash: null,
+      success: false,
+      paramKeys: ['', 'NULL', 'a"b', 'c\\d', '{x,y}', 'tab\tkey', ' sp ', 'nul\u0000', 'half\udc00'],
+    };
+    const read = async (skill: string) => {
+      const { rows } = await db().query<Record<string, unknown>>(
+        'SELECT actor_name, action, error_type, confirm_token_hash, success, param_keys, at, duration_ms FROM skillgate.audit_log WHERE skill = $1',
+        [skill],
+      );
+      return rows[0];
+    };
+    const sink = createAuditSink(db(), { log, intervalMs: 60_000 });
+    sink.add({ ...entry('batch-1'), ...odd });
+    sink.add({ ...entry('batch-2'), paramKeys: [] });
+    await sink.durable();
+    sink.add({ ...entry('alone'), ...odd });
+    await sink.durable();
+    const alone = await read('alone');
+    expect(alone).toMatchObject({
+      actor_name: odd.actorName,
+      action: '\\N',
+      error_type: 'NULL',
+      confirm_token_hash: null,
+      success: false,
+      param_keys: ['', 'NULL', 'a"b', 'c\\d', '{x,y}', 'tab\tkey', ' sp ', 'nul\uFFFD', 'half\uFFFD'],
+      duration_ms: 5,
+    });
+    expect(await read('batch-1')).toEqual(alone);
+    expect((await read('batch-2'))?.param_keys).toEqual([]);
+    await sink.close();
+  });
+
   it('a full batch is written without waiting; durable() covers rows added while a write is in flight', async () => {
     const c = countingInserts(db());
     const sink = createAuditSink(c.db, { log, intervalMs: 60_000, maxRows: 2 });
@@ -133,10 +177,17 @@ describeEachEngine('audit sink: group commit', (db) => {
     });
     const broken = Object.create(db()) as Db;
     broken.query = (() => Promise.reject(new Error('relation is gone'))) as Db['query'];
+    broken.copyFrom = () => Promise.reject(new Error('relation is gone'));
     const sink = createAuditSink(broken, { log: warnLog, intervalMs: 60_000 });
     sink.add(entry('lost'));
     await sink.durable();
     expect(lines.join('')).toMatch(/audit log: calls could not be recorded/);
+    expect(lines.join('')).toMatch(/"rows":1/);
+    // several rows (a COPY where the Db has one) fail and are logged the same way
+    sink.add(entry('lost-1'));
+    sink.add(entry('lost-2'));
+    await sink.durable();
+    expect(lines.join('')).toMatch(/"rows":2/);
     expect(lines.join('')).not.toMatch(/a{64}/);
     await sink.close();
   });
