@@ -266,8 +266,9 @@ const TAKEABLE = `h.status IN ('queued', 'sending')
  * behind heads in flight costs nothing here; the takeable ones, oldest first.
  */
 const CLAIM_SQL = takeSql(
-  `SELECT h.id FROM heads JOIN skillgate.outbox_messages h ON h.id = heads.id
-         WHERE ${TAKEABLE}
+  `SELECT h.id FROM skillgate.outbox_messages h
+         WHERE h.id = ANY (ARRAY (SELECT heads.id FROM heads)) -- one lookup per head, never a walk of the ids between them
+           AND ${TAKEABLE}
          ORDER BY h.id
          LIMIT $4
          FOR UPDATE OF h SKIP LOCKED`,
@@ -282,11 +283,16 @@ const CLAIM_SQL = takeSql(
      `,
 );
 
-/** One chat's head, `$4` the chat key: one probe of `outbox_messages_unfinished_idx`. */
+/**
+ * One chat's head, `$4` the chat key: one probe of `outbox_messages_unfinished_idx`, the first
+ * entry at or after the chat (the range keeps the planner off the id-ordered index, whose walk
+ * to a chat's first row costs the rows of other chats before it), kept when it is the chat's.
+ */
 const CLAIM_CHAT_SQL = takeSql(
   `SELECT h.id FROM skillgate.outbox_messages h
          WHERE h.id = (SELECT u.id FROM skillgate.outbox_messages u
-                        WHERE u.chat_key = $4 AND u.status IN ('queued', 'sending') ORDER BY u.id LIMIT 1)
+                        WHERE u.chat_key >= $4 AND u.status IN ('queued', 'sending') ORDER BY u.chat_key, u.id LIMIT 1)
+           AND h.chat_key = $4
            AND ${TAKEABLE}
          FOR UPDATE OF h SKIP LOCKED`,
 );
