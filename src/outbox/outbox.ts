@@ -75,6 +75,9 @@ function isDb(q: Queryable): q is Db {
   return typeof (q as Partial<Db>).transaction === 'function';
 }
 
+/** A chat this process is delivering: rows it stored behind the head meanwhile, the count last looked at, its chains. */
+type Watch = { stored: number; checked: number; chains: number };
+
 /** How a delivery ended, for what its chat does next. */
 type Outcome =
   /** The head is finished (sent or failed for good): the chat's next row may go, not before `notBeforeMs` (0: unpaced). */
@@ -132,7 +135,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
    * Chats this process is delivering, each with a count of the rows it stored behind their
    * head meanwhile: a chain looks again when its claim may have missed one of them.
    */
-  const watched = new Map<string, { stored: number; chains: number }>();
+  const watched = new Map<string, Watch>();
 
   function final(row: OutboxRecord, status: 'sent' | 'failed', error?: string, code?: string | null): void {
     finals.emit('final', row.id, status);
@@ -301,27 +304,25 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     }
   }
 
-  const storedBehind = (chatKey: string): number => watched.get(chatKey)?.stored ?? 0;
-
   /**
    * What a chat does after a delivery of this process: its next row, taken with a one-chat
    * claim when the finished head had one behind (or this process stored one meanwhile); a
    * wake-up at the retry time or the pace end otherwise. A chain of the loop yields to the
    * general pass while that pass lacks room. @returns the next row taken, if any
    */
-  async function follow(row: OutboxRecord, outcome: Outcome, storedBefore: number, ofLoop: boolean): Promise<ClaimedRecord | null> {
+  async function follow(row: OutboxRecord, outcome: Outcome, w: Watch, ofLoop: boolean): Promise<ClaimedRecord | null> {
     if (!running) return null;
     if (outcome.kind === 'unsure') return (wake(), null);
     if (outcome.kind === 'retry') return (wakeAt(outcome.at), null);
     const chat = row.chat_key;
-    if (!outcome.behind && storedBehind(chat) === storedBefore) return null;
+    if (!outcome.behind && w.stored === w.checked) return null;
     if (ofLoop && starved) return null; // the chain's end wakes the pass, which takes the oldest heads
     // A paced chat's next row waits for the pace end, unless answers to a person may go (src/outbox/pacing.ts).
     const paced = outcome.notBeforeMs > clock.now();
     if (paced && !chatPaceOf(row.target, policies)?.answersFree) return (wakeAt(outcome.notBeforeMs), null);
     try {
       for (;;) {
-        const seen = storedBehind(chat);
+        w.checked = w.stored;
         const next = await claimChatHead(db, owner, chat, clock.now(), leaseMs);
         if (next && stopping) {
           await releaseMessages(db, [next.id], owner);
@@ -329,7 +330,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         }
         if (next) return next;
         // A row stored while the claim ran may have committed after its snapshot: look once more.
-        if (storedBehind(chat) === seen || !running) break;
+        if (w.stored === w.checked || !running) break;
       }
     } catch (err) {
       log.warn({ err: errorText(err), chat_key: chat }, 'outbox: taking the chat’s next message failed; a pass will');
@@ -343,22 +344,24 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   /** Deliver `first`, then its chat's next rows while {@link follow} takes them, as one entry of `lane`. */
   function chainFrom(first: OutboxRecord, lane: Set<Promise<void>>): Promise<void> {
     const chat = first.chat_key;
-    const w = watched.get(chat) ?? { stored: 0, chains: 0 };
+    const w = watched.get(chat) ?? { stored: 0, checked: 0, chains: 0 };
     w.chains++;
     watched.set(chat, w);
     const p: Promise<void> = (async () => {
       let row: OutboxRecord | null = first;
       while (row) {
-        const before = w.stored;
+        w.checked = w.stored; // the mark that ends this delivery sees every row committed before it
         const outcome = await deliver(row);
-        row = await follow(row, outcome, before, lane === inflight);
+        row = await follow(row, outcome, w, lane === inflight);
       }
     })()
       .catch((err: unknown) => log.error({ err: errorText(err) }, 'outbox: delivery chain failed'))
       .finally(() => {
         if (--w.chains === 0 && watched.get(chat) === w) watched.delete(chat);
         lane.delete(p);
-        if (lane === inflight && starved) {
+        // A row stored after the last look (its commit maybe after that claim's snapshot), or room for the pass.
+        if (w.stored !== w.checked) wake();
+        else if (lane === inflight && starved) {
           starved = false;
           wake();
         }
