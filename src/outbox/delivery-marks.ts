@@ -23,7 +23,8 @@ export interface ChatPaceStep {
  * those of earlier attempts that delivered some parts (`parts_done`), so the row lists them all.
  * With `pace`, the chat's flood-control schedule moves on in the same statement (GCRA:
  * tat = max(tat, now) + step; the chat's next message not before tat − tolerance).
- * @returns whether the lease was still ours, and when the chat may be sent to next (ms; 0 when not paced)
+ * @returns whether the lease was still ours, when the chat may be sent to next (ms; 0 when not
+ *   paced), and whether an unfinished row of the chat waits behind this one (the statement's snapshot)
  */
 export async function markSent(
   q: Queryable,
@@ -33,20 +34,21 @@ export async function markSent(
   nowMs: number,
   pace?: ChatPaceStep,
   resolution: AmbiguityResolution | null = null,
-): Promise<{ ours: boolean; notBeforeMs: number }> {
+): Promise<SentResult> {
   const n = pace ? 8 : 5;
-  const update = `UPDATE skillgate.outbox_messages
+  const update = `UPDATE skillgate.outbox_messages o
         SET status = 'sent', sent_at = $4::timestamptz,
-            platform_message_ids = CASE WHEN parts_done > 0 THEN COALESCE(platform_message_ids, '[]'::jsonb) || $3::jsonb ELSE $3::jsonb END,
-            ambiguity = CASE WHEN ambiguity = 'pending' THEN COALESCE($${n}::text, ambiguity) ELSE ambiguity END,
+            platform_message_ids = CASE WHEN o.parts_done > 0 THEN COALESCE(o.platform_message_ids, '[]'::jsonb) || $3::jsonb ELSE $3::jsonb END,
+            ambiguity = CASE WHEN o.ambiguity = 'pending' THEN COALESCE($${n}::text, o.ambiguity) ELSE o.ambiguity END,
             lease_owner = NULL, lease_until = NULL
-      WHERE id = $1::bigint AND lease_owner = $2 AND status = 'sending'`;
+      WHERE o.id = $1::bigint AND o.lease_owner = $2 AND o.status = 'sending'
+      RETURNING o.id, ${BEHIND} AS behind`;
   if (!pace) {
-    const res = await q.query(update, [id, owner, JSON.stringify(messageIds), iso(nowMs), resolution]);
-    return { ours: res.rowCount > 0, notBeforeMs: 0 };
+    const { rows } = await q.query<{ behind: boolean }>(update, [id, owner, JSON.stringify(messageIds), iso(nowMs), resolution]);
+    return { ours: rows.length > 0, notBeforeMs: 0, behind: rows[0]?.behind === true };
   }
-  const { rows } = await q.query<{ n: number; not_before: Date | null }>(
-    `WITH s AS (${update} RETURNING id),
+  const { rows } = await q.query<{ n: number; not_before: Date | null; behind: boolean | null }>(
+    `WITH s AS (${update}),
           p AS (
             INSERT INTO skillgate.delivery_pace AS d (scope, key, tat, not_before)
             SELECT 'chat', $5, $4::timestamptz + $6 * interval '1 millisecond',
@@ -56,11 +58,25 @@ export async function markSent(
               SET tat = GREATEST(d.tat, $4::timestamptz) + $6 * interval '1 millisecond',
                   not_before = GREATEST(d.tat, $4::timestamptz) + ($6 - $7) * interval '1 millisecond'
             RETURNING not_before)
-     SELECT (SELECT count(*)::int FROM s) AS n, (SELECT max(not_before) FROM p) AS not_before`,
+     SELECT (SELECT count(*)::int FROM s) AS n, (SELECT max(not_before) FROM p) AS not_before, (SELECT bool_or(behind) FROM s) AS behind`,
     [id, owner, JSON.stringify(messageIds), iso(nowMs), pace.chatKey, pace.stepMs, pace.toleranceMs, resolution],
   );
   const r = rows[0];
-  return { ours: (r?.n ?? 0) > 0, notBeforeMs: r?.not_before ? new Date(r.not_before).getTime() : 0 };
+  return { ours: (r?.n ?? 0) > 0, notBeforeMs: r?.not_before ? new Date(r.not_before).getTime() : 0, behind: r?.behind === true };
+}
+
+/** SQL: an unfinished row of `o`'s chat waits behind `o` (in the statement's snapshot). */
+const BEHIND = `EXISTS (SELECT 1 FROM skillgate.outbox_messages b
+                  WHERE b.chat_key = o.chat_key AND b.id > o.id AND b.status IN ('queued', 'sending'))`;
+
+/** What recording a delivery found (see {@link markSent}). */
+export interface SentResult {
+  /** The lease was still ours: the row is `sent` now. */
+  ours: boolean;
+  /** When the chat may be sent to next, ms (0 when not paced). */
+  notBeforeMs: number;
+  /** An unfinished row of the chat waits behind this one (the statement's snapshot). */
+  behind: boolean;
 }
 
 /** One delivery to record (see {@link markSent}). */
@@ -86,7 +102,7 @@ export type AmbiguityResolution = 'resolved_by_key' | 'resent_with_marker';
  * same chat goes in a statement of its own after the first).
  * @returns one result per mark, in order. @throws the database error (nothing recorded).
  */
-export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Promise<{ ours: boolean; notBeforeMs: number }[]> {
+export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Promise<SentResult[]> {
   if (marks.length === 1) {
     const m = marks[0]!;
     return [await markSent(q, m.id, m.owner, m.messageIds, m.nowMs, m.pace, m.resolution ?? null)];
@@ -101,7 +117,7 @@ export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Pr
       now.push(m);
     }
   });
-  const { rows } = await q.query<{ id: string; ours: boolean; not_before: Date | null }>(
+  const { rows } = await q.query<{ id: string; ours: boolean; not_before: Date | null; behind: boolean | null }>(
     `WITH v AS (
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::text[], $6::float8[], $7::float8[], $8::text[])
                   AS t(id, owner, ids, at, chat_key, step, tol, resolution)
@@ -113,7 +129,7 @@ export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Pr
               lease_owner = NULL, lease_until = NULL
          FROM v
         WHERE o.id = v.id AND o.lease_owner = v.owner AND o.status = 'sending'
-        RETURNING o.id
+        RETURNING o.id, ${BEHIND} AS behind
      ), p AS (
        -- The schedule read in the statement's snapshot: one message of a chat is sent at a time.
        INSERT INTO skillgate.delivery_pace AS d (scope, key, tat, not_before)
@@ -127,7 +143,8 @@ export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Pr
        RETURNING key, not_before
      )
      SELECT v.id::text AS id, EXISTS (SELECT 1 FROM s WHERE s.id = v.id) AS ours,
-            (SELECT max(p.not_before) FROM p WHERE p.key = v.chat_key) AS not_before
+            (SELECT max(p.not_before) FROM p WHERE p.key = v.chat_key) AS not_before,
+            (SELECT s.behind FROM s WHERE s.id = v.id) AS behind
        FROM v`,
     [
       now.map((m) => m.id),
@@ -140,10 +157,12 @@ export async function markSentMany(q: Queryable, marks: readonly SentMark[]): Pr
       now.map((m) => m.resolution ?? null),
     ],
   );
-  const byId = new Map(rows.map((r) => [r.id, { ours: r.ours, notBeforeMs: r.not_before ? new Date(r.not_before).getTime() : 0 }]));
+  const byId = new Map(
+    rows.map((r) => [r.id, { ours: r.ours, notBeforeMs: r.not_before ? new Date(r.not_before).getTime() : 0, behind: r.behind === true }]),
+  );
   const out = marks.map((m) => byId.get(m.id));
   for (const i of later) out[i] = (await markSentMany(q, [marks[i]!]))[0];
-  return out.map((r) => r ?? { ours: false, notBeforeMs: 0 });
+  return out.map((r) => r ?? { ours: false, notBeforeMs: 0, behind: false });
 }
 
 /**

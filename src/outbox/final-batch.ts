@@ -3,11 +3,12 @@
  * turn's reply row, its inbox event's done mark and its audit rows, for turns of different
  * chats, commit together — one round trip and one commit for the lot instead of one per turn.
  * Each row is taken for its sender in the INSERT when it is its chat's head, as a single reply's
- * statement does (src/outbox/store.ts `insertMessage`).
+ * statement does (src/outbox/store.ts `insertMessage`); a `queued` row is announced only when it
+ * is its chat's head (one behind an unfinished row is taken by whoever finishes that one).
  */
 import type { Queryable } from '../store/db.ts';
 import type { SqlWrite } from '../store/sql-write.ts';
-import { claimedRecord, paceFree, storableRow, type InsertClaim, type StorableRow } from './store.ts';
+import { AHEAD, claimedRecord, paceFree, storableRow, type InsertClaim, type StorableRow } from './store.ts';
 import type { CompletesEvent, OutboxItem, OutboxRecord, OutboxStatus } from './types.ts';
 
 /** One turn's final reply: one message and the event it ends. */
@@ -22,6 +23,8 @@ export interface FinalOutcome {
   id: string | null;
   claimed: OutboxRecord | null;
   completed: boolean;
+  /** Stored `queued` behind an unfinished row of its chat (as `InsertedMessage.ahead`). */
+  ahead: boolean;
 }
 
 /**
@@ -55,7 +58,7 @@ export async function insertFinalReplies(
   if (side === null) throw new Error('outbox: the replies carry writes that cannot be merged');
   const rows = replies.map((r) => storableRow(r.item));
   const json = batchJson(rows, replies);
-  const { rows: out } = await q.query<{ i: number; id: string | null; status: OutboxStatus | null; completed: boolean }>(batchSql(side), [
+  const { rows: out } = await q.query<{ i: number; id: string | null; status: OutboxStatus | null; ahead: boolean | null; completed: boolean }>(batchSql(side), [
     json,
     new Date(nowMs).toISOString(),
     claim?.owner ?? null,
@@ -67,7 +70,12 @@ export async function insertFinalReplies(
   return rows.map((row, i) => {
     const o = byIndex.get(i);
     const id = o?.id ?? null;
-    return { id, claimed: id !== null && o?.status === 'sending' ? claimedRecord(id, row, nowMs) : null, completed: o?.completed === true };
+    return {
+      id,
+      claimed: id !== null && o?.status === 'sending' ? claimedRecord(id, row, nowMs) : null,
+      completed: o?.completed === true,
+      ahead: o?.ahead === true,
+    };
   });
 }
 
@@ -99,7 +107,7 @@ const DONE = `done AS (
 // As src/outbox/store.ts INSERT_SQL, for every row of `r` (of different chats: no row of the
 // batch is ahead of another).
 const INS = `ins AS (
-         INSERT INTO skillgate.outbox_messages
+         INSERT INTO skillgate.outbox_messages AS o
                 (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at,
                  status, lease_owner, lease_until, attempts)
          SELECT r.key, r.channel, r.account, r.chat_key, r.target, r.message, r.origin, $2::timestamptz, $2::timestamptz,
@@ -114,8 +122,9 @@ const INS = `ins AS (
                    AND ${paceFree('r.chat_key', 'r.channel', 'r.account', '$2::timestamptz', 'r.target', 'r.origin')} AS head) h
           ORDER BY r.i
          ON CONFLICT (idempotency_key) DO NOTHING
-         RETURNING id::text AS id, idempotency_key, status,
-                   CASE WHEN status = 'queued' AND $5::text IS NOT NULL THEN pg_notify($5::text, id::text) END AS notified)`;
+         RETURNING o.id::text AS id, o.idempotency_key, o.status, ${AHEAD} AS ahead,
+                   CASE WHEN o.status = 'queued' AND $5::text IS NOT NULL AND NOT ${AHEAD}
+                        THEN pg_notify($5::text, o.id::text) END AS notified)`;
 
 const texts = new Map<SqlWrite['sql'] | null, string>();
 
@@ -127,7 +136,7 @@ function batchSql(side: SqlWrite | undefined): string {
     sql = `WITH ${ROWS},
        ${DONE},${side ? `\n       side AS (${side.sql((i) => `$${5 + i}`)}),` : ''}
        ${INS}
-       SELECT r.i, ins.id, ins.status, ins.notified, EXISTS (SELECT 1 FROM done WHERE done.id = r.event_id) AS completed
+       SELECT r.i, ins.id, ins.status, ins.ahead, ins.notified, EXISTS (SELECT 1 FROM done WHERE done.id = r.event_id) AS completed
          FROM r LEFT JOIN ins ON ins.idempotency_key = r.key
         ORDER BY r.i`;
     // A carried write whose text function is made per call would grow this without bound.

@@ -13,6 +13,10 @@
  * and two replicas never send one row at the same time. Delivery is at least once: a sender
  * that dies after the platform accepted a message but before recording it leaves the row to be
  * sent again once its lease expired.
+ *
+ * A backlog stays cheap (docs/operations-delivery.md "The delivery loop"): whoever finishes a
+ * chat's head takes that chat's next row with a one-chat claim, so a row stored behind another
+ * wakes nobody, and a general pass visits one head per chat.
  */
 import { EventEmitter } from 'node:events';
 import type { CompletesEvent } from './types.ts';
@@ -21,7 +25,18 @@ import type { Db, Queryable } from '../store/db.ts';
 import { defaultInstanceId } from '../store/instance-id.ts';
 import { backoffMs, retryAt } from './backoff.ts';
 import { AccountPacers, CHANNEL_POLICIES, chatPaceOf, type RateLimit } from './pacing.ts';
-import { claimMessages, countBacklog, idOfKey, insertMessage, releaseMessages, selectMessage, targetChatKey, type ClaimedRecord } from './store.ts';
+import {
+  claimChatHead,
+  claimMessages,
+  countBacklog,
+  idOfKey,
+  insertMessage,
+  releaseMessages,
+  selectMessage,
+  targetChatKey,
+  type ClaimedRecord,
+} from './store.ts';
+import { WakeTimes } from './wake-times.ts';
 import { markAttemptFailed, markSentMany, recordAccountPause, type AmbiguityResolution, type SentMark } from './delivery-marks.ts';
 import { ChatHolds, quietAdapter } from './holds.ts';
 import { resendMarker } from '../channel/send-outcome.ts';
@@ -62,6 +77,18 @@ function isDb(q: Queryable): q is Db {
   return typeof (q as Partial<Db>).transaction === 'function';
 }
 
+/** A chat this process is delivering: rows it stored behind the head meanwhile, the count last looked at, its chains. */
+type Watch = { stored: number; checked: number; chains: number };
+
+/** How a delivery ended, for what its chat does next. */
+type Outcome =
+  /** The head is finished (sent or failed for good): the chat's next row may go, not before `notBeforeMs` (0: unpaced). */
+  | { kind: 'finished'; notBeforeMs: number; behind: boolean }
+  /** Queued again, due at `at` (outbox clock, ms): it stays the chat's head. */
+  | { kind: 'retry'; at: number }
+  /** The lease was lost, or recording failed: a general pass decides. */
+  | { kind: 'unsure' };
+
 /**
  * Create the outbox of one gateway process over `db` (migration 0006 applied). `enqueue`,
  * `get`, `waitFor` and `deliverDue` work without {@link Outbox.start}.
@@ -97,15 +124,22 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
-  /** Deliveries of rows claimed in their INSERT (see enqueue), awaited by stop. */
+  /**
+   * Chains of deliveries of rows claimed in their INSERT (see enqueue), each going on with its
+   * chat's next rows; awaited by stop.
+   */
   const directs = new Set<Promise<void>>();
-  /** Deliveries of rows the loop took, each on its own (at most batchSize at once). */
+  /** Chains the loop started, each on its own chat (at most batchSize at once). */
   const inflight = new Set<Promise<void>>();
-  /** A wake-up when a paced chat or a paused account becomes due (wall-clock timer). */
-  let paceTimer: NodeJS.Timeout | undefined;
-  let paceAt = Number.POSITIVE_INFINITY;
-  /** Bumped whenever this process stores a row it did not claim (someone must take it later). */
-  let queuedTick = 0;
+  /** The last pass stopped for want of room (batchSize): a chain that ends wakes it, and yields to it. */
+  let starved = false;
+  /** Wake-ups when a paced chat, a retry or a paused account becomes due (wall-clock timer). */
+  const wakeTimes = new WakeTimes(clock, () => wake());
+  /**
+   * Chats this process is delivering, each with a count of the rows it stored behind their
+   * head meanwhile: a chain looks again when its claim may have missed one of them.
+   */
+  const watched = new Map<string, Watch>();
 
   function final(row: OutboxRecord, status: 'sent' | 'failed', error?: string, code?: string | null): void {
     finals.emit('final', row.id, status);
@@ -124,13 +158,14 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     }
   }
 
+  /** Record `row` failed for good. @returns false when the lease was no longer ours */
   async function fail(
     row: OutboxRecord,
     error: string,
     code: string | null,
     progress?: Progress,
     ambiguity?: { unknownPart?: number | null; resolution?: AmbiguityResolution | null },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const ours = await markAttemptFailed(db, row.id, owner, error, code, null, progress, ambiguity);
     // The platform's error and code, never the message text (it may carry user data).
     log.warn(
@@ -148,35 +183,28 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       'outbox: message failed for good',
     );
     if (ours) final(row, 'failed', error, code);
+    return ours;
   }
 
-  /** Wake the loop at outbox-clock time `at` (the earliest asked for wins). */
+  /** Wake the loop at outbox-clock time `at` (every time asked for is kept, src/outbox/wake-times.ts). */
   function wakeAt(at: number): void {
-    if (!running || at >= paceAt) return;
-    if (paceTimer) clearTimeout(paceTimer);
-    paceAt = at;
-    paceTimer = setTimeout(
-      () => {
-        paceTimer = undefined;
-        paceAt = Number.POSITIVE_INFINITY;
-        wake();
-      },
-      Math.max(0, at - clock.now()),
-    );
-    paceTimer.unref();
+    if (running) wakeTimes.add(at);
   }
 
-  /** Send one taken row and record the outcome. @returns true when it was recorded `sent` */
-  async function deliver(row: OutboxRecord | ClaimedRecord): Promise<boolean> {
+  /** The failed-for-good outcome: the chat moves on when the mark was ours. */
+  async function failed(...args: Parameters<typeof fail>): Promise<Outcome> {
+    return (await fail(...args)) ? { kind: 'finished', notBeforeMs: 0, behind: true } : { kind: 'unsure' };
+  }
+
+  /** Send one taken row and record the outcome. */
+  async function deliver(row: OutboxRecord | ClaimedRecord): Promise<Outcome> {
     try {
       if (row.attempts > maxAttempts) {
-        await fail(row, `abandoned: ${row.attempts - 1} attempts ended without a result`, 'abandoned');
-        return false;
+        return await failed(row, `abandoned: ${row.attempts - 1} attempts ended without a result`, 'abandoned');
       }
       const adapter = opts.adapterFor(row.channel, row.account);
       if (!adapter) {
-        await fail(row, `no adapter for channel ${row.channel} account ${row.account}`, 'no_adapter');
-        return false;
+        return await failed(row, `no adapter for channel ${row.channel} account ${row.account}`, 'no_adapter');
       }
       const pacer = pacers.get(row.channel, row.account);
       const shared = row as Partial<ClaimedRecord>;
@@ -220,14 +248,13 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
           ...(step ? { pace: step } : {}),
           ...(row.ambiguity === 'pending' ? { resolution } : {}),
         });
-        if (marked.notBeforeMs > now) wakeAt(marked.notBeforeMs);
         if (marked.ours) {
           if (row.ambiguity === 'pending') observeAmbiguous(row.channel, resolution);
           final(row, 'sent');
-          return true;
+          return { kind: 'finished', notBeforeMs: marked.notBeforeMs, behind: marked.behind };
         }
         log.warn({ outbox_id: row.id, chat_key: row.chat_key }, 'outbox: sent, but the lease was lost before it was recorded');
-        return false;
+        return { kind: 'unsure' };
       }
       const code = result.code === undefined || result.code === null ? null : String(result.code);
       const error = String(result.error ?? '').slice(0, 2000);
@@ -257,11 +284,10 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         );
       }
       if (!result.retryable || row.attempts >= maxAttempts) {
-        await fail(row, error, code, progress, ambiguity);
-        return false;
+        return await failed(row, error, code, progress, ambiguity);
       }
       const at = retryAt(now, backoffMs(row.attempts, baseDelayMs, maxDelayMs, random), result.retry_after_ms);
-      await markAttemptFailed(db, row.id, owner, error, code, at, progress, ambiguity);
+      const ours = await markAttemptFailed(db, row.id, owner, error, code, at, progress, ambiguity);
       log.info(
         {
           outbox_id: row.id,
@@ -274,22 +300,78 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
         },
         'outbox: send failed; will retry',
       );
-      return false;
+      return ours ? { kind: 'retry', at } : { kind: 'unsure' };
     } catch (err) {
       // The database failed while recording: the lease expires and the row is taken again.
       log.error({ outbox_id: row.id, err: errorText(err) }, 'outbox: recording a delivery failed');
-      return false;
+      return { kind: 'unsure' };
     }
   }
 
-  /** Deliver a row claimed in its INSERT now; wake the loop when others may be waiting behind it. */
-  function deliverDirect(row: OutboxRecord): void {
-    const tick = queuedTick;
-    const p: Promise<void> = deliver(row).then((sent) => {
-      directs.delete(p);
-      if (!sent || tick !== queuedTick) wake();
-    });
-    directs.add(p);
+  /**
+   * What a chat does after a delivery of this process: its next row, taken with a one-chat
+   * claim when the finished head had one behind (or this process stored one meanwhile); a
+   * wake-up at the retry time or the pace end otherwise. A chain of the loop yields to the
+   * general pass while that pass lacks room. @returns the next row taken, if any
+   */
+  async function follow(row: OutboxRecord, outcome: Outcome, w: Watch, ofLoop: boolean): Promise<ClaimedRecord | null> {
+    if (!running) return null;
+    if (outcome.kind === 'unsure') return (wake(), null);
+    if (outcome.kind === 'retry') return (wakeAt(outcome.at), null);
+    const chat = row.chat_key;
+    if (!outcome.behind && w.stored === w.checked) return null;
+    if (ofLoop && starved) return null; // the chain's end wakes the pass, which takes the oldest heads
+    // A paced chat's next row waits for the pace end, unless answers to a person may go (src/outbox/pacing.ts).
+    const paced = outcome.notBeforeMs > clock.now();
+    if (paced && !chatPaceOf(row.target, policies)?.answersFree) return (wakeAt(outcome.notBeforeMs), null);
+    try {
+      for (;;) {
+        w.checked = w.stored;
+        const next = await claimChatHead(db, owner, chat, clock.now(), leaseMs);
+        if (next && stopping) {
+          await releaseMessages(db, [next.id], owner);
+          return null;
+        }
+        if (next) return next;
+        // A row stored while the claim ran may have committed after its snapshot: look once more.
+        if (w.stored === w.checked || !running) break;
+      }
+    } catch (err) {
+      log.warn({ err: errorText(err), chat_key: chat }, 'outbox: taking the chat’s next message failed; a pass will');
+      wake();
+      return null;
+    }
+    if (paced) wakeAt(outcome.notBeforeMs);
+    return null;
+  }
+
+  /** Deliver `first`, then its chat's next rows while {@link follow} takes them, as one entry of `lane`. */
+  function chainFrom(first: OutboxRecord, lane: Set<Promise<void>>): Promise<void> {
+    const chat = first.chat_key;
+    const w = watched.get(chat) ?? { stored: 0, checked: 0, chains: 0 };
+    w.chains++;
+    watched.set(chat, w);
+    const p: Promise<void> = (async () => {
+      let row: OutboxRecord | null = first;
+      while (row) {
+        w.checked = w.stored; // the mark that ends this delivery sees every row committed before it
+        const outcome = await deliver(row);
+        row = await follow(row, outcome, w, lane === inflight);
+      }
+    })()
+      .catch((err: unknown) => log.error({ err: errorText(err) }, 'outbox: delivery chain failed'))
+      .finally(() => {
+        if (--w.chains === 0 && watched.get(chat) === w) watched.delete(chat);
+        lane.delete(p);
+        // A row stored after the last look (its commit maybe after that claim's snapshot), or room for the pass.
+        if (w.stored !== w.checked) wake();
+        else if (lane === inflight && starved) {
+          starved = false;
+          wake();
+        }
+      });
+    lane.add(p);
+    return p;
   }
 
   /**
@@ -306,14 +388,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       );
       return { n: 0, done: Promise.resolve() };
     }
-    const all = rows.map((row) => {
-      const p: Promise<void> = deliver(row).then(() => {
-        inflight.delete(p);
-        wake(); // the chat's next message may be its head now
-      });
-      inflight.add(p);
-      return p;
-    });
+    const all = rows.map((row) => chainFrom(row, inflight));
     return { n: rows.length, done: Promise.all(all).then(() => undefined) };
   }
 
@@ -350,11 +425,13 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     try {
       do {
         again = false;
-        // Take due rows while there is room; a delivery that finishes wakes the loop again.
+        // Take due rows while there is room; when room ran out, a chain that ends wakes the loop again.
+        starved = false;
         while (running && inflight.size < batchSize) {
           const { n } = await serialTake(batchSize - inflight.size);
           if (n === 0) break;
         }
+        if (running && inflight.size >= batchSize) starved = true;
       } while (again && running);
     } catch (err) {
       log.warn({ err: errorText(err) }, 'outbox: delivery pass failed; retrying at the next poll');
@@ -398,8 +475,8 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     if (items.length === 0) return { ids: [], completed: false };
     if (completes && items.length === 1 && isDb(q) && items[0]!.idempotency_key) {
       const r = unsettle(await finalReplies.submit({ item: items[0]!, completes }));
-      if (r.claimed) deliverDirect(r.claimed);
-      else await announceQueued(r.id!);
+      if (r.claimed) void chainFrom(r.claimed, directs);
+      else await announce(false, r.ahead ? [targetChatKey(items[0]!.target)] : [], r.ahead ? 0 : 1, r.id!);
       return { ids: [r.id!], completed: r.completed };
     }
     const now = clock.now();
@@ -409,16 +486,25 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     // lost race for a chat's head would only show at COMMIT (migration 0030 is deferred).
     const claim = isDb(q) && items.length === 1 && running && !stopping ? { owner, leaseMs } : undefined;
     const claimed: OutboxRecord[] = [];
+    /** Chats of rows stored `queued` behind an unfinished row (whoever finishes that one takes them). */
+    const behind: string[] = [];
+    let heads = 0;
     let completed = false;
-    // On a server a `queued` row is announced by its INSERT (delivered at commit only).
+    // On a server a `queued` head is announced by its INSERT (delivered at commit only); in a
+    // caller's transaction every `queued` row is, since this process does not see that commit.
     const notifyChannel = db.engine === 'server' ? OUTBOX_CHANNEL : undefined;
     const insertAll = async (tx: Queryable): Promise<string[]> => {
       claimed.length = 0;
+      behind.length = 0;
+      heads = 0;
       const ids: string[] = [];
       for (const [i, item] of items.entries()) {
-        const r = await insertMessage(tx, item, now, claim, notifyChannel, i === items.length - 1 ? completes : undefined);
+        const last = i === items.length - 1;
+        const r = await insertMessage(tx, item, now, claim, notifyChannel, last ? completes : undefined, !isDb(q));
         ids.push(r.id);
         if (r.claimed) claimed.push(r.claimed);
+        else if (r.ahead) behind.push(targetChatKey(item.target));
+        else heads++;
         completed = r.completed;
       }
       return ids;
@@ -432,19 +518,33 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       : items.length === 1
         ? await insertAll(completes ? q.relaxed : q)
         : await q.transaction(insertAll);
-    for (const row of claimed) deliverDirect(row);
+    for (const row of claimed) chainFrom(row, directs);
     if (claimed.length === ids.length) return { ids, completed };
-    if (db.engine === 'embedded' || isDb(q)) await announceQueued(ids[ids.length - 1]!);
-    else queuedTick++;
+    await announce(!isDb(q), behind, heads, ids[ids.length - 1]!);
     return { ids, completed };
   }
 
-  /** A row stored `queued` (committed): the loop takes it. */
-  async function announceQueued(id: string): Promise<void> {
-    queuedTick++;
-    // Embedded: one session, so a pass woken now queues behind the caller's transaction.
-    if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, id).catch(() => undefined);
-    else if (running) queueMicrotask(wake); // committed already; don't wait for the round trip
+  /**
+   * Announce rows stored `queued` (`behind`: the chats of those behind an unfinished row;
+   * `heads`: how many are their chat's head). In a caller's transaction (`inCallersTx`) the
+   * embedded engine's NOTIFY queues behind its commit; otherwise they are committed: a row behind
+   * a head this process is delivering is taken by that chain (which looks again when its claim
+   * may have run before this commit); one behind a head held elsewhere (another replica, a chain
+   * that just ended) gets a pass here, never a NOTIFY.
+   */
+  async function announce(inCallersTx: boolean, behind: readonly string[], heads: number, lastId: string): Promise<void> {
+    if (inCallersTx) {
+      if (db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, lastId).catch(() => undefined);
+      return;
+    }
+    let unwatched = false;
+    for (const chat of behind) {
+      const w = watched.get(chat);
+      if (w) w.stored++;
+      else unwatched = true;
+    }
+    if (heads > 0 && db.engine === 'embedded') await db.notify(OUTBOX_CHANNEL, lastId).catch(() => undefined);
+    else if ((heads > 0 || unwatched) && running) queueMicrotask(wake); // don't wait for the NOTIFY's round trip
   }
 
   const heldFor = (target: Parameters<typeof targetChatKey>[0]): number => holds.remaining(targetChatKey(target), clock.now());
@@ -479,9 +579,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
       stopping = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      if (paceTimer) clearTimeout(paceTimer);
-      paceTimer = undefined;
-      paceAt = Number.POSITIVE_INFINITY;
+      wakeTimes.clear();
       const off = unlisten;
       unlisten = undefined;
       await off?.().catch(() => undefined);

@@ -64,7 +64,13 @@ export interface InsertClaim {
  * and neither the chat nor its account is held back by flood control (src/outbox/pacing.ts),
  * and returned as `claimed` so the caller delivers it after commit without a claim statement.
  * Two processes taking one chat's head at once cannot both win (migration 0030); the loser's
- * row is stored `queued`. With `notifyChannel`, a `queued` row is announced in the statement.
+ * row is stored `queued`.
+ *
+ * `ahead` says the new row was stored `queued` behind an unfinished row of its chat (in the
+ * statement's snapshot): whoever finishes that row takes this one next (src/outbox/outbox.ts),
+ * so it needs no wake-up. With `notifyChannel`, a `queued` row that is its chat's head is
+ * announced in the statement; with `notifyBehind` too, every `queued` row (a caller's
+ * transaction, whose commit this process does not see).
  */
 export async function insertMessage(
   q: Queryable,
@@ -73,14 +79,24 @@ export async function insertMessage(
   claim?: InsertClaim,
   notifyChannel?: string,
   completes?: CompletesEvent,
-): Promise<{ id: string; claimed: OutboxRecord | null; completed: boolean }> {
+  notifyBehind = false,
+): Promise<InsertedMessage> {
   try {
-    return await insertMessageOnce(q, item, nowMs, claim, notifyChannel, completes);
+    return await insertMessageOnce(q, item, nowMs, claim, notifyChannel, completes, notifyBehind);
   } catch (err) {
     // Another process took the chat's head at the same moment (migration 0030): store it queued.
     if (!claim || !isChatTaken(err)) throw err;
-    return insertMessageOnce(q, item, nowMs, undefined, notifyChannel, completes);
+    return insertMessageOnce(q, item, nowMs, undefined, notifyChannel, completes, notifyBehind);
   }
+}
+
+/** What {@link insertMessage} stored: the id, the row when taken in its INSERT, and whether it waits behind another. */
+export interface InsertedMessage {
+  id: string;
+  claimed: OutboxRecord | null;
+  completed: boolean;
+  /** Stored `queued` behind an unfinished row of its chat (false for a row taken, or a repeated idempotency key). */
+  ahead: boolean;
 }
 
 async function insertMessageOnce(
@@ -90,30 +106,34 @@ async function insertMessageOnce(
   claim?: InsertClaim,
   notifyChannel?: string,
   completes?: CompletesEvent,
-): Promise<{ id: string; claimed: OutboxRecord | null; completed: boolean }> {
+  notifyBehind = false,
+): Promise<InsertedMessage> {
   const row = storableRow(item);
   const { target: t, key, chatKey } = row;
-  const { rows } = await q.query<{ id: string | null; status: OutboxStatus | null; completed?: boolean }>(insertSql(completes), [
-    key,
-    t.channel,
-    t.account,
-    chatKey,
-    row.targetJson,
-    row.messageJson,
-    row.originJson,
-    iso(nowMs),
-    claim?.owner ?? null,
-    claim ? iso(nowMs + claim.leaseMs) : null,
-    notifyChannel ?? null,
-    ...(completes ? [completes.inboxEventId, completes.leaseOwner, ...(completes.alongside?.params ?? [])] : []),
-  ]);
+  const { rows } = await q.query<{ id: string | null; status: OutboxStatus | null; ahead: boolean | null; completed?: boolean }>(
+    insertSql(completes, notifyBehind),
+    [
+      key,
+      t.channel,
+      t.account,
+      chatKey,
+      row.targetJson,
+      row.messageJson,
+      row.originJson,
+      iso(nowMs),
+      claim?.owner ?? null,
+      claim ? iso(nowMs + claim.leaseMs) : null,
+      notifyChannel ?? null,
+      ...(completes ? [completes.inboxEventId, completes.leaseOwner, ...(completes.alongside?.params ?? [])] : []),
+    ],
+  );
   const completed = rows[0]?.completed === true;
   const id = rows[0]?.id;
   if (id) {
     const claimed = rows[0]!.status === 'sending' ? claimedRecord(id, row, nowMs) : null;
-    return { id, claimed, completed };
+    return { id, claimed, completed, ahead: rows[0]!.ahead === true };
   }
-  return { id: await idOfKey(q, key), claimed: null, completed };
+  return { id: await idOfKey(q, key), claimed: null, completed, ahead: false };
 }
 
 /**
@@ -193,8 +213,14 @@ export function claimedRecord(id: string, row: StorableRow, nowMs: number): Outb
   };
 }
 
-/** The INSERT of {@link insertMessageOnce}, built once per shape (the carried write's text function). */
-const INSERT_SQL = `INSERT INTO skillgate.outbox_messages
+/** SQL: the inserted row `o` waits behind an unfinished row of its chat (the statement's snapshot). */
+export const AHEAD = `(o.status = 'queued' AND EXISTS (
+               SELECT 1 FROM skillgate.outbox_messages p
+                WHERE p.chat_key = o.chat_key AND p.id < o.id AND p.status IN ('queued', 'sending')))`;
+
+/** The INSERT of {@link insertMessageOnce}; `notifyBehind`: announce rows stored behind another too. */
+function plainInsertSql(notifyBehind: boolean): string {
+  return `INSERT INTO skillgate.outbox_messages AS o
        (idempotency_key, channel, account, chat_key, target, message, origin, next_attempt_at, created_at,
         status, lease_owner, lease_until, attempts)
      SELECT $1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::timestamptz, $8::timestamptz,
@@ -207,17 +233,22 @@ const INSERT_SQL = `INSERT INTO skillgate.outbox_messages
                 WHERE p.chat_key = $4 AND p.status IN ('queued', 'sending'))
              AND ${paceFree('$4', '$2', '$3', '$8::timestamptz', '$5::jsonb', '$7::jsonb')} AS head) h
      ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING id::text AS id, status,
-               CASE WHEN status = 'queued' AND $11::text IS NOT NULL THEN pg_notify($11::text, id::text) END AS notified`;
+     RETURNING o.id::text AS id, o.status, ${AHEAD} AS ahead,
+               CASE WHEN o.status = 'queued' AND $11::text IS NOT NULL${notifyBehind ? '' : ` AND NOT ${AHEAD}`}
+                    THEN pg_notify($11::text, o.id::text) END AS notified`;
+}
+const INSERT_SQL = plainInsertSql(false);
+const INSERT_SQL_NOTIFY_ALL = plainInsertSql(true);
 const completingSql = new Map<SqlWrite['sql'] | null, string>();
 
-function insertSql(completes: CompletesEvent | undefined): string {
-  if (!completes) return INSERT_SQL;
+function insertSql(completes: CompletesEvent | undefined, notifyBehind: boolean): string {
+  if (!completes) return notifyBehind ? INSERT_SQL_NOTIFY_ALL : INSERT_SQL;
   const side = completes.alongside?.sql ?? null;
   let sql = completingSql.get(side);
   if (sql === undefined) {
-    // With `completes`: the done mark of the inbox event this message ends, in the same statement
-    // (as src/inbox/store.ts markDone); one row comes back also when the INSERT conflicted.
+    // With `completes` (always the outbox's own commit): the done mark of the inbox event this
+    // message ends, in the same statement (as src/inbox/store.ts markDone); one row comes back
+    // also when the INSERT conflicted.
     sql = `WITH done AS (
          UPDATE skillgate.inbox_events
             SET status = 'done', processed_at = $8::timestamptz, lease_owner = NULL, lease_until = NULL, error = NULL
@@ -229,7 +260,7 @@ function insertSql(completes: CompletesEvent | undefined): string {
               : ''
           }
        ins AS (${INSERT_SQL})
-       SELECT ins.id, ins.status, ins.notified, EXISTS (SELECT 1 FROM done) AS completed FROM (SELECT 1) one LEFT JOIN ins ON true`;
+       SELECT ins.id, ins.status, ins.ahead, ins.notified, EXISTS (SELECT 1 FROM done) AS completed FROM (SELECT 1) one LEFT JOIN ins ON true`;
     // A carried write whose text function is made per call would grow this without bound.
     if (completingSql.size < 32) completingSql.set(side, sql);
   }
@@ -243,43 +274,98 @@ export interface ClaimedRecord extends OutboxRecord {
 }
 
 /**
- * Take up to `limit` due messages for `owner`: the head (lowest id) of each chat's unsent
- * messages, when `queued` and due, or `sending` with an expired lease (a sender that died),
- * and neither its chat nor its account held back by flood control (src/outbox/pacing.ts).
- * `FOR UPDATE SKIP LOCKED` + lease: two replicas never send the same row at once.
+ * The UPDATE that takes the rows `picked` selects (SQL selecting ids; `$1` owner, `$2` now,
+ * `$3` lease end): `sending` under the lease, one more attempt, and the account's shared
+ * flood-control state returned with each row.
  */
-export async function claimMessages(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRecord[]> {
-  return claimOnceMore(() => claimMessagesOnce(q, owner, nowMs, leaseMs, limit), []);
-}
-
-async function claimMessagesOnce(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRecord[]> {
-  const { rows } = await q.query<ClaimedRecord>(
-    `UPDATE skillgate.outbox_messages m
+function takeSql(picked: string, recursive = ''): string {
+  return `${recursive}UPDATE skillgate.outbox_messages m
         SET status = 'sending', lease_owner = $1, lease_until = $3::timestamptz, attempts = m.attempts + 1,
             -- Taken over from a sender whose lease expired mid-send: its part may have gone out.
             ambiguity = CASE WHEN m.status = 'sending' THEN 'pending' ELSE m.ambiguity END,
             ambiguous_part = CASE WHEN m.status = 'sending' THEN m.parts_done ELSE m.ambiguous_part END,
             ambiguous_attempts = m.ambiguous_attempts + CASE WHEN m.status = 'sending' THEN 1 ELSE 0 END
-      WHERE m.id IN (
-        SELECT h.id FROM skillgate.outbox_messages h
-         WHERE h.status IN ('queued', 'sending')
-           AND ((h.status = 'queued' AND h.next_attempt_at <= $2::timestamptz)
-             OR (h.status = 'sending' AND h.lease_until <= $2::timestamptz))
-           AND NOT EXISTS (
-             SELECT 1 FROM skillgate.outbox_messages p
-              WHERE p.chat_key = h.chat_key AND p.id < h.id
-                AND p.status IN ('queued', 'sending'))
-           AND ${paceFree('h.chat_key', 'h.channel', 'h.account', '$2::timestamptz', 'h.target', 'h.origin')}
-         ORDER BY h.id
-         LIMIT $4
-         FOR UPDATE OF h SKIP LOCKED)
+      WHERE m.id IN (${picked})
         AND (m.status = 'queued' OR m.lease_until <= $2::timestamptz)
       RETURNING ${COLUMNS},
         (SELECT d.rate_per_s FROM skillgate.delivery_pace d WHERE d.scope = 'account' AND d.key = m.channel || ':' || m.account) AS pace_rate_per_s,
-        (SELECT d.rate_since FROM skillgate.delivery_pace d WHERE d.scope = 'account' AND d.key = m.channel || ':' || m.account) AS pace_rate_since`,
-    [owner, iso(nowMs), iso(nowMs + leaseMs), limit],
-  );
-  return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+        (SELECT d.rate_since FROM skillgate.delivery_pace d WHERE d.scope = 'account' AND d.key = m.channel || ':' || m.account) AS pace_rate_since`;
+}
+
+/** SQL: head row `h` may be taken at `$2`: due (or its sender's lease expired) and not held by flood control. */
+const TAKEABLE = `h.status IN ('queued', 'sending')
+           AND ((h.status = 'queued' AND h.next_attempt_at <= $2::timestamptz)
+             OR (h.status = 'sending' AND h.lease_until <= $2::timestamptz))
+           AND ${paceFree('h.chat_key', 'h.channel', 'h.account', '$2::timestamptz', 'h.target', 'h.origin')}`;
+
+/**
+ * The general pass: the head (lowest unfinished id) of every chat, one probe per chat of
+ * `outbox_messages_unfinished_idx (chat_key, id)` (a loose index scan), so a backlog queued
+ * behind heads in flight costs nothing here; the takeable ones, oldest first.
+ */
+const CLAIM_SQL = takeSql(
+  `SELECT h.id FROM skillgate.outbox_messages h
+         WHERE h.id = ANY (ARRAY (SELECT heads.id FROM heads)) -- one lookup per head, never a walk of the ids between them
+           AND ${TAKEABLE}
+         ORDER BY h.id
+         LIMIT $4
+         FOR UPDATE OF h SKIP LOCKED`,
+  `WITH RECURSIVE heads (chat_key, id) AS (
+        (SELECT u.chat_key, u.id FROM skillgate.outbox_messages u
+          WHERE u.status IN ('queued', 'sending') ORDER BY u.chat_key, u.id LIMIT 1)
+        UNION ALL
+        SELECT n.chat_key, n.id FROM heads,
+               LATERAL (SELECT u.chat_key, u.id FROM skillgate.outbox_messages u
+                         WHERE u.status IN ('queued', 'sending') AND u.chat_key > heads.chat_key
+                         ORDER BY u.chat_key, u.id LIMIT 1) n)
+     `,
+);
+
+/**
+ * One chat's head, `$4` the chat key: one probe of `outbox_messages_unfinished_idx`, the first
+ * entry at or after the chat (the range keeps the planner off the id-ordered index, whose walk
+ * to a chat's first row costs the rows of other chats before it), kept when it is the chat's.
+ */
+const CLAIM_CHAT_SQL = takeSql(
+  `SELECT h.id FROM skillgate.outbox_messages h
+         WHERE h.id = (SELECT u.id FROM skillgate.outbox_messages u
+                        WHERE u.chat_key >= $4 AND u.status IN ('queued', 'sending') ORDER BY u.chat_key, u.id LIMIT 1)
+           AND h.chat_key = $4
+           AND ${TAKEABLE}
+         FOR UPDATE OF h SKIP LOCKED`,
+);
+
+/**
+ * Take up to `limit` due messages for `owner`: the head (lowest id) of each chat's unsent
+ * messages, when `queued` and due, or `sending` with an expired lease (a sender that died),
+ * and neither its chat nor its account held back by flood control (src/outbox/pacing.ts).
+ * `FOR UPDATE SKIP LOCKED` + lease: two replicas never send the same row at once.
+ * Costs one index probe per chat with unfinished rows, however many wait behind the heads.
+ * @returns the rows taken, in id order
+ */
+export async function claimMessages(q: Queryable, owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedRecord[]> {
+  return claimOnceMore(async () => {
+    const { rows } = await q.query<ClaimedRecord>(CLAIM_SQL, [owner, iso(nowMs), iso(nowMs + leaseMs), limit]);
+    return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  }, []);
+}
+
+/**
+ * {@link claimMessages} for one chat (`chatKey`, src/channel/chat-key.ts): its head when
+ * takeable under the same rules, or null (none, not due, held back, or taken by another
+ * process). A head locked by another taker is skipped, never the row behind it.
+ */
+export async function claimChatHead(
+  q: Queryable,
+  owner: string,
+  chatKey: string,
+  nowMs: number,
+  leaseMs: number,
+): Promise<ClaimedRecord | null> {
+  return claimOnceMore(async () => {
+    const { rows } = await q.query<ClaimedRecord>(CLAIM_CHAT_SQL, [owner, iso(nowMs), iso(nowMs + leaseMs), chatKey]);
+    return rows[0] ?? null;
+  }, null);
 }
 
 /** Give back messages taken but not sent (a stopping sender): as if never taken. */

@@ -87,6 +87,8 @@ describeEachEngine('final replies in one statement', (db) => {
     expect(out[0]!.claimed).toMatchObject({ id: out[0]!.id, status: 'sending', chat_key: `telegram:fb:${a}`, attempts: 1, message: replies[0]!.item.message });
     expect(out[1]!.claimed?.id).toBe(out[1]!.id);
     expect(out[2]!.claimed).toBeNull();
+    // Only the row stored behind an unfinished one says so (whoever finishes that one takes it).
+    expect(out.map((o) => o.ahead)).toEqual([false, false, true]);
     const { rows } = await db().query<{ id: string; status: string; lease_owner: string | null; message: unknown; origin: unknown }>(
       `SELECT id::text AS id, status, lease_owner, message, origin FROM skillgate.outbox_messages WHERE id = ANY($1::bigint[]) ORDER BY id`,
       [out.map((o) => o.id)],
@@ -116,9 +118,9 @@ describeEachEngine('final replies in one statement', (db) => {
     // The same replies again (a repeated turn): no new row, no second done mark, ids null for the caller to look up.
     const again = await insertFinalReplies(db(), replies, T0 + 1000, { owner: 'me', leaseMs: 60_000 }, undefined);
     expect(again).toEqual([
-      { id: null, claimed: null, completed: false },
-      { id: null, claimed: null, completed: false },
-      { id: null, claimed: null, completed: false },
+      { id: null, claimed: null, completed: false, ahead: false },
+      { id: null, claimed: null, completed: false, ahead: false },
+      { id: null, claimed: null, completed: false, ahead: false },
     ]);
   });
 
