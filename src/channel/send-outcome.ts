@@ -1,6 +1,6 @@
 /**
  * Did a failed send reach the platform? One place that reads the network errors of every HTTP
- * client the adapters use (undici `fetch` / `request`, axios under the Lark SDK, node-fetch
+ * client the adapters use (undici `fetch` / `request`, axios under the Lark SDK, Node's `http`
  * under grammY, discord.js REST) and sorts them into two kinds (docs/operations-delivery.md
  * "Unknown outcomes"):
  *
@@ -57,7 +57,7 @@ const UNKNOWN_CODES = new Set([
   'TimeoutError',
 ]);
 
-/** Messages of connection-level failures that carry no code (node-fetch, undici `terminated`, grammY's own timeout). */
+/** Messages of connection-level failures that carry no code (Node's http, undici `terminated`, grammY's own timeout). */
 const UNKNOWN_TEXT = /socket hang up|other side closed|terminated|network timeout|timeout of \d+ms exceeded|timed out after|aborted/i;
 const NOT_SENT_TEXT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo/;
 

@@ -13,7 +13,7 @@ import { CHANNEL_POLICIES } from '../../src/outbox/pacing.ts';
 import type { ChatType, OutboundTarget } from '../../src/channel/types.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { captureLog, latch, until } from '../inbox/helpers.ts';
-import { FakeTelegram, telegramLikeAdapter } from './fakes.ts';
+import { FakeTelegram, outboxListening, telegramLikeAdapter } from './fakes.ts';
 
 const target = (chat: string, chatType: ChatType = 'direct'): OutboundTarget => ({
   channel: 'telegram',
@@ -67,15 +67,8 @@ describeEachEngine('outbox: a chat with a backlog', (db, engine) => {
 
   /** Wait until the outbox's LISTEN is in place and its first passes are done (server). */
   async function settled(): Promise<void> {
-    if (engine === 'server') {
-      await until(async () => {
-        const { rows } = await db().query(
-          `SELECT 1 FROM pg_stat_activity WHERE application_name = 'skillgate-test-listen' AND query LIKE 'LISTEN "skillgate_outbox"%'`,
-        );
-        return rows.length > 0;
-      }, 'LISTEN skillgate_outbox');
-    }
-    await new Promise((r) => setTimeout(r, 50));
+    if (engine === 'server') await outboxListening(db());
+    else await new Promise((r) => setTimeout(r, 50));
   }
 
   it('30 replies stored behind a head in flight: all sent in order, each taken by a chat claim, no general pass per delivery', async () => {

@@ -8,6 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChannelAdapter, OutboundMessage, OutboundTarget, SendResult } from '../../src/channel/types.ts';
 import type { OutboxClock } from '../../src/outbox/index.ts';
+import type { Db } from '../../src/store/db.ts';
+import { until } from '../inbox/helpers.ts';
 
 /**
  * A clock that moves only when told (`advance`) or when a sleeper's time comes: pending sleeps
@@ -158,4 +160,18 @@ export function telegramLikeAdapter(
       };
     },
   };
+}
+
+/**
+ * Server engine: wait until a started outbox's LISTEN is in place (so a delivery can come from
+ * the notification sent on commit), then a little more for the wake that follows it.
+ */
+export async function outboxListening(db: Db): Promise<void> {
+  await until(async () => {
+    const { rows } = await db.query(
+      `SELECT 1 FROM pg_stat_activity WHERE application_name = 'skillgate-test-listen' AND query LIKE 'LISTEN "skillgate_outbox"%'`,
+    );
+    return rows.length > 0;
+  }, 'LISTEN skillgate_outbox');
+  await new Promise((r) => setTimeout(r, 50));
 }

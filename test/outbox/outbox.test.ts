@@ -8,8 +8,8 @@ import { describeEachEngine } from '../helpers/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { createOutbox, systemClock, type OutboxItem } from '../../src/outbox/index.ts';
 import type { OutboundTarget } from '../../src/channel/types.ts';
-import { captureLog, latch, until } from '../inbox/helpers.ts';
-import { CHAT_NOT_FOUND, FakeClock, FakeTelegram, INTERNAL, TOO_MANY, telegramLikeAdapter } from './fakes.ts';
+import { captureLog, latch } from '../inbox/helpers.ts';
+import { CHAT_NOT_FOUND, FakeClock, FakeTelegram, INTERNAL, outboxListening, TOO_MANY, telegramLikeAdapter } from './fakes.ts';
 
 const target = (chat: string, channel = 'telegram'): OutboundTarget => ({
   channel,
@@ -220,14 +220,8 @@ describeEachEngine('outbox', (db, engine) => {
     try {
       if (engine === 'server') {
         // Wait until the LISTEN is in place, so the delivery below can only come from the
-        // notification sent on commit (the poll is a minute away).
-        await until(async () => {
-          const { rows } = await db().query(
-            `SELECT 1 FROM pg_stat_activity WHERE application_name = 'skillgate-test-listen' AND query LIKE 'LISTEN "skillgate_outbox"%'`,
-          );
-          return rows.length > 0;
-        }, 'LISTEN skillgate_outbox');
-        await new Promise((r) => setTimeout(r, 50)); // the wake that follows LISTEN finds nothing
+        // notification sent on commit (the poll is a minute away); the wake after it finds nothing.
+        await outboxListening(db());
       }
       const ids = await db().transaction((tx) => outbox.enqueue(tx, [item('w', 'deliver me'), item('w', 'and me')]));
       // pollMs is a minute: only the wake-up after commit can deliver within the guard.
