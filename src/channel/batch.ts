@@ -27,7 +27,8 @@ export interface BatcherOptions<T> {
   gather?: boolean;
   /**
    * Keys of which a batch holds at most one item each (e.g. a chat): a later item with a key
-   * already in the batch waits for a next one, so items of one key keep their order.
+   * already in the batch, or in a batch still on its way, waits for a batch sent after that one
+   * finished, so items of one key commit in submission order.
    */
   keysOf?: (item: T) => readonly string[];
 }
@@ -51,11 +52,13 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, opts: n
   const queue: Waiting<T, R>[] = [];
   let busy = 0;
   let scheduled = false;
+  /** Keys of the items in batches on their way (never two batches with one key). */
+  const flying = new Set<string>();
 
-  /** The next batch, in queue order, at most one item per key. */
+  /** The next batch, in queue order, at most one item per key, none of a key on its way. */
   const take = (): Waiting<T, R>[] => {
     if (!keysOf) return queue.splice(0, max);
-    const seen = new Set<string>();
+    const seen = new Set<string>(flying);
     const batch: Waiting<T, R>[] = [];
     for (let i = 0; i < queue.length && batch.length < max; ) {
       const keys = keysOf(queue[i]!.item);
@@ -80,8 +83,14 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, opts: n
 
   const pump = (): void => {
     while (busy < inFlight && queue.length > 0) {
+      const batch = take();
+      // Every waiting item's key is on its way: the batch that finishes pumps again.
+      if (batch.length === 0) return;
+      const keys = keysOf ? batch.flatMap((b) => keysOf(b.item)) : [];
+      for (const k of keys) flying.add(k);
       busy++;
-      void send(take()).finally(() => {
+      void send(batch).finally(() => {
+        for (const k of keys) flying.delete(k);
         busy--;
         pump();
       });

@@ -101,3 +101,29 @@ it('gather: false sends at once while fewer than inFlight batches are on their w
   while (gates.length) gates.shift()!();
   expect(await Promise.all(all)).toEqual([1, 2, 3, 4]);
 });
+
+it('keysOf with several batches on their way: an item waits while a batch holding its key is on its way; other keys go', async () => {
+  const events: string[] = [];
+  const gates = new Map<string, () => void>();
+  const b = createBatcher<string, string>(
+    async (items) => {
+      const name = items.join('+');
+      events.push(`start ${name}`);
+      await new Promise<void>((r) => gates.set(name, r));
+      events.push(`end ${name}`);
+      return items;
+    },
+    { gather: false, inFlight: 2, keysOf: (item) => [item.split(':')[0]!] },
+  );
+  const all = ['a:1', 'a:2', 'b:1'].map((i) => b.submit(i));
+  // a:2 waits for a:1's batch although a second batch may go: b:1 takes that place.
+  expect(events).toEqual(['start a:1', 'start b:1']);
+  gates.get('b:1')!();
+  await nextTurn();
+  expect(events).toEqual(['start a:1', 'start b:1', 'end b:1']);
+  gates.get('a:1')!();
+  await nextTurn();
+  expect(events).toEqual(['start a:1', 'start b:1', 'end b:1', 'end a:1', 'start a:2']);
+  gates.get('a:2')!();
+  expect(await Promise.all(all)).toEqual(['a:1', 'a:2', 'b:1']);
+});

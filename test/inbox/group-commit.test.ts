@@ -90,6 +90,18 @@ describeEachEngine('inbox group commit', (db) => {
     expect(stored.slice(5).every((s) => s!.claimed)).toBe(true);
   });
 
+  it("with statements on their way at once, a chat's later event waits for the statement holding its earlier one", async () => {
+    const writer = createEventWriter(db(), { inFlight: 4, gather: false });
+    // A big first statement holds the chat's first event; a second statement could go meanwhile.
+    const first = [
+      ...Array.from({ length: 64 }, (_, i) => writer.insert(ev(inbound(`busy${i}`, `b${i}`)))),
+      writer.insert(ev(inbound('ordered', 'first'))),
+    ];
+    const second = writer.insert(ev(inbound('ordered', 'second')));
+    const [a, b] = [(await Promise.all(first)).at(-1)!, (await second)!];
+    expect(BigInt(a!.id) < BigInt(b.id)).toBe(true);
+  });
+
   it('a redelivery received together with its original is a duplicate (null); an event already stored is a duplicate', async () => {
     const writer = createEventWriter(db(), { inFlight: 1 });
     const m = inbound('dup', 'd1');
