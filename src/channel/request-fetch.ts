@@ -6,7 +6,8 @@
  * then use.) The answer offers what those SDKs read: `ok`, `status`, `statusText`,
  * `headers.get`, `json()`, `text()`, `arrayBuffer()`. Network errors are Node's (ECONNREFUSED,
  * ECONNRESET, "socket hang up": sorted by src/channel/send-outcome.ts); an abort of
- * `init.signal` rejects with an `AbortError`.
+ * `init.signal` rejects with an `AbortError`; `json()` of an answer that is not JSON rejects
+ * with a `SyntaxError` carrying the answer's `status`.
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -89,7 +90,15 @@ export function requestFetch(url: string | URL, init: RequestFetchInit = {}): Pr
             return v === undefined ? null : Array.isArray(v) ? v.join(', ') : String(v);
           },
         },
-        json: async () => JSON.parse((await read()).toString('utf8')) as unknown,
+        json: async () => {
+          const text = (await read()).toString('utf8');
+          try {
+            return JSON.parse(text) as unknown;
+          } catch (cause) {
+            // The status stays with the error: a 5xx page from a proxy is an unknown outcome (src/channel/send-outcome.ts).
+            throw Object.assign(new SyntaxError(`HTTP ${status}: the answer is not JSON`), { status, cause });
+          }
+        },
         text: async () => (await read()).toString('utf8'),
         arrayBuffer: async () => {
           const b = await read();

@@ -79,7 +79,7 @@ function chain(err: unknown): Record<string, unknown>[] {
 /**
  * Sort a thrown network error (whatever client threw it, wrapped or not).
  * @returns `not_sent` when no connection was made, `unknown` when the request may have been
- *   written (any other connection-level failure), or null when `err` is not a network error
+ *   written (any other connection-level failure, or an error carrying a 5xx `status`), or null when `err` is not a network error
  *   (an API error answer, a programming error)
  */
 export function sendPhaseOfError(err: unknown): SendPhase | null {
@@ -92,6 +92,8 @@ export function sendPhaseOfError(err: unknown): SendPhase | null {
     if (NOT_SENT_CODES.has(code) || (code === 'ETIMEDOUT' && e.syscall === 'connect') || name === 'ConnectTimeoutError') return 'not_sent';
     if (typeof e.syscall === 'string' && (e.syscall === 'getaddrinfo' || e.syscall === 'connect') && code !== '') return 'not_sent';
     if (UNKNOWN_CODES.has(code) || UNKNOWN_CODES.has(name) || name === 'SocketError' || name === 'HeadersTimeoutError') unknown = true;
+    // An answer's status carried by the error (a 5xx page that was not the API's JSON).
+    if (typeof e.status === 'number' && sendPhaseOfStatus(e.status) === 'unknown') unknown = true;
     const message = typeof e.message === 'string' ? e.message : '';
     if (NOT_SENT_TEXT.test(message)) return 'not_sent';
     if (UNKNOWN_TEXT.test(message)) unknown = true;

@@ -18,6 +18,10 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method, url: req.url, headers: req.headers, body, port: req.socket.remotePort });
       if (req.url === '/hang') return; // never answered
+      if (req.url === '/proxy-error') {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        return void res.end('<html><body>502 Bad Gateway</body></html>');
+      }
       res.statusCode = req.url === '/missing' ? 404 : 200;
       res.setHeader('content-type', 'application/json');
       res.setHeader('x-multi', ['a', 'b']);
@@ -71,6 +75,12 @@ it('a 404 is an answer (not a rejection); a stream body arrives whole; text() re
   expect(JSON.parse(await res.text())).toEqual({ ok: true, echo: parts.join('') });
   const bytes = await (await requestFetch(`${base}/x`, { method: 'POST', body: new TextEncoder().encode('abc') })).arrayBuffer();
   expect(JSON.parse(new TextDecoder().decode(bytes))).toEqual({ ok: true, echo: 'abc' });
+});
+
+it('json() of an answer that is not JSON rejects with its status', async () => {
+  const res = await requestFetch(`${base}/proxy-error`, { method: 'POST', body: '{}' });
+  expect(res.status).toBe(502);
+  await expect(res.json()).rejects.toMatchObject({ name: 'SyntaxError', status: 502 });
 });
 
 it('an abort of the signal rejects the pending request', async () => {

@@ -82,6 +82,8 @@ describe('send outcome of a network failure', () => {
   it('an API error or a programming error is not a network failure; 5xx is unknown, other statuses are answers', () => {
     expect(sendPhaseOfError(new TypeError('x is not a function'))).toBeNull();
     expect(sendPhaseOfError(Object.assign(new Error('Bad Request: chat not found'), { error_code: 400 }))).toBeNull();
+    expect(sendPhaseOfError(Object.assign(new SyntaxError('HTTP 503: the answer is not JSON'), { status: 503 }))).toBe('unknown');
+    expect(sendPhaseOfError(Object.assign(new SyntaxError('HTTP 404: the answer is not JSON'), { status: 404 }))).toBeNull();
     expect(sendPhaseOfStatus(502)).toBe('unknown');
     expect(sendPhaseOfStatus(500)).toBe('unknown');
     expect(sendPhaseOfStatus(429)).toBeNull();

@@ -228,6 +228,19 @@ describeEachEngine('outbox: a send whose outcome is unknown', (db) => {
     expect(sentTexts()).toEqual(['好的', '（可能重复）好的']);
   });
 
+  it("a 5xx whose body is not the API's JSON (a proxy's error page) is ambiguous too", async () => {
+    const adapter = telegramAdapter(telegram().baseUrl);
+    const { outbox, clock } = outboxWith(() => adapter);
+    telegram().script('POST', /\/sendMessage$/, { status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>502 Bad Gateway</body></html>' });
+    const target: OutboundTarget = { channel: 'telegram', account: 'default', chat_id: '5155', chat_type: 'direct' };
+    const [id] = await outbox.enqueue(db(), [{ target, message: { kind: 'reply', text: '好的', format: 'plain', final: true } }]);
+    await outbox.deliverDue();
+    expect(await outbox.get(id!)).toMatchObject({ status: 'queued', ambiguity: 'pending' });
+    clock.advance(300_000);
+    await outbox.deliverDue();
+    expect(sentTexts()).toEqual(['好的', '（可能重复）好的']);
+  });
+
   it('a row taken over from a sender whose lease expired mid-send is pending: the resend carries the marker', async () => {
     const adapter = telegramAdapter(telegram().baseUrl);
     const { outbox, clock } = outboxWith(() => adapter);
