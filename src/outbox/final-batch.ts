@@ -8,7 +8,8 @@
  */
 import type { Queryable } from '../store/db.ts';
 import type { SqlWrite } from '../store/sql-write.ts';
-import { AHEAD, claimedRecord, paceFree, storableRow, type InsertClaim, type StorableRow } from './store.ts';
+import type { Logger } from '../log/logger.ts';
+import { AHEAD, claimedRecord, idOfKey, insertMessage, paceFree, storableRow, type InsertClaim, type StorableRow } from './store.ts';
 import type { CompletesEvent, OutboxItem, OutboxRecord, OutboxStatus } from './types.ts';
 
 /** One turn's final reply: one message and the event it ends. */
@@ -143,6 +144,31 @@ function batchSql(side: SqlWrite | undefined): string {
     if (texts.size < 32) texts.set(key, sql);
   }
   return sql;
+}
+
+/**
+ * Store final replies (each one message with its event's done mark) on `q`: several in one
+ * statement ({@link insertFinalReplies}); one statement each when alone, when their carried
+ * writes do not merge, or when the batch's statement failed (so one bad reply fails only itself).
+ * @returns one settled outcome per reply, in order (ids always set)
+ */
+export async function storeFinalReplies(
+  q: Queryable,
+  replies: readonly FinalReply[],
+  o: { nowMs: number; claim: InsertClaim | undefined; notifyChannel: string | undefined; log: Logger },
+): Promise<Settled<FinalOutcome>[]> {
+  if (replies.length > 1 && mergedAlongside(replies) !== null) {
+    const outs = await insertFinalReplies(q, replies, o.nowMs, o.claim, o.notifyChannel).catch((err: unknown) => {
+      o.log.warn({ replies: replies.length, err: (err as Error)?.message ?? String(err) }, 'outbox: a batch of replies failed; storing them one by one');
+      return null;
+    });
+    if (outs) {
+      return Promise.all(
+        outs.map((out, i) => settle(async () => (out.id !== null ? out : { ...out, id: await idOfKey(q, replies[i]!.item.idempotency_key ?? null) }))),
+      );
+    }
+  }
+  return Promise.all(replies.map((r) => settle(() => insertMessage(q, r.item, o.nowMs, o.claim, o.notifyChannel, r.completes))));
 }
 
 /** A result or the error it failed with (one reply of a batch failing alone). */

@@ -29,7 +29,6 @@ import {
   claimChatHead,
   claimMessages,
   countBacklog,
-  idOfKey,
   insertMessage,
   releaseMessages,
   selectMessage,
@@ -41,7 +40,8 @@ import { markAttemptFailed, markSentMany, recordAccountPause, type AmbiguityReso
 import { ChatHolds, quietAdapter } from './holds.ts';
 import { resendMarker } from '../channel/send-outcome.ts';
 import { createBatcher } from '../channel/batch.ts';
-import { insertFinalReplies, mergedAlongside, settle, unsettle, type FinalOutcome, type FinalReply, type Settled } from './final-batch.ts';
+import { storeFinalReplies, unsettle, type FinalOutcome, type FinalReply, type Settled } from './final-batch.ts';
+import { waitForFinal } from './wait-for.ts';
 import type { Outbox, OutboxClock, OutboxItem, OutboxOptions, OutboxRecord } from './types.ts';
 
 /** The NOTIFY channel that wakes outbox delivery loops. */
@@ -114,6 +114,13 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
   /** Delivery marks recorded at the same time share one statement (src/channel/batch.ts). */
   const sentMarks = createBatcher((marks: SentMark[]) => markSentMany(db.relaxed, marks)); // a lost mark resends (at least once)
   /** Final replies of turns of different chats stored at the same time share one statement. */
+  const storeFinals = (replies: FinalReply[]): Promise<Settled<FinalOutcome>[]> =>
+    storeFinalReplies(db.relaxed, replies, {
+      nowMs: clock.now(),
+      claim: running && !stopping ? { owner, leaseMs } : undefined,
+      notifyChannel: db.engine === 'server' ? OUTBOX_CHANNEL : undefined,
+      log,
+    });
   const finalReplies = createBatcher(storeFinals, { keysOf: (r: FinalReply) => [targetChatKey(r.item.target)], inFlight: 2, gather: false });
   finals.setMaxListeners(0);
 
@@ -445,31 +452,6 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
     void loop();
   }
 
-  /**
-   * Store final replies (each one message with its event's done mark, src/outbox/final-batch.ts):
-   * several in one statement; one statement each when alone, when their carried writes do not
-   * merge, or when the batch's statement failed (so one bad reply fails only itself).
-   */
-  async function storeFinals(replies: FinalReply[]): Promise<Settled<FinalOutcome>[]> {
-    const now = clock.now();
-    const claim = running && !stopping ? { owner, leaseMs } : undefined;
-    const notifyChannel = db.engine === 'server' ? OUTBOX_CHANNEL : undefined;
-    if (replies.length > 1 && mergedAlongside(replies) !== null) {
-      const outs = await insertFinalReplies(db.relaxed, replies, now, claim, notifyChannel).catch((err: unknown) => {
-        log.warn({ replies: replies.length, err: errorText(err) }, 'outbox: a batch of replies failed; storing them one by one');
-        return null;
-      });
-      if (outs) {
-        return Promise.all(
-          outs.map((o, i) =>
-            settle(async () => (o.id !== null ? o : { ...o, id: await idOfKey(db.relaxed, replies[i]!.item.idempotency_key ?? null) })),
-          ),
-        );
-      }
-    }
-    return Promise.all(replies.map((r) => settle(() => insertMessage(db.relaxed, r.item, now, claim, notifyChannel, r.completes))));
-  }
-
   /** Store `items` (see Outbox.enqueue); with `completes`, the last one carries the event's done mark. */
   async function store(q: Queryable, items: OutboxItem[], completes?: CompletesEvent): Promise<{ ids: string[]; completed: boolean }> {
     if (items.length === 0) return { ids: [], completed: false };
@@ -593,37 +575,7 @@ export function createOutbox(db: Db, opts: OutboxOptions): Outbox {
 
     get: (id) => selectMessage(db, id),
 
-    async waitFor(id, timeoutMs) {
-      const deadline = clock.now() + Math.max(0, timeoutMs);
-      let finished = false;
-      let poke: (() => void) | undefined;
-      const onFinal = (fid: string): void => {
-        if (fid !== id) return;
-        finished = true;
-        poke?.();
-      };
-      finals.on('final', onFinal);
-      try {
-        for (;;) {
-          const rec = await selectMessage(db, id);
-          if (!rec) throw new Error(`no outbox message ${id}`);
-          if (rec.status === 'sent' || rec.status === 'failed') return rec.status;
-          if (rec.status === 'discarded') return 'failed';
-          const left = deadline - clock.now();
-          if (left <= 0) return 'queued';
-          if (!finished) {
-            await new Promise<void>((resolve) => {
-              poke = resolve;
-              void clock.sleep(Math.min(left, pollMs)).then(resolve);
-            });
-          }
-          poke = undefined;
-          finished = false;
-        }
-      } finally {
-        finals.off('final', onFinal);
-      }
-    },
+    waitFor: (id, timeoutMs) => waitForFinal(db, finals, clock, pollMs, id, timeoutMs),
 
     backlog: () => countBacklog(db),
   };
